@@ -1,0 +1,34 @@
+"""agentcli: a ReAct agent shell. Public API (imported lazily so start-up stays fast)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "AgentExecutor": "agentcli.executor",
+    "Approval": "agentcli.executor",
+    "AgentType": "agentcli.agents",
+    "initialize_agent": "agentcli.agents",
+    "load_tools": "agentcli.tools",
+    "register_tool": "agentcli.tools",
+    "tool": "agentcli.tools",
+    "Tool": "agentcli.tools",
+    "get_model": "agentcli.models",
+    "FakeChatModel": "agentcli.models.fake",
+    "BaseCallbackHandler": "agentcli.callbacks",
+    "AgentAction": "agentcli.schema",
+    "AgentFinish": "agentcli.schema",
+    "AgentStep": "agentcli.schema",
+    "RunResult": "agentcli.schema",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'agentcli' has no attribute {name!r}")

@@ -1,0 +1,5 @@
+"""``python -m agentcli``."""
+
+from agentcli.cli.app import main
+
+main()

@@ -1,0 +1,137 @@
+"""The agent step contract: given the steps so far, decide to act or to finish."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentcli.agents.prompts import load
+from agentcli.callbacks.manager import CallbackManager
+from agentcli.errors import OutputParserError
+from agentcli.models.base import BaseChatModel, acall_model, call_model
+from agentcli.schema import AgentFinish, AgentStep, ChatResult, Decision, Message
+from agentcli.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agentcli.agents.parsers import AgentOutputParser
+
+
+class Agent(ABC):
+    """Decides the next step. The executor only ever sees AgentAction / AgentFinish."""
+
+    agent_type: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    accepts: ClassVar[str] = "single-input tools"
+
+    def __init__(
+        self, llm: BaseChatModel, tools: Sequence[Tool], *, stream: bool = False, **_: Any
+    ) -> None:
+        self.llm = llm
+        self.tools = list(tools)
+        self.stream = stream
+
+    @property
+    def allowed_tools(self) -> list[str]:
+        """Names of the tools this agent may call."""
+        return [t.name for t in self.tools]
+
+    @abstractmethod
+    def plan(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> Decision:
+        """Decide the next action(s) or finish."""
+
+    @abstractmethod
+    async def aplan(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> Decision:
+        """Async twin of :meth:`plan`."""
+
+    @abstractmethod
+    def plan_final(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> AgentFinish:
+        """One last call without tools: answer from what has been observed."""
+
+    @abstractmethod
+    async def aplan_final(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> AgentFinish:
+        """Async twin of :meth:`plan_final`."""
+
+
+class TextAgent(Agent):
+    """An agent whose model replies in text that a parser turns into a decision."""
+
+    parser: AgentOutputParser
+    stop: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def build_messages(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+    ) -> list[Message]:
+        """The prompt for this step; ``final`` adds the answer-now instruction."""
+
+    def plan(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> Decision:
+        """Ask the model, then parse its text."""
+        result = call_model(
+            self.llm, self.build_messages(steps, inputs), callbacks,
+            stop=self.stop, stream=self.stream,
+        )
+        return self.parser.parse(result.text)
+
+    async def aplan(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> Decision:
+        """Async twin of :meth:`plan`."""
+        result = await acall_model(
+            self.llm, self.build_messages(steps, inputs), callbacks,
+            stop=self.stop, stream=self.stream,
+        )
+        return self.parser.parse(result.text)
+
+    def plan_final(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> AgentFinish:
+        """Ask once more for a final answer from the steps so far."""
+        result = call_model(
+            self.llm, self.build_messages(steps, inputs, final=True), callbacks,
+            stop=self.stop, stream=self.stream,
+        )
+        return self._as_finish(result)
+
+    async def aplan_final(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
+    ) -> AgentFinish:
+        """Async twin of :meth:`plan_final`."""
+        result = await acall_model(
+            self.llm, self.build_messages(steps, inputs, final=True), callbacks,
+            stop=self.stop, stream=self.stream,
+        )
+        return self._as_finish(result)
+
+    def _as_finish(self, result: ChatResult) -> AgentFinish:
+        try:
+            decision = self.parser.parse(result.text)
+        except OutputParserError:
+            decision = None
+        if isinstance(decision, AgentFinish):
+            return decision
+        # The model still wanted a tool; its text is the best answer we have.
+        return AgentFinish({"output": result.text.strip()}, result.text)
+
+
+def scratchpad(steps: Sequence[AgentStep], *, thought_prefix: str = "Thought:") -> str:
+    """Replay the steps as prior work: each log, its observation, then a fresh thought."""
+    parts = []
+    for step in steps:
+        parts.append(f"{step.action.log.rstrip()}\nObservation: {step.observation}\n")
+    return "".join(parts) + (thought_prefix if steps else "")
+
+
+def final_instruction() -> str:
+    """The instruction appended when the run must end with an answer now."""
+    return load("final_answer").strip()

@@ -1,0 +1,42 @@
+"""``chat-zero-shot-react-description``: the chat agent with a JSON-blob action format."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from agentcli.agents.base import TextAgent, final_instruction, scratchpad
+from agentcli.agents.parsers import JsonBlobOutputParser
+from agentcli.agents.prompts import load, render
+from agentcli.agents.react import tool_lines
+from agentcli.models.base import BaseChatModel
+from agentcli.schema import AgentStep, Message, system, user
+from agentcli.tools.base import Tool
+
+
+class ChatAgent(TextAgent):
+    """Tools listed in the system message; one fenced JSON action per turn."""
+
+    agent_type: ClassVar[str] = "chat-zero-shot-react-description"
+    summary: ClassVar[str] = "Chat ReAct with a JSON action blob; the default for chat models."
+    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
+
+    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(llm, tools, **kw)
+        self.parser = JsonBlobOutputParser()
+        self.system_prompt = render(
+            load("chat_system"),
+            tools=tool_lines(self.tools),
+            tool_names=", ".join(self.allowed_tools),
+        ).strip()
+
+    def build_messages(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+    ) -> list[Message]:
+        """System prompt, then the question with the prior work replayed after it."""
+        human = str(inputs["input"])
+        if steps:
+            human += "\n\n" + load("scratchpad_intro").strip() + "\n" + scratchpad(steps)
+        if final:
+            human += ("\n" if steps else "\n\n") + final_instruction()
+        return [system(self.system_prompt), user(human)]

@@ -1,0 +1,46 @@
+"""``zero-shot-react-description``: the text ReAct agent (Thought / Action / Action Input)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from agentcli.agents.base import TextAgent, final_instruction, scratchpad
+from agentcli.agents.parsers import ReActOutputParser
+from agentcli.agents.prompts import load, render
+from agentcli.models.base import BaseChatModel
+from agentcli.schema import AgentStep, Message, user
+from agentcli.tools.base import Tool
+
+
+def tool_lines(tools: Sequence[Tool]) -> str:
+    """``name: description`` for each tool, one per line."""
+    return "\n".join(f"{t.name}: {t.description}" for t in tools)
+
+
+class ReActAgent(TextAgent):
+    """Text ReAct for completion-style prompting; one user message holds the whole prompt."""
+
+    agent_type: ClassVar[str] = "zero-shot-react-description"
+    summary: ClassVar[str] = "Text ReAct (Thought/Action/Action Input); any model, any size."
+    stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\n\tObservation:")
+
+    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(llm, tools, **kw)
+        self.parser = ReActOutputParser()
+        self.template = render(
+            load("react"),
+            tools=tool_lines(self.tools),
+            tool_names=", ".join(self.allowed_tools),
+        )
+
+    def build_messages(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+    ) -> list[Message]:
+        """The ReAct prompt with the scratchpad after the last ``Thought:``."""
+        pad = scratchpad(steps, thought_prefix="Thought:")
+        if pad:
+            pad = " " + pad.lstrip()
+        if final:
+            pad += " " + final_instruction()
+        return [user(render(self.template, input=str(inputs["input"]), agent_scratchpad=pad))]

@@ -1,0 +1,50 @@
+"""The callback handler base class: every hook does nothing unless overridden."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message
+
+
+class BaseCallbackHandler:
+    """Receives run events. Subclass and override only the hooks you need."""
+
+    def on_chain_start(self, inputs: dict[str, Any], **kw: Any) -> None:
+        """A run started."""
+
+    def on_chain_end(self, outputs: dict[str, Any], **kw: Any) -> None:
+        """A run ended with an answer (or a stop)."""
+
+    def on_chain_error(self, error: BaseException, **kw: Any) -> None:
+        """A run failed."""
+
+    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
+        """A model request is about to be sent."""
+
+    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+        """A streamed token arrived."""
+
+    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+        """A model request completed."""
+
+    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
+        """A model request failed."""
+
+    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
+        """The agent chose a tool."""
+
+    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
+        """The agent gave its final answer."""
+
+    def on_tool_start(self, tool: str, tool_input: str | dict[str, Any], **kw: Any) -> None:
+        """A tool is about to run."""
+
+    def on_tool_end(self, observation: str, **kw: Any) -> None:
+        """A tool returned; ``observation`` is what the model will read."""
+
+    def on_tool_error(self, error: BaseException, **kw: Any) -> None:
+        """A tool raised (its error becomes the observation)."""
+
+    def on_text(self, text: str, **kw: Any) -> None:
+        """Free-form text worth showing (notices, parse-error recoveries, limits)."""

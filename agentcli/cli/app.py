@@ -1,0 +1,181 @@
+"""The ``agent`` command line: parse flags, build objects, run, render. Nothing else."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, Optional  # noqa: UP035 - Typer reads Optional at runtime
+
+import typer
+
+from agentcli import __version__
+from agentcli.errors import AgentCliError, ConfigError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_LIMIT, EXIT_PROVIDER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_CODES_HELP = (
+    "Exit codes: 0 answered; 1 internal error; 2 usage or config error; "
+    "3 stopped by a limit (iterations, time); 4 model/provider error; 130 interrupted."
+)
+
+app = typer.Typer(
+    help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
+    + EXIT_CODES_HELP,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+tools_app = typer.Typer(help="Inspect the tool registry.", no_args_is_help=True)
+agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True)
+app.add_typer(tools_app, name="tools")
+app.add_typer(agents_app, name="agents")
+
+_state: dict[str, bool] = {"debug": False}
+
+
+def _stderr() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print one red line to stderr and exit with ``code``."""
+    from rich.text import Text
+
+    _stderr().print(Text("error: ", style="bold red") + Text(message))
+    raise typer.Exit(code)
+
+
+@contextmanager
+def errors_to_exit() -> Iterator[None]:
+    """The one place where exceptions become a one-line message and an exit code."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except AgentCliError as err:
+        if _state["debug"]:
+            raise
+        from agentcli.errors import ProviderError
+
+        code = EXIT_PROVIDER if isinstance(err, ProviderError) else (
+            EXIT_USAGE if isinstance(err, ConfigError) else err.exit_code
+        )
+        fail(str(err), code)
+    except KeyboardInterrupt:
+        fail("interrupted", EXIT_INTERRUPTED)
+    except Exception as err:
+        if _state["debug"]:
+            raise
+        fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
+             "traceback and please report it)", EXIT_INTERNAL)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentcli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+) -> None:
+    """Global options."""
+    _state["debug"] = debug
+
+
+def _env() -> dict[str, str]:
+    from dotenv import find_dotenv, load_dotenv
+
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    return dict(os.environ)
+
+
+def _read_question(question: str) -> str:
+    if question == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
+                              "pass it as an argument")
+        question = sys.stdin.read()
+    if not question.strip():
+        raise ConfigError("the question is empty; pass one, e.g. agent run \"What is 2+2?\"")
+    return question.strip()
+
+
+@app.command()
+def run(
+    question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
+    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Agent type."),
+    tools: Optional[str] = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="YAML config file."),
+    profile: Optional[str] = typer.Option(None, "--profile", help="Profile from the config."),
+    max_iterations: Optional[int] = typer.Option(None, "--max-iterations", help="Step limit."),
+    max_time: Optional[float] = typer.Option(None, "--max-time", help="Time limit in seconds."),
+    early_stopping: Optional[str] = typer.Option(
+        None, "--early-stopping", help="At a limit: force (stop) or generate (answer now)."
+    ),
+    allow_dangerous_tools: Optional[bool] = typer.Option(
+        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
+    ),
+    allow: Optional[str] = typer.Option(None, "--allow", help="Dangerous tools to allow, by name."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    verbose: Optional[bool] = typer.Option(
+        None, "--verbose/--quiet", "-v/-q", help="Show the trace, or print only the answer."
+    ),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object with the result."),
+    record: Optional[Path] = typer.Option(None, "--record", help="Save a replay cassette here."),
+) -> None:
+    """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
+    with errors_to_exit():
+        from agentcli.cli.running import execute
+
+        env = _env()
+        flags = {
+            "model": model, "agent": agent, "tools": tools, "profile": profile,
+            "max_iterations": max_iterations, "max_execution_time": max_time,
+            "early_stopping_method": early_stopping,
+            "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+            "verbose": verbose if verbose is not None else (False if json_out else None),
+        }
+        from agentcli.config import load_settings
+
+        settings = load_settings(config, flags=flags, env=env)
+        code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
+                       record=record)
+        raise typer.Exit(code)
+
+
+@tools_app.command("list")
+def tools_list(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List every tool: what it does, what it needs, whether it is dangerous."""
+    with errors_to_exit():
+        from agentcli.cli.listing import print_tools
+
+        print_tools(json_out)
+
+
+@agents_app.command("list")
+def agents_list(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List the agent types and what each suits."""
+    with errors_to_exit():
+        from agentcli.cli.listing import print_agents
+
+        print_agents(json_out)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+

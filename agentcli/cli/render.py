@@ -1,0 +1,87 @@
+"""Rich rendering: the Thought / Action / Observation trace and the final answer."""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from typing import Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.text import Text
+
+from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.schema import AgentAction, AgentFinish
+
+STYLES = {
+    "thought": "italic bright_black",
+    "action": "bold",
+    "observation": "green",
+    "answer": "bold magenta",
+    "notice": "yellow",
+}
+TOOL_PALETTE = ("cyan", "blue", "bright_magenta", "dark_orange", "bright_blue", "orchid",
+                "deep_sky_blue1", "gold3")
+_ACTION_START = re.compile(r"(?:\*\*)?Action(?:\s*\d+)?\s*:|```|\{\s*\"action\"", re.I)
+
+
+def tool_style(name: str) -> str:
+    """A colour for a tool that stays the same across runs."""
+    return TOOL_PALETTE[zlib.crc32(name.encode()) % len(TOOL_PALETTE)]
+
+
+def thought_of(log: str) -> str:
+    """The model's reasoning before its action or answer."""
+    match = _ACTION_START.search(log)
+    text = log[: match.start()] if match else log
+    text = re.split(r"Final Answer\s*:", text, flags=re.I)[0]
+    return re.sub(r"^\s*Thought\s*:\s*", "", text.strip(), flags=re.I).strip()
+
+
+def _input_text(tool_input: str | dict[str, Any]) -> str:
+    return tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
+
+
+class VerboseHandler(BaseCallbackHandler):
+    """Prints the trace as it happens, each part in its own colour."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def _line(self, label: str, body: str, style: str) -> None:
+        text = Text()
+        text.append(f"{label}: ", style=f"bold {style}" if "bold" not in style else style)
+        text.append(body, style=style)
+        self.console.print(text)
+
+    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
+        thought = thought_of(action.log)
+        if thought:
+            self._line("Thought", thought, STYLES["thought"])
+        style = tool_style(action.tool)
+        text = Text("Action: ", style="bold")
+        text.append(action.tool, style=f"bold {style}")
+        text.append("  input: ", style="bold")
+        text.append(_input_text(action.tool_input), style=style)
+        self.console.print(text)
+
+    def on_tool_end(self, observation: str, **kw: Any) -> None:
+        self._line("Observation", observation, STYLES["observation"])
+
+    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
+        thought = thought_of(finish.log)
+        if thought and thought != finish.output:
+            self._line("Thought", thought, STYLES["thought"])
+        self._line("Final Answer", finish.output, STYLES["answer"])
+
+    def on_text(self, text: str, **kw: Any) -> None:
+        self.console.print(Text(text, style=STYLES["notice"]))
+
+
+def print_answer(console: Console, answer: str) -> None:
+    """The answer as Markdown in a terminal, as plain text when piped."""
+    if console.is_terminal:
+        console.print(Markdown(answer))
+    else:
+        console.print(answer, markup=False, highlight=False, soft_wrap=True)

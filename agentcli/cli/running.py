@@ -1,0 +1,93 @@
+"""``agent run``: pick the model, run the executor, render the trace and the answer."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from agentcli.config import Settings
+from agentcli.errors import ConfigError
+from agentcli.models.base import BaseChatModel
+from agentcli.schema import RunResult
+
+LIMIT_REASONS = {"max_iterations", "max_execution_time", "budget"}
+
+
+def choose_model(
+    settings: Settings, env: dict[str, str], question: str, record: Path | None
+) -> tuple[Settings, BaseChatModel, str | None]:
+    """The configured model; else a local Ollama; else the offline demo replay (with a notice)."""
+    from agentcli.runtime import build_model
+
+    if settings.model:
+        return settings, build_model(settings, env, record=record), None
+    from agentcli import demo
+
+    found = demo.probe_ollama(env.get("OLLAMA_BASE_URL") or demo.OLLAMA_URL)
+    if found:
+        settings = replace(settings, model=found)
+        return settings, build_model(settings, env, record=record), (
+            f"No model configured; using the local Ollama model {found}."
+        )
+    if not demo.is_demo_question(question):
+        raise ConfigError(f"no model configured: {demo.HOW_TO_CONFIGURE}")
+    from agentcli.models.replay import ReplayChatModel
+
+    settings = replace(settings, agent=None, tools=["llm-math"])
+    notice = (
+        "Offline demo: no model is configured, so this is a replay of a recorded Qwen run. "
+        f"To ask your own questions, {demo.HOW_TO_CONFIGURE}."
+    )
+    return settings, ReplayChatModel(demo.demo_cassette()), notice
+
+
+def _approver(yes: bool) -> Any:
+    from agentcli.executor import allow_all, deny_all
+
+    return allow_all if yes else deny_all
+
+
+def exit_code(result: RunResult) -> int:
+    """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
+    if result.stop_reason == "interrupted":
+        return 130
+    return 3 if result.stop_reason in LIMIT_REASONS else 0
+
+
+def execute(
+    question: str,
+    settings: Settings,
+    env: dict[str, str],
+    *,
+    yes: bool = False,
+    json_out: bool = False,
+    record: Path | None = None,
+) -> int:
+    """Run one question and print the outcome; returns the exit code."""
+    from agentcli.cli.render import VerboseHandler, print_answer
+    from agentcli.runtime import build_executor
+
+    err = Console(stderr=True)
+    out = Console()
+    settings, llm, notice = choose_model(settings, env, question, record)
+    if notice:
+        err.print(Text(notice, style="bold yellow"))
+    handlers = [VerboseHandler(err)] if settings.verbose else []
+    try:
+        executor = build_executor(settings, llm, approver=_approver(yes), callbacks=handlers)
+        result: RunResult = executor.invoke(question)
+    finally:
+        llm.close()
+    if json_out:
+        payload = result.to_dict() | {"model": llm.name}
+        out.print_json(json.dumps(payload, ensure_ascii=False))
+    else:
+        if result.stop_reason in LIMIT_REASONS:
+            err.print(Text(f"Stopped by {result.stop_reason.replace('_', ' ')}.", style="yellow"))
+        print_answer(out, result.output)
+    return exit_code(result)

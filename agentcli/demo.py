@@ -1,0 +1,59 @@
+"""What happens with no model configured: a local Ollama, else the offline demo replay."""
+
+from __future__ import annotations
+
+import re
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+DEMO_QUESTION = "What is 25% of 300?"
+DEMO_MODEL = "dashscope/qwen-turbo"
+OLLAMA_URL = "http://127.0.0.1:11434"
+# The replies Qwen (qwen-turbo) gave in the seed transcript, verbatim.
+SEED_REPLIES = (
+    "Thought: I need to calculate 25% of 300. I can use the Calculator tool for this.\n"
+    "Action:\n```\n{\n  \"action\": \"Calculator\",\n  \"action_input\": \"300 * 0.25\"\n}\n```\n",
+    "The calculation shows that 25% of 300 is 75. \n\nFinal Answer: 75",
+)
+HOW_TO_CONFIGURE = (
+    "set AGENT_MODEL (e.g. openai/gpt-4o-mini with OPENAI_API_KEY, dashscope/qwen-turbo with "
+    "DASHSCOPE_API_KEY, ollama/qwen2.5 with a local Ollama) or pass --model"
+)
+
+
+def demo_cassette() -> Path:
+    """The bundled cassette of the seed transcript."""
+    return Path(str(files("agentcli").joinpath("data/demo_cassette.json")))
+
+
+def is_demo_question(question: str) -> bool:
+    """True for the demo question, forgiving case, spacing and an optional 'the'."""
+    norm = re.sub(r"\s+", " ", question.strip().lower()).replace("what is the ", "what is ")
+    return norm.rstrip("?").strip() == DEMO_QUESTION.lower().rstrip("?")
+
+
+def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None:
+    """The first model a local Ollama serves, or None when none answers quickly."""
+    import httpx
+
+    try:
+        reply = httpx.get(base_url.rstrip("/").removesuffix("/v1") + "/api/tags", timeout=timeout)
+        models = reply.json().get("models") or []
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    names = [m.get("name") for m in models if isinstance(m, dict) and m.get("name")]
+    return f"ollama/{names[0]}" if names else None
+
+
+def record_demo_cassette(path: Path) -> Any:
+    """Re-record the demo cassette from the seed replies through today's prompts."""
+    from agentcli.agents import initialize_agent
+    from agentcli.models.fake import FakeChatModel
+    from agentcli.models.replay import RecordingChatModel
+    from agentcli.tools import load_tools
+
+    llm = RecordingChatModel(FakeChatModel(list(SEED_REPLIES), name=DEMO_MODEL), path)
+    tools = load_tools(["llm-math"], llm=llm)
+    executor = initialize_agent(tools, llm, handle_parsing_errors=True)
+    return executor.invoke(DEMO_QUESTION)

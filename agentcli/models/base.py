@@ -1,0 +1,219 @@
+"""The chat-model protocol shared by every provider, and the one place model calls are traced."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from agentcli.callbacks.manager import CallbackManager
+from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
+
+TokenSink = Callable[[str], None]
+
+
+def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
+    """Cut ``text`` at the first stop string; say whether one was found."""
+    if not stop:
+        return text, False
+    cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+class StopStream:
+    """Applies stop sequences to a token stream, holding back text that may begin a stop string."""
+
+    def __init__(self, stop: Sequence[str] | None) -> None:
+        self.stop = [s for s in (stop or ()) if s]
+        self._hold = max((len(s) for s in self.stop), default=1) - 1
+        self.text = ""
+        self._emitted = 0
+        self.stopped = False
+
+    def feed(self, token: str) -> str:
+        """Add a token; return the text that is now safe to emit ('' once stopped)."""
+        if self.stopped:
+            return ""
+        self.text += token
+        cut, found = cut_at_stop(self.text, self.stop)
+        if found:
+            self.stopped = True
+            self.text = cut
+            out = cut[self._emitted:]
+            self._emitted = len(cut)
+            return out
+        safe = len(self.text) - self._hold if self.stop else len(self.text)
+        if safe <= self._emitted:
+            return ""
+        out = self.text[self._emitted:safe]
+        self._emitted = safe
+        return out
+
+    def flush(self) -> str:
+        """Emit whatever was held back at the end of the stream."""
+        out = self.text[self._emitted:]
+        self._emitted = len(self.text)
+        return out
+
+
+class BaseChatModel(ABC):
+    """A chat model: messages in, text / tool calls / usage out; sync, async and streaming."""
+
+    name: str = "model"
+    supports_tools: bool = True
+
+    @abstractmethod
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """One completion. Stop strings are applied client-side too; tokens go to ``on_token``."""
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Async completion; the default runs :meth:`generate` in a worker thread."""
+        return await asyncio.to_thread(
+            self.generate, messages, stop=stop, tools=tools, on_token=on_token, **params
+        )
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> Iterator[ChatChunk]:
+        """Stream deltas; the default yields the whole reply as one chunk."""
+        result = self.generate(messages, stop=stop, tools=tools, **params)
+        yield ChatChunk(text=result.text, finish_reason=result.finish_reason, usage=result.usage)
+
+    def close(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
+        """Release pooled connections (no-op by default)."""
+
+
+def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
+    """Join streamed chunks into one result; tool-call fragments are grouped per call.
+
+    A fragment joins the call that already carries its id, else the call at its ``index``,
+    else (no index, no id) the latest call. Providers that resend the name or id in every
+    chunk (DashScope) do not glue names together: a repeated name or id is only recorded,
+    never appended. A new id at an index already taken by another id starts a new call, so
+    parallel calls that a server numbers all ``0`` stay separate. Calls keep arrival order.
+    """
+    text: list[str] = []
+    calls: list[dict[str, Any]] = []
+    slot_of_index: dict[int, int] = {}
+    slot_of_id: dict[str, int] = {}
+    finish: str | None = None
+    usage = Usage()
+    for chunk in chunks:
+        text.append(chunk.text)
+        if chunk.finish_reason:
+            finish = chunk.finish_reason
+        if chunk.usage is not None:
+            usage = chunk.usage
+        index, call_id = chunk.tool_call_index, chunk.tool_call_id or None
+        if index is None and call_id is None and not (
+            chunk.tool_call_name or chunk.tool_call_arguments
+        ):
+            continue
+        slot = _find_slot(calls, slot_of_index, slot_of_id, chunk)
+        if slot is None:
+            slot = len(calls)
+            calls.append({"id": None, "name": None, "args": []})
+        call = calls[slot]
+        if index is not None:
+            slot_of_index[index] = slot
+        if call_id and not call["id"]:
+            call["id"] = call_id
+            slot_of_id[call_id] = slot
+        if chunk.tool_call_name and not call["name"]:
+            call["name"] = chunk.tool_call_name
+        if chunk.tool_call_arguments:
+            call["args"].append(chunk.tool_call_arguments)
+    tool_calls = tuple(
+        ToolCall(id=c["id"] or f"call_{i}", name=c["name"] or "", arguments="".join(c["args"]))
+        for i, c in enumerate(calls)
+    )
+    return ChatResult("".join(text), tool_calls, finish, usage)
+
+
+def _find_slot(
+    calls: list[dict[str, Any]],
+    slot_of_index: dict[int, int],
+    slot_of_id: dict[str, int],
+    chunk: ChatChunk,
+) -> int | None:
+    """The existing call a tool-call fragment belongs to, or None when it starts a new one."""
+    index, call_id = chunk.tool_call_index, chunk.tool_call_id or None
+    if call_id and call_id in slot_of_id:
+        return slot_of_id[call_id]
+    if index is not None:
+        slot = slot_of_index.get(index)
+        if slot is not None and call_id and calls[slot]["id"] not in (None, call_id):
+            return None  # same index, another id: a parallel call numbered like the first
+        return slot
+    if call_id or not calls:
+        return None
+    last = calls[-1]
+    if chunk.tool_call_name and last["name"] and chunk.tool_call_name != last["name"]:
+        return None  # no index, no id, another name: the next call
+    return len(calls) - 1
+
+
+def call_model(
+    llm: BaseChatModel,
+    messages: Sequence[Message],
+    callbacks: CallbackManager,
+    *,
+    stop: Sequence[str] | None = None,
+    tools: Sequence[dict[str, Any]] | None = None,
+    stream: bool = False,
+    **params: Any,
+) -> ChatResult:
+    """Call a model with tracing: ``on_llm_start``, tokens when streaming, end or error."""
+    callbacks.on_llm_start(list(messages), model=llm.name)
+    on_token = (lambda t: callbacks.on_llm_new_token(t)) if stream else None
+    try:
+        result = llm.generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
+    except BaseException as err:
+        callbacks.on_llm_error(err)
+        raise
+    callbacks.on_llm_end(result, model=llm.name)
+    return result
+
+
+async def acall_model(
+    llm: BaseChatModel,
+    messages: Sequence[Message],
+    callbacks: CallbackManager,
+    *,
+    stop: Sequence[str] | None = None,
+    tools: Sequence[dict[str, Any]] | None = None,
+    stream: bool = False,
+    **params: Any,
+) -> ChatResult:
+    """Async twin of :func:`call_model`."""
+    callbacks.on_llm_start(list(messages), model=llm.name)
+    on_token = (lambda t: callbacks.on_llm_new_token(t)) if stream else None
+    try:
+        result = await llm.agenerate(messages, stop=stop, tools=tools, on_token=on_token, **params)
+    except BaseException as err:
+        callbacks.on_llm_error(err)
+        raise
+    callbacks.on_llm_end(result, model=llm.name)
+    return result

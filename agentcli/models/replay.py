@@ -1,0 +1,170 @@
+"""Record/replay: save each request/response pair to a cassette, answer from it later."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import ConfigError, ReplayMissError
+from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
+from agentcli.schema import ChatResult, Message, ToolCall, Usage
+
+CASSETTE_VERSION = 1
+
+
+def request_record(
+    messages: Sequence[Message], stop: Sequence[str] | None, tools: Sequence[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """The part of a request that decides the answer (model parameters excluded)."""
+    return {
+        "messages": [m.to_openai() for m in messages],
+        "stop": list(stop) if stop else None,
+        "tools": list(tools) if tools else None,
+    }
+
+
+def request_key(record: dict[str, Any]) -> str:
+    """A stable hash of a request record."""
+    canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def result_record(result: ChatResult) -> dict[str, Any]:
+    """A JSON-ready response record."""
+    return {
+        "text": result.text,
+        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments}
+                       for c in result.tool_calls],
+        "finish_reason": result.finish_reason,
+        "usage": {"prompt_tokens": result.usage.prompt_tokens,
+                  "completion_tokens": result.usage.completion_tokens},
+    }
+
+
+def _result(record: dict[str, Any], model: str) -> ChatResult:
+    usage = record.get("usage") or {}
+    return ChatResult(
+        text=record.get("text", ""),
+        tool_calls=tuple(ToolCall(c["id"], c["name"], c["arguments"])
+                         for c in record.get("tool_calls", [])),
+        finish_reason=record.get("finish_reason"),
+        usage=Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)),
+        model=model,
+    )
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file whole or not at all (temp file, fsync, rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_cassette(path: Path) -> dict[str, Any]:
+    """Read and check a cassette file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"replay cassette {path} does not exist") from None
+    except ValueError as err:
+        raise ConfigError(f"replay cassette {path} is not valid JSON: {err}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise ConfigError(f"replay cassette {path} has no 'interactions' list")
+    return data
+
+
+class ReplayChatModel(BaseChatModel):
+    """Answers each request from a cassette; an unrecorded request is a clear error."""
+
+    supports_tools = True
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        data = load_cassette(self.path)
+        self.name = f"replay:{data.get('model', self.path.name)}"
+        self._answers: dict[str, list[dict[str, Any]]] = {}
+        for item in data["interactions"]:
+            key = request_key(item["request"])
+            self._answers.setdefault(key, []).append(item["response"])
+        self._lock = threading.Lock()
+        self.calls = 0
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """The recorded answer to this exact request."""
+        key = request_key(request_record(messages, stop, tools))
+        with self._lock:
+            self.calls += 1
+            queue = self._answers.get(key)
+            if not queue:
+                raise ReplayMissError(
+                    f"replay cassette {self.path} has no recorded answer for request "
+                    f"#{self.calls} (the prompt differs from the recording); record it again "
+                    "with --record",
+                    provider="replay",
+                )
+            record = queue.pop(0) if len(queue) > 1 else queue[0]
+        result = _result(record, self.name)
+        text, _ = cut_at_stop(result.text, stop)
+        if on_token is not None and text:
+            on_token(text)
+        return result if text == result.text else ChatResult(
+            text, result.tool_calls, result.finish_reason, result.usage, result.model
+        )
+
+
+class RecordingChatModel(BaseChatModel):
+    """Wraps a model and appends each request/response pair to a cassette, written atomically."""
+
+    def __init__(self, inner: BaseChatModel, path: str | Path) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self._lock = threading.Lock()
+        self._data: dict[str, Any] = {
+            "version": CASSETTE_VERSION, "model": inner.name, "interactions": []
+        }
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Call the wrapped model and record the pair."""
+        result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
+        with self._lock:
+            self._data["interactions"].append(
+                {"request": request_record(messages, stop, tools), "response": result_record(result)}
+            )
+            write_atomic(self.path, json.dumps(self._data, indent=2, ensure_ascii=False) + "\n")
+        return result
+
+    def close(self) -> None:
+        """Close the wrapped model."""
+        self.inner.close()

@@ -1,0 +1,175 @@
+"""Core data: actions, finishes, steps, messages and model results (frozen dataclasses)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+Role = Literal["system", "user", "assistant", "tool"]
+StopReason = Literal[
+    "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget"
+]
+
+
+@dataclass(frozen=True)
+class AgentAction:
+    """The model chose a tool; ``log`` is the raw text that produced the choice."""
+
+    tool: str
+    tool_input: str | dict[str, Any]
+    log: str = ""
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentFinish:
+    """The model is done; ``return_values["output"]`` is the answer."""
+
+    return_values: dict[str, Any]
+    log: str = ""
+
+    @property
+    def output(self) -> str:
+        """The final answer as text."""
+        return str(self.return_values.get("output", ""))
+
+
+@dataclass(frozen=True)
+class AgentStep:
+    """An action and what its tool returned."""
+
+    action: AgentAction
+    observation: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A native tool call requested by the model."""
+
+    id: str
+    name: str
+    arguments: str  # raw JSON text as sent by the model
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message; ``tool_calls`` on assistant turns, ``tool_call_id`` on tool results."""
+
+    role: Role
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The message as an OpenAI chat-completions dict."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+def system(content: str) -> Message:
+    """A system message."""
+    return Message("system", content)
+
+
+def user(content: str) -> Message:
+    """A user (human) message."""
+    return Message("user", content)
+
+
+def assistant(content: str, tool_calls: tuple[ToolCall, ...] = ()) -> Message:
+    """An assistant (AI) message."""
+    return Message("assistant", content, tool_calls=tool_calls)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts reported by the provider (zeros when it reports none)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One model reply: text, native tool calls, finish reason and usage."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class ChatChunk:
+    """One streamed delta: text and/or a fragment of a tool call."""
+
+    text: str = ""
+    tool_call_index: int | None = None
+    tool_call_id: str | None = None
+    tool_call_name: str | None = None
+    tool_call_arguments: str = ""
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+
+Decision = Union[AgentFinish, AgentAction, list[AgentAction]]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run produced: the answer, the steps, usage and why it stopped."""
+
+    output: str
+    steps: tuple[AgentStep, ...]
+    stop_reason: StopReason
+    usage: Usage = field(default_factory=Usage)
+    model_calls: int = 0
+    elapsed: float = 0.0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the result."""
+        return {
+            "answer": self.output,
+            "stop_reason": self.stop_reason,
+            "steps": [
+                {
+                    "tool": s.action.tool,
+                    "tool_input": s.action.tool_input,
+                    "log": s.action.log,
+                    "observation": s.observation,
+                }
+                for s in self.steps
+            ],
+            "usage": {
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "total_tokens": self.usage.total_tokens,
+                "model_calls": self.model_calls,
+            },
+            "elapsed_seconds": round(self.elapsed, 3),
+            "stats": self.stats,
+        }

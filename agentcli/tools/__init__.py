@@ -1,0 +1,6 @@
+"""Tools, the ``@tool`` decorator and ``load_tools``."""
+
+from agentcli.tools.base import Tool, ToolNeeds, tool
+from agentcli.tools.registry import ToolSpec, load_tools, register_tool, registry
+
+__all__ = ["Tool", "ToolNeeds", "ToolSpec", "load_tools", "register_tool", "registry", "tool"]

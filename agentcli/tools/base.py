@@ -1,0 +1,250 @@
+"""Tools: a name, a description for the model, an optional argument schema, and flags."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import types
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.errors import ToolInputError
+
+ToolInput = str | dict[str, Any]
+
+_JSON_TYPES: dict[Any, str] = {
+    str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object",
+}
+
+
+@dataclass(frozen=True)
+class ToolNeeds:
+    """What a tool needs before it can load: an LLM, settings, an optional extra package."""
+
+    llm: bool = False
+    settings: tuple[str, ...] = ()
+    extra: str | None = None
+
+    def describe(self) -> str:
+        """A short human summary, e.g. 'LLM; WIKI_URL'."""
+        parts = (["LLM"] if self.llm else []) + list(self.settings)
+        if self.extra:
+            parts.append(f"pip extra [{self.extra}]")
+        return ", ".join(parts) or "-"
+
+
+@dataclass
+class Tool:
+    """A callable the agent may use.
+
+    Without ``args_schema`` the tool takes one string. With a JSON-object schema it takes a
+    dict validated against it; a string given to a one-argument tool maps onto that argument.
+    """
+
+    name: str
+    description: str
+    func: Callable[..., Any] | None = None
+    coroutine: Callable[..., Awaitable[Any]] | None = None
+    args_schema: dict[str, Any] | None = None
+    return_direct: bool = False
+    dangerous: bool = False
+    danger_reason: str = ""
+    raise_errors: bool = False
+    needs: ToolNeeds = field(default_factory=ToolNeeds)
+    source: str = "built-in"
+
+    @property
+    def is_structured(self) -> bool:
+        """True when the tool takes named arguments."""
+        return self.args_schema is not None
+
+    def prepare_input(self, tool_input: ToolInput) -> ToolInput:
+        """Normalise the model's input: str for single-input tools, validated dict otherwise."""
+        if self.args_schema is None:
+            if isinstance(tool_input, dict):
+                if len(tool_input) == 1:
+                    return str(next(iter(tool_input.values())))
+                return json.dumps(tool_input, ensure_ascii=False)
+            return tool_input
+        return validate_args(self.name, self.args_schema, tool_input)
+
+    def run(self, tool_input: ToolInput) -> str:
+        """Run synchronously and return the observation text."""
+        prepared = self.prepare_input(tool_input)
+        if self.func is None:
+            if self.coroutine is None:
+                raise ToolInputError(f"tool {self.name!r} has nothing to run")
+            return _to_text(asyncio.run(self._call_async(prepared)))
+        if isinstance(prepared, dict):
+            return _to_text(self.func(**prepared))
+        return _to_text(self.func(prepared))
+
+    async def arun(self, tool_input: ToolInput) -> str:
+        """Run asynchronously; sync-only tools run in a worker thread."""
+        if self.coroutine is None:
+            return await asyncio.to_thread(self.run, tool_input)
+        return _to_text(await self._call_async(self.prepare_input(tool_input)))
+
+    async def _call_async(self, prepared: ToolInput) -> Any:
+        assert self.coroutine is not None
+        if isinstance(prepared, dict):
+            return await self.coroutine(**prepared)
+        return await self.coroutine(prepared)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool as an OpenAI function-calling schema."""
+        params = self.args_schema or {
+            "type": "object",
+            "properties": {"input": {"type": "string", "description": "The tool input."}},
+            "required": ["input"],
+        }
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def validate_args(tool: str, schema: dict[str, Any], tool_input: ToolInput) -> dict[str, Any]:
+    """Check a tool input against a JSON-object schema; coerce simple scalar types."""
+    props: dict[str, Any] = schema.get("properties", {})
+    required: list[str] = list(schema.get("required", []))
+    if isinstance(tool_input, str):
+        text = tool_input.strip()
+        parsed: Any = None
+        if text.startswith("{"):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+        if isinstance(parsed, dict):
+            tool_input = parsed
+        elif len(props) == 1 or len(required) == 1:
+            key = required[0] if len(required) == 1 else next(iter(props))
+            tool_input = {key: tool_input}
+        else:
+            raise ToolInputError(
+                f"{tool} takes a JSON object with keys {sorted(props)}; got plain text"
+            )
+    unknown = sorted(set(tool_input) - set(props)) if props else []
+    if unknown:
+        raise ToolInputError(f"{tool} got unknown argument(s) {unknown}; allowed: {sorted(props)}")
+    missing = [k for k in required if k not in tool_input]
+    if missing:
+        raise ToolInputError(f"{tool} is missing required argument(s) {missing}")
+    return {k: _coerce(tool, k, v, props.get(k, {})) for k, v in tool_input.items()}
+
+
+def _coerce(tool: str, key: str, value: Any, prop: dict[str, Any]) -> Any:
+    kind = prop.get("type")
+    try:
+        if kind == "integer" and not isinstance(value, bool):
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            return int(value)
+        if kind == "number" and not isinstance(value, bool):
+            return float(value)
+        if kind == "boolean" and isinstance(value, str):
+            low = value.strip().lower()
+            if low not in {"true", "false"}:
+                raise ValueError
+            return low == "true"
+        if kind == "string" and not isinstance(value, str):
+            return _to_text(value)
+    except (TypeError, ValueError):
+        raise ToolInputError(f"{tool}: argument {key!r} must be {kind}, got {value!r}") from None
+    return value
+
+
+def _json_type(annotation: Any) -> dict[str, Any]:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _json_type(args[0]) if len(args) == 1 else {}
+    if origin is typing.Literal:
+        return {"enum": list(typing.get_args(annotation))}
+    base = origin or annotation
+    return {"type": _JSON_TYPES[base]} if base in _JSON_TYPES else {}
+
+
+def _docstring_args(doc: str) -> dict[str, str]:
+    """Parse a Google-style ``Args:`` section into {name: description}."""
+    out: dict[str, str] = {}
+    section = re.split(r"^\s*(?:Args|Arguments|Parameters):\s*$", doc, maxsplit=1, flags=re.M)
+    if len(section) < 2:
+        return out
+    for line in section[1].splitlines():
+        m = re.match(r"^\s+(\w+)\s*(?:\([^)]*\))?:\s*(.+)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+        elif line.strip() and not line.startswith((" ", "\t")):
+            break
+    return out
+
+
+def schema_from_function(func: Callable[..., Any]) -> dict[str, Any]:
+    """A JSON-object schema from a function's signature and docstring ``Args:`` section."""
+    hints = typing.get_type_hints(func)
+    arg_docs = _docstring_args(inspect.getdoc(func) or "")
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for name, param in inspect.signature(func).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        prop = _json_type(hints.get(name, str))
+        if name in arg_docs:
+            prop["description"] = arg_docs[name]
+        if param.default is inspect.Parameter.empty:
+            required.append(name)
+        else:
+            prop["default"] = param.default
+        props[name] = prop
+    return {"type": "object", "properties": props, "required": required}
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    return_direct: bool = False,
+    dangerous: bool = False,
+) -> Any:
+    """Make a Tool from a function: first docstring line is the description the model reads.
+
+    A function with exactly one ``str`` parameter becomes a single-input tool; any other
+    signature becomes a structured tool with a schema from the signature.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Tool:
+        doc = inspect.getdoc(fn) or ""
+        description = doc.split("\n\n")[0].replace("\n", " ").strip() or fn.__name__
+        params = list(inspect.signature(fn).parameters.values())
+        hints = typing.get_type_hints(fn)
+        single = len(params) == 1 and hints.get(params[0].name, str) is str
+        is_async = inspect.iscoroutinefunction(fn)
+        return Tool(
+            name=name or fn.__name__,
+            description=description,
+            func=None if is_async else fn,
+            coroutine=fn if is_async else None,
+            args_schema=None if single else schema_from_function(fn),
+            return_direct=return_direct,
+            dangerous=dangerous,
+            danger_reason="declared dangerous by its author" if dangerous else "",
+        )
+
+    return wrap(func) if func is not None else wrap

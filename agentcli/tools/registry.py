@@ -1,0 +1,125 @@
+"""The tool registry and ``load_tools``: tools by name, with the dangerous-tools gate.
+
+Built-in tools register through :func:`register_tool`, the same call a plugin makes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.errors import ToolLoadError
+from agentcli.models.base import BaseChatModel
+from agentcli.tools.base import Tool, ToolNeeds
+
+ToolFactory = Callable[..., "Tool | list[Tool]"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How to build a tool by name, and what it needs."""
+
+    name: str
+    factory: ToolFactory | None
+    summary: str
+    needs: ToolNeeds = field(default_factory=ToolNeeds)
+    dangerous: bool = False
+    danger_reason: str = ""
+    members: tuple[str, ...] = ()  # a group name expands to these
+    source: str = "built-in"
+
+
+_REGISTRY: dict[str, ToolSpec] = {}
+_builtins_loaded = False
+
+
+def register_tool(spec: ToolSpec, *, replace: bool = False) -> None:
+    """Add a tool spec to the registry (built-ins and plugins alike)."""
+    if spec.name in _REGISTRY and not replace:
+        raise ToolLoadError(f"a tool named {spec.name!r} is already registered")
+    _REGISTRY[spec.name] = spec
+
+
+def registry() -> dict[str, ToolSpec]:
+    """All registered tool specs by name (built-ins registered on first use)."""
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        from agentcli.tools import builtin
+
+        builtin.register_all()
+    return _REGISTRY
+
+
+def expand(names: Iterable[str]) -> list[str]:
+    """Expand group names, drop duplicates, keep order; unknown names raise with suggestions."""
+    specs = registry()
+    out: list[str] = []
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        spec = specs.get(name)
+        if spec is None:
+            close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ToolLoadError(
+                f"unknown tool {name!r}{hint} (see `agent tools list` for every tool)"
+            )
+        for member in spec.members or (name,):
+            if member not in out:
+                out.append(member)
+    return out
+
+
+def _refuse_dangerous(spec: ToolSpec, group: str | None) -> ToolLoadError:
+    what = f"{spec.name!r} (from group {group!r})" if group else repr(spec.name)
+    return ToolLoadError(
+        f"tool {what} is dangerous: {spec.danger_reason or 'it can change your system'}. "
+        f"Opt in with --allow {group or spec.name} or --allow-dangerous-tools"
+    )
+
+
+def load_tools(
+    names: Sequence[str],
+    llm: BaseChatModel | None = None,
+    allow_dangerous_tools: bool = False,
+    *,
+    allow: Iterable[str] = (),
+    **settings: Any,
+) -> list[Tool]:
+    """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
+
+    ``settings`` are passed to factories that need them (e.g. a base URL); a missing
+    setting or a missing LLM is an error naming it.
+    """
+    specs = registry()
+    allowed = set(allow)
+    tools: list[Tool] = []
+    groups = {m: n for n in names if n in specs for m in specs[n].members}
+    for name in expand(names):
+        spec = specs[name]
+        group = groups.get(name)
+        if spec.dangerous and not (
+            allow_dangerous_tools or name in allowed or (group is not None and group in allowed)
+        ):
+            raise _refuse_dangerous(spec, group)
+        if spec.needs.llm and llm is None:
+            raise ToolLoadError(f"tool {name!r} needs a language model; configure --model")
+        missing = [s for s in spec.needs.settings if settings.get(s) in (None, "")]
+        if missing:
+            raise ToolLoadError(
+                f"tool {name!r} needs the setting(s) {', '.join(missing)}; set them under "
+                f"tool_settings in your config"
+            )
+        assert spec.factory is not None
+        built = spec.factory(llm=llm, **settings)
+        for t in built if isinstance(built, list) else [built]:
+            t.dangerous = t.dangerous or spec.dangerous
+            t.danger_reason = t.danger_reason or spec.danger_reason
+            t.needs = spec.needs
+            t.source = spec.source
+            tools.append(t)
+    return tools

@@ -1,0 +1,79 @@
+"""Shared fixtures: env isolation, a loopback-only network guard, the mock model server."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_ENV_PREFIXES = ("AGENT_", "OPENAI_", "DASHSCOPE_", "DEEPSEEK_", "OLLAMA_", "VLLM_", "LMSTUDIO_",
+                 "OPENROUTER_")
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, tuple) and address:
+        host = address[0]
+    else:
+        return True  # unix sockets
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Block every connection that is not to 127.0.0.0/8 or ::1."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guard(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+            raise ConnectionRefusedError(f"test network guard: {address!r} is not loopback")
+        return real_connect(sock, address)
+
+    def guard_ex(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+            raise ConnectionRefusedError(f"test network guard: {address!r} is not loopback")
+        return real_connect_ex(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guard)
+    monkeypatch.setattr(socket.socket, "connect_ex", guard_ex)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """No user config, keys or .env leak into tests; Ollama probes hit a closed port."""
+    for key in list(os.environ):
+        if key.startswith(_ENV_PREFIXES) or key.endswith("_API_KEY"):
+            monkeypatch.delenv(key, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:9/v1")  # discard port: nothing there
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+
+@pytest.fixture
+def mock_server() -> Iterator[Any]:
+    """A started local OpenAI-compatible server on a free loopback port."""
+    from agentcli.testing.mock_server import MockOpenAIServer
+
+    server = MockOpenAIServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
