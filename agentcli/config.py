@@ -211,7 +211,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist; check --config or $AGENT_CONFIG")
+        raise ConfigError(
+            f"config file {path} does not exist; check --config or $AGENT_CONFIG"
+        ) from None
     except OSError as err:
         raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
     try:

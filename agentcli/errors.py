@@ -2,8 +2,8 @@
 
     AgentCliError                  base of every error we raise on purpose
     ├── ConfigError                the user must fix a flag, a config file or an env variable
-    │   └── ToolLoadError          a tool cannot be loaded: unknown, dangerous, missing a need
-    ├── ProviderError              the model server failed or refused (status, message; never the key)
+    │   └── ToolLoadError          a tool cannot load: unknown, dangerous, missing a need
+    ├── ProviderError              the model server failed (status, message; never the key)
     │   ├── ModelOutputError       the server answered 200 with a body we cannot use
     │   └── ReplayMissError        a replay cassette has no answer for this request
     ├── OutputParserError          the model's text could not be parsed (carries the raw text)

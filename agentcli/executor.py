@@ -212,11 +212,11 @@ class AgentExecutor:
                 cb.on_agent_action(action)
                 yield RunEvent("action", action=action)
             observations: list[str] = yield _RunTools(actions)
-            for action, observation in zip(actions, observations):
+            for action, observation in zip(actions, observations, strict=True):
                 step = AgentStep(action, observation)
                 state.steps.append(step)
                 yield RunEvent("observation", action=action, step=step)
-            for action, observation in zip(actions, observations):
+            for action, observation in zip(actions, observations, strict=True):
                 tool = self.tool_map.get(action.tool)
                 if tool is not None and tool.return_direct:
                     finish = AgentFinish({"output": observation}, action.log)
@@ -424,7 +424,7 @@ class AgentExecutor:
     ) -> RunResult:
         """Run to the end and return the result."""
         event = None
-        for event in self.stream(inputs, callbacks):
+        for event in self.stream(inputs, callbacks):  # noqa: B007 - the last event holds the result
             pass
         assert event is not None and event.result is not None
         return event.result
@@ -440,7 +440,7 @@ class AgentExecutor:
     ) -> RunResult:
         """Async twin of :meth:`invoke`."""
         event = None
-        async for event in self.astream(inputs, callbacks):
+        async for event in self.astream(inputs, callbacks):  # noqa: B007
             pass
         assert event is not None and event.result is not None
         return event.result

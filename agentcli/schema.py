@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
@@ -135,7 +135,7 @@ class ChatChunk:
     usage: Usage | None = None
 
 
-Decision = Union[AgentFinish, AgentAction, list[AgentAction]]
+Decision = AgentFinish | AgentAction | list[AgentAction]
 
 
 @dataclass(frozen=True)

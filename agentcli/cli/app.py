@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, Optional  # noqa: UP035 - Typer reads Optional at runtime
+from typing import Any, NoReturn
 
 import typer
 
@@ -112,26 +112,26 @@ def _read_question(question: str) -> str:
 @app.command()
 def run(
     question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
-    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Agent type."),
-    tools: Optional[str] = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="YAML config file."),
-    profile: Optional[str] = typer.Option(None, "--profile", help="Profile from the config."),
-    max_iterations: Optional[int] = typer.Option(None, "--max-iterations", help="Step limit."),
-    max_time: Optional[float] = typer.Option(None, "--max-time", help="Time limit in seconds."),
-    early_stopping: Optional[str] = typer.Option(
+    model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
+    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
+    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    profile: str | None = typer.Option(None, "--profile", help="Profile from the config."),
+    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
+    max_time: float | None = typer.Option(None, "--max-time", help="Time limit in seconds."),
+    early_stopping: str | None = typer.Option(
         None, "--early-stopping", help="At a limit: force (stop) or generate (answer now)."
     ),
-    allow_dangerous_tools: Optional[bool] = typer.Option(
+    allow_dangerous_tools: bool | None = typer.Option(
         None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
     ),
-    allow: Optional[str] = typer.Option(None, "--allow", help="Dangerous tools to allow, by name."),
+    allow: str | None = typer.Option(None, "--allow", help="Dangerous tools to allow, by name."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
-    verbose: Optional[bool] = typer.Option(
+    verbose: bool | None = typer.Option(
         None, "--verbose/--quiet", "-v/-q", help="Show the trace, or print only the answer."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object with the result."),
-    record: Optional[Path] = typer.Option(None, "--record", help="Save a replay cassette here."),
+    record: Path | None = typer.Option(None, "--record", help="Save a replay cassette here."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():

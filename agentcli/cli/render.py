@@ -46,8 +46,9 @@ def _input_text(tool_input: str | dict[str, Any]) -> str:
 class VerboseHandler(BaseCallbackHandler):
     """Prints the trace as it happens, each part in its own colour."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, show_answer: bool = True) -> None:
         self.console = console
+        self.show_answer = show_answer  # False when the answer is rendered right below
 
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
@@ -73,7 +74,10 @@ class VerboseHandler(BaseCallbackHandler):
         thought = thought_of(finish.log)
         if thought and thought != finish.output:
             self._line("Thought", thought, STYLES["thought"])
-        self._line("Final Answer", finish.output, STYLES["answer"])
+        if self.show_answer:
+            self._line("Final Answer", finish.output, STYLES["answer"])
+        else:
+            self.console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
 
     def on_text(self, text: str, **kw: Any) -> None:
         self.console.print(Text(text, style=STYLES["notice"]))

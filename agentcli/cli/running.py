@@ -34,11 +34,13 @@ def choose_model(
         return settings, build_model(settings, env, record=record), (
             f"No model configured; using the local Ollama model {found}."
         )
-    if not demo.is_demo_question(question):
+    from agentcli.agents import DEFAULT_AGENT
+
+    demo_ready = settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+    if not (demo_ready and demo.is_demo_question(question)):
         raise ConfigError(f"no model configured: {demo.HOW_TO_CONFIGURE}")
     from agentcli.models.replay import ReplayChatModel
 
-    settings = replace(settings, agent=None, tools=["llm-math"])
     notice = (
         "Offline demo: no model is configured, so this is a replay of a recorded Qwen run. "
         f"To ask your own questions, {demo.HOW_TO_CONFIGURE}."
@@ -69,15 +71,21 @@ def execute(
     record: Path | None = None,
 ) -> int:
     """Run one question and print the outcome; returns the exit code."""
+    from agentcli.agents import agent_class
     from agentcli.cli.render import VerboseHandler, print_answer
     from agentcli.runtime import build_executor
+    from agentcli.tools.registry import expand
 
+    expand(settings.tools)  # unknown names fail before any model is contacted
+    agent_class(settings.agent or "chat-zero-shot-react-description")
     err = Console(stderr=True)
     out = Console()
     settings, llm, notice = choose_model(settings, env, question, record)
     if notice:
         err.print(Text(notice, style="bold yellow"))
-    handlers = [VerboseHandler(err)] if settings.verbose else []
+    # In a terminal the answer is rendered on stdout right after the trace: print it once.
+    inline = out.is_terminal and err.is_terminal and not json_out
+    handlers = [VerboseHandler(err, show_answer=not inline)] if settings.verbose else []
     try:
         executor = build_executor(settings, llm, approver=_approver(yes), callbacks=handlers)
         result: RunResult = executor.invoke(question)

@@ -160,7 +160,8 @@ class RecordingChatModel(BaseChatModel):
         result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
         with self._lock:
             self._data["interactions"].append(
-                {"request": request_record(messages, stop, tools), "response": result_record(result)}
+                {"request": request_record(messages, stop, tools),
+                 "response": result_record(result)}
             )
             write_atomic(self.path, json.dumps(self._data, indent=2, ensure_ascii=False) + "\n")
         return result

@@ -99,7 +99,8 @@ def test_word_problem_without_model_is_refused() -> None:
 
 @pytest.mark.parametrize(
     ("reply", "expr"),
-    [("```text\n2 + 2\n```", "2 + 2"), ("2*3", "2*3"), ("Answer: 5", "5"), ("```\n9/3\n```", "9/3")],
+    [("```text\n2 + 2\n```", "2 + 2"), ("2*3", "2*3"), ("Answer: 5", "5"),
+     ("```\n9/3\n```", "9/3")],
 )
 def test_extract_expression(reply: str, expr: str) -> None:
     assert extract_expression(reply) == expr

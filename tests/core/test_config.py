@@ -41,10 +41,12 @@ def test_config_from_env_variable(tmp_path: Path) -> None:
 
 
 def test_profiles(tmp_path: Path) -> None:
-    path = write(tmp_path, "profiles:\n  local:\n    model: ollama/qwen2.5\n    max_iterations: 3\n")
+    path = write(
+        tmp_path, "profiles:\n  local:\n    model: ollama/qwen2.5\n    max_iterations: 3\n"
+    )
     s = load_settings(path, env={}, flags={"profile": "local"})
     assert s.model == "ollama/qwen2.5" and s.max_iterations == 3
-    with pytest.raises(ConfigError, match="unknown profile 'remote'.*local"):
+    with pytest.raises(ConfigError, match=r"unknown profile 'remote'.*local"):
         load_settings(path, env={}, flags={"profile": "remote"})
 
 
