@@ -1,0 +1,530 @@
+"""OpenAI-compatible chat completions over httpx: sync, async, SSE streaming, retries.
+
+Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) built in
+:meth:`OpenAICompatModel._error`, which scrubs the API key from the message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import httpx
+
+from agentcli.errors import ModelOutputError, ProviderError
+from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
+
+# Sleeping goes through these names so tests can patch them and run fast.
+_sleep: Callable[[float], None] = time.sleep
+_asleep: Callable[[float], Any] = asyncio.sleep
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
+_USER_AGENT = "agentcli/0.1"
+_NOT_JSON = object()
+
+_TimeoutKey = tuple[float, float, float, float]
+_clients: dict[_TimeoutKey, httpx.Client] = {}
+_clients_lock = threading.Lock()
+
+
+def shared_client(timeout: httpx.Timeout) -> httpx.Client:
+    """The process-wide pooled client for these timeouts (created on first use)."""
+    key: _TimeoutKey = (
+        timeout.connect or 0.0, timeout.read or 0.0, timeout.write or 0.0, timeout.pool or 0.0
+    )
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None or client.is_closed:
+            client = _clients[key] = httpx.Client(timeout=timeout, follow_redirects=False)
+        return client
+
+
+def close_shared_clients() -> None:
+    """Close every pooled client (at exit, or between tests)."""
+    with _clients_lock:
+        for client in _clients.values():
+            client.close()
+        _clients.clear()
+
+
+@dataclass
+class _Failure(Exception):
+    """One failed attempt: what to tell the user and whether trying again may help."""
+
+    message: str
+    status: int | None = None
+    retryable: bool = False
+    retry_after: float | None = None
+    output_error: bool = False
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _server_message(body: str) -> str:
+    """The server's own error text: JSON ``error.message`` or the start of the body."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if isinstance(err, str) and err:
+            return err
+        if data.get("message"):
+            return str(data["message"])
+    text = " ".join(body.split())
+    return text[:200] if text else "(empty body)"
+
+
+def _connect_reason(err: Exception) -> str:
+    """A short human reason for a connection failure."""
+    text = str(err).lower()
+    if isinstance(err, httpx.ConnectTimeout):
+        return "connect timed out"
+    if "refused" in text:
+        return "connection refused"
+    if "name or service" in text or "nodename" in text or "getaddrinfo" in text:
+        return "host not found"
+    return str(err) or type(err).__name__
+
+
+class OpenAICompatModel(BaseChatModel):
+    """A chat model behind any OpenAI-compatible ``/v1/chat/completions`` endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        api_key: str | None,
+        provider: str = "openai",
+        temperature: float | None = None,
+        timeout: float = 60.0,
+        connect_timeout: float = 10.0,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        backoff_max: float = 20.0,
+        extra_headers: dict[str, str] | None = None,
+        client: httpx.Client | None = None,
+        async_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self.provider = provider
+        self.name = f"{provider}/{model}"
+        self.base_url = base_url.rstrip("/")
+        self.url = f"{self.base_url}/chat/completions"
+        self.temperature = temperature
+        self.max_retries = max(0, max_retries)
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.timeout = httpx.Timeout(
+            connect=connect_timeout, read=timeout, write=timeout, pool=timeout
+        )
+        self._api_key = api_key or None
+        self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
+        if self._api_key:
+            self._headers["Authorization"] = f"Bearer {self._api_key}"
+        self._client = client
+        self._async_client = async_client
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
+
+    # -- public API -------------------------------------------------------------------------
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """One completion; streams over SSE and feeds ``on_token`` when it is given."""
+        if on_token is not None:
+            chunks = self.stream(messages, stop=stop, tools=tools, **params)
+            return self._collect(_tap(chunks, on_token))
+        payload = self._payload(messages, stop, tools, params, stream=False)
+        client = self._client or shared_client(self.timeout)
+        for attempt in range(self.max_retries + 1):
+            try:
+                try:
+                    resp = client.post(self.url, json=payload, headers=self._headers)
+                except httpx.TransportError as err:
+                    raise self._transport_failure(err) from err
+                return self._parse_response(resp.status_code, resp.reason_phrase,
+                                            resp.headers, resp.text, stop)
+            except _Failure as failure:
+                self._give_up_unless_retryable(failure, attempt)
+                _sleep(self._backoff(attempt, failure.retry_after))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Async completion over ``httpx.AsyncClient``; streams when ``on_token`` is given."""
+        if on_token is not None:
+            chunks: list[ChatChunk] = []
+            async with contextlib.aclosing(
+                self.astream(messages, stop=stop, tools=tools, **params)
+            ) as stream:
+                async for chunk in stream:
+                    if chunk.text:
+                        on_token(chunk.text)
+                    chunks.append(chunk)
+            return self._collect(chunks)
+        payload = self._payload(messages, stop, tools, params, stream=False)
+        async with self._aclient() as client:
+            for attempt in range(self.max_retries + 1):
+                try:
+                    try:
+                        resp = await client.post(self.url, json=payload, headers=self._headers)
+                    except httpx.TransportError as err:
+                        raise self._transport_failure(err) from err
+                    return self._parse_response(resp.status_code, resp.reason_phrase,
+                                                resp.headers, resp.text, stop)
+                except _Failure as failure:
+                    self._give_up_unless_retryable(failure, attempt)
+                    await _asleep(self._backoff(attempt, failure.retry_after))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> Iterator[ChatChunk]:
+        """Stream deltas over SSE; no text past a stop string is ever yielded."""
+        payload = self._payload(messages, stop, tools, params, stream=True)
+        client = self._client or shared_client(self.timeout)
+        for attempt in range(self.max_retries + 1):
+            emitted = False
+            try:
+                try:
+                    with client.stream(
+                        "POST", self.url, json=payload, headers=self._headers
+                    ) as resp:
+                        if resp.status_code >= 400:
+                            resp.read()
+                            self._raise_status(resp.status_code, resp.reason_phrase,
+                                               resp.headers, resp.text)
+                        events = _SSEState(self, stop)
+                        for line in resp.iter_lines():
+                            for chunk in events.feed(line):
+                                emitted = True
+                                yield chunk
+                            if events.finished:
+                                break
+                        yield from events.end(emitted)
+                        return
+                except httpx.TransportError as err:
+                    raise self._transport_failure(err, emitted=emitted) from err
+            except _Failure as failure:
+                self._give_up_unless_retryable(failure, attempt, emitted=emitted)
+                _sleep(self._backoff(attempt, failure.retry_after))
+
+    async def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> AsyncGenerator[ChatChunk, None]:
+        """Async twin of :meth:`stream`."""
+        payload = self._payload(messages, stop, tools, params, stream=True)
+        async with self._aclient() as client:
+            for attempt in range(self.max_retries + 1):
+                emitted = False
+                try:
+                    try:
+                        async with client.stream(
+                            "POST", self.url, json=payload, headers=self._headers
+                        ) as resp:
+                            if resp.status_code >= 400:
+                                await resp.aread()
+                                self._raise_status(resp.status_code, resp.reason_phrase,
+                                                   resp.headers, resp.text)
+                            events = _SSEState(self, stop)
+                            async for line in resp.aiter_lines():
+                                for chunk in events.feed(line):
+                                    emitted = True
+                                    yield chunk
+                                if events.finished:
+                                    break
+                            for chunk in events.end(emitted):
+                                yield chunk
+                            return
+                    except httpx.TransportError as err:
+                        raise self._transport_failure(err, emitted=emitted) from err
+                except _Failure as failure:
+                    self._give_up_unless_retryable(failure, attempt, emitted=emitted)
+                    await _asleep(self._backoff(attempt, failure.retry_after))
+
+    def close(self) -> None:
+        """Nothing to release: injected clients belong to the caller, pooled ones are shared."""
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def _payload(
+        self,
+        messages: Sequence[Message],
+        stop: Sequence[str] | None,
+        tools: Sequence[dict[str, Any]] | None,
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.to_openai() for m in messages],
+        }
+        if self.temperature is not None:
+            payload["temperature"] = self.temperature
+        stops = [s for s in (stop or ()) if s]
+        if stops:
+            payload["stop"] = stops[:_MAX_SERVER_STOPS]
+        if tools:
+            payload["tools"] = list(tools)
+        payload.update(params)
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    @contextlib.asynccontextmanager
+    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient]:
+        # An AsyncClient is bound to one event loop, so without an injected one each call
+        # gets its own (a process-wide cache would break across asyncio.run calls).
+        if self._async_client is not None:
+            yield self._async_client
+            return
+        async with httpx.AsyncClient(timeout=self.timeout) as client:
+            yield client
+
+    def _collect(self, chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
+        return replace(assemble_chunks(chunks), model=self.model)
+
+    # -- responses --------------------------------------------------------------------------
+
+    def _parse_response(
+        self, status: int, reason: str, headers: httpx.Headers, body: str,
+        stop: Sequence[str] | None,
+    ) -> ChatResult:
+        if status >= 400:
+            self._raise_status(status, reason, headers, body)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise self._bad_output(f"a body that is not JSON: {body[:200]!r}") from None
+        if not isinstance(data, dict):
+            raise self._bad_output(f"a JSON {type(data).__name__} instead of an object")
+        choices = data.get("choices")
+        if not choices or not isinstance(choices, list):
+            if data.get("error"):
+                raise _Failure(f"{self.provider} returned an error: {_server_message(body)}",
+                               status=status)
+            raise self._bad_output("no choices (empty 'choices' list)")
+        choice = choices[0] if isinstance(choices[0], dict) else {}
+        message = choice.get("message") or {}
+        text, cut = cut_at_stop(message.get("content") or "", stop)
+        calls = tuple(
+            _tool_call(raw, i) for i, raw in enumerate(message.get("tool_calls") or ())
+        )
+        finish = "stop" if cut else choice.get("finish_reason")
+        return ChatResult(text, calls, finish, _usage(data.get("usage")),
+                          str(data.get("model") or self.model))
+
+    def _raise_status(self, status: int, reason: str, headers: httpx.Headers, body: str) -> None:
+        reason = reason or httpx.codes.get_reason_phrase(status)
+        raise _Failure(
+            f"{self.provider} returned {status} {reason}: {_server_message(body)}".rstrip(),
+            status=status,
+            retryable=status in RETRY_STATUSES,
+            retry_after=parse_retry_after(headers.get("retry-after")),
+        )
+
+    def _bad_output(self, what: str) -> _Failure:
+        return _Failure(f"{self.provider} answered 200 with {what}", status=200,
+                        output_error=True)
+
+    def _transport_failure(self, err: httpx.TransportError, *, emitted: bool = False) -> _Failure:
+        if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
+            message = (f"cannot reach {self.provider} at {self.base_url} "
+                       f"({_connect_reason(err)}); is the server running?")
+        elif isinstance(err, httpx.ReadTimeout):
+            message = (f"{self.provider} at {self.base_url} sent nothing for "
+                       f"{self.timeout.read:g}s (read timeout)")
+        elif isinstance(err, httpx.RemoteProtocolError | httpx.ReadError):
+            where = "in the middle of the stream" if emitted else "before a complete response"
+            message = f"{self.provider} at {self.base_url} closed the connection {where}"
+        else:
+            message = f"request to {self.provider} at {self.base_url} failed: {err}"
+        retryable = isinstance(
+            err,
+            httpx.ConnectError | httpx.ConnectTimeout | httpx.ReadTimeout
+            | httpx.RemoteProtocolError | httpx.ReadError,
+        )
+        return _Failure(message, retryable=retryable)
+
+    def _give_up_unless_retryable(
+        self, failure: _Failure, attempt: int, *, emitted: bool = False
+    ) -> None:
+        """Raise the user-facing error unless another attempt is allowed."""
+        if failure.retryable and not emitted and attempt < self.max_retries:
+            return
+        message = failure.message
+        if failure.retryable and attempt > 0:
+            message += f" (gave up after {attempt + 1} attempts)"
+        raise self._error(message, failure.status, output=failure.output_error) from failure
+
+    def _error(self, message: str, status: int | None, *, output: bool = False) -> ProviderError:
+        """The one place provider errors are built; the API key never leaves here."""
+        if self._api_key:
+            message = message.replace(self._api_key, "***")
+        message = re.sub(r"(?i)(bearer\s+)\S+", r"\1***", message)
+        cls = ModelOutputError if output else ProviderError
+        return cls(message, provider=self.provider, status=status)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before the next attempt: ``Retry-After`` or full jitter."""
+        if retry_after is not None:
+            return min(retry_after, self.backoff_max)
+        return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**attempt))
+
+
+class _SSEState:
+    """Turns SSE lines into chunks for one attempt, applying stop strings to the text."""
+
+    def __init__(self, model: OpenAICompatModel, stop: Sequence[str] | None) -> None:
+        self.model = model
+        self.stopper = StopStream(stop)
+        self.finished = False  # [DONE] seen, or a stop string cut the text
+        self.finish_reason: str | None = None
+        self.saw_choice = False
+
+    def feed(self, line: str) -> list[ChatChunk]:
+        """Chunks carried by one SSE line (none for comments, blank lines and events)."""
+        if not line.startswith("data:"):
+            return []
+        data = line[5:].strip()
+        if data == "[DONE]":
+            self.finished = True
+            return []
+        try:
+            event = json.loads(data)
+        except ValueError:
+            event = _NOT_JSON
+        if event is _NOT_JSON:
+            raise self.model._bad_output(f"a stream event that is not JSON: {data[:200]!r}")
+        if not isinstance(event, dict):
+            return []
+        if event.get("error"):
+            raise _Failure(f"{self.model.provider} sent an error in the stream: "
+                           f"{_server_message(data)}")
+        out: list[ChatChunk] = []
+        for choice in event.get("choices") or ():
+            self.saw_choice = True
+            out.extend(self._choice_chunks(choice))
+        if event.get("usage"):
+            out.append(ChatChunk(usage=_usage(event["usage"])))
+        return out
+
+    def _choice_chunks(self, choice: dict[str, Any]) -> Iterator[ChatChunk]:
+        delta = choice.get("delta") or {}
+        content = delta.get("content")
+        if content and not self.stopper.stopped:
+            safe = self.stopper.feed(content)
+            if safe:
+                yield ChatChunk(text=safe)
+            if self.stopper.stopped:
+                # Stop reading: the server ignored ``stop`` and what follows is not wanted.
+                self.finished = True
+                self.finish_reason = "stop"
+                yield ChatChunk(finish_reason="stop")
+                return
+        for raw in delta.get("tool_calls") or ():
+            fn = raw.get("function") or {}
+            args = fn.get("arguments") or ""
+            yield ChatChunk(
+                tool_call_index=raw.get("index"),
+                tool_call_id=raw.get("id") or None,
+                tool_call_name=fn.get("name") or None,
+                tool_call_arguments=args if isinstance(args, str) else json.dumps(args),
+            )
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+            yield ChatChunk(finish_reason=choice["finish_reason"])
+
+    def end(self, emitted: bool) -> list[ChatChunk]:
+        """Held-back text at the end, or a failure when the stream stopped short."""
+        if not self.finished and self.finish_reason is None:
+            where = "in the middle of the stream" if emitted else "before any content"
+            raise _Failure(
+                f"{self.model.provider} at {self.model.base_url} ended the stream {where}",
+                retryable=True,
+            )
+        if not self.saw_choice:
+            raise self.model._bad_output("a stream that holds no choices")
+        rest = self.stopper.flush()
+        return [ChatChunk(text=rest)] if rest else []
+
+
+def _tap(chunks: Iterator[ChatChunk], on_token: TokenSink) -> Iterator[ChatChunk]:
+    for chunk in chunks:
+        if chunk.text:
+            on_token(chunk.text)
+        yield chunk
+
+
+def _tool_call(raw: dict[str, Any], index: int) -> ToolCall:
+    fn = raw.get("function") or {}
+    args = fn.get("arguments")
+    if args is None:
+        args = ""
+    elif not isinstance(args, str):  # some servers (Ollama) send an object, not JSON text
+        args = json.dumps(args)
+    return ToolCall(id=str(raw.get("id") or f"call_{index}"), name=str(fn.get("name") or ""),
+                    arguments=args)
+
+
+def _usage(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))

@@ -1,0 +1,131 @@
+"""Provider presets (name, base URL, key variable) and ``create_model("provider/model")``.
+
+Built-in presets register through :func:`register_preset`, the same call a plugin uses.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agentcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentcli.models.openai_compat import OpenAICompatModel
+
+CUSTOM = "custom"  # "custom/<model>" talks to any base_url given explicitly
+
+
+@dataclass(frozen=True)
+class Preset:
+    """An OpenAI-compatible provider: where it lives and which variable holds its key."""
+
+    name: str
+    base_url: str
+    key_env: str | None = None
+    base_url_env: str | None = None
+    key_required: bool = False
+
+
+PRESETS: dict[str, Preset] = {}
+
+
+def register_preset(preset: Preset, *, replace: bool = False) -> Preset:
+    """Add a preset to the registry; re-registering a name needs ``replace=True``."""
+    name = preset.name.lower()
+    if not name or "/" in name or name == CUSTOM:
+        raise ConfigError(f"invalid preset name {preset.name!r}")
+    if name in PRESETS and PRESETS[name] != preset and not replace:
+        raise ConfigError(f"preset {name!r} is already registered; pass replace=True")
+    PRESETS[name] = preset
+    return preset
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called ``name``; a ConfigError lists the known ones otherwise."""
+    preset = PRESETS.get(name.lower())
+    if preset is None:
+        known = sorted([*PRESETS, CUSTOM])
+        close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(
+            f"unknown provider {name!r}; {hint}known providers: {', '.join(known)}"
+        )
+    return preset
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``provider/model`` (the model may itself contain slashes)."""
+    provider, sep, model = spec.strip().partition("/")
+    if not sep or not provider:
+        raise ConfigError(
+            f"model {spec!r} must be written provider/model, e.g. openai/gpt-4o-mini "
+            "or ollama/qwen2.5"
+        )
+    if not model.strip("/ "):
+        raise ConfigError(
+            f"model {spec!r} names no model after {provider + '/'!r}; "
+            f"e.g. {provider}/<model name>"
+        )
+    return provider.lower(), model
+
+
+def create_model(
+    spec: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    **options: Any,
+) -> OpenAICompatModel:
+    """Build a model from ``provider/model``; explicit arguments beat the environment."""
+    env = os.environ if env is None else env
+    provider, model = parse_spec(spec)
+    base_url = (base_url or "").strip() or None
+    api_key = (api_key or "").strip() or None
+    if provider == CUSTOM:
+        if base_url is None:
+            raise ConfigError(
+                f"model {spec!r} needs a base URL for the custom provider, "
+                "e.g. --base-url http://127.0.0.1:8000/v1"
+            )
+        url = base_url
+    else:
+        preset = get_preset(provider)
+        from_env = (env.get(preset.base_url_env) or "").strip() if preset.base_url_env else ""
+        url = base_url or from_env or preset.base_url
+        if api_key is None and preset.key_env:
+            api_key = (env.get(preset.key_env) or "").strip() or None
+        if api_key is None and preset.key_required:
+            raise ConfigError(
+                f"{preset.key_env} is not set; put it in .env or the environment, "
+                "or use --model ollama/..."
+            )
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"base URL {url!r} for {provider} must start with http:// or https://")
+    from agentcli.models.openai_compat import OpenAICompatModel  # httpx only when needed
+
+    try:
+        return OpenAICompatModel(model, base_url=url, api_key=api_key, provider=provider,
+                                 **options)
+    except TypeError as err:
+        raise ConfigError(f"bad option for model {spec!r}: {err}") from None
+
+
+_BUILTINS = (
+    Preset("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL", True),
+    Preset("dashscope", "https://dashscope.aliyuncs.com/compatible-mode/v1",
+           "DASHSCOPE_API_KEY", "DASHSCOPE_BASE_URL", True),
+    Preset("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL",
+           True),
+    Preset("ollama", "http://127.0.0.1:11434/v1", None, "OLLAMA_BASE_URL", False),
+    Preset("vllm", "http://127.0.0.1:8000/v1", "VLLM_API_KEY", "VLLM_BASE_URL", False),
+    Preset("lmstudio", "http://127.0.0.1:1234/v1", None, "LMSTUDIO_BASE_URL", False),
+    Preset("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+           "OPENROUTER_BASE_URL", True),
+)
+for _preset in _BUILTINS:
+    register_preset(_preset)

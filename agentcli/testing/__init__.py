@@ -1,0 +1,1 @@
+"""Test helpers that ship with agentcli: a local OpenAI-compatible mock server."""

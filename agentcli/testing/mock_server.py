@@ -1,0 +1,476 @@
+"""A real local HTTP server that speaks the OpenAI chat-completions API, for tests and demos.
+
+Replies and faults are scripted; faults are consumed first, in order, then replies, then the
+responder function. With nothing scripted the server answers 500 so a test fails loudly.
+Stdlib only: ``python -m agentcli.testing.mock_server --port 0 --script replies.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+FaultKind = Literal["status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices"]
+FAULT_KINDS: tuple[str, ...] = (
+    "status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices"
+)
+Responder = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the server received (body is ``{}`` for GET)."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    method: str = "POST"
+
+
+@dataclass(frozen=True)
+class _Reply:
+    text: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    delay: float = 0.0
+    usage: dict[str, int] | None = None
+    chunk_delay: float = 0.0
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any]) -> _Reply:
+        unknown = set(spec) - {"text", "tool_calls", "delay", "usage", "chunk_delay"}
+        if unknown:
+            raise ValueError(f"unknown reply keys: {sorted(unknown)}")
+        return cls(spec.get("text"), list(spec.get("tool_calls") or []),
+                   float(spec.get("delay", 0.0)), spec.get("usage"),
+                   float(spec.get("chunk_delay", 0.0)))
+
+
+@dataclass
+class _Fault:
+    kind: str
+    times: int
+    status: int | None = None
+    retry_after: str | None = None
+    delay: float | None = None
+    message: str | None = None
+    text: str | None = None
+
+
+def _tokens(chars: int) -> int:
+    return math.ceil(chars / 4)
+
+
+def _prompt_chars(body: dict[str, Any]) -> int:
+    total = 0
+    for message in body.get("messages") or ():
+        content = message.get("content") if isinstance(message, dict) else None
+        total += len(content if isinstance(content, str) else json.dumps(content or ""))
+    return total
+
+
+class MockOpenAIServer:
+    """An OpenAI-compatible server on 127.0.0.1 with scripted replies and faults."""
+
+    def __init__(
+        self,
+        *,
+        dashscope_style: bool = False,
+        honour_stop: bool = False,
+        models: tuple[str, ...] = ("mock-model",),
+        port: int = 0,
+    ) -> None:
+        self.dashscope_style = dashscope_style
+        self.honour_stop = honour_stop
+        self.models = models
+        self._port = port
+        self._lock = threading.Lock()
+        self._faults: deque[_Fault] = deque()
+        self._replies: deque[_Reply] = deque()
+        self._responder: Responder | None = None
+        self._requests: list[RecordedRequest] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> MockOpenAIServer:
+        """Bind a free port and serve in a daemon thread."""
+        if self._httpd is not None:
+            return self
+        handler = type("_BoundHandler", (_Handler,), {"mock": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+            name="mock-openai", daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port (safe to call twice)."""
+        if self._httpd is None:
+            return
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> MockOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port (after :meth:`start`)."""
+        if self._httpd is None:
+            raise RuntimeError("mock server is not started")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting ------------------------------------------------------------------------
+
+    def add_reply(
+        self,
+        text: str | None = None,
+        *,
+        tool_calls: list[dict[str, Any]] | None = None,
+        delay: float = 0.0,
+        usage: dict[str, int] | None = None,
+        chunk_delay: float = 0.0,
+    ) -> None:
+        """Queue one reply: text and/or tool calls ``{"name", "arguments", "id"?}``."""
+        with self._lock:
+            self._replies.append(_Reply(text, list(tool_calls or []), delay, usage, chunk_delay))
+
+    def set_responder(self, fn: Responder | None) -> None:
+        """Answer from ``fn(body) -> reply spec`` once the queued replies are used up."""
+        with self._lock:
+            self._responder = fn
+
+    def add_fault(
+        self,
+        kind: FaultKind,
+        *,
+        times: int = 1,
+        status: int | None = None,
+        retry_after: float | str | None = None,
+        delay: float | None = None,
+        message: str | None = None,
+        text: str | None = None,
+    ) -> None:
+        """Queue a fault for the next ``times`` requests (``text``: content sent before a cut)."""
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
+        after = None if retry_after is None else str(retry_after)
+        with self._lock:
+            self._faults.append(_Fault(kind, times, status, after, delay, message, text))
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A copy of the requests received so far."""
+        with self._lock:
+            return list(self._requests)
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _next(self, body: dict[str, Any]) -> _Fault | _Reply | None:
+        with self._lock:
+            if self._faults:
+                fault = self._faults[0]
+                fault.times -= 1
+                if fault.times <= 0:
+                    self._faults.popleft()
+                return fault
+            if self._replies:
+                return self._replies.popleft()
+            responder = self._responder
+        return None if responder is None else _Reply.from_spec(responder(body))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 30  # idle keep-alive connections end after this many seconds
+    mock: MockOpenAIServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet."""
+
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client went away (a timeout or a stop cut)
+
+    def do_GET(self) -> None:
+        self.mock._record(RecordedRequest(self.path, dict(self.headers), {}, "GET"))
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            data = [{"id": m, "object": "model", "owned_by": "mock"} for m in self.mock.models]
+            self._send_json(200, {"object": "list", "data": data})
+        elif self.path.rstrip("/") == "/api/tags":
+            self._send_json(200, {"models": [{"name": m, "model": m} for m in self.mock.models]})
+        else:
+            self._send_error(404, f"mock server: no route GET {self.path}")
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = None
+        self.mock._record(RecordedRequest(self.path, dict(self.headers),
+                                          body if isinstance(body, dict) else {}))
+        if not isinstance(body, dict):
+            self._send_error(400, "mock server: request body is not a JSON object")
+            return
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send_error(404, f"mock server: no route POST {self.path}")
+            return
+        try:
+            action = self.mock._next(body)
+        except Exception as err:  # a responder bug must reach the test as a 500
+            self._send_error(500, f"mock server: responder failed: {err!r}")
+            return
+        if action is None:
+            self._send_error(500, "mock server: no scripted reply left")
+        elif isinstance(action, _Fault):
+            self._fault(action, body)
+        else:
+            self._reply(action, body)
+
+    # -- faults ---------------------------------------------------------------------------
+
+    def _fault(self, fault: _Fault, body: dict[str, Any]) -> None:
+        streaming = bool(body.get("stream"))
+        if fault.kind == "status":
+            status = fault.status or 500
+            message = fault.message or self._status_message(status)
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+            self._send_error(status, message, headers)
+        elif fault.kind in ("reset", "timeout"):
+            if fault.kind == "timeout":
+                time.sleep(1.0 if fault.delay is None else fault.delay)
+            self.close_connection = True  # no response at all
+        elif fault.kind == "stream_cut":
+            self._stream_cut(fault, body, streaming)
+        elif fault.kind == "invalid_json":
+            if streaming:
+                self._start_stream()
+                self._chunk(b"data: <html>not json</html>\n\n")
+                self._chunk(b"")
+            else:
+                self._send_raw(200, b"<html>502 Bad Gateway</html>", "text/html")
+        else:  # empty_choices
+            empty = {"id": "chatcmpl-mock", "object": "chat.completion", "choices": []}
+            if streaming:
+                self._start_stream()
+                self._event({**empty, "object": "chat.completion.chunk"})
+                self._chunk(b"data: [DONE]\n\n")
+                self._chunk(b"")
+            else:
+                self._send_json(200, empty)
+
+    def _status_message(self, status: int) -> str:
+        if status == 401:  # like a real server, echo the credential: the client must scrub it
+            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            return f"Incorrect API key provided: {token}"
+        return f"mock server: injected {status} {self.responses.get(status, ('',))[0]}".strip()
+
+    def _stream_cut(self, fault: _Fault, body: dict[str, Any], streaming: bool) -> None:
+        if not streaming:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "4096")
+            self.end_headers()
+            self.wfile.write(b'{"id": "chatcmpl-mock", "choices": [')
+        else:
+            self._start_stream()
+            base = self._base(body)
+            self._event(self._delta(base, {"role": "assistant", "content": ""}))
+            for piece in _split_text(fault.text or ""):
+                self._event(self._delta(base, {"content": piece}))
+        self.wfile.flush()
+        self.close_connection = True  # no terminating chunk, no [DONE]
+
+    # -- replies --------------------------------------------------------------------------
+
+    def _reply(self, reply: _Reply, body: dict[str, Any]) -> None:
+        if reply.delay:
+            time.sleep(reply.delay)
+        text = reply.text or ""
+        if self.mock.honour_stop and body.get("stop"):
+            stops = [body["stop"]] if isinstance(body["stop"], str) else body["stop"]
+            cuts = [i for s in stops if s and (i := text.find(s)) >= 0]
+            text = text[: min(cuts)] if cuts else text
+        calls = [_tool_call(c, i) for i, c in enumerate(reply.tool_calls)]
+        args_chars = sum(len(c["function"]["arguments"]) for c in calls)
+        usage = reply.usage or {
+            "prompt_tokens": _tokens(_prompt_chars(body)),
+            "completion_tokens": _tokens(len(text) + args_chars),
+        }
+        usage = {**usage, "total_tokens": usage.get("prompt_tokens", 0)
+                 + usage.get("completion_tokens", 0)}
+        finish = "tool_calls" if calls else "stop"
+        if body.get("stream"):
+            self._stream_reply(reply, body, text, calls, finish, usage)
+            return
+        message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls
+                                   else None}
+        if calls:
+            message["tool_calls"] = calls
+        self._send_json(200, {
+            **self._base(body), "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage,
+        })
+
+    def _stream_reply(self, reply: _Reply, body: dict[str, Any], text: str,
+                      calls: list[dict[str, Any]], finish: str, usage: dict[str, int]) -> None:
+        base = self._base(body)
+        self._start_stream()
+        events = [self._delta(base, {"role": "assistant", "content": ""})]
+        events += [self._delta(base, {"content": piece}) for piece in _split_text(text)]
+        for index, call in enumerate(calls):
+            events += [self._delta(base, {"tool_calls": [part]})
+                       for part in self._call_parts(index, call)]
+        events.append(self._delta(base, {}, finish))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append({**base, "choices": [], "usage": usage})
+        for event in events:
+            if reply.chunk_delay:
+                time.sleep(reply.chunk_delay)
+            self._event(event)
+        self._chunk(b"data: [DONE]\n\n")
+        self._chunk(b"")
+
+    def _call_parts(self, index: int, call: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        fn = call["function"]
+        head = {"index": index, "id": call["id"], "type": "function"}
+        yield {**head, "function": {"name": fn["name"], "arguments": ""}}
+        for piece in _split_args(fn["arguments"]):
+            if self.mock.dashscope_style:  # DashScope resends id and name in every chunk
+                yield {**head, "function": {"name": fn["name"], "arguments": piece}}
+            else:
+                yield {"index": index, "function": {"arguments": piece}}
+
+    # -- wire helpers ---------------------------------------------------------------------
+
+    def _base(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body.get("model") or self.mock.models[0]}
+
+    @staticmethod
+    def _delta(base: dict[str, Any], delta: dict[str, Any], finish: str | None = None
+               ) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    def _send_error(self, status: int, message: str, headers: dict[str, str] | None = None
+                    ) -> None:
+        error = {"error": {"message": message, "type": "mock_error", "code": status}}
+        self._send_raw(status, json.dumps(error).encode(), "application/json", headers)
+
+    def _send_json(self, status: int, data: dict[str, Any]) -> None:
+        self._send_raw(status, json.dumps(data).encode(), "application/json")
+
+    def _send_raw(self, status: int, data: bytes, content_type: str,
+                  headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _event(self, event: dict[str, Any]) -> None:
+        self._chunk(f"data: {json.dumps(event)}\n\n".encode())
+
+    def _chunk(self, data: bytes) -> None:
+        """Write one HTTP chunk; an empty one ends the body."""
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+
+def _tool_call(spec: dict[str, Any], index: int) -> dict[str, Any]:
+    args = spec.get("arguments", {})
+    return {
+        "id": spec.get("id") or f"call_mock_{index}",
+        "type": "function",
+        "function": {"name": spec["name"],
+                     "arguments": args if isinstance(args, str) else json.dumps(args)},
+    }
+
+
+def _split_text(text: str) -> list[str]:
+    """Word-sized pieces whose concatenation is ``text``."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def _split_args(args: str, parts: int = 3) -> list[str]:
+    """JSON argument text cut into a few pieces, as real servers stream it."""
+    if len(args) < parts:
+        return [args] if args else []
+    step = math.ceil(len(args) / parts)
+    return [args[i: i + step] for i in range(0, len(args), step)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run a mock server in the foreground; print its base URL."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", help="JSON file: a list of reply dicts, or "
+                        '{"replies": [...], "faults": [...]}')
+    parser.add_argument("--dashscope-style", action="store_true")
+    parser.add_argument("--honour-stop", action="store_true")
+    args = parser.parse_args(argv)
+    server = MockOpenAIServer(port=args.port, dashscope_style=args.dashscope_style,
+                              honour_stop=args.honour_stop)
+    if args.script:
+        with open(args.script, encoding="utf-8") as fh:
+            script = json.load(fh)
+        if isinstance(script, list):
+            script = {"replies": script}
+        for fault in script.get("faults", []):
+            server.add_fault(**fault)
+        for reply in script.get("replies", []):
+            server._replies.append(_Reply.from_spec(reply))
+    server.start()
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
