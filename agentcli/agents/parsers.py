@@ -1,0 +1,432 @@
+"""Output parsers: turn one model reply into an ``AgentAction`` or an ``AgentFinish``.
+
+* ``ReActOutputParser`` reads the text format ``Thought:`` / ``Action: <tool>`` /
+  ``Action Input: <input>`` / ``Final Answer: <answer>``; ``tool_input`` is always a string.
+* ``JsonBlobOutputParser`` reads the chat format: a JSON blob
+  ``{"action": <tool>, "action_input": <input>}`` (usually fenced after ``Action:``) or
+  ``Final Answer: <answer>``; the blob ``{"action": "Final Answer", ...}`` also finishes, so
+  the structured chat agent reuses it. ``tool_input`` is a dict when the input is an object.
+
+Both are pure functions of the text and forgiving, because real models are sloppy: labels
+may be bold, numbered (``Action 1:``), oddly spaced or cased; blobs may sit in any fence or
+none and be broken JSON (see ``_json_repair``); each parser also accepts the other's style.
+
+How a reply is read:
+1. Reasoning in ``<think>...</think>`` is dropped (if nothing follows it, its inside is
+   read instead), and so is everything after an end-of-turn token such as ``<|im_end|>``.
+2. If the reply holds both an action and a final answer, the one written first wins.
+3. A final answer that is empty or only echoes the prompt's placeholder (e.g. "the final
+   answer to the original input question") does not count, so the action is taken.
+4. An action named None / N/A, or with no input, does not count when there is a final
+   answer. ``Action: Final Answer`` (or ``Finish[...]``) with an input is a final answer.
+5. Only the first action is taken: a hallucinated ``Observation:`` and any later steps
+   after it are ignored, and of a list of blobs the first is used.
+6. With nothing usable, ``OutputParserError`` is raised with ``llm_output`` set to the raw
+   reply and an ``observation`` telling the model the exact format to use.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agentcli.agents import _json_repair
+from agentcli.errors import OutputParserError
+from agentcli.schema import AgentAction, AgentFinish
+
+__all__ = ["AgentOutputParser", "JsonBlobOutputParser", "ReActOutputParser", "maybe_json"]
+
+
+class AgentOutputParser(Protocol):
+    """Turns a model reply into the next step; raises OutputParserError when it cannot."""
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        """Parse one reply."""
+        ...
+
+
+# A section label such as "Action:", "**Action 1:**", "Final answer :" or "最终答案：".
+_MARKER = re.compile(
+    r"(?<![A-Za-z0-9])(?P<open>\*\*|__)?"
+    r"(?P<label>final[ \t_-]{0,3}answer|最终答案|action[ \t_-]{0,3}input|action"
+    r"|thought|observation|question)"
+    r"(?:[ \t]{0,3}#?\d{1,3})?[ \t]{0,3}(?P<c1>\*\*|__|\*)?[ \t]{0,3}[:：]"
+    r"(?(open)(?P<c2>[ \t]{0,3}(?:\*\*|__))?)",
+    re.IGNORECASE,
+)
+_KINDS = {"finalanswer": "final", "最终答案": "final", "actioninput": "input"}
+_DECORATION = " \t>#*_-+•0123456789.)"
+_FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:```|~~~)")
+_LANG_TAG = re.compile(r"[\w+.#-]{0,24}")
+_LANG_PREFIX = re.compile(r"[ \t]*[A-Za-z][\w+.-]{0,24}[ \t]+(?=[{\[])")
+_BACKTICKED = re.compile(r"`([^`\n]{1,80})`")
+_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
+_THINK_TAG = re.compile(r"</?(?:think|thinking|reasoning)>", re.IGNORECASE)
+_END_TOKENS = ("<|im_end|>", "<|eot_id|>", "<|end|>", "<|endoftext|>", "</s>")
+_NOT_A_TOOL = frozenset(
+    {"", "none", "n/a", "na", "null", "nil", "no action", "no tool", "nothing", "-", "not needed"}
+)
+_FINAL_TOOLS = frozenset({"final answer", "final", "finish"})
+_PLACEHOLDERS = frozenset({
+    "the final answer to the original input question", "the final answer to the original question",
+    "final answer to the original input question", "the final answer to the question",
+    "the final answer", "final answer", "your final answer", "your final answer here",
+    "final answer here", "your answer", "your answer here", "the answer", "answer",
+    "your response", "your final response to the user", "insert final answer here",
+})
+_ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
+
+_REACT_FORMAT = (
+    "To use a tool, write exactly these lines and then stop:\n"
+    "Thought: <what you will do and why>\n"
+    "Action: <one tool name>\n"
+    "Action Input: <the input for that tool>\n"
+    "To give the answer, write:\n"
+    "Thought: <your reasoning>\n"
+    "Final Answer: <the answer for the user>"
+)
+_CHAT_FORMAT = (
+    "To use a tool, write 'Action:' and then one JSON object in a ```json fence with exactly "
+    'two keys: {"action": "<tool name>", "action_input": <the input for that tool>}, then '
+    "stop. To give the answer, write 'Final Answer: <the answer for the user>'."
+)
+
+
+@dataclass(frozen=True)
+class _Marker:
+    kind: str  # final, input, action, thought, observation or question
+    start: int  # where the previous section ends (the line start for a line-leading label)
+    body: int  # where the text after the colon begins
+    line_start: bool
+    open_bold: bool  # "**Action: x**": the bold closes at the end of the line
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    pos: int
+    result: AgentAction | AgentFinish | None = None
+    problem: str = ""  # "input" (an action without input) or "placeholder"
+    tool: str = ""
+
+
+def maybe_json(text: str) -> Any:
+    """Return the JSON object or list that ``text`` holds (repairing it), else ``text`` as is."""
+    stripped = text.strip()
+    if stripped.startswith(("```", "~~~")):
+        stripped = _unfence(stripped)
+    if stripped.startswith('"'):  # a JSON string that itself holds JSON
+        try:
+            inner = json.loads(stripped)
+        except ValueError:
+            return text
+        return maybe_json(inner) if isinstance(inner, str) and inner != text else text
+    if not stripped.startswith(("{", "[")):
+        return text
+    try:
+        value = _json_repair.loads(stripped)
+    except (ValueError, RecursionError):
+        return text
+    return value if isinstance(value, (dict, list)) else text
+
+
+class ReActOutputParser:
+    """Parses the text ReAct format (``Action:`` / ``Action Input:`` / ``Final Answer:``)."""
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        """Parse one reply; ``tool_input`` is the Action Input as a string."""
+        return _parse(text, structured=False)
+
+
+class JsonBlobOutputParser:
+    """Parses the chat format: a JSON action blob, or ``Final Answer:`` text."""
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        """Parse one reply; ``tool_input`` is a string, or a dict for an object input."""
+        return _parse(text, structured=True)
+
+
+def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
+    help_text = _CHAT_FORMAT if structured else _REACT_FORMAT
+    text = _visible(raw) if raw else ""
+    if not text.strip():
+        raise OutputParserError(
+            "The model returned an empty reply.",
+            llm_output=raw,
+            observation="Your reply was empty. " + help_text,
+        )
+    reply = _Reply(text)
+    candidates = [
+        *_final_candidates(reply, raw),
+        *_action_candidates(reply, raw, structured),
+        *_blob_candidates(text, raw, structured),
+    ]
+    usable = [c for c in candidates if c.result is not None]
+    if usable:
+        best = min(usable, key=lambda c: c.pos).result
+        assert best is not None
+        return best
+    missing = next((c for c in candidates if c.problem == "input"), None)
+    if missing is not None:
+        tool = missing.tool[:80]
+        if structured:
+            note = f'The JSON blob for the tool "{tool}" has no "action_input". '
+        else:
+            note = (f"You chose 'Action: {tool}' but gave no input. Add the line "
+                    "'Action Input: <the input for that tool>' right after it. ")
+        raise OutputParserError(
+            f"The action {tool!r} has no input.", llm_output=raw, observation=note + help_text
+        )
+    if any(c.problem == "placeholder" for c in candidates):
+        raise OutputParserError(
+            "The final answer is empty or only repeats the prompt's placeholder.",
+            llm_output=raw,
+            observation="Your 'Final Answer:' holds no real answer; write the actual answer "
+            "after it. " + help_text,
+        )
+    raise OutputParserError(
+        "The model's reply has neither an action nor a final answer.",
+        llm_output=raw,
+        observation="I could not find a tool call or a final answer in your reply. " + help_text,
+    )
+
+
+def _visible(text: str) -> str:
+    """The part of a reply meant as the answer: no reasoning block, nothing after end-of-turn."""
+    for token in _END_TOKENS:
+        i = text.find(token)
+        if i >= 0:
+            text = text[:i] if text[:i].strip() else text[i + len(token) :]
+    cut = -1
+    for m in _THINK_CLOSE.finditer(text):
+        cut = m.end()
+    if cut >= 0 and text[cut:].strip():
+        return text[cut:]
+    return _THINK_TAG.sub("", text)
+
+
+class _Reply:
+    """A reply split at its section labels, with the positions of its code fences."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.markers = list(self._scan(text))
+        self.fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+
+    @staticmethod
+    def _scan(text: str) -> list[_Marker]:
+        out = []
+        for m in _MARKER.finditer(text):
+            label = m.group("label")
+            key = "".join(ch for ch in label.lower() if ch.isalpha())
+            kind = _KINDS.get(key, key)
+            start = m.start()
+            window = max(0, start - 24)  # labels are only looked for near the line start
+            nl = text.rfind("\n", window, start)
+            begin = nl + 1 if nl >= 0 else (0 if window == 0 else -1)
+            line_start = begin >= 0 and not text[begin:start].strip(_DECORATION)
+            # Mid-line, only a capitalised label counts ("the next action: wait" is prose).
+            if not line_start and (kind == "question" or label[0].islower()):
+                continue
+            open_bold = bool(m.group("open")) and not m.group("c1") and not m.group("c2")
+            out.append(_Marker(kind, begin if line_start else start, m.end(), line_start,
+                               open_bold))
+        return out
+
+    def end_of(self, i: int, *, inline: bool) -> int:
+        """Where section ``i`` ends: at the next label outside a code fence opened inside it."""
+        body = self.markers[i].body
+        for j in range(i + 1, len(self.markers)):
+            other = self.markers[j]
+            if (inline or other.line_start) and not self._fenced(body, other.start):
+                return other.start
+        return len(self.text)
+
+    def _fenced(self, a: int, b: int) -> bool:
+        return (bisect_left(self.fences, b) - bisect_left(self.fences, a)) % 2 == 1
+
+    def section(self, i: int, *, inline: bool) -> str:
+        """The text of section ``i`` with whitespace and a dangling bold closer removed."""
+        text = self.text[self.markers[i].body : self.end_of(i, inline=inline)].strip()
+        if self.markers[i].open_bold:
+            head, nl, rest = text.partition("\n")
+            text = head.rstrip().rstrip("*_").rstrip() + nl + rest
+        return text.strip()
+
+
+def _final_candidates(reply: _Reply, raw: str) -> list[_Candidate]:
+    out = []
+    finals = [i for i, m in enumerate(reply.markers) if m.kind == "final"][:50]
+    for i in finals:
+        answer = _drop_dangling_fence(reply.section(i, inline=False))
+        if answer.startswith(("```", "~~~", "{")):  # Final Answer: {"action": "Final Answer", ...}
+            fields = _json_repair.find_tool_call(maybe_json(answer))
+            if fields is not None and fields[1] and _norm_name(fields[0]) in _FINAL_TOOLS:
+                answer = _as_text(fields[2])
+        out.append(_finish(reply.markers[i].start, answer, raw))
+        if out[-1].result is not None:
+            break
+    return out
+
+
+def _action_candidates(reply: _Reply, raw: str, structured: bool) -> list[_Candidate]:
+    """The first complete text action, plus the first incomplete one before it."""
+    out: list[_Candidate] = []
+    actions = [i for i, m in enumerate(reply.markers) if m.kind == "action"][:50]
+    for i in actions:
+        found = _text_action(reply, i, raw, structured)
+        if found is not None:
+            if found.result is not None or not out:
+                out.append(found)
+            if found.result is not None:
+                break
+    return out
+
+
+def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidate | None:
+    pos = reply.markers[i].start
+    body = reply.section(i, inline=True)
+    if body.startswith(("```", "~~~", "{")) or re.match(r"\[\s*\{", body):
+        return None  # a JSON blob after "Action:": the blob candidates read it
+    tool = _tool_name(body.split("\n", 1)[0])
+    if tool.lower() in _NOT_A_TOOL:
+        return None
+    raw_input = None
+    for j in range(i + 1, len(reply.markers)):
+        kind = reply.markers[j].kind
+        if kind == "action":
+            break
+        if kind == "input":
+            raw_input = reply.section(j, inline=False)
+            break
+    if raw_input is None:
+        tool, raw_input = _call_form(tool)
+        if raw_input is None:
+            return _Candidate(pos, problem="input", tool=tool)
+    tool_input = _clean_input(raw_input)
+    if _norm_name(tool) in _FINAL_TOOLS:
+        return _finish(pos, tool_input, raw)
+    if structured:
+        parsed = maybe_json(tool_input)
+        return _Candidate(pos, AgentAction(tool, parsed if isinstance(parsed, dict) else tool_input,
+                                           raw))
+    return _Candidate(pos, AgentAction(tool, tool_input, raw))
+
+
+def _blob_candidates(text: str, raw: str, structured: bool) -> list[_Candidate]:
+    """The first complete tool-call blob in the text, plus the first incomplete one before it."""
+    out: list[_Candidate] = []
+    for start, value, _end in _json_repair.iter_values(text):
+        fields = _json_repair.find_tool_call(value)
+        if fields is None:
+            continue
+        tool, has_input, tool_input = fields
+        if _norm_name(tool) in _FINAL_TOOLS:
+            found = _finish(start, _as_text(tool_input) if has_input else "", raw)
+        elif not has_input:
+            found = _Candidate(start, problem="input", tool=tool)
+        else:
+            found = _Candidate(start, AgentAction(tool, _blob_input(tool_input, structured), raw))
+        if found.result is not None or not out:
+            out.append(found)
+        if found.result is not None:
+            break
+    return out
+
+
+def _finish(pos: int, answer: str, raw: str) -> _Candidate:
+    if answer.strip() in ("", "...", "…") or _is_placeholder(answer):
+        return _Candidate(pos, problem="placeholder")
+    return _Candidate(pos, AgentFinish({"output": answer}, raw))
+
+
+def _is_placeholder(answer: str) -> bool:
+    if len(answer) > 200:
+        return False
+    norm = " ".join(re.sub(r"[^\w\s]", " ", answer.lower()).split())
+    return norm in _PLACEHOLDERS or "final answer to the original" in norm
+
+
+def _tool_name(line: str) -> str:
+    """The tool named on an ``Action:`` line, without quotes, backticks, brackets or bold."""
+    quoted = _BACKTICKED.search(line)
+    name = quoted.group(1) if quoted else line
+    name = name.strip().strip("*_`'\"").strip().rstrip(".,;:").strip()
+    if name.startswith("[") and name.endswith("]") and name.count("[") == 1:
+        name = name[1:-1].strip()
+    return name
+
+
+def _call_form(tool: str) -> tuple[str, str | None]:
+    """Split ``search("x")`` or ``Search[x]`` into tool and input; input None when not a call."""
+    for opener, closer in (("(", ")"), ("[", "]")):
+        i = tool.find(opener)
+        if i > 0 and tool.endswith(closer) and re.fullmatch(r"[\w.\- ]{1,80}", tool[:i]):
+            return tool[:i].strip(), tool[i + 1 : -1]
+    return tool, None
+
+
+def _clean_input(raw: str) -> str:
+    """An Action Input without fences, surrounding quotes or text after a JSON value."""
+    text = raw.strip()
+    text = _unfence(text) if text.startswith(("```", "~~~")) else _drop_dangling_fence(text)
+    if text.startswith(("{", "[")):
+        try:
+            _value, end = _json_repair.parse_prefix(text, 0)
+        except (ValueError, RecursionError):
+            end = len(text)
+        text = text[:end].strip() if text[end:].strip() else text
+    for quote in ('"', "'", "`"):
+        if len(text) >= 2 and text[0] == quote == text[-1] and quote not in text[1:-1]:
+            return text[1:-1].strip()
+    return text
+
+
+def _unfence(text: str) -> str:
+    """The text inside a leading code fence (all the rest when the fence is never closed)."""
+    fence, rest = text[:3], text[3:]
+    nl = rest.find("\n")
+    head = rest if nl < 0 else rest[:nl]
+    if _LANG_TAG.fullmatch(head.strip()):  # ```json on a line of its own
+        rest = "" if nl < 0 else rest[nl + 1 :]
+    else:  # ```json {"a": 1}``` on one line
+        rest = _LANG_PREFIX.sub("", rest, count=1)
+    end = rest.find(fence)
+    return (rest if end < 0 else rest[:end]).strip()
+
+
+def _drop_dangling_fence(text: str) -> str:
+    """Remove a closing fence whose opening fence lies outside the text."""
+    for fence in ("```", "~~~"):
+        if text.endswith(fence) and text.count(fence) % 2 == 1:
+            return text[: -len(fence)].rstrip()
+    return text
+
+
+def _blob_input(value: Any, structured: bool) -> str | dict[str, Any]:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if structured and isinstance(value, dict):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        keys = {_json_repair.norm_key(k): k for k in value}
+        for k in _ANSWER_KEYS:
+            if k in keys and isinstance(value[keys[k]], str):
+                return str(value[keys[k]]).strip()
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _norm_name(name: str) -> str:
+    return " ".join(name.lower().replace("_", " ").replace("-", " ").split())

@@ -1,0 +1,159 @@
+"""Output parsers: recorded messy replies, properties on arbitrary text, and a time guard."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentcli.agents.parsers import (
+    AgentOutputParser,
+    JsonBlobOutputParser,
+    ReActOutputParser,
+    maybe_json,
+)
+from agentcli.errors import OutputParserError
+from agentcli.schema import AgentAction, AgentFinish
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+PARSERS: dict[str, AgentOutputParser] = {
+    "react_outputs.jsonl": ReActOutputParser(),
+    "json_blob_outputs.jsonl": JsonBlobOutputParser(),
+}
+
+
+def _cases() -> list[Any]:
+    out = []
+    for name in PARSERS:
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            out.append(pytest.param(name, case, id=f"{name.split('_')[0]}-{case['id']}"))
+    return out
+
+
+@pytest.mark.parametrize(("file", "case"), _cases())
+def test_recorded_reply(file: str, case: dict[str, Any]) -> None:
+    parser, expect, text = PARSERS[file], case["expect"], case["text"]
+    if expect["type"] == "error":
+        with pytest.raises(OutputParserError) as info:
+            parser.parse(text)
+        assert info.value.llm_output == text
+        assert info.value.observation
+        return
+    result = parser.parse(text)
+    assert result.log == text
+    if expect["type"] == "finish":
+        assert isinstance(result, AgentFinish), result
+        assert result.output == expect["output"]
+    else:
+        assert isinstance(result, AgentAction), result
+        assert (result.tool, result.tool_input) == (expect["tool"], expect["tool_input"])
+
+
+def test_each_file_has_forty_cases() -> None:
+    for name in PARSERS:
+        assert len((DATA / name).read_text(encoding="utf-8").splitlines()) >= 40
+
+
+def test_error_observations_differ_by_format() -> None:
+    errors = []
+    for parser in PARSERS.values():
+        with pytest.raises(OutputParserError) as info:
+            parser.parse("Just some prose.")
+        errors.append(info.value.observation)
+    assert errors[0] != errors[1]
+    assert "Action Input:" in errors[0]
+    assert '"action_input"' in errors[1]
+
+
+def test_missing_action_input_is_explained() -> None:
+    with pytest.raises(OutputParserError) as info:
+        ReActOutputParser().parse("Thought: go\nAction: search")
+    assert "Action Input" in str(info.value.observation)
+    assert "search" in str(info.value.observation)
+
+
+def test_react_input_stays_a_string_and_json_input_becomes_a_dict() -> None:
+    text = 'Action: weather\nAction Input: {"city": "Rome"}'
+    assert ReActOutputParser().parse(text) == AgentAction("weather", '{"city": "Rome"}', text)
+    assert JsonBlobOutputParser().parse(text) == AgentAction("weather", {"city": "Rome"}, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ("{'a': True,}", {"a": True}),
+        ('```json\n[1, 2]\n```', [1, 2]),
+        ('"{\\"a\\": 1}"', {"a": 1}),
+        ("plain words", "plain words"),
+        ('{"a": 1} and more', '{"a": 1} and more'),
+        ("42", "42"),
+    ],
+)
+def test_maybe_json(text: str, expected: Any) -> None:
+    assert maybe_json(text) == expected
+
+
+_FRAGMENTS = st.sampled_from([
+    "Action:", "Action Input:", "Final Answer:", "Thought:", "Observation:", "**", "```json",
+    "```", "~~~", "{", "}", "[", "]", '"', "'", ",", ":", "\n", " ", "action", "action_input",
+    '"action"', '"Final Answer"', "None", "<think>", "</think>", "search", "(", ")", "\\", "：",
+    "1", "True", "//", "/*", "#", "<|im_end|>", "最终答案",
+])
+_REPLIES = st.one_of(st.text(max_size=300), st.lists(_FRAGMENTS, max_size=60).map("".join))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_REPLIES)
+def test_any_text_gives_a_step_or_a_parser_error(text: str) -> None:
+    for parser in PARSERS.values():
+        try:
+            result = parser.parse(text)
+        except OutputParserError as exc:
+            assert exc.llm_output == text
+            continue
+        assert isinstance(result, (AgentAction, AgentFinish))
+        assert result.log == text
+        if isinstance(result, AgentAction):
+            assert isinstance(result.tool_input, (str, dict))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_maybe_json_never_raises(text: str) -> None:
+    assert isinstance(maybe_json(text), (str, dict, list))
+
+
+_ADVERSARIAL = [
+    "Action:" * 2000,
+    "{" * 10000,
+    "[" * 10000,
+    "```" * 3000,
+    "[{" * 5000,
+    '{"a":' * 2000,
+    "Action: x Action Input: y " * 400,
+    "Final Answer: " * 700,
+    "\n".join(["Action: t", "Action Input: i"] * 350),
+    '{"action": "' + "\\" * 9000,
+    "Thought: " + "a" * 10000,
+    "**" * 5000,
+    "'\"" * 5000,
+    "1" * 10000,
+    '{"action": "s", "action_input": ' + "[" * 3000,
+]
+
+
+@pytest.mark.parametrize("text", _ADVERSARIAL, ids=lambda t: repr(t[:16]))
+def test_adversarial_input_is_fast(text: str) -> None:
+    for parser in PARSERS.values():
+        started = time.perf_counter()
+        with contextlib.suppress(OutputParserError):
+            parser.parse(text)
+        assert time.perf_counter() - started < 0.5
