@@ -279,5 +279,5 @@ def load_settings(
         for key, value in layer.items():
             values[key] = value
             sources[key] = label
-    known = {f.name for f in fields(Settings)}
-    return replace(Settings(), **{k: v for k, v in values.items() if k in known}, sources=sources)
+    names = {f.name for f in fields(Settings)}
+    return replace(Settings(), **{k: v for k, v in values.items() if k in names}, sources=sources)

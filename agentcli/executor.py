@@ -219,16 +219,15 @@ class AgentExecutor:
             for action, observation in zip(actions, observations, strict=True):
                 tool = self.tool_map.get(action.tool)
                 if tool is not None and tool.return_direct:
-                    finish = AgentFinish({"output": observation}, action.log)
-                    cb.on_agent_finish(finish)
+                    cb.on_agent_finish(AgentFinish({"output": observation}, action.log))
                     yield RunEvent("finish", output=observation)
                     return self._result(state, observation, "return_direct")
         cb.on_text(f"Stopped: {reason.replace('_', ' ')} reached", kind="limit", reason=reason)
         yield RunEvent("limit", output=reason)
         if self.early_stopping_method == "generate":
-            finish: AgentFinish = yield _Plan(self._agent_steps(state.steps), final=True)
-            output = finish.output
-            cb.on_agent_finish(finish)
+            final: AgentFinish = yield _Plan(self._agent_steps(state.steps), final=True)
+            output = final.output
+            cb.on_agent_finish(final)
         else:
             output = FORCE_STOP_MESSAGE
             cb.on_agent_finish(AgentFinish({"output": output}, ""))

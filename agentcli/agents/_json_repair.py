@@ -54,7 +54,7 @@ class JsonRepairError(ValueError):
         self.pos = pos
 
 
-def _ws_end(text: str, pos: int, pattern: re.Pattern[str] = _WS) -> int:
+def _match_end(text: str, pos: int, pattern: re.Pattern[str] = _WS) -> int:
     m = pattern.match(text, pos)  # these patterns all match the empty string
     return m.end() if m else pos
 
@@ -92,7 +92,7 @@ class _Reader:
         """Skip whitespace and comments."""
         text = self.text
         while True:
-            pos = _ws_end(text, pos)
+            pos = _match_end(text, pos)
             if text.startswith(("//", "#"), pos):
                 nl = text.find("\n", pos)
                 pos = self.n if nl < 0 else nl + 1
@@ -136,10 +136,10 @@ class _Reader:
         body = _STRING_BODY[quote]
         i = pos + 1
         while True:
-            end = _ws_end(text, i, body)
+            end = _match_end(text, i, body)
             if end >= self.n:  # never closed: the string runs to the end
                 return _unescape(text[pos + 1 :], quote), self.n
-            after = _ws_end(text, end + 1)
+            after = _match_end(text, end + 1)
             follower = text[after] if after < self.n else ""
             newline = "\n" in text[end + 1 : after]
             if not follower or follower in _AFTER_STRING or (follower in "\"'" and newline):
@@ -248,7 +248,7 @@ def iter_values(text: str, max_attempts: int = 500) -> Iterator[tuple[int, Any, 
         except JsonRepairError as exc:
             pos = max(start + 1, exc.pos)
             if exc.pos - start > MAX_DEPTH:  # a pile of brackets: skip it whole
-                pos = _ws_end(text, pos, _BRACKET_RUN)
+                pos = _match_end(text, pos, _BRACKET_RUN)
             continue
         yield start, value, end
         pos = max(end, start + 1)

@@ -5,7 +5,8 @@
 * ``JsonBlobOutputParser`` reads the chat format: a JSON blob
   ``{"action": <tool>, "action_input": <input>}`` (usually fenced after ``Action:``) or
   ``Final Answer: <answer>``; the blob ``{"action": "Final Answer", ...}`` also finishes, so
-  the structured chat agent reuses it. ``tool_input`` is a dict when the input is an object.
+  the structured chat agent reuses it. ``tool_input`` is a dict when the input is an object;
+  a string stays a string even when it holds JSON (``maybe_json`` turns such text into a dict).
 
 Both are pure functions of the text and forgiving, because real models are sloppy: labels
 may be bold, numbered (``Action 1:``), oddly spaced or cased; blobs may sit in any fence or
@@ -19,9 +20,11 @@ How a reply is read:
    answer to the original input question") does not count, so the action is taken.
 4. An action named None / N/A, or with no input, does not count when there is a final
    answer. ``Action: Final Answer`` (or ``Finish[...]``) with an input is a final answer.
-5. Only the first action is taken: a hallucinated ``Observation:`` and any later steps
+5. A section runs to the next label at the start of a line outside a code fence opened in
+   it, so a final answer keeps all its lines and code in an Action Input may mention labels.
+6. Only the first action is taken: a hallucinated ``Observation:`` and any later steps
    after it are ignored, and of a list of blobs the first is used.
-6. With nothing usable, ``OutputParserError`` is raised with ``llm_output`` set to the raw
+7. With nothing usable, ``OutputParserError`` is raised with ``llm_output`` set to the raw
    reply and an ``observation`` telling the model the exact format to use.
 """
 
@@ -122,7 +125,10 @@ def maybe_json(text: str) -> Any:
             inner = json.loads(stripped)
         except ValueError:
             return text
-        return maybe_json(inner) if isinstance(inner, str) and inner != text else text
+        if isinstance(inner, str) and inner.lstrip().startswith(("{", "[", "```")):
+            value = maybe_json(inner)
+            return value if isinstance(value, (dict, list)) else text
+        return text
     if not stripped.startswith(("{", "[")):
         return text
     try:
@@ -163,11 +169,9 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
         *_action_candidates(reply, raw, structured),
         *_blob_candidates(text, raw, structured),
     ]
-    usable = [c for c in candidates if c.result is not None]
+    usable = [(c.pos, c.result) for c in candidates if c.result is not None]
     if usable:
-        best = min(usable, key=lambda c: c.pos).result
-        assert best is not None
-        return best
+        return min(usable, key=lambda found: found[0])[1]
     missing = next((c for c in candidates if c.problem == "input"), None)
     if missing is not None:
         tool = missing.tool[:80]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -13,7 +14,7 @@ def print_tools(json_out: bool) -> None:
     from agentcli.tools.registry import registry
 
     specs = sorted(registry().values(), key=lambda s: s.name)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": s.name,
             "description": s.summary,

@@ -95,6 +95,7 @@ def test_react_input_stays_a_string_and_json_input_becomes_a_dict() -> None:
         ("plain words", "plain words"),
         ('{"a": 1} and more', '{"a": 1} and more'),
         ("42", "42"),
+        ('"hello"', '"hello"'),
     ],
 )
 def test_maybe_json(text: str, expected: Any) -> None:
