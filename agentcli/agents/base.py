@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -15,6 +16,9 @@ from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.agents.parsers import AgentOutputParser
+
+
+_LEADING_THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.I)
 
 
 class Agent(ABC):
@@ -124,12 +128,19 @@ class TextAgent(Agent):
         return AgentFinish({"output": result.text.strip()}, result.text)
 
 
-def scratchpad(steps: Sequence[AgentStep], *, thought_prefix: str = "Thought:") -> str:
-    """Replay the steps as prior work: each log, its observation, then a fresh thought."""
-    parts = []
-    for step in steps:
-        parts.append(f"{step.action.log.rstrip()}\nObservation: {step.observation}\n")
-    return "".join(parts) + (thought_prefix if steps else "")
+def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False) -> str:
+    """Replay the steps as prior work: each log, its observation, then ``Thought:``.
+
+    A log that follows a ``Thought:`` already written (every step after the first, and the
+    first when the prompt ends with one) loses its own leading ``Thought:`` so it never doubles.
+    """
+    text = ""
+    for i, step in enumerate(steps):
+        log = step.action.log.strip()
+        if i > 0 or starts_after_thought:
+            log = " " + _LEADING_THOUGHT.sub("", log)
+        text += f"{log}\nObservation: {step.observation}\nThought:"
+    return text
 
 
 def final_instruction() -> str:

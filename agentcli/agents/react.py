@@ -38,9 +38,7 @@ class ReActAgent(TextAgent):
         self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
     ) -> list[Message]:
         """The ReAct prompt with the scratchpad after the last ``Thought:``."""
-        pad = scratchpad(steps, thought_prefix="Thought:")
-        if pad:
-            pad = " " + pad.lstrip()
+        pad = scratchpad(steps, starts_after_thought=True)
         if final:
             pad += " " + final_instruction()
         return [user(render(self.template, input=str(inputs["input"]), agent_scratchpad=pad))]
