@@ -115,3 +115,30 @@ def wiki_route(handler: Handler) -> None:
 def wiki_server(local_server: LocalServer) -> LocalServer:
     local_server.routes["/w/api.php"] = wiki_route
     return local_server
+
+
+class PlannedAgent:
+    """A stand-in agent (the ReAct parser lives on another branch): ``plan_fn(steps)`` decides.
+
+    Built lazily so importing this conftest does not need the agents package.
+    """
+
+    @staticmethod
+    def build(plan_fn: Callable[[list[Any]], Any], tools: list[Any]) -> Any:
+        from agentcli.agents.base import Agent
+        from agentcli.schema import AgentFinish
+
+        class _Planned(Agent):  # type: ignore[misc]
+            def plan(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
+                return plan_fn(list(steps))
+
+            async def aplan(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
+                return plan_fn(list(steps))
+
+            def plan_final(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
+                return AgentFinish({"output": "stopped"}, "")
+
+            async def aplan_final(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
+                return self.plan_final(steps, inputs, callbacks)
+
+        return _Planned(None, tools)
