@@ -64,16 +64,19 @@ class MCPConnection:
     def __init__(self, name: str, conf: dict[str, Any]) -> None:
         self.name, self.conf = name, conf
         self.timeout = float(conf.get("timeout", 30))
-        self._loop = asyncio.new_event_loop()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: Future[Any] = Future()
         self._stop: asyncio.Event | None = None
         self._session: Any = None
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
-                                        name=f"mcp-{name}")
+        self._main_done = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def start(self) -> list[Any]:
         """Spawn the server, initialise the session, return its tool list."""
         _require_mcp()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name=f"mcp-{self.name}")
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self._main(), self._loop)
         try:
@@ -94,6 +97,7 @@ class MCPConnection:
                                        args=list(self.conf.get("args") or []), env=env or None,
                                        cwd=self.conf.get("cwd"))
         self._stop = asyncio.Event()
+        self._main_done.clear()
         try:
             with open(os.devnull, "w") as errlog:
                 async with stdio_client(params, errlog=errlog) as (read, write), \
@@ -106,8 +110,11 @@ class MCPConnection:
             if not self._ready.done():
                 self._ready.set_exception(err if isinstance(err, Exception) else
                                           RuntimeError(str(err)))
+        finally:
+            self._main_done.set()
 
     def _run(self, coro: Any) -> Any:
+        assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=self.timeout)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> str:
@@ -127,12 +134,20 @@ class MCPConnection:
 
     def close(self) -> None:
         """End the session and the server process."""
-        if self._stop is not None and self._loop.is_running():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread.is_alive():
-            self._thread.join(timeout=0.2)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=5)
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        self._loop = self._thread = None
+        if self._stop is not None:
+            loop.call_soon_threadsafe(self._stop.set)
+            for _ in range(50):  # let the session and the server process shut down
+                if self._main_done.is_set():
+                    break
+                self._main_done.wait(0.1)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        if not thread.is_alive():
+            loop.close()
 
 
 _CONNECTIONS: dict[str, MCPConnection] = {}
