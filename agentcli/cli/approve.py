@@ -23,10 +23,10 @@ def has_terminal() -> bool:
     return bool(sys.stdin and sys.stdin.isatty() and sys.stderr.isatty())
 
 
-def _read(prompt: str, default: str = "") -> str:
+def _read(message: str, default: str = "") -> str:
     from prompt_toolkit import prompt
 
-    return prompt(prompt, default=default)
+    return prompt(message, default=default)
 
 
 def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[..., Decision]:

@@ -48,7 +48,9 @@ def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
         return []
     _plugins_loaded = True
     if entry_points is None:
-        from importlib.metadata import entry_points
+        from importlib.metadata import entry_points as found_entry_points
+
+        entry_points = found_entry_points
     names = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:

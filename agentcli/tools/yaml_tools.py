@@ -167,7 +167,8 @@ def register_yaml_tools(definitions: list[dict[str, Any]]) -> list[str]:
 
         def factory(llm: Any = None, _d: dict[str, Any] = d, _b: Any = build,
                     **settings: Any) -> Tool:
-            return _b(_d, settings)
+            built: Tool = _b(_d, settings)
+            return built
 
         reason = (f"it runs {d['argv'][0]} with arguments the model picks" if kind == "command"
                   else f"it sends {d.get('method', 'GET')} requests to {d['url']}")
