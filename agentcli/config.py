@@ -128,6 +128,30 @@ def _mapping(v: Any) -> dict[str, Any]:
     return dict(v)
 
 
+def _tool_policy(v: Any) -> dict[str, str]:
+    table = _mapping(v)
+    for name, policy in table.items():
+        if policy not in ("allow", "ask", "deny"):
+            raise ValueError(f"a mapping of tool: allow|ask|deny (tool {name!r} has {policy!r})")
+    return {str(k): str(p) for k, p in table.items()}
+
+
+def _yaml_tools(v: Any) -> list[dict[str, Any]]:
+    from agentcli.tools.yaml_tools import check_definitions
+
+    return check_definitions(v)
+
+
+def _mcp_servers(v: Any) -> dict[str, dict[str, Any]]:
+    from agentcli.tools.mcp_tools import check_servers
+
+    return check_servers(v)
+
+
+def _path_list(v: Any) -> list[str]:
+    return _name_list(v)
+
+
 @dataclass(frozen=True)
 class Field:
     """One setting: how to check it, its environment variable, and a help line."""
@@ -159,6 +183,11 @@ FIELDS: dict[str, Field] = {
     "verbose": Field(_bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace"),
     "stream": Field(_bool, "AGENT_STREAM", "stream tokens from the model"),
     "tool_settings": Field(_mapping, None, "settings passed to tools (base URLs, limits)"),
+    "tool_policy": Field(_tool_policy, None, "per dangerous tool: allow, ask (default) or deny"),
+    "approve": Field(_choice("ask", "auto"), "AGENT_APPROVE", "ask before dangerous calls; auto"),
+    "tools_module": Field(_path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools"),
+    "yaml_tools": Field(_yaml_tools, None, "command and http tools declared in YAML"),
+    "mcp_servers": Field(_mcp_servers, None, "MCP servers over stdio: {name: {command, args}}"),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
     "profiles": Field(_mapping, None, "named groups of settings"),
 }
@@ -185,6 +214,11 @@ class Settings:
     verbose: bool = True
     stream: bool = False
     tool_settings: dict[str, Any] = field(default_factory=dict)
+    tool_policy: dict[str, str] = field(default_factory=dict)
+    approve: str = "ask"
+    tools_module: list[str] = field(default_factory=list)
+    yaml_tools: list[dict[str, Any]] = field(default_factory=list)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict, compare=False)

@@ -267,6 +267,8 @@ class AgentExecutor:
         cb.on_text(
             f"{'approved' if verdict.allowed else 'denied'} {tool.name}: {verdict.reason}",
             kind="approval", tool=tool.name, allowed=verdict.allowed,
+            verdict="approved" if verdict.allowed else "denied", reason=verdict.reason,
+            tool_input=tool_input, edited_input=verdict.tool_input,
         )
         if not verdict.allowed:
             return tool_input, f"Denied: the user did not approve running {tool.name}" + (

@@ -37,16 +37,17 @@ def build_executor(
     *,
     approver: Any = None,
     callbacks: Iterable[BaseCallbackHandler] = (),
+    tool_extras: Mapping[str, Any] | None = None,
 ) -> Any:
-    """Load the tools by name and wrap the agent in an AgentExecutor."""
+    """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.
+
+    ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function.
+    """
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
     from agentcli.executor import deny_all
-    from agentcli.tools import load_tools
+    from agentcli.tools.custom import load_configured_tools
 
-    tools = load_tools(
-        settings.tools, llm=llm, allow_dangerous_tools=settings.allow_dangerous_tools,
-        allow=settings.allow, **settings.tool_settings,
-    )
+    tools = load_configured_tools(settings, llm, tool_extras)
     return initialize_agent(
         tools,
         llm,

@@ -132,6 +132,9 @@ def run(
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object with the result."),
     record: Path | None = typer.Option(None, "--record", help="Save a replay cassette here."),
+    tools_module: str | None = typer.Option(
+        None, "--tools-module", help="Python file(s) with @tool functions, comma-separated."
+    ),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -143,6 +146,7 @@ def run(
             "max_iterations": max_iterations, "max_execution_time": max_time,
             "early_stopping_method": early_stopping,
             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+            "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
         }
         from agentcli.config import load_settings
@@ -153,15 +157,68 @@ def run(
         raise typer.Exit(code)
 
 
+_CONFIG_OPT = typer.Option(None, "--config", "-c", help="YAML config file.")
+_MODULE_OPT = typer.Option(None, "--tools-module", help="Python file(s) with @tool functions.")
+
+
+def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) -> Any:
+    from agentcli.config import load_settings
+
+    return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
+
+
 @tools_app.command("list")
 def tools_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    config: Path | None = _CONFIG_OPT,
+    tools_module: str | None = _MODULE_OPT,
 ) -> None:
-    """List every tool: what it does, what it needs, whether it is dangerous."""
+    """List every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
     with errors_to_exit():
-        from agentcli.cli.listing import print_tools
+        from agentcli.cli.tool_commands import print_tools
 
-        print_tools(json_out)
+        print_tools(_tool_settings(config, tools_module), json_out)
+
+
+@tools_app.command("show")
+def tools_show(
+    name: str = typer.Argument(..., help="The tool name."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    config: Path | None = _CONFIG_OPT,
+    tools_module: str | None = _MODULE_OPT,
+) -> None:
+    """Show one tool: description, argument schema, danger, needs."""
+    with errors_to_exit():
+        from agentcli.cli.tool_commands import show_tool
+
+        show_tool(_tool_settings(config, tools_module), name, json_out)
+
+
+@tools_app.command("call")
+def tools_call(
+    name: str = typer.Argument(..., help="The tool name."),
+    tool_input: str = typer.Argument(..., help="The input: text, or a JSON object."),
+    config: Path | None = _CONFIG_OPT,
+    tools_module: str | None = _MODULE_OPT,
+    model: str | None = typer.Option(None, "--model", "-m", help="For tools needing a model."),
+    allow: str | None = typer.Option(None, "--allow", help="Dangerous tools to allow."),
+    allow_dangerous_tools: bool | None = typer.Option(
+        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
+    ),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run a dangerous call without asking."),
+) -> None:
+    """Run one tool directly, under the same approval rules as the agent."""
+    with errors_to_exit():
+        from agentcli.cli.tool_commands import call_tool
+
+        settings = _tool_settings(config, tools_module, model=model, allow=allow,
+                                  allow_dangerous_tools=allow_dangerous_tools)
+        llm = None
+        if settings.model:
+            from agentcli.runtime import build_model
+
+            llm = build_model(settings, _env())
+        raise typer.Exit(call_tool(settings, name, tool_input, yes=yes, llm=llm))
 
 
 @agents_app.command("list")

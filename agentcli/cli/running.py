@@ -48,10 +48,10 @@ def choose_model(
     return settings, ReplayChatModel(demo.demo_cassette()), notice
 
 
-def _approver(yes: bool) -> Any:
-    from agentcli.executor import allow_all, deny_all
+def _approver(settings: Settings, yes: bool) -> Any:
+    from agentcli.cli.approve import build_approver
 
-    return allow_all if yes else deny_all
+    return build_approver(settings, yes)
 
 
 def exit_code(result: RunResult) -> int:
@@ -87,7 +87,10 @@ def execute(
     inline = out.is_terminal and err.is_terminal and not json_out
     handlers = [VerboseHandler(err, show_answer=not inline)] if settings.verbose else []
     try:
-        executor = build_executor(settings, llm, approver=_approver(yes), callbacks=handlers)
+        from agentcli.cli.approve import human_input
+
+        executor = build_executor(settings, llm, approver=_approver(settings, yes),
+                                  callbacks=handlers, tool_extras={"human_input": human_input()})
         result: RunResult = executor.invoke(question)
     finally:
         llm.close()

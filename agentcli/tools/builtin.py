@@ -1,4 +1,8 @@
-"""Registers the built-in tools through the same call a plugin uses."""
+"""Registers the built-in tools through the same call a plugin uses.
+
+Each tool family lives in its own module with a ``SPECS`` tuple; modules are imported here but
+heavy libraries (httpx, sqlite drivers) only inside the factories.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,25 @@ BUILTINS: tuple[ToolSpec, ...] = (
 )
 
 
+def all_specs() -> tuple[ToolSpec, ...]:
+    """Every built-in spec, family by family."""
+    from agentcli.tools import (
+        arxiv,
+        files,
+        misc,
+        python_repl,
+        requests_tools,
+        search,
+        shell,
+        sql,
+        wikipedia,
+    )
+
+    families = (wikipedia, arxiv, search, requests_tools, shell, python_repl, files, sql, misc)
+    return BUILTINS + tuple(spec for family in families for spec in family.SPECS)
+
+
 def register_all() -> None:
     """Register every built-in tool spec."""
-    for spec in BUILTINS:
+    for spec in all_specs():
         register_tool(spec, replace=True)

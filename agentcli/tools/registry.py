@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentcli.errors import ToolLoadError
@@ -102,9 +102,10 @@ def load_tools(
     for name in expand(names):
         spec = specs[name]
         group = groups.get(name)
-        if spec.dangerous and not (
-            allow_dangerous_tools or name in allowed or (group is not None and group in allowed)
-        ):
+        permitted = allow_dangerous_tools or name in allowed or (
+            group is not None and group in allowed
+        )
+        if spec.dangerous and not permitted:
             raise _refuse_dangerous(spec, group)
         if spec.needs.llm and llm is None:
             raise ToolLoadError(f"tool {name!r} needs a language model; configure --model")
@@ -117,6 +118,8 @@ def load_tools(
         assert spec.factory is not None
         built = spec.factory(llm=llm, **settings)
         for t in built if isinstance(built, list) else [built]:
+            if t.dangerous and not permitted:  # dangerous because of a setting or by its author
+                raise _refuse_dangerous(replace(spec, danger_reason=t.danger_reason), group)
             t.dangerous = t.dangerous or spec.dangerous
             t.danger_reason = t.danger_reason or spec.danger_reason
             t.needs = spec.needs

@@ -1,0 +1,81 @@
+"""The interactive approver: show exactly what will run, then yes / no / always / edit / reject."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from agentcli.approval import ApprovalPolicy, Decision
+from agentcli.config import Settings
+from agentcli.tools.base import Tool, ToolInput
+
+CHOICES = "[y]es / [n]o / [a]lways this session / [e]dit / [r]eject with a reason"
+
+
+def has_terminal() -> bool:
+    """True when a person can answer on this terminal."""
+    return bool(sys.stdin and sys.stdin.isatty() and sys.stderr.isatty())
+
+
+def _read(message: str, default: str = "") -> str:
+    from prompt_toolkit import prompt
+
+    return prompt(message, default=default)
+
+
+def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[..., Decision]:
+    """An ``ask`` function for :class:`ApprovalPolicy` that prompts on the terminal."""
+
+    def ask(tool: Tool, tool_input: ToolInput, description: str) -> Decision:
+        why = f" ({tool.danger_reason})" if tool.danger_reason else ""
+        console.print(Panel(Text(description), title=f"{tool.name} wants to run{why}",
+                            border_style="yellow"))
+        while True:
+            answer = read(f"Allow? {CHOICES}: ").strip().lower()[:1]
+            if answer == "y":
+                return Decision("yes")
+            if answer in ("n", ""):
+                return Decision("no")
+            if answer == "a":
+                return Decision("always")
+            if answer == "r":
+                return Decision("reject", reason=read("Reason (sent to the model): ").strip())
+            if answer == "e":
+                current = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
+                edited = read("Edit the input: ", default=current)
+                if isinstance(tool_input, dict):
+                    try:
+                        return Decision("edit", tool_input=json.loads(edited))
+                    except ValueError:
+                        console.print("The edited input is not valid JSON; try again.")
+                        continue
+                return Decision("edit", tool_input=edited)
+
+    return ask
+
+
+def build_approver(settings: Settings, yes: bool, console: Console | None = None) -> Any:
+    """The approver for a run: --yes / approve: auto runs everything allowed by policy; a
+    terminal gets prompts; anything else denies ``ask`` calls."""
+    console = console or Console(stderr=True)
+    ask = make_ask(console) if has_terminal() else None
+    return ApprovalPolicy(settings.tool_policy, auto=yes or settings.approve == "auto", ask=ask)
+
+
+def human_input(console: Console | None = None) -> Callable[[str], str] | None:
+    """The ``human`` tool's way to ask the person at the terminal (None without one)."""
+    if not has_terminal():
+        return None
+    console = console or Console(stderr=True)
+
+    def ask(question: str) -> str:
+        console.print(Panel(Text(question), title="The agent asks you", border_style="cyan"))
+        return _read("Your answer: ")
+
+    return ask

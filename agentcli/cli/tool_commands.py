@@ -1,0 +1,124 @@
+"""``agent tools list | show | call``: the registry with sources, schemas, and a direct call."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentcli.config import Settings
+from agentcli.errors import ConfigError, ToolInputError
+from agentcli.tools.registry import ToolSpec, registry
+
+
+def _prepare(settings: Settings, err: Console) -> dict[str, ToolSpec]:
+    from agentcli.tools.custom import prepare_registry, warnings_seen
+
+    prepare_registry(settings)
+    for line in warnings_seen:
+        err.print(Text("warning: " + line, style="yellow"))
+    warnings_seen.clear()
+    return registry()
+
+
+def _row(s: ToolSpec) -> dict[str, Any]:
+    return {"name": s.name, "description": s.summary, "needs_llm": s.needs.llm,
+            "needs": s.needs.describe(), "dangerous": s.dangerous,
+            "danger_reason": s.danger_reason, "source": s.source,
+            "members": list(s.members)}
+
+
+def print_tools(settings: Settings, json_out: bool) -> None:
+    """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
+    out, err = Console(), Console(stderr=True)
+    rows = [_row(s) for s in sorted(_prepare(settings, err).values(), key=lambda s: s.name)]
+    if json_out:
+        out.print_json(json.dumps(rows))
+        return
+    table = Table(title=f"Tools ({len(rows)})")
+    for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(r["name"], r["description"], "yes" if r["needs_llm"] else "no", r["needs"],
+                      "[bold red]yes[/]" if r["dangerous"] else "no", r["source"])
+    out.print(table)
+
+
+def show_tool(settings: Settings, name: str, json_out: bool) -> None:
+    """One tool's description, argument schema, danger and needs."""
+    out, err = Console(), Console(stderr=True)
+    specs = _prepare(settings, err)
+    if name not in specs:
+        from agentcli.tools.registry import expand
+
+        expand([name])  # raises with close matches
+    spec = specs[name]
+    info = _row(spec)
+    schema: Any = None
+    if spec.factory is not None and not spec.needs.llm and not spec.needs.settings:
+        try:
+            from agentcli.tools.registry import load_tools
+
+            [tool] = load_tools([name], allow_dangerous_tools=True, **settings.tool_settings)
+            info["description"] = tool.description
+            schema = tool.args_schema or {"type": "string", "description": "one text input"}
+        except Exception as error:  # a need is missing: show what we know
+            schema = f"(unavailable: {error})"
+    info["schema"] = schema
+    if json_out:
+        out.print_json(json.dumps(info, default=str))
+        return
+    out.print(Text(spec.name, style="bold"))
+    out.print(info["description"])
+    out.print(f"source: {spec.source}    needs: {info['needs']}")
+    danger = f"yes - {spec.danger_reason}" if spec.dangerous else "no"
+    out.print(f"dangerous: {danger}")
+    if spec.members:
+        out.print("members: " + ", ".join(spec.members))
+    if schema is not None:
+        out.print("arguments:")
+        out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
+
+
+def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
+    """Run one tool directly under the same load-time gate and call-time approval."""
+    from agentcli.cli.approve import build_approver, human_input
+    from agentcli.tools.custom import load_configured_tools
+
+    out, err = Console(), Console(stderr=True)
+    _prepare(settings, err)
+    if name in registry() and registry()[name].members:
+        raise ConfigError(f"{name!r} is a group; call one of its tools: "
+                          + ", ".join(registry()[name].members))
+    settings = _with_tools(settings, [name])
+    tools = load_configured_tools(settings, llm, {"human_input": human_input()})
+    tool = next((t for t in tools if t.name == name), tools[0])
+    tool_input: Any = raw_input
+    if tool.is_structured and raw_input.strip().startswith("{"):
+        with contextlib.suppress(ValueError):
+            tool_input = json.loads(raw_input)
+    if tool.dangerous:
+        verdict = build_approver(settings, yes)(tool, tool_input)
+        err.print(Text(f"{'approved' if verdict.allowed else 'denied'} {tool.name}: "
+                       f"{verdict.reason}", style="green" if verdict.allowed else "red"))
+        if not verdict.allowed:
+            return 1
+        if verdict.tool_input is not None:
+            tool_input = verdict.tool_input
+    try:
+        observation = tool.run(tool_input)
+    except ToolInputError as error:
+        err.print(Text(f"Error: {error}", style="red"))
+        return 1
+    out.print(observation, markup=False, highlight=False)
+    return 0
+
+
+def _with_tools(settings: Settings, names: list[str]) -> Settings:
+    from dataclasses import replace
+
+    return replace(settings, tools=names)

@@ -1,0 +1,134 @@
+"""HTTP for tools: an SSRF guard, timeouts and a response-size cap (httpx imported lazily)."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from agentcli.errors import ToolInputError
+
+DEFAULT_MAX_BYTES = 1_000_000
+DEFAULT_TIMEOUT = 15.0
+MAX_REDIRECTS = 5
+_METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
+
+
+@dataclass(frozen=True)
+class Response:
+    """A fetched response: status, decoded text (maybe cut), and whether it was cut."""
+
+    status: int
+    text: str
+    truncated: bool
+    url: str
+
+
+def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip in _METADATA:
+        return "a cloud metadata address"
+    for label, flag in (
+        ("a loopback", ip.is_loopback), ("a link-local", ip.is_link_local),
+        ("a private", ip.is_private), ("a multicast", ip.is_multicast),
+        ("a reserved", ip.is_reserved), ("an unspecified", ip.is_unspecified),
+    ):
+        if flag:
+            return f"{label} address"
+    return None
+
+
+def check_url(url: str, *, allow_private: bool = False) -> list[str]:
+    """Refuse non-http(s) URLs and hosts resolving to internal addresses; return the IPs."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ToolInputError(f"only http:// and https:// URLs are allowed, got {url!r}")
+    host = parts.hostname
+    try:
+        infos = socket.getaddrinfo(host, parts.port or (443 if parts.scheme == "https" else 80),
+                                   type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as err:
+        raise ToolInputError(f"cannot resolve host {host!r}: {err}") from None
+    ips = sorted({str(info[4][0]).split("%")[0] for info in infos})
+    if not allow_private:
+        for ip in ips:
+            why = _blocked(ipaddress.ip_address(ip))
+            if why:
+                raise ToolInputError(
+                    f"refused: {host} resolves to {ip}, {why}; set tool_settings "
+                    "allow_private_network: true to allow internal hosts"
+                )
+    return ips
+
+
+def fetch(
+    method: str,
+    url: str,
+    *,
+    allow_private: bool = False,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: float = DEFAULT_TIMEOUT,
+    headers: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
+    content: str | bytes | None = None,
+    json_body: Any = None,
+) -> Response:
+    """Send one request, checking every hop (redirects are re-checked), reading at most
+    ``max_bytes`` of the body as a stream so a huge response never sits in memory."""
+    import httpx
+
+    with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+        for _ in range(MAX_REDIRECTS + 1):
+            check_url(url, allow_private=allow_private)
+            try:
+                request = client.build_request(method, url, headers=headers, params=params,
+                                               content=content, json=json_body)
+                response = client.send(request, stream=True)
+            except httpx.HTTPError as err:
+                raise ToolInputError(
+                    f"{method} {url} failed: {type(err).__name__}: {err}"
+                ) from None
+            try:
+                if response.is_redirect and "location" in response.headers:
+                    url = urljoin(str(response.url), response.headers["location"])
+                    method = "GET" if response.status_code in (301, 302, 303) else method
+                    content = json_body = params = None
+                    continue
+                body, truncated = _read_capped(response, max_bytes)
+                encoding = response.encoding or "utf-8"
+                return Response(response.status_code, body.decode(encoding, "replace"),
+                                truncated, str(response.url))
+            except httpx.HTTPError as err:
+                raise ToolInputError(f"{method} {url} failed while reading: {err}") from None
+            finally:
+                response.close()
+    raise ToolInputError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
+
+
+def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:
+            return b"".join(chunks)[:max_bytes], True
+    return b"".join(chunks), False
+
+
+def get_json(url: str, params: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT,
+             max_bytes: int = 5_000_000) -> Any:
+    """GET a JSON API at a user-configured base URL (the URL is not model-controlled)."""
+    import json
+
+    resp = fetch("GET", url, params=params, allow_private=True, timeout=timeout,
+                 max_bytes=max_bytes, headers={"User-Agent": "agentcli (tool)"})
+    if resp.status >= 400:
+        raise ToolInputError(f"{url} answered HTTP {resp.status}: {resp.text[:200]}")
+    try:
+        return json.loads(resp.text)
+    except ValueError:
+        raise ToolInputError(f"{url} did not return JSON: {resp.text[:200]!r}") from None

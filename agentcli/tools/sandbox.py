@@ -1,0 +1,92 @@
+"""Shared limits for tools that run things: a scrubbed environment, output caps, a root."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import ToolInputError, ToolLoadError
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_API_|AUTH", re.I)
+_PROVIDER_PREFIXES = ("OPENAI_", "ANTHROPIC_", "DASHSCOPE_", "DEEPSEEK_", "OPENROUTER_",
+                      "AWS_", "AZURE_", "GOOGLE_", "GCP_", "HF_", "HUGGINGFACE", "GITHUB_",
+                      "AGENT_")
+
+
+def scrubbed_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment minus anything that looks like a secret or a provider setting."""
+    source = os.environ if env is None else env
+    return {
+        k: v for k, v in source.items()
+        if not _SECRET_NAME.search(k) and not k.upper().startswith(_PROVIDER_PREFIXES)
+    }
+
+
+def cap_output(text: str, limit: int) -> str:
+    """Cut ``text`` to ``limit`` characters with a visible marker."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n...[output cut at {limit:,} of {len(text):,} characters]"
+
+
+def tool_root(settings: Mapping[str, Any], key: str = "files_root") -> Path:
+    """The directory tools are confined to (default: the current directory)."""
+    raw = settings.get(key) or settings.get("files_root") or os.getcwd()
+    root = Path(str(raw)).expanduser().resolve()
+    if not root.is_dir():
+        raise ToolLoadError(f"tool_settings {key}: {root} is not a directory")
+    return root
+
+
+def confined(root: Path, path: str) -> Path:
+    """``path`` resolved inside ``root``; ``..``, outside absolute paths and escaping
+    symlinks are refused."""
+    if not isinstance(path, str) or not path.strip():
+        raise ToolInputError("a path is required")
+    candidate = Path(path.strip()).expanduser()
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    resolved = candidate.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise ToolInputError(
+            f"refused: {path!r} is outside the allowed root {root} (paths with '..', "
+            "absolute paths elsewhere and symlinks leading out are not allowed)"
+        )
+    return resolved
+
+
+def int_setting(settings: Mapping[str, Any], key: str, default: int) -> int:
+    """A positive integer tool setting, or a load error naming it."""
+    value = settings.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
+    try:
+        number = int(float(value))
+    except ValueError:
+        number = 0
+    if number <= 0:
+        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
+    return number
+
+
+def float_setting(settings: Mapping[str, Any], key: str, default: float) -> float:
+    """A positive float tool setting, or a load error naming it."""
+    value = settings.get(key, default)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ToolLoadError(f"tool_settings {key} must be a number, got {value!r}") from None
+    if number <= 0 or isinstance(value, bool):
+        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
+    return number
+
+
+def bool_setting(settings: Mapping[str, Any], key: str, default: bool = False) -> bool:
+    """A boolean tool setting."""
+    value = settings.get(key, default)
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "true", "yes", "on"}
+    return bool(value)

@@ -1,0 +1,179 @@
+"""Tools declared in YAML (``yaml_tools:``): ``command`` tools and ``http`` tools.
+
+Command tools fill an argv template: each ``{arg}`` is replaced inside its own argv item and
+the program runs without a shell, so ``; rm -rf ~`` stays one literal argument. HTTP tools
+fill a URL template (values URL-encoded), send the other arguments as query or JSON body,
+and expand ``${ENV_VAR}`` in headers at call time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from typing import Any
+from urllib.parse import quote
+
+from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.tools.base import Tool
+from agentcli.tools.registry import ToolSpec, register_tool
+from agentcli.tools.sandbox import cap_output, scrubbed_env, tool_root
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ENV = re.compile(r"\$\{(\w+)\}")
+_KEYS = {"name", "description", "kind", "argv", "args", "method", "url", "headers",
+         "dangerous", "timeout", "allow_private_network"}
+_TYPES = {"string", "integer", "number", "boolean"}
+
+
+def _check_one(i: int, d: Any) -> dict[str, Any]:
+    where = f"item {i + 1}"
+    if not isinstance(d, dict):
+        raise ValueError(f"a list of tool definitions ({where} is not a mapping)")
+    name = d.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
+        raise ValueError(f"a list of tool definitions ({where}: 'name' must be a word)")
+    where = f"tool {name!r}"
+    unknown = sorted(set(d) - _KEYS)
+    if unknown:
+        raise ValueError(f"tool definitions with keys {sorted(_KEYS)} ({where} has {unknown})")
+    kind = d.get("kind")
+    args = d.get("args") or {}
+    if not isinstance(args, dict) or not all(
+        isinstance(a, dict) and a.get("type", "string") in _TYPES for a in args.values()
+    ):
+        raise ValueError(f"valid definitions ({where}: args must map names to "
+                         "{type: string|integer|number|boolean, description})")
+    if kind == "command":
+        argv = d.get("argv")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError(f"valid definitions ({where}: argv must be a list of strings)")
+        used = {m for a in argv for m in _PLACEHOLDER.findall(a)}
+    elif kind == "http":
+        if not isinstance(d.get("url"), str) or not d["url"].startswith(("http://", "https://")):
+            raise ValueError(f"valid definitions ({where}: url must be an http(s) URL template)")
+        if str(d.get("method", "GET")).upper() not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
+            raise ValueError(f"valid definitions ({where}: method must be an HTTP verb)")
+        if not isinstance(d.get("headers") or {}, dict):
+            raise ValueError(f"valid definitions ({where}: headers must be a mapping)")
+        used = set(_PLACEHOLDER.findall(d["url"]))
+    else:
+        raise ValueError(f"valid definitions ({where}: kind must be command or http)")
+    missing = sorted(used - set(args))
+    if missing:
+        raise ValueError(f"valid definitions ({where}: placeholders {missing} are not in args)")
+    return dict(d)
+
+
+def check_definitions(value: Any) -> list[dict[str, Any]]:
+    """Validate the ``yaml_tools`` list (errors name the tool and the key)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("a list of tool definitions")
+    return [_check_one(i, d) for i, d in enumerate(value)]
+
+
+def _schema(d: dict[str, Any]) -> dict[str, Any]:
+    props = {k: {"type": v.get("type", "string"),
+                 **({"description": v["description"]} if "description" in v else {})}
+             for k, v in (d.get("args") or {}).items()}
+    required = [k for k, v in (d.get("args") or {}).items() if "default" not in v]
+    return {"type": "object", "properties": props, "required": required}
+
+
+def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> str:
+    def sub(m: re.Match[str]) -> str:
+        text = str(values[m.group(1)])
+        return quote(text, safe="") if quote_values else text
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def _with_defaults(d: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v["default"] for k, v in (d.get("args") or {}).items() if "default" in v}
+    return out | kwargs
+
+
+def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
+    cwd = tool_root(settings)
+    timeout = float(d.get("timeout", 30))
+
+    def run(**kwargs: Any) -> str:
+        values = _with_defaults(d, kwargs)
+        argv = [_fill(item, values) for item in d["argv"]]
+        try:
+            proc = subprocess.run(argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=timeout, check=False)
+        except FileNotFoundError:
+            raise ToolInputError(f"{d['name']}: program {argv[0]!r} not found") from None
+        except subprocess.TimeoutExpired:
+            raise ToolInputError(f"{d['name']}: timed out after {timeout:g}s") from None
+        out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        out = cap_output(out, 20_000)
+        return out if proc.returncode == 0 else f"[exit status {proc.returncode}]\n{out}"
+
+    return Tool(d["name"], d.get("description") or f"Runs {d['argv'][0]}", func=run,
+                args_schema=_schema(d))
+
+
+def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
+    headers = {}
+    for key, raw in (d.get("headers") or {}).items():
+        def env(m: re.Match[str], key: str = key) -> str:
+            if m.group(1) not in os.environ:
+                raise ToolLoadError(f"yaml tool {d['name']!r}: header {key} needs the "
+                                    f"environment variable {m.group(1)}")
+            return os.environ[m.group(1)]
+
+        headers[str(key)] = _ENV.sub(env, str(raw))
+    return headers
+
+
+def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
+    from agentcli.tools.sandbox import bool_setting
+
+    _expand_headers(d)  # fail at load time when a variable is missing
+    method = str(d.get("method", "GET")).upper()
+    in_url = set(_PLACEHOLDER.findall(d["url"]))
+    allow_private = bool(d.get("allow_private_network")) or bool_setting(
+        settings, "allow_private_network")
+
+    def run(**kwargs: Any) -> str:
+        from agentcli.tools.net import fetch
+
+        values = _with_defaults(d, kwargs)
+        rest = {k: v for k, v in values.items() if k not in in_url}
+        body: dict[str, Any] = ({"params": rest} if method in ("GET", "DELETE")
+                                else {"json_body": rest})
+        resp = fetch(method, _fill(d["url"], values, quote_values=True),
+                     headers=_expand_headers(d), allow_private=allow_private,
+                     timeout=float(d.get("timeout", 15)), **body)
+        prefix = f"HTTP {resp.status}\n" if resp.status >= 400 else ""
+        return prefix + resp.text + ("\n...[response cut]" if resp.truncated else "")
+
+    return Tool(d["name"], d.get("description") or f"{method} {d['url']}", func=run,
+                args_schema=_schema(d))
+
+
+def register_yaml_tools(definitions: list[dict[str, Any]]) -> list[str]:
+    """Register each definition as a tool spec with source ``YAML``; return the names."""
+    names = []
+    for d in definitions:
+        kind = d["kind"]
+        dangerous = bool(d.get("dangerous", kind == "command" or
+                               str(d.get("method", "GET")).upper() != "GET"))
+        build = _command_tool if kind == "command" else _http_tool
+
+        def factory(llm: Any = None, _d: dict[str, Any] = d, _b: Any = build,
+                    **settings: Any) -> Tool:
+            built: Tool = _b(_d, settings)
+            return built
+
+        reason = (f"it runs {d['argv'][0]} with arguments the model picks" if kind == "command"
+                  else f"it sends {d.get('method', 'GET')} requests to {d['url']}")
+        register_tool(ToolSpec(d["name"], factory, d.get("description") or f"{kind} tool",
+                               dangerous=dangerous, danger_reason=reason if dangerous else "",
+                               source="YAML"), replace=True)
+        names.append(d["name"])
+    return names

@@ -1,0 +1,112 @@
+"""The CLI: agent tools list/show/call, and a two-tool run (wikipedia + llm-math)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agentcli.cli.app import app
+from agentcli.tools import load_tools
+from tests.tools.conftest import LocalServer, PlannedAgent
+
+BUILTIN_COUNT = 26  # 25 tools + the requests_all group
+
+
+@pytest.fixture(autouse=True)
+def _restore_registry() -> Any:
+    from agentcli.tools import registry
+    from agentcli.tools.registry import _REGISTRY
+
+    before = dict(registry())
+    yield
+    _REGISTRY.clear()
+    _REGISTRY.update(before)
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+def test_tools_list_shows_every_builtin_with_flags() -> None:
+    result = invoke("tools", "list", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert len(rows) == BUILTIN_COUNT
+    dangerous = {n for n, r in rows.items() if r["dangerous"]}
+    assert dangerous == {"requests_all", "requests_get", "requests_post", "requests_put",
+                         "requests_patch", "requests_delete", "terminal", "python_repl",
+                         "write_file", "copy_file", "move_file", "file_delete"}
+    assert rows["searx-search"]["needs"] == "searx_host"
+    assert rows["ddg-search"]["needs"] == "pip extra [ddg]"
+    assert rows["llm-math"]["needs_llm"] and {r["source"] for r in rows.values()} == {"built-in"}
+
+
+def test_tools_list_shows_module_and_yaml_sources(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text("from agentcli import tool\n\n@tool\ndef shout(text: str) "
+                                   "-> str:\n    \"\"\"Shout.\"\"\"\n    return text.upper()\n")
+    (tmp_path / "c.yaml").write_text("yaml_tools:\n  - {name: hello, kind: command, "
+                                     "argv: [echo, hello]}\n")
+    result = invoke("tools", "list", "--json", "-c", str(tmp_path / "c.yaml"),
+                    "--tools-module", str(tmp_path / "t.py"))
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert rows["shout"]["source"] == "module" and rows["hello"]["source"] == "YAML"
+    assert rows["hello"]["dangerous"]
+    table = invoke("tools", "list", "-c", str(tmp_path / "c.yaml"))
+    assert "hello" in table.stdout and "YAML" in table.stdout
+
+
+def test_tools_show() -> None:
+    result = invoke("tools", "show", "write_file")
+    assert result.exit_code == 0
+    assert "dangerous: yes - it changes files under the tool root" in result.stdout
+    assert '"file_path"' in result.stdout
+    assert invoke("tools", "show", "wikipedai").exit_code == 2
+
+
+def test_tools_call_safe_and_dangerous(tmp_path: Path) -> None:
+    assert invoke("tools", "call", "current_datetime", "").exit_code == 0
+    refused = invoke("tools", "call", "terminal", "echo hi")
+    assert refused.exit_code == 2 and "--allow terminal" in refused.stderr
+    denied = invoke("tools", "call", "terminal", "echo hi", "--allow", "terminal")
+    assert denied.exit_code == 1 and "no terminal to ask" in denied.stderr
+    assert "hi" not in denied.stdout
+    ok = invoke("tools", "call", "terminal", "echo hi", "--allow", "terminal", "--yes")
+    assert ok.exit_code == 0 and ok.stdout.strip() == "hi"
+
+
+def test_tools_call_policy_allow_and_bad_input(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("tool_policy: {terminal: allow}\nallow: [terminal]\n")
+    assert invoke("tools", "call", "terminal", "echo ok", "-c", str(cfg)).stdout.strip() == "ok"
+    cfg.write_text("tool_policy: {read_file: deny}\n")
+    assert invoke("tools", "call", "read_file", "x", "-c", str(cfg)).exit_code == 1
+    bad = invoke("tools", "call", "read_file", "../../etc/passwd")
+    assert bad.exit_code == 1 and "outside the allowed root" in bad.stderr
+
+
+def test_two_tool_run_wikipedia_and_llm_math(wiki_server: LocalServer) -> None:
+    """The ReAct parser is on another branch, so a planned agent drives the real executor."""
+    from agentcli.executor import AgentExecutor
+    from agentcli.models.fake import FakeChatModel
+    from agentcli.schema import AgentAction, AgentFinish
+
+    tools = load_tools(["wikipedia", "llm-math"], llm=FakeChatModel(["```text\n330 * 2\n```"]),
+                       wikipedia_base_url=wiki_server.url + "/w/api.php")
+
+    def plan(steps: list[Any]) -> Any:
+        if not steps:
+            return AgentAction("wikipedia", "Eiffel Tower")
+        if len(steps) == 1:
+            assert "330 metres" in steps[0].observation
+            return AgentAction("Calculator", "twice the height of 330 metres")
+        return AgentFinish({"output": steps[1].observation}, "")
+
+    agent = PlannedAgent.build(plan, tools)
+    result = AgentExecutor(agent, tools, return_intermediate_steps=True).invoke(
+        "How tall would two Eiffel Towers be?")
+    assert result.output == "Answer: 660"
+    assert [s.action.tool for s in result.steps] == ["wikipedia", "Calculator"]

@@ -1,0 +1,192 @@
+"""YAML command/http tools, --tools-module files, entry-point plugins, config validation."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.config import load_settings
+from agentcli.errors import ConfigError, ToolLoadError
+from agentcli.tools import Tool, ToolSpec, load_tools, tool
+from agentcli.tools.custom import load_module, load_plugins, warnings_seen
+from agentcli.tools.registry import _REGISTRY
+from agentcli.tools.yaml_tools import check_definitions, register_yaml_tools
+from tests.tools.conftest import Handler, LocalServer
+
+ECHO_ARGV = [sys.executable, "-c", "import sys, json; print(json.dumps(sys.argv[1:]))"]
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry() -> Any:
+    from agentcli.tools import registry
+
+    before = dict(registry())
+    yield
+    _REGISTRY.clear()
+    _REGISTRY.update(before)
+
+
+def test_command_tool_metacharacters_stay_one_argument(tmp_path: Path) -> None:
+    defs = check_definitions([{
+        "name": "echo_args", "kind": "command", "description": "echo",
+        "argv": [*ECHO_ARGV, "{text}", "--flag={text}"],
+        "args": {"text": {"type": "string", "description": "what to echo"}},
+    }])
+    register_yaml_tools(defs)
+    with pytest.raises(ToolLoadError, match="dangerous"):
+        load_tools(["echo_args"])
+    root = tmp_path / "root"
+    root.mkdir()
+    [t] = load_tools(["echo_args"], allow=["echo_args"], files_root=str(root))
+    evil = "a; touch pwned && $(touch pwned2) `touch pwned3` | cat > x"
+    assert json.loads(t.run({"text": evil})) == [evil, f"--flag={evil}"]
+    assert list(root.iterdir()) == []
+    assert t.args_schema == {"type": "object", "required": ["text"],
+                             "properties": {"text": {"type": "string",
+                                                     "description": "what to echo"}}}
+
+
+def test_command_tool_env_is_scrubbed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-123")
+    register_yaml_tools(check_definitions([{
+        "name": "show_env", "kind": "command", "dangerous": False,
+        "argv": [sys.executable, "-c", "import os; print(sorted(os.environ))"],
+    }]))
+    [t] = load_tools(["show_env"], files_root=str(tmp_path))
+    assert "MY_SERVICE_TOKEN" not in t.run({})
+
+
+def test_http_tool_url_template_and_env_headers(
+    local_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def weather(h: Handler) -> None:
+        h.send_json({"path": h.path, "auth": h.headers.get("Authorization")})
+
+    local_server.routes["/weather/Den%20Haag"] = weather
+    monkeypatch.setenv("WEATHER_KEY", "k-1")
+    register_yaml_tools(check_definitions([{
+        "name": "weather", "kind": "http", "url": local_server.url + "/weather/{city}",
+        "headers": {"Authorization": "Bearer ${WEATHER_KEY}"}, "allow_private_network": True,
+        "args": {"city": {"type": "string"}, "units": {"type": "string", "default": "metric"}},
+    }]))
+    [t] = load_tools(["weather"])
+    assert not t.dangerous
+    out = json.loads(t.run("Den Haag"))
+    assert out == {"path": "/weather/Den%20Haag?units=metric", "auth": "Bearer k-1"}
+
+
+def test_http_tool_missing_env_is_a_load_error() -> None:
+    register_yaml_tools(check_definitions([{
+        "name": "needs_env", "kind": "http", "url": "https://api.example/x",
+        "headers": {"X-Key": "${NOT_SET_ANYWHERE_123}"},
+    }]))
+    with pytest.raises(ToolLoadError, match="NOT_SET_ANYWHERE_123"):
+        load_tools(["needs_env"])
+
+
+def test_http_tool_refuses_private_address_by_default() -> None:
+    from agentcli.errors import ToolInputError
+
+    register_yaml_tools(check_definitions([{"name": "meta", "kind": "http",
+                                            "url": "http://169.254.169.254/{p}",
+                                            "args": {"p": {"type": "string"}}}]))
+    [t] = load_tools(["meta"])
+    with pytest.raises(ToolInputError, match="metadata"):
+        t.run("latest")
+
+
+@pytest.mark.parametrize(("snippet", "message"), [
+    ("- {name: x, kind: shell, argv: [ls]}", "kind must be command or http"),
+    ("- {name: x, kind: command, argv: [ls, '{p}']}", "placeholders \\['p'\\]"),
+    ("- {name: x, kind: http, url: 'ftp://x'}", "url must be"),
+    ("- {name: x, kind: command, argv: [ls], shell: true}", "has \\['shell'\\]"),
+])
+def test_yaml_tools_validation_names_file_and_key(
+    tmp_path: Path, snippet: str, message: str
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("yaml_tools:\n  " + snippet + "\n")
+    with pytest.raises(ConfigError, match=f"c.yaml: 'yaml_tools' must be .*{message}"):
+        load_settings(path, env={})
+
+
+def test_policy_and_mcp_validation(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("tool_policy: {terminal: maybe}\n")
+    with pytest.raises(ConfigError, match=r"'tool_policy'.*terminal"):
+        load_settings(path, env={})
+    path.write_text("mcp_servers: {fs: {args: [x]}}\n")
+    with pytest.raises(ConfigError, match=r"'mcp_servers'.*command"):
+        load_settings(path, env={})
+    path.write_text("approve: auto\ntool_policy: {terminal: allow}\n")
+    s = load_settings(path, env={})
+    assert s.approve == "auto" and s.tool_policy == {"terminal": "allow"}
+
+
+MODULE = '''
+from agentcli import tool
+
+@tool
+def shout(text: str) -> str:
+    """Upper-case the text."""
+    return text.upper()
+
+@tool(dangerous=True)
+def wipe(path: str) -> str:
+    """Pretend to wipe."""
+    return "wiped " + path
+'''
+
+
+def test_tools_module(tmp_path: Path) -> None:
+    path = tmp_path / "my_tools.py"
+    path.write_text(MODULE)
+    assert sorted(load_module(path)) == ["shout", "wipe"]
+    assert _REGISTRY["shout"].source == "module" and _REGISTRY["wipe"].dangerous
+    [shout] = load_tools(["shout"])
+    assert shout.run("hi") == "HI"
+    with pytest.raises(ToolLoadError, match="'wipe' is dangerous"):
+        load_tools(["wipe"])
+
+
+def test_tools_module_errors(tmp_path: Path) -> None:
+    with pytest.raises(ToolLoadError, match="no such file"):
+        load_module(tmp_path / "nope.py")
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    with pytest.raises(ToolLoadError, match="defines no tools"):
+        load_module(tmp_path / "empty.py")
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(ToolLoadError, match="RuntimeError: boom"):
+        load_module(tmp_path / "broken.py")
+
+
+class FakeEntryPoint:
+    def __init__(self, name: str, obj: Any) -> None:
+        self.name, self.obj = name, obj
+
+    def load(self) -> Any:
+        if isinstance(self.obj, BaseException):
+            raise self.obj
+        return self.obj
+
+
+def test_plugins_register_and_broken_plugin_warns() -> None:
+    @tool
+    def greet(name: str) -> str:
+        """Greet someone."""
+        return f"hello {name}"
+
+    spec = ToolSpec("plug_spec", lambda **_: Tool("plug_spec", "x", func=lambda s: s), "spec")
+    eps = [FakeEntryPoint("good", [greet, spec]), FakeEntryPoint("fn", lambda: greet),
+           FakeEntryPoint("bad", ImportError("no module named foo"))]
+    warnings_seen.clear()
+    names = load_plugins(lambda group: eps if group == "agentcli.tools" else [])
+    assert names == ["greet", "plug_spec", "greet"]
+    assert _REGISTRY["greet"].source == "plugin"
+    assert warnings_seen == ["plugin 'bad' failed to load: ImportError: no module named foo"]
+    assert load_tools(["greet"])[0].run("bo") == "hello bo"
+    warnings_seen.clear()

@@ -1,0 +1,133 @@
+"""requests_*: SSRF refusals, the size cap on a streamed 100 MB body, methods and bodies."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+
+from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.tools import load_tools
+from agentcli.tools.net import check_url
+from tests.tools.conftest import Handler, LocalServer
+
+ALL = ["requests_all"]
+
+
+def _tools(**settings: object) -> dict[str, object]:
+    return {t.name: t for t in load_tools(ALL, allow=["requests_all"], **settings)}
+
+
+def test_requests_are_dangerous_at_load_time() -> None:
+    with pytest.raises(ToolLoadError, match="--allow requests_all"):
+        load_tools(ALL)
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:9/", "http://localhost:9/", "http://10.0.0.5/", "http://192.168.1.1/",
+    "http://169.254.169.254/latest/meta-data/", "http://[::1]:9/", "http://0.0.0.0/",
+    "http://[::ffff:10.1.2.3]/", "http://172.16.0.1/",
+])
+def test_ssrf_refused_before_connecting(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_connect(*a: object) -> None:
+        raise AssertionError("a connection was attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", no_connect)
+    tool = _tools()["requests_get"]
+    with pytest.raises(ToolInputError, match="refused"):
+        tool.run(url)  # type: ignore[attr-defined]
+
+
+def test_hostname_resolving_to_private_address_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fake_getaddrinfo(host: str, *a: object, **k: object) -> list[object]:
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.1.2.3", 80))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake_getaddrinfo)
+    with pytest.raises(ToolInputError, match=r"10\.1\.2\.3, a private address"):
+        check_url("http://internal.example/")
+
+
+def test_non_http_scheme_refused() -> None:
+    with pytest.raises(ToolInputError, match="only http"):
+        check_url("file:///etc/passwd")
+
+
+def test_redirect_to_internal_address_is_rechecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.tools import net
+
+    calls: list[str] = []
+    real = net.check_url
+
+    def spy(url: str, *, allow_private: bool = False) -> list[str]:
+        calls.append(url)
+        if "169.254" in url:
+            return real(url, allow_private=False)
+        return real(url, allow_private=True)
+
+    server = LocalServer()
+    try:
+        def redirect(h: Handler) -> None:
+            h.send_response(302)
+            h.send_header("Location", "http://169.254.169.254/latest")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+
+        server.routes["/r"] = redirect
+        monkeypatch.setattr(net, "check_url", spy)
+        with pytest.raises(ToolInputError, match="metadata"):
+            net.fetch("GET", server.url + "/r")
+        assert calls == [server.url + "/r", "http://169.254.169.254/latest"]
+    finally:
+        server.stop()
+
+
+def test_get_post_put_patch_delete(local_server: LocalServer) -> None:
+    def echo(h: Handler) -> None:
+        h.send_json({"method": h.command, "body": h.body.decode()})
+
+    local_server.routes["/echo"] = echo
+    tools = _tools(allow_private_network=True)
+    url = local_server.url + "/echo"
+    assert json.loads(tools["requests_get"].run(url))["method"] == "GET"  # type: ignore[attr-defined]
+    out = tools["requests_post"].run({"url": url, "data": {"a": 1}})  # type: ignore[attr-defined]
+    assert json.loads(out) == {"method": "POST", "body": '{"a":1}'}
+    out = tools["requests_put"].run(json.dumps({"url": url, "data": "plain"}))  # type: ignore[attr-defined]
+    assert json.loads(out) == {"method": "PUT", "body": "plain"}
+    assert "PATCH" in tools["requests_patch"].run({"url": url, "data": "x"})  # type: ignore[attr-defined]
+    assert "DELETE" in tools["requests_delete"].run(url)  # type: ignore[attr-defined]
+
+
+def test_error_status_is_reported(local_server: LocalServer) -> None:
+    tools = _tools(allow_private_network=True)
+    assert tools["requests_get"].run(local_server.url + "/missing").startswith("HTTP 404")  # type: ignore[attr-defined]
+
+
+def test_100_mb_response_cut_at_cap(local_server: LocalServer) -> None:
+    chunk = b"x" * 65536
+    total = 100 * 1024 * 1024
+
+    def huge(h: Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "text/plain")
+        h.send_header("Content-Length", str(total))
+        h.end_headers()
+        for _ in range(total // len(chunk)):
+            h.wfile.write(chunk)
+
+    local_server.routes["/huge"] = huge
+    tools = _tools(allow_private_network=True, requests_max_bytes=100_000)
+    start = time.monotonic()
+    out = tools["requests_get"].run(local_server.url + "/huge")  # type: ignore[attr-defined]
+    assert time.monotonic() - start < 10
+    assert out.split("\n")[0] == "x" * 100_000 and "cut at the requests_max_bytes cap" in out
+
+
+def test_timeout_becomes_tool_error(local_server: LocalServer) -> None:
+    local_server.routes["/slow"] = lambda h: (time.sleep(2), h.send_text("late"))  # type: ignore[func-returns-value]
+    tools = _tools(allow_private_network=True, requests_timeout=0.3)
+    with pytest.raises(ToolInputError, match="Timeout"):
+        tools["requests_get"].run(local_server.url + "/slow")  # type: ignore[attr-defined]
