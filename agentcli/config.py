@@ -160,6 +160,15 @@ FIELDS: dict[str, Field] = {
     "stream": Field(_bool, "AGENT_STREAM", "stream tokens from the model"),
     "tool_settings": Field(_mapping, None, "settings passed to tools (base URLs, limits)"),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
+    "memory": Field(
+        _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
+        "chat memory kind (auto: buffer when the agent type can use memory)",
+    ),
+    "memory_k": Field(_int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory"),
+    "memory_max_tokens": Field(
+        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS", "token budget of tokens memory"
+    ),
+    "db_path": Field(_str_or_none, "AGENT_DB", "SQLite file for sessions and run logs"),
     "profiles": Field(_mapping, None, "named groups of settings"),
 }
 
@@ -187,6 +196,10 @@ class Settings:
     tool_settings: dict[str, Any] = field(default_factory=dict)
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
+    memory: str = "auto"
+    memory_k: int = 5
+    memory_max_tokens: int = 2_000
+    db_path: str | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 
