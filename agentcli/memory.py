@@ -26,7 +26,7 @@ SUMMARY_PROMPT = (
 class Memory(Protocol):
     """The memory protocol shared by every kind."""
 
-    kind: str
+    kind: ClassVar[str]
 
     def messages(self) -> list[Message]:
         """The messages the model will see before the next question."""

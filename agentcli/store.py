@@ -179,6 +179,14 @@ class Store:
             db.execute("UPDATE sessions SET memory_state = ?, updated = ? WHERE name = ?",
                        (json.dumps(memory_state), time.time(), session))
 
+    def drop_last_turn(self, session: str, memory_state: dict[str, Any]) -> None:
+        """Remove a session's last turn (for /retry) and store the memory as it was before."""
+        with self._tx() as db:
+            db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
+                       (session,))
+            db.execute("UPDATE sessions SET memory_state = ? WHERE name = ?",
+                       (json.dumps(memory_state), session))
+
     def turns(self, session: str) -> list[dict[str, Any]]:
         """A session's turns, oldest first, with their run's steps."""
         rows = self.db.execute(
