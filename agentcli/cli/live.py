@@ -8,35 +8,80 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.cli.render import STYLES, _input_text, print_answer, thought_of, tool_style
+from agentcli.cli.render import (
+    _ACTION_START,
+    STYLES,
+    _input_text,
+    print_answer,
+    thought_of,
+    tool_style,
+)
 from agentcli.executor import RunEvent
 from agentcli.schema import ChatResult
 
 TOKEN_STYLE = "bright_black"
+_MARKERS = ("action:", "**action", "```", '{"action"')
 
 
 class TokenPrinter(BaseCallbackHandler):
-    """Prints each streamed token the moment it arrives; a newline ends each model call."""
+    """Prints the model's words the moment they arrive, up to its action (rendered as a step).
+
+    Text that might begin an action marker is held back until it is clear, so the raw action
+    blob never flashes on screen; a newline ends each model call.
+    """
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self.streamed = False  # whether the current model call printed anything
+        self.answer_streamed = False  # whether it streamed a final answer
+        self._text = ""
+        self._shown = 0
+        self._stopped = False
 
     def on_llm_start(self, messages: Any, **kw: Any) -> None:
-        self.streamed = False
+        self.streamed = self.answer_streamed = self._stopped = False
+        self._text, self._shown = "", 0
+
+    def _emit(self, upto: int) -> None:
+        chunk = self._text[self._shown:upto]
+        if not self.streamed:
+            chunk = chunk.lstrip()
+        if chunk:
+            self.console.print(Text(chunk, style=TOKEN_STYLE), end="", soft_wrap=True)
+            self.console.file.flush()
+            self.streamed = True
+        self._shown = max(self._shown, upto)
 
     def on_llm_new_token(self, token: str, **kw: Any) -> None:
-        self.console.print(Text(token, style=TOKEN_STYLE), end="", soft_wrap=True)
-        self.console.file.flush()
-        self.streamed = True
+        if self._stopped:
+            return
+        self._text += token
+        match = _ACTION_START.search(self._text)
+        if match:
+            self._emit(len(self._text[:match.start()].rstrip()))
+            self._stopped = True
+            return
+        self._emit(len(self._text) - _held(self._text))
 
     def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+        if not self._stopped:
+            self._emit(len(self._text))
+            self.answer_streamed = "final answer" in self._text.lower()
         if self.streamed:
             self.console.print()
 
     def on_text(self, text: str, **kw: Any) -> None:
         if kw.get("kind") in ("approval", "interrupted"):
             self.console.print(Text(text, style=STYLES["notice"]))
+
+
+def _held(text: str) -> int:
+    """How many trailing characters could be the start of an action marker."""
+    for k in range(min(len(text), 12), 0, -1):
+        tail = text[-k:].lstrip()
+        if tail and any(m.startswith(tail.lower()) for m in _MARKERS):
+            return k
+    return 0
 
 
 def _line(console: Console, label: str, body: str, style: str) -> None:

@@ -178,7 +178,8 @@ class ChatRepl:
         if result.stop_reason == "interrupted":
             note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
             return result
-        render_answer(self.console, result.output)
+        if not (self.printer.answer_streamed and result.stop_reason == "finished"):
+            render_answer(self.console, result.output)
         self.tokens += result.usage.total_tokens
         self.last = (question, before)
         try:
