@@ -107,7 +107,7 @@ def main() -> None:
         wait_for("you>", 6)
         type_line("/exit")
         wait_for("$ ", 3)
-        type_line("agent logs -n 3")
+        type_line("agent logs -q 150")
         wait_for("$ ", 4)
         print("\n".join(line.rstrip() for line in screen().rstrip().splitlines()))
     finally:
