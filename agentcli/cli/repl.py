@@ -111,6 +111,8 @@ class ChatRepl:
             if self.llm is not None:
                 self.llm.close()
             self.llm = llm
+            if hasattr(self.memory, "llm"):  # summary memory writes with the current model
+                self.memory.llm = llm
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver, callbacks=[self.printer])
         self.uses_memory = bool(cls.uses_memory) and self.settings.memory != "none"

@@ -223,3 +223,23 @@ def test_bad_memory_setting_is_a_usage_error(value: str) -> None:
     result = CliRunner().invoke(app, ["chat", "--memory", value])
     assert result.exit_code == 2
     assert "'memory' must be one of auto, none, buffer" in result.stderr
+
+
+def test_summary_memory_in_the_repl_and_toolbar(tmp_path: Path) -> None:
+    llm = FakeChatModel(["Final Answer: Hi Ada", "The user is Ada.", "Final Answer: Ada",
+                         "The user is Ada; asked her name."], name="fake-model")
+    _, repl = chat(tmp_path / "a.db", "I am Ada\rWho am I?\r\x04", llm, memory="summary")
+    assert llm.requests[2].messages[1].content == (
+        "Summary of the conversation so far:\nThe user is Ada.")
+    assert "Progressively summarize" in llm.requests[1].messages[0].content
+    toolbar = repl.toolbar()
+    for part in ("model fake-model", f"agent {MEMORY_AGENT}", "session s", "memory summary",
+                 "tokens"):
+        assert part in toolbar
+    assert repl.tokens > 0
+
+
+def test_chat_without_a_model_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["chat"])
+    assert result.exit_code == 2
+    assert "no model configured" in result.stderr
