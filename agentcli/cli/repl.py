@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -67,6 +68,7 @@ class ChatRepl:
         history: History | None = None,
         input: Any = None,
         output: Any = None,
+        toolbar: bool = True,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -75,6 +77,7 @@ class ChatRepl:
         self.approver = approver
         self.history = history or InMemoryHistory()
         self.input, self.output = input, output
+        self.show_toolbar = toolbar
         self.tokens = 0
         self.last: tuple[str, dict[str, Any]] | None = None  # question, memory before it
         self.llm: BaseChatModel | None = None
@@ -204,8 +207,8 @@ class ChatRepl:
         prompt: PromptSession[str] = PromptSession(
             history=self.history, auto_suggest=AutoSuggestFromHistory(),
             completer=SlashCompleter(self), complete_while_typing=True,
-            bottom_toolbar=self.toolbar, key_bindings=_key_bindings(), multiline=True,
-            input=self.input, output=self.output,
+            bottom_toolbar=self.toolbar if self.show_toolbar else None,
+            key_bindings=_key_bindings(), multiline=True, input=self.input, output=self.output,
         )
         try:
             while True:
@@ -258,5 +261,6 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
 
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources
                     else settings, open_store(settings.db_path, env), factory,
-                    session=session, approver=_approver(yes), history=FileHistory(str(path)))
+                    session=session, approver=_approver(yes), history=FileHistory(str(path)),
+                    toolbar=sys.stdin is not None and sys.stdin.isatty())
     return repl.loop()
