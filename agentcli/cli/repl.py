@@ -180,8 +180,12 @@ class ChatRepl:
         except Exception as err:
             self.console.print(f"error: {err}", style="bold red", markup=False, highlight=False)
             return None
+        model = self.llm.name if self.llm else None
         if result.stop_reason == "interrupted":
             note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
+            with contextlib.suppress(Exception):  # the run log still records the attempt
+                self.store.log_run(question, result, model=model, agent=self.agent_name,
+                                   session=self.session)
             return result
         if not (self.printer.answer_streamed and result.stop_reason == "finished"):
             render_answer(self.console, result.output)
@@ -193,8 +197,8 @@ class ChatRepl:
             warn(self.console, f"memory could not record this turn: {err}")
         try:
             self.store.add_turn(self.session, question, result,
-                                memory_state=self.memory.to_state(),
-                                model=self.llm.name if self.llm else None, agent=self.agent_name)
+                                memory_state=self.memory.to_state(), model=model,
+                                agent=self.agent_name)
         except Exception as err:
             warn(self.console, f"could not save this turn: {err}")
         return result

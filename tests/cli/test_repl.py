@@ -169,17 +169,26 @@ def test_ctrl_c_cancels_a_slow_run_and_keeps_state(tmp_path: Path, mock_server: 
     mock_server.add_reply("Final Answer: quick")
     mock_server.add_reply("Final Answer: too slow", delay=5)
     mock_server.add_reply("Final Answer: after")
-    timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    started = time.monotonic()
-    try:
-        out, _repl = chat(tmp_path / "a.db", "first\rslow one\rthird\r\x04",
-                         lambda s: build_model(s, env), model="openai/any")
-    finally:
-        timer.cancel()
-    assert time.monotonic() - started < 4.5
+    cancelled_at: list[float] = []
+
+    def interrupt_when_the_slow_request_is_in() -> None:
+        deadline = time.monotonic() + 10
+        while len(mock_server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)
+        cancelled_at.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C in a terminal sends
+
+    thread = threading.Thread(target=interrupt_when_the_slow_request_is_in, daemon=True)
+    thread.start()
+    out, _repl = chat(tmp_path / "a.db", "first\rslow one\rthird\r\x04",
+                      lambda s: build_model(s, env), model="openai/any")
+    thread.join()
+    assert time.monotonic() - cancelled_at[0] < 3  # not the 5 s the reply takes
     assert "Cancelled; back at the prompt" in out
-    assert [t["question"] for t in Store(tmp_path / "a.db").turns("s")] == ["first", "third"]
+    store = Store(tmp_path / "a.db")
+    assert [t["question"] for t in store.turns("s")] == ["first", "third"]
+    assert [r["stop_reason"] for r in store.runs()] == ["finished", "interrupted", "finished"]
     third = mock_server.requests[2].body["messages"]
     assert [m["content"] for m in third[1:3]] == ["first", "quick"]  # memory intact
 
