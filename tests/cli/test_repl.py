@@ -252,3 +252,14 @@ def test_chat_without_a_model_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["chat"])
     assert result.exit_code == 2
     assert "no model configured" in result.stderr
+
+
+def test_run_log_failure_is_a_warning_not_a_failed_run(tmp_path: Path, mock_server: Any) -> None:
+    mock_server.add_reply("Final Answer: fine")
+    env = {"OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-test",
+           "AGENT_DB": str(tmp_path)}  # a directory: SQLite cannot open it
+    result = CliRunner().invoke(app, ["run", "q", "-m", "openai/any", "-q"], env=env)
+    assert result.exit_code == 0
+    assert result.stdout == "fine\n"
+    assert result.stderr.startswith("warning: could not log this run:")
+    assert result.stderr.count("\n") == 1
