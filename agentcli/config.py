@@ -189,6 +189,15 @@ FIELDS: dict[str, Field] = {
     "yaml_tools": Field(_yaml_tools, None, "command and http tools declared in YAML"),
     "mcp_servers": Field(_mcp_servers, None, "MCP servers over stdio: {name: {command, args}}"),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
+    "memory": Field(
+        _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
+        "chat memory kind (auto: buffer when the agent type can use memory)",
+    ),
+    "memory_k": Field(_int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory"),
+    "memory_max_tokens": Field(
+        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS", "token budget of tokens memory"
+    ),
+    "db_path": Field(_str_or_none, "AGENT_DB", "SQLite file for sessions and run logs"),
     "profiles": Field(_mapping, None, "named groups of settings"),
 }
 
@@ -221,6 +230,10 @@ class Settings:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
+    memory: str = "auto"
+    memory_k: int = 5
+    memory_max_tokens: int = 2_000
+    db_path: str | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 

@@ -27,6 +27,7 @@ class Agent(ABC):
     agent_type: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     accepts: ClassVar[str] = "single-input tools"
+    uses_memory: ClassVar[bool] = False  # True when the prompt includes inputs["chat_history"]
 
     def __init__(
         self, llm: BaseChatModel, tools: Sequence[Tool], *, stream: bool = False, **_: Any

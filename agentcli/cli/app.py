@@ -232,6 +232,40 @@ def agents_list(
         print_agents(json_out)
 
 
+@app.command()
+def chat(
+    session: str = typer.Option("default", "--session", "-s", help="Session to start or resume."),
+    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
+    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
+    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    memory: str | None = typer.Option(
+        None, "--memory", help="auto, none, buffer, window, tokens or summary."
+    ),
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    profile: str | None = typer.Option(None, "--profile", help="Profile from the config."),
+    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
+    stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
+    verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+) -> None:
+    """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
+    with errors_to_exit():
+        from agentcli.cli.repl import start_chat
+        from agentcli.config import load_settings
+
+        env = _env()
+        flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
+                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose}
+        settings = load_settings(config, flags=flags, env=env)
+        raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
+
+
+from agentcli.cli.sessions_cmd import logs, sessions_app  # noqa: E402 - registered after app
+
+app.add_typer(sessions_app, name="sessions")
+app.command("logs")(logs)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -54,6 +54,23 @@ def _approver(settings: Settings, yes: bool) -> Any:
     return build_approver(settings, yes)
 
 
+def log_run(
+    settings: Settings, env: dict[str, str], question: str, result: RunResult, model: str,
+    err: Console,
+) -> None:
+    """Add the run to the SQLite log; a failure is a one-line warning, never a failed run."""
+    try:
+        from agentcli.store import open_store
+
+        store = open_store(settings.db_path, env)
+        try:
+            store.log_run(question, result, model=model, agent=settings.agent)
+        finally:
+            store.close()
+    except Exception as exc:
+        err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
+
+
 def exit_code(result: RunResult) -> int:
     """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
     if result.stop_reason == "interrupted":
@@ -94,6 +111,7 @@ def execute(
         result: RunResult = executor.invoke(question)
     finally:
         llm.close()
+    log_run(settings, env, question, result, llm.name, err)
     if json_out:
         payload = result.to_dict() | {"model": llm.name}
         out.print_json(json.dumps(payload, ensure_ascii=False))

@@ -1,0 +1,270 @@
+"""``agent chat``: a prompt-toolkit REPL. It parses input, dispatches slash commands, runs the
+executor (async, so Ctrl-C cancels just the run), renders events, and commits each turn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from rich.console import Console
+
+from agentcli.cli.live import TokenPrinter, note, render_answer, render_event, warn
+from agentcli.config import Settings
+from agentcli.memory import Memory, make_memory, restore
+from agentcli.models.base import BaseChatModel
+from agentcli.schema import RunResult
+from agentcli.store import Store
+
+ModelFactory = Callable[[Settings], BaseChatModel]
+
+
+def history_path(env: dict[str, str]) -> Path:
+    """The input-history file under the user's data directory."""
+    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "agentcli" / "chat_history"
+
+
+def _key_bindings() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("enter")
+    @kb.add("c-j")
+    def _submit(event: Any) -> None:
+        buf = event.current_buffer
+        if buf.text.endswith("\\"):  # a trailing backslash continues on the next line
+            buf.delete_before_cursor(1)
+            buf.insert_text("\n")
+        else:
+            buf.validate_and_handle()
+
+    @kb.add("escape", "enter")
+    def _newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return kb
+
+
+class ChatRepl:
+    """The chat state (model, agent, memory, session) and the loop around it."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        model_factory: ModelFactory,
+        *,
+        session: str = "default",
+        console: Console | None = None,
+        approver: Any = None,
+        history: History | None = None,
+        input: Any = None,
+        output: Any = None,
+        toolbar: bool = True,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.model_factory = model_factory
+        self.console = console or Console()
+        self.approver = approver
+        self.history = history or InMemoryHistory()
+        self.input, self.output = input, output
+        self.show_toolbar = toolbar
+        self.tokens = 0
+        self.last: tuple[str, dict[str, Any]] | None = None  # question, memory before it
+        self.llm: BaseChatModel | None = None
+        self.executor: Any = None
+        self.uses_memory = False
+        self.printer = TokenPrinter(self.console)
+        self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
+        self.session = session
+        self.memory: Memory = make_memory("buffer")
+        self.open_session(session)
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def agent_name(self) -> str:
+        """The agent type in use."""
+        from agentcli.agents import DEFAULT_AGENT
+
+        return self.settings.agent or DEFAULT_AGENT
+
+    @property
+    def memory_kind(self) -> str:
+        """The memory kind in use (``auto`` resolves to buffer)."""
+        kind = self.settings.memory
+        return "buffer" if kind in ("auto", "none") else kind
+
+    def rebuild(self, *, new_model: bool = False) -> None:
+        """Build the executor from the settings; warn loudly if memory cannot be used."""
+        from agentcli.agents import agent_class
+        from agentcli.runtime import build_executor
+
+        cls = agent_class(self.agent_name)
+        if new_model or self.llm is None:
+            llm = self.model_factory(self.settings)
+            if self.llm is not None:
+                self.llm.close()
+            self.llm = llm
+            if hasattr(self.memory, "llm"):  # summary memory writes with the current model
+                self.memory.llm = llm
+        self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
+                                       approver=self.approver, callbacks=[self.printer])
+        self.uses_memory = bool(cls.uses_memory) and self.settings.memory != "none"
+        if self.settings.memory != "none" and not cls.uses_memory:
+            warn(self.console, f"agent type {self.agent_name} cannot use memory: the model will "
+                 "NOT see earlier turns (they are still saved). Choose an agent type that uses "
+                 "memory with /agent, or set memory: none to silence this.")
+
+    def open_session(self, name: str) -> None:
+        """Switch to session ``name`` (created if new) and load its memory."""
+        info = self.store.ensure_session(name, model=self.settings.model, agent=self.agent_name)
+        self.session = name
+        self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
+                          for t in self.store.turns(name))
+        if self.executor is None:
+            self.rebuild()
+        self.memory = restore(
+            make_memory(self.memory_kind, k=self.settings.memory_k,
+                        max_tokens=self.settings.memory_max_tokens, llm=self.llm),
+            info.memory_state,
+        )
+        self.last = None
+        if info.turns:
+            note(self.console, f"Resumed session {name!r}: {info.turns} earlier turn(s) "
+                 f"({self.memory.kind} memory).")
+        else:
+            note(self.console, f"Session {name!r} (new). /help lists the commands.")
+
+    def toolbar(self) -> str:
+        """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
+        return (f" model {self.llm.name if self.llm else '-'} | agent {self.agent_name} | "
+                f"session {self.session} | memory {self.memory.kind} | {self.tokens} tokens ")
+
+    # -- one turn -------------------------------------------------------------------------
+    async def _consume(self, inputs: dict[str, Any]) -> RunResult:
+        result: RunResult | None = None
+        async for event in self.executor.astream(inputs):
+            if event.kind == "end":
+                result = event.result
+            else:
+                render_event(self.console, event, verbose=self.settings.verbose,
+                             streamed=self.printer.streamed)
+        assert result is not None
+        return result
+
+    def _run(self, inputs: dict[str, Any]) -> RunResult:
+        if self._runner is not None:
+            return self._runner.run(self._consume(inputs))
+        return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+
+    def ask(self, question: str) -> RunResult | None:
+        """Run one question with the memory, render it, and commit the finished turn."""
+        inputs: dict[str, Any] = {"input": question}
+        if self.uses_memory:
+            inputs["chat_history"] = self.memory.messages()
+        before = self.memory.to_state()
+        try:
+            result = self._run(inputs)
+        except KeyboardInterrupt:
+            note(self.console, "Cancelled; back at the prompt.")
+            return None
+        except Exception as err:
+            self.console.print(f"error: {err}", style="bold red", markup=False, highlight=False)
+            return None
+        model = self.llm.name if self.llm else None
+        if result.stop_reason == "interrupted":
+            note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
+            with contextlib.suppress(Exception):  # the run log still records the attempt
+                self.store.log_run(question, result, model=model, agent=self.agent_name,
+                                   session=self.session)
+            return result
+        if not (self.printer.answer_streamed and result.stop_reason == "finished"):
+            render_answer(self.console, result.output)
+        self.tokens += result.usage.total_tokens
+        self.last = (question, before)
+        try:
+            self.memory.add_turn(question, result.output)
+        except Exception as err:
+            warn(self.console, f"memory could not record this turn: {err}")
+        try:
+            self.store.add_turn(self.session, question, result,
+                                memory_state=self.memory.to_state(), model=model,
+                                agent=self.agent_name)
+        except Exception as err:
+            warn(self.console, f"could not save this turn: {err}")
+        return result
+
+    # -- the loop -------------------------------------------------------------------------
+    def loop(self) -> int:
+        """Read, dispatch or run, repeat; Ctrl-D or /exit quits. Returns the exit code."""
+        from agentcli.cli.slash import EXIT, SlashCompleter, dispatch
+
+        prompt: PromptSession[str] = PromptSession(
+            history=self.history, auto_suggest=AutoSuggestFromHistory(),
+            completer=SlashCompleter(self), complete_while_typing=True,
+            bottom_toolbar=self.toolbar if self.show_toolbar else None,
+            key_bindings=_key_bindings(), multiline=True, input=self.input, output=self.output,
+        )
+        try:
+            while True:
+                try:
+                    text = prompt.prompt("you> ").strip()
+                except KeyboardInterrupt:
+                    continue  # Ctrl-C at the prompt clears the line
+                except EOFError:
+                    break
+                if not text:
+                    continue
+                if text.startswith("/"):
+                    if dispatch(self, text) is EXIT:
+                        break
+                    continue
+                self.ask(text)
+        finally:
+            self.close()
+        return 0
+
+    def close(self) -> None:
+        """Release the model client, the event loop and the database."""
+        if self.llm is not None:
+            self.llm.close()
+        if self._runner is not None:
+            with contextlib.suppress(Exception):
+                self._runner.close()
+        self.store.close()
+
+
+def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
+    """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
+    from agentcli.cli.running import _approver, choose_model
+    from agentcli.store import open_store
+    from agentcli.tools.registry import expand
+
+    expand(settings.tools)
+    if not settings.model:
+        settings, probe, notice = choose_model(settings, env, "", None)
+        probe.close()
+        if notice:
+            note(Console(), notice)
+    path = history_path(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def factory(s: Settings) -> BaseChatModel:
+        from agentcli.runtime import build_model
+
+        return build_model(s, env)
+
+    repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources
+                    else settings, open_store(settings.db_path, env), factory,
+                    session=session, approver=_approver(yes), history=FileHistory(str(path)),
+                    toolbar=sys.stdin is not None and sys.stdin.isatty())
+    return repl.loop()

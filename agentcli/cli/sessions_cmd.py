@@ -1,0 +1,144 @@
+"""``agent sessions list|show|rm|export`` and ``agent logs``: read the SQLite store."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
+_DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
+
+
+def _store(db: Path | None) -> Any:
+    from agentcli.cli.app import _env
+    from agentcli.store import open_store
+
+    return open_store(str(db) if db else None, _env())
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console()
+
+
+def _missing(name: str) -> None:
+    from agentcli.errors import ConfigError
+
+    raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
+
+
+@sessions_app.command("list")
+def sessions_list(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+) -> None:
+    """List sessions, most recently used first."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
+                 "model": s.model, "agent": s.agent} for s in _store(db).sessions()]
+        if json_out:
+            typer.echo(json.dumps(rows))
+            return
+        from rich.table import Table
+
+        table = Table(title="Sessions")
+        for col in ("name", "turns", "updated", "model", "agent"):
+            table.add_column(col)
+        for r in rows:
+            table.add_row(r["name"], str(r["turns"]), r["updated"], r["model"] or "",
+                          r["agent"] or "")
+        _console().print(table)
+
+
+@sessions_app.command("show")
+def sessions_show(
+    name: str = typer.Argument(..., help="Session name."),
+    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+) -> None:
+    """Print a session's transcript (questions, tool steps, answers)."""
+    from agentcli.cli.app import errors_to_exit
+    from agentcli.store import session_markdown
+
+    with errors_to_exit():
+        store = _store(db)
+        if store.session(name) is None:
+            _missing(name)
+        typer.echo(session_markdown(name, store.turns(name)))
+
+
+@sessions_app.command("export")
+def sessions_export(
+    name: str = typer.Argument(..., help="Session name."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="File (default stdout)."),
+    json_out: bool = typer.Option(False, "--json", help="JSON instead of Markdown."),
+    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+) -> None:
+    """Export a session as Markdown (or JSON with --json)."""
+    from agentcli.cli.app import errors_to_exit
+    from agentcli.store import session_markdown
+
+    with errors_to_exit():
+        store = _store(db)
+        info = store.session(name)
+        if info is None:
+            _missing(name)
+        turns = store.turns(name)
+        text = (json.dumps({"name": name, "memory": info.memory_state, "turns": turns},
+                           ensure_ascii=False, indent=2)
+                if json_out else session_markdown(name, turns))
+        if output is None:
+            typer.echo(text)
+        else:
+            output.write_text(text + "\n", encoding="utf-8")
+
+
+@sessions_app.command("rm")
+def sessions_rm(
+    name: str = typer.Argument(..., help="Session name."),
+    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+) -> None:
+    """Delete a session and its turns (its runs stay in the log)."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        if not _store(db).delete_session(name):
+            _missing(name)
+        typer.echo(f"deleted session {name}")
+
+
+def logs(
+    n: int = typer.Option(20, "-n", help="How many runs."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON lines, steps included."),
+    query: str | None = typer.Option(None, "-q", "--query", help="Full-text search."),
+    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+) -> None:
+    """List recent runs (every `run` and chat turn), or search them, steps included."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        runs = _store(db).runs(limit=n, query=query)
+        if json_out:
+            for r in runs:
+                typer.echo(json.dumps(r, ensure_ascii=False))
+            return
+        from rich.table import Table
+
+        table = Table(title="Runs" + (f" matching {query!r}" if query else ""))
+        for col in ("id", "when", "session", "question", "answer", "steps", "tokens", "secs"):
+            table.add_column(col, overflow="fold")
+        for r in runs:
+            tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
+            table.add_row(str(r["id"]), _when(r["started"]), r["session"] or "", r["question"],
+                          r["answer"], str(len(r["steps"])), str(tokens), f"{r['elapsed']:.2f}")
+        _console().print(table)

@@ -1,0 +1,237 @@
+"""Slash commands of ``agent chat``: plain functions in a dict, plus their tab completion."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from rich.table import Table
+from rich.text import Text
+
+from agentcli.cli.live import note, warn
+
+if TYPE_CHECKING:
+    from agentcli.cli.repl import ChatRepl
+
+EXIT = object()  # returned by a command to end the REPL
+Command = Callable[["ChatRepl", str], Any]
+
+
+def _help(repl: ChatRepl, arg: str) -> None:
+    table = Table(show_header=False, box=None, padding=(0, 2))
+    for name, (usage, _fn, text) in COMMANDS.items():
+        table.add_row(Text(usage or name, style="bold"), text)
+    repl.console.print(table)
+    note(repl.console, "Enter sends; end a line with \\ or press Alt-Enter for a new line. "
+         "Ctrl-C cancels a run, Ctrl-D quits.")
+
+
+def _tools(repl: ChatRepl, arg: str) -> None:
+    from agentcli.tools.registry import expand
+
+    verb, _, name = arg.partition(" ")
+    name = name.strip()
+    current = list(repl.settings.tools)
+    if verb in ("add", "rm") and name:
+        if verb == "add":
+            expand([name])  # unknown names fail here, with a suggestion
+            if name not in current:
+                current.append(name)
+        elif name in current:
+            current.remove(name)
+        else:
+            warn(repl.console, f"{name} is not loaded (loaded: {', '.join(current) or 'none'})")
+            return
+        repl.settings = replace(repl.settings, tools=current)
+        repl.rebuild()
+    elif verb:
+        note(repl.console, "usage: /tools, /tools add NAME, /tools rm NAME")
+        return
+    for tool in repl.executor.tools:
+        repl.console.print(Text(tool.name, style="bold") + Text(f"  {tool.description}"))
+    if not repl.executor.tools:
+        note(repl.console, "no tools loaded")
+
+
+def _model(repl: ChatRepl, arg: str) -> None:
+    if not arg:
+        note(repl.console, f"model: {repl.llm.name if repl.llm else '-'}")
+        return
+    old = repl.settings
+    repl.settings = replace(old, model=arg)
+    try:
+        repl.rebuild(new_model=True)
+    except Exception:
+        repl.settings = old
+        raise
+    note(repl.console, f"model: {arg}")
+
+
+def _agent(repl: ChatRepl, arg: str) -> None:
+    from agentcli.agents import agent_class
+
+    if not arg:
+        note(repl.console, f"agent type: {repl.agent_name}")
+        return
+    agent_class(arg)  # unknown names fail here, with a suggestion
+    repl.settings = replace(repl.settings, agent=arg)
+    repl.rebuild()
+    note(repl.console, f"agent type: {arg}")
+
+
+def _verbose(repl: ChatRepl, arg: str) -> None:
+    if arg not in ("on", "off"):
+        note(repl.console, "usage: /verbose on|off")
+        return
+    repl.settings = replace(repl.settings, verbose=arg == "on")
+    note(repl.console, f"verbose {arg}")
+
+
+def _memory(repl: ChatRepl, arg: str) -> None:
+    messages = repl.memory.messages()
+    if not repl.uses_memory:
+        warn(repl.console, f"agent type {repl.agent_name} does not read memory; the model "
+             "sees none of this")
+    note(repl.console, f"{repl.memory.kind} memory, {len(messages)} message(s):")
+    for m in messages:
+        repl.console.print(Text(f"{m.role}: ", style="bold") + Text(m.content))
+
+
+def _clear(repl: ChatRepl, arg: str) -> None:
+    repl.memory.clear()
+    repl.store.save_memory(repl.session, repl.memory.to_state())
+    repl.last = None
+    note(repl.console, "memory cleared (the session's transcript is kept)")
+
+
+def _session(repl: ChatRepl, arg: str) -> None:
+    if not arg:
+        note(repl.console, f"session: {repl.session}")
+        return
+    repl.open_session(arg)
+
+
+def _sessions(repl: ChatRepl, arg: str) -> None:
+    for info in repl.store.sessions():
+        mark = "*" if info.name == repl.session else " "
+        repl.console.print(f"{mark} {info.name}  ({info.turns} turns)", markup=False,
+                           highlight=False)
+
+
+def _save(repl: ChatRepl, arg: str) -> None:
+    from agentcli.store import session_markdown
+
+    if not arg:
+        note(repl.console, "usage: /save FILE")
+        return
+    path = Path(arg).expanduser()
+    path.write_text(session_markdown(repl.session, repl.store.turns(repl.session)),
+                    encoding="utf-8")
+    note(repl.console, f"saved the transcript to {path}")
+
+
+def _retry(repl: ChatRepl, arg: str) -> None:
+    from agentcli.memory import restore
+
+    if repl.last is None:
+        note(repl.console, "nothing to retry")
+        return
+    question, before = repl.last
+    repl.memory.clear()
+    restore(repl.memory, before)
+    repl.store.drop_last_turn(repl.session, repl.memory.to_state())
+    repl.ask(question)
+
+
+def _exit(repl: ChatRepl, arg: str) -> object:
+    return EXIT
+
+
+COMMANDS: dict[str, tuple[str, Command, str]] = {
+    "/help": ("", _help, "show this help"),
+    "/tools": ("/tools [add|rm NAME]", _tools, "list the loaded tools, or add/remove one"),
+    "/model": ("/model NAME", _model, "switch the model (provider/model)"),
+    "/agent": ("/agent TYPE", _agent, "switch the agent type"),
+    "/verbose": ("/verbose on|off", _verbose, "show or hide the Thought/Action trace"),
+    "/memory": ("", _memory, "show what the model will see of earlier turns"),
+    "/clear": ("", _clear, "forget the conversation memory"),
+    "/session": ("/session NAME", _session, "switch to (or start) a named session"),
+    "/sessions": ("", _sessions, "list the saved sessions"),
+    "/save": ("/save FILE", _save, "write the session transcript as Markdown"),
+    "/retry": ("", _retry, "ask the last question again"),
+    "/exit": ("", _exit, "quit (Ctrl-D also quits)"),
+}
+
+
+def dispatch(repl: ChatRepl, line: str) -> object:
+    """Run one slash command; errors are one line and the REPL goes on."""
+    name, _, arg = line.strip().partition(" ")
+    entry = COMMANDS.get(name)
+    if entry is None:
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]}? " if close else ""
+        warn(repl.console, f"unknown command {name}: {hint}/help lists the commands")
+        return None
+    try:
+        return entry[1](repl, arg.strip())
+    except Exception as err:
+        repl.console.print(f"error: {err}", style="bold red", markup=False, highlight=False)
+        return None
+
+
+def _arguments(repl: ChatRepl, command: str, words: list[str]) -> Iterable[str]:
+    if command == "/tools":
+        if len(words) == 1:
+            return ["add", "rm"]
+        if words[0] == "add":
+            from agentcli.tools.registry import registry
+
+            return sorted(registry())
+        return list(repl.settings.tools)
+    if command == "/model":
+        from agentcli.models.presets import PRESETS
+
+        current = [repl.settings.model] if repl.settings.model else []
+        return current + [f"{p}/" for p in sorted(PRESETS)]
+    if command == "/agent":
+        from agentcli.agents import agent_names
+
+        return agent_names()
+    if command == "/verbose":
+        return ["on", "off"]
+    if command == "/session":
+        return [s.name for s in repl.store.sessions()]
+    return []
+
+
+class SlashCompleter(Completer):
+    """Completes command names, then their arguments: tools, models, agent types, sessions."""
+
+    def __init__(self, repl: ChatRepl) -> None:
+        self.repl = repl
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        command, *words = text.split(" ")
+        if not words:
+            for name, (_u, _f, help_text) in COMMANDS.items():
+                if name.startswith(command):
+                    yield Completion(name, -len(command), display_meta=help_text)
+            return
+        word = words[-1]
+        try:
+            candidates = list(_arguments(self.repl, command, words))
+        except Exception:
+            return
+        for candidate in candidates:
+            if candidate.startswith(word) and candidate != word:
+                yield Completion(candidate, -len(word))

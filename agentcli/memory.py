@@ -1,0 +1,178 @@
+"""Conversation memory: what earlier turns the model sees, and how that is persisted.
+
+Every kind keeps the same small protocol (:class:`Memory`): ``messages()`` is what goes into
+``inputs["chat_history"]``, ``add_turn`` records a finished question/answer, ``clear`` forgets,
+and ``to_state``/``from_state`` round-trip through JSON so a session survives a restart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from agentcli.errors import ConfigError
+from agentcli.schema import Message, assistant, system, user
+
+if TYPE_CHECKING:
+    from agentcli.models.base import BaseChatModel
+
+MEMORY_KINDS = ("buffer", "window", "tokens", "summary")
+SUMMARY_PROMPT = (
+    "Progressively summarize the conversation, adding to the previous summary and returning "
+    "a new summary. Keep names, numbers and decisions.\n\nCurrent summary:\n{summary}\n\n"
+    "New lines of conversation:\nHuman: {question}\nAI: {answer}\n\nNew summary:"
+)
+
+
+class Memory(Protocol):
+    """The memory protocol shared by every kind."""
+
+    kind: ClassVar[str]
+
+    def messages(self) -> list[Message]:
+        """The messages the model will see before the next question."""
+
+    def add_turn(self, question: str, answer: str) -> None:
+        """Record one finished turn."""
+
+    def clear(self) -> None:
+        """Forget everything."""
+
+    def to_state(self) -> dict[str, Any]:
+        """A JSON-ready snapshot."""
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Restore a snapshot made by :meth:`to_state`."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A provider-neutral token estimate: about four characters a token."""
+    return max(1, len(text) // 4) if text else 0
+
+
+class BufferMemory:
+    """Every turn, verbatim."""
+
+    kind: ClassVar[str] = "buffer"
+
+    def __init__(self) -> None:
+        self.turns: list[tuple[str, str]] = []
+
+    def _kept(self) -> list[tuple[str, str]]:
+        return self.turns
+
+    def messages(self) -> list[Message]:
+        """User/assistant messages for the kept turns."""
+        out: list[Message] = []
+        for question, answer in self._kept():
+            out += [user(question), assistant(answer)]
+        return out
+
+    def add_turn(self, question: str, answer: str) -> None:
+        """Append a turn."""
+        self.turns.append((question, answer))
+
+    def clear(self) -> None:
+        """Forget every turn."""
+        self.turns = []
+
+    def to_state(self) -> dict[str, Any]:
+        """The turns as JSON lists (every turn is kept, whatever the view)."""
+        return {"kind": self.kind, "turns": [list(t) for t in self.turns]}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Restore the turns."""
+        self.turns = [(str(q), str(a)) for q, a in state.get("turns", [])]
+
+
+class WindowMemory(BufferMemory):
+    """The last ``k`` turns."""
+
+    kind: ClassVar[str] = "window"
+
+    def __init__(self, k: int = 5) -> None:
+        super().__init__()
+        self.k = k
+
+    def _kept(self) -> list[tuple[str, str]]:
+        return self.turns[-self.k:] if self.k > 0 else []
+
+
+class TokenLimitMemory(BufferMemory):
+    """The most recent turns that fit in ``max_tokens`` (estimated at four characters a token)."""
+
+    kind: ClassVar[str] = "tokens"
+
+    def __init__(self, max_tokens: int = 2_000) -> None:
+        super().__init__()
+        self.max_tokens = max_tokens
+
+    def _kept(self) -> list[tuple[str, str]]:
+        kept: list[tuple[str, str]] = []
+        used = 0
+        for turn in reversed(self.turns):
+            cost = estimate_tokens(turn[0]) + estimate_tokens(turn[1])
+            if used + cost > self.max_tokens:
+                break
+            kept.append(turn)
+            used += cost
+        return kept[::-1]
+
+
+class SummaryMemory:
+    """A running summary written by the model after each turn (one extra model call a turn)."""
+
+    kind: ClassVar[str] = "summary"
+
+    def __init__(self, llm: BaseChatModel | None) -> None:
+        self.llm = llm
+        self.summary = ""
+
+    def messages(self) -> list[Message]:
+        """The summary as one system message (nothing before the first turn)."""
+        if not self.summary:
+            return []
+        return [system(f"Summary of the conversation so far:\n{self.summary}")]
+
+    def add_turn(self, question: str, answer: str) -> None:
+        """Fold the turn into the summary."""
+        if self.llm is None:
+            raise ConfigError("summary memory needs a model")
+        prompt = SUMMARY_PROMPT.format(summary=self.summary or "(empty)", question=question,
+                                       answer=answer)
+        self.summary = self.llm.generate([user(prompt)]).text.strip()
+
+    def clear(self) -> None:
+        """Forget the summary."""
+        self.summary = ""
+
+    def to_state(self) -> dict[str, Any]:
+        """The summary text."""
+        return {"kind": self.kind, "summary": self.summary}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Restore the summary."""
+        self.summary = str(state.get("summary", ""))
+
+
+def make_memory(
+    kind: str, *, k: int = 5, max_tokens: int = 2_000, llm: BaseChatModel | None = None
+) -> Memory:
+    """Build a memory by kind name (``buffer``, ``window``, ``tokens``, ``summary``)."""
+    if kind == "buffer":
+        return BufferMemory()
+    if kind == "window":
+        return WindowMemory(k)
+    if kind == "tokens":
+        return TokenLimitMemory(max_tokens)
+    if kind == "summary":
+        return SummaryMemory(llm)
+    raise ConfigError(f"unknown memory kind {kind!r} (choose from: {', '.join(MEMORY_KINDS)})")
+
+
+def restore(memory: Memory, state: dict[str, Any] | None) -> Memory:
+    """Load ``state`` into ``memory``; turns saved by a buffer-like kind carry across kinds."""
+    if state:
+        same_family = (state.get("kind") == "summary") == (memory.kind == "summary")
+        if same_family:
+            memory.load_state(state)
+    return memory

@@ -1,0 +1,235 @@
+"""SQLite persistence: chat sessions, their turns, and the log of every run (with full-text search).
+
+One file (WAL mode) under the user's data directory, overridable with ``db_path`` /
+``$AGENT_DB``. Every write is one transaction, committed before the call returns, so a
+process killed right after a turn loses nothing that completed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import ConfigError
+from agentcli.schema import RunResult
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    name TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
+    model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY, started REAL NOT NULL, session TEXT, question TEXT NOT NULL,
+    answer TEXT NOT NULL, steps TEXT NOT NULL, model TEXT, agent TEXT, stop_reason TEXT,
+    prompt_tokens INTEGER, completion_tokens INTEGER, elapsed REAL
+);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY, session TEXT NOT NULL REFERENCES sessions(name) ON DELETE CASCADE,
+    run_id INTEGER REFERENCES runs(id), question TEXT NOT NULL, answer TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_session ON turns(session, id);
+CREATE VIRTUAL TABLE IF NOT EXISTS runs_fts USING fts5(question, answer, steps);
+"""
+
+
+def default_db_path(env: Mapping[str, str] | None = None) -> Path:
+    """``$AGENT_DB``, else ``$XDG_DATA_HOME/agentcli/agent.db`` (``~/.local/share`` by default)."""
+    env = os.environ if env is None else env
+    if env.get("AGENT_DB"):
+        return Path(env["AGENT_DB"]).expanduser()
+    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "agentcli" / "agent.db"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One session's summary row."""
+
+    name: str
+    created: float
+    updated: float
+    model: str | None
+    agent: str | None
+    turns: int
+    memory_state: dict[str, Any]
+
+
+def _steps_text(result: RunResult) -> str:
+    return json.dumps(result.to_dict()["steps"], ensure_ascii=False)
+
+
+class Store:
+    """Sessions, turns and run logs in one SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self.db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as err:
+            raise ConfigError(f"cannot open the database {self.path}: {err}") from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- runs ---------------------------------------------------------------------------
+    def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
+                    model: str | None, agent: str | None, session: str | None) -> int:
+        steps = _steps_text(result)
+        cur = db.execute(
+            "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
+            "stop_reason, prompt_tokens, completion_tokens, elapsed) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (time.time() - result.elapsed, session, question, result.output, steps, model, agent,
+             result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
+             result.elapsed),
+        )
+        run_id = int(cur.lastrowid or 0)
+        db.execute("INSERT INTO runs_fts (rowid, question, answer, steps) VALUES (?,?,?,?)",
+                   (run_id, question, result.output, steps))
+        return run_id
+
+    def log_run(self, question: str, result: RunResult, *, model: str | None = None,
+                agent: str | None = None, session: str | None = None) -> int:
+        """Log one run (question, steps, answer, model, tokens, timing); returns its id."""
+        with self._tx() as db:
+            return self._insert_run(db, question, result, model, agent, session)
+
+    def runs(self, *, limit: int = 20, query: str | None = None) -> list[dict[str, Any]]:
+        """The most recent runs, newest first; ``query`` is a full-text search."""
+        if query:
+            sql = ("SELECT runs.* FROM runs_fts JOIN runs ON runs.id = runs_fts.rowid "
+                   "WHERE runs_fts MATCH ? ORDER BY runs.id DESC LIMIT ?")
+            try:
+                rows = self.db.execute(sql, (_fts_query(query), limit)).fetchall()
+            except sqlite3.OperationalError as err:
+                raise ConfigError(f"bad search {query!r}: {err}") from None
+        else:
+            rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
+                                   (limit,)).fetchall()
+        return [dict(r) | {"steps": json.loads(r["steps"])} for r in rows]
+
+    # -- sessions -----------------------------------------------------------------------
+    def session(self, name: str) -> SessionInfo | None:
+        """One session, or None."""
+        row = self.db.execute(
+            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session = s.name) AS n "
+            "FROM sessions s WHERE name = ?", (name,)).fetchone()
+        return _info(row) if row else None
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, most recently used first."""
+        rows = self.db.execute(
+            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session = s.name) AS n "
+            "FROM sessions s ORDER BY updated DESC").fetchall()
+        return [_info(r) for r in rows]
+
+    def ensure_session(self, name: str, *, model: str | None = None,
+                       agent: str | None = None) -> SessionInfo:
+        """Create the session if it does not exist; return it."""
+        now = time.time()
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO sessions (name, created, updated, model, agent) "
+                       "VALUES (?,?,?,?,?)", (name, now, now, model, agent))
+        info = self.session(name)
+        assert info is not None
+        return info
+
+    def add_turn(self, session: str, question: str, result: RunResult, *,
+                 memory_state: dict[str, Any], model: str | None = None,
+                 agent: str | None = None) -> int:
+        """Commit a finished turn, its run log and the new memory state in one transaction."""
+        now = time.time()
+        with self._tx() as db:
+            run_id = self._insert_run(db, question, result, model, agent, session)
+            db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
+                       "VALUES (?,?,?,?,?)", (session, run_id, question, result.output, now))
+            db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ? "
+                       "WHERE name = ?", (now, model, agent, json.dumps(memory_state), session))
+        return run_id
+
+    def save_memory(self, session: str, memory_state: dict[str, Any]) -> None:
+        """Replace the stored memory state (after /clear or /retry)."""
+        with self._tx() as db:
+            db.execute("UPDATE sessions SET memory_state = ?, updated = ? WHERE name = ?",
+                       (json.dumps(memory_state), time.time(), session))
+
+    def drop_last_turn(self, session: str, memory_state: dict[str, Any]) -> None:
+        """Remove a session's last turn (for /retry) and store the memory as it was before."""
+        with self._tx() as db:
+            db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
+                       (session,))
+            db.execute("UPDATE sessions SET memory_state = ? WHERE name = ?",
+                       (json.dumps(memory_state), session))
+
+    def turns(self, session: str) -> list[dict[str, Any]]:
+        """A session's turns, oldest first, with their run's steps."""
+        rows = self.db.execute(
+            "SELECT t.id, t.question, t.answer, t.created, r.steps, r.model, "
+            "r.prompt_tokens, r.completion_tokens FROM turns t "
+            "LEFT JOIN runs r ON r.id = t.run_id WHERE t.session = ? ORDER BY t.id",
+            (session,)).fetchall()
+        return [dict(r) | {"steps": json.loads(r["steps"] or "[]")} for r in rows]
+
+    def delete_session(self, name: str) -> bool:
+        """Delete a session and its turns (the run log keeps its runs); False if absent."""
+        with self._tx() as db:
+            db.execute("DELETE FROM turns WHERE session = ?", (name,))
+            cur = db.execute("DELETE FROM sessions WHERE name = ?", (name,))
+        return cur.rowcount > 0
+
+
+def _info(row: sqlite3.Row) -> SessionInfo:
+    return SessionInfo(row["name"], row["created"], row["updated"], row["model"], row["agent"],
+                       int(row["n"]), json.loads(row["memory_state"] or "{}"))
+
+
+def _fts_query(text: str) -> str:
+    """Plain words become quoted terms (ANDed), so user text never trips FTS5 syntax."""
+    words = [w.replace('"', '""') for w in text.split()]
+    return " ".join(f'"{w}"' for w in words) or '""'
+
+
+def session_markdown(name: str, turns: list[dict[str, Any]]) -> str:
+    """A session transcript as Markdown: each question, its tool steps, and the answer."""
+    lines = [f"# Chat session: {name}", ""]
+    for i, turn in enumerate(turns, 1):
+        lines += [f"## Turn {i}", "", f"**You:** {turn['question']}", ""]
+        for step in turn["steps"]:
+            tool_input = step["tool_input"]
+            shown = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
+            lines += [f"- `{step['tool']}({shown})` → {step['observation']}"]
+        if turn["steps"]:
+            lines.append("")
+        lines += [f"**Agent:** {turn['answer']}", ""]
+    return "\n".join(lines)
+
+
+def open_store(db_path: str | None, env: Mapping[str, str] | None = None) -> Store:
+    """The store at ``db_path`` (a setting) or the default location."""
+    return Store(Path(db_path).expanduser() if db_path else default_db_path(env))

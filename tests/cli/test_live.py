@@ -1,0 +1,43 @@
+"""The chat's token printer: words stream live, raw action blobs never reach the screen."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from rich.console import Console
+
+from agentcli.cli.live import TokenPrinter
+from agentcli.schema import ChatResult
+
+
+def feed(tokens: list[str]) -> tuple[str, TokenPrinter]:
+    buf = StringIO()
+    printer = TokenPrinter(Console(file=buf, width=200))
+    printer.on_llm_start([])
+    for token in tokens:
+        printer.on_llm_new_token(token)
+    printer.on_llm_end(ChatResult("".join(tokens)))
+    return buf.getvalue(), printer
+
+
+def test_thought_streams_and_action_is_held_back() -> None:
+    out, printer = feed(["Thought: I need", " the calc", "ulator.\nAct", "ion:\n```\n{",
+                         '"action": "Calculator"}\n```'])
+    assert out == "Thought: I need the calculator.\n"
+    assert printer.streamed and not printer.answer_streamed
+
+
+def test_json_blob_without_thought_prints_nothing() -> None:
+    out, printer = feed(['{"act', 'ion": "Final Answer", "action_input": "hi"}'])
+    assert out == "" and not printer.streamed
+
+
+def test_final_answer_streams_whole() -> None:
+    out, printer = feed(["Final ", "Answer: ", "75 ", "apples"])
+    assert out == "Final Answer: 75 apples\n"
+    assert printer.answer_streamed
+
+
+def test_text_that_only_looks_like_a_marker_is_released() -> None:
+    out, _ = feed(["Actually, ", "Act", "ors act."])
+    assert out == "Actually, Actors act.\n"

@@ -1,0 +1,55 @@
+"""The SQLite store: sessions, turns, run logs, full-text search, durability settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
+from agentcli.store import Store, default_db_path, session_markdown
+
+
+def result(answer: str, *, tool: str = "Calculator", observation: str = "Answer: 75.0",
+           ) -> RunResult:
+    step = AgentStep(AgentAction(tool, "300*0.25", "Thought: compute"), observation)
+    return RunResult(answer, (step,), "finished", Usage(10, 5), 2, 0.5)
+
+
+def test_default_path_follows_xdg_and_agent_db(tmp_path: Path) -> None:
+    assert default_db_path({"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "agentcli" / "agent.db"
+    assert default_db_path({"AGENT_DB": str(tmp_path / "x.db")}) == tmp_path / "x.db"
+
+
+def test_wal_mode_and_turns_survive_reopen(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.ensure_session("s", model="m", agent="a")
+    store.add_turn("s", "What is 25% of 300?", result("75"), memory_state={"turns": [["q", "a"]]},
+                   model="m", agent="a")
+    # no close(): a killed process never gets to close
+    again = Store(tmp_path / "a.db")
+    info = again.session("s")
+    assert info is not None and info.turns == 1
+    assert info.memory_state == {"turns": [["q", "a"]]}
+    turns = again.turns("s")
+    assert turns[0]["answer"] == "75" and turns[0]["steps"][0]["tool"] == "Calculator"
+
+
+def test_run_log_search_covers_intermediate_steps(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    store.log_run("first question", result("one", observation="banana bread"), model="m")
+    store.log_run("second question", result("two"), model="m")
+    assert [r["answer"] for r in store.runs()] == ["two", "one"]
+    assert [r["answer"] for r in store.runs(query="banana")] == ["one"]
+    assert [r["answer"] for r in store.runs(query='"odd syntax* AND')] == []
+    assert store.runs(limit=1)[0]["prompt_tokens"] == 10
+
+
+def test_delete_and_markdown(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    store.ensure_session("s")
+    store.add_turn("s", "q", result("a"), memory_state={})
+    text = session_markdown("s", store.turns("s"))
+    assert "**You:** q" in text and "`Calculator(300*0.25)` → Answer: 75.0" in text
+    assert store.delete_session("s") and not store.delete_session("s")
+    assert store.sessions() == []
+    assert len(store.runs()) == 1  # the run log keeps the run
