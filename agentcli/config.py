@@ -128,6 +128,22 @@ def _mapping(v: Any) -> dict[str, Any]:
     return dict(v)
 
 
+def _retry(v: Any) -> dict[str, float]:
+    allowed = {"attempts", "backoff_base", "backoff_max"}
+    if v is None:
+        return {}
+    if not isinstance(v, dict) or set(v) - allowed:
+        raise ValueError("a mapping with attempts, backoff_base and/or backoff_max")
+    out: dict[str, float] = {}
+    for key, raw in v.items():
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+            raise ValueError(f"a mapping whose {key} is a number >= 0")
+        out[key] = int(raw) if key == "attempts" else float(raw)
+    if out.get("attempts", 0) > 20:
+        raise ValueError("a mapping whose attempts is at most 20")
+    return out
+
+
 @dataclass(frozen=True)
 class Field:
     """One setting: how to check it, its environment variable, and a help line."""
@@ -159,6 +175,13 @@ FIELDS: dict[str, Field] = {
     "verbose": Field(_bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace"),
     "stream": Field(_bool, "AGENT_STREAM", "stream tokens from the model"),
     "tool_settings": Field(_mapping, None, "settings passed to tools (base URLs, limits)"),
+    "retry": Field(_retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds)"),
+    "fallback_models": Field(_name_list, "AGENT_FALLBACK_MODELS", "models to try on failure"),
+    "cache": Field(_bool, "AGENT_CACHE", "cache model responses in SQLite"),
+    "cache_path": Field(_str_or_none, "AGENT_CACHE_PATH", "response cache file"),
+    "max_tokens": Field(_positive_int_or_none, "AGENT_MAX_TOKENS", "token budget per run"),
+    "max_cost": Field(_positive_float_or_none, "AGENT_MAX_COST", "USD budget per run"),
+    "prices": Field(_str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in"),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
     "profiles": Field(_mapping, None, "named groups of settings"),
 }
@@ -185,6 +208,13 @@ class Settings:
     verbose: bool = True
     stream: bool = False
     tool_settings: dict[str, Any] = field(default_factory=dict)
+    retry: dict[str, float] = field(default_factory=dict)
+    fallback_models: list[str] = field(default_factory=list)
+    cache: bool = False
+    cache_path: str | None = None
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    prices: str | None = None
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict, compare=False)

@@ -134,6 +134,7 @@ class OpenAICompatModel(BaseChatModel):
         extra_headers: dict[str, str] | None = None,
         client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
+        on_retry: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -153,6 +154,7 @@ class OpenAICompatModel(BaseChatModel):
             self._headers["Authorization"] = f"Bearer {self._api_key}"
         self._client = client
         self._async_client = async_client
+        self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
@@ -184,7 +186,7 @@ class OpenAICompatModel(BaseChatModel):
                                             resp.headers, resp.text, stop)
             except _Failure as failure:
                 self._give_up_unless_retryable(failure, attempt)
-                _sleep(self._backoff(attempt, failure.retry_after))
+                _sleep(self._retry_delay(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def agenerate(
@@ -219,7 +221,7 @@ class OpenAICompatModel(BaseChatModel):
                                                 resp.headers, resp.text, stop)
                 except _Failure as failure:
                     self._give_up_unless_retryable(failure, attempt)
-                    await _asleep(self._backoff(attempt, failure.retry_after))
+                    await _asleep(self._retry_delay(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def stream(
@@ -257,7 +259,7 @@ class OpenAICompatModel(BaseChatModel):
                     raise self._transport_failure(err, emitted=emitted) from err
             except _Failure as failure:
                 self._give_up_unless_retryable(failure, attempt, emitted=emitted)
-                _sleep(self._backoff(attempt, failure.retry_after))
+                _sleep(self._retry_delay(attempt, failure))
 
     async def astream(
         self,
@@ -295,7 +297,7 @@ class OpenAICompatModel(BaseChatModel):
                         raise self._transport_failure(err, emitted=emitted) from err
                 except _Failure as failure:
                     self._give_up_unless_retryable(failure, attempt, emitted=emitted)
-                    await _asleep(self._backoff(attempt, failure.retry_after))
+                    await _asleep(self._retry_delay(attempt, failure))
 
     def close(self) -> None:
         """Nothing to release: injected clients belong to the caller, pooled ones are shared."""
@@ -421,6 +423,16 @@ class OpenAICompatModel(BaseChatModel):
         message = re.sub(r"(?i)(bearer\s+)\S+", r"\1***", message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
+
+    def _retry_delay(self, attempt: int, failure: _Failure) -> float:
+        """The backoff before the next attempt, reported to ``on_retry`` first."""
+        delay = self._backoff(attempt, failure.retry_after)
+        if self.on_retry is not None:
+            self.on_retry({
+                "model": self.name, "attempt": attempt + 1, "delay": round(delay, 3),
+                "status": failure.status, "error": self._error(failure.message, None).args[0],
+            })
+        return delay
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before the next attempt: ``Retry-After`` or full jitter."""
