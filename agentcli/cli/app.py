@@ -17,7 +17,7 @@ from agentcli.errors import AgentCliError, ConfigError
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_LIMIT, EXIT_PROVIDER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_CODES_HELP = (
     "Exit codes: 0 answered; 1 internal error; 2 usage or config error; "
-    "3 stopped by a limit (iterations, time); 4 model/provider error; 130 interrupted."
+    "3 stopped by a limit (iterations, time, budget); 4 model/provider error; 130 interrupted."
 )
 
 app = typer.Typer(
@@ -132,6 +132,11 @@ def run(
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object with the result."),
     record: Path | None = typer.Option(None, "--record", help="Save a replay cassette here."),
+    stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
+    trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
+    cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -144,12 +149,13 @@ def run(
             "early_stopping_method": early_stopping,
             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
             "verbose": verbose if verbose is not None else (False if json_out else None),
+            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
         }
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
         code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
-                       record=record)
+                       record=record, stats=stats, trace=trace)
         raise typer.Exit(code)
 
 
