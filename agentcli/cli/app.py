@@ -159,6 +159,38 @@ def run(
         raise typer.Exit(code)
 
 
+@app.command()
+def batch(
+    input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
+                                      help='Lines of {"id", "input"|"question", ...}.'),
+    out: Path = typer.Option(..., "--out", "-o", help="Append one JSON line per item here."),
+    concurrency: int = typer.Option(8, "--concurrency", "-j", help="Questions at once."),
+    expect: str | None = typer.Option(None, "--expect", help="Grade answers against FIELD."),
+    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
+    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
+    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
+    cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
+    stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
+    trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+) -> None:
+    """Run many questions concurrently; resumable; with --expect, an eval report."""
+    with errors_to_exit():
+        from agentcli.cli.batch_cmd import run_batch_command
+        from agentcli.config import load_settings
+
+        env = _env()
+        flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
+                 "max_iterations": max_iterations, "verbose": False}
+        settings = load_settings(config, flags=flags, env=env)
+        raise typer.Exit(run_batch_command(
+            settings, env, input_path, out, concurrency=concurrency, expect=expect,
+            stats=stats, trace=trace, yes=yes,
+        ))
+
+
 @tools_app.command("list")
 def tools_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import email.utils
 import json
 import random
@@ -36,6 +37,9 @@ _NOT_JSON = object()
 _TimeoutKey = tuple[float, float, float, float]
 _clients: dict[_TimeoutKey, httpx.Client] = {}
 _clients_lock = threading.Lock()
+_async_pool: contextvars.ContextVar[httpx.AsyncClient | None] = contextvars.ContextVar(
+    "agentcli_async_pool", default=None
+)
 
 
 def shared_client(timeout: httpx.Timeout) -> httpx.Client:
@@ -48,6 +52,22 @@ def shared_client(timeout: httpx.Timeout) -> httpx.Client:
         if client is None or client.is_closed:
             client = _clients[key] = httpx.Client(timeout=timeout, follow_redirects=False)
         return client
+
+
+@contextlib.asynccontextmanager
+async def async_pool(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
+    """One pooled AsyncClient for every async call made inside the block (a batch).
+
+    Without it each async call opens its own client, which is right for one-off runs (a
+    client is bound to one event loop) but wasteful for hundreds of calls on one loop.
+    """
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
+        token = _async_pool.set(client)
+        try:
+            yield client
+        finally:
+            _async_pool.reset(token)
 
 
 def close_shared_clients() -> None:
@@ -337,6 +357,10 @@ class OpenAICompatModel(BaseChatModel):
         if self._async_client is not None:
             yield self._async_client
             return
+        pooled = _async_pool.get()
+        if pooled is not None:
+            yield _Timed(pooled, self.timeout)  # type: ignore[misc]
+            return
         async with httpx.AsyncClient(timeout=self.timeout) as client:
             yield client
 
@@ -439,6 +463,20 @@ class OpenAICompatModel(BaseChatModel):
         if retry_after is not None:
             return min(retry_after, self.backoff_max)
         return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**attempt))
+
+
+class _Timed:
+    """A pooled client seen through this model's timeouts (the pool has none of its own)."""
+
+    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
+        self._client = client
+        self._timeout = timeout
+
+    async def post(self, url: str, **kw: Any) -> httpx.Response:
+        return await self._client.post(url, timeout=self._timeout, **kw)
+
+    def stream(self, method: str, url: str, **kw: Any) -> Any:
+        return self._client.stream(method, url, timeout=self._timeout, **kw)
 
 
 class _SSEState:
