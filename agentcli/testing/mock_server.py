@@ -113,7 +113,7 @@ class MockOpenAIServer:
         if self._httpd is not None:
             return self
         handler = type("_BoundHandler", (_Handler,), {"mock": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        self._httpd = _Server(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -244,6 +244,12 @@ class MockOpenAIServer:
                 return self._replies.popleft()
             responder = self._responder
         return None if responder is None else _Reply.from_spec(responder(body))
+
+
+class _Server(ThreadingHTTPServer):
+    # The stdlib default backlog of 5 drops SYNs when a batch opens 16+ connections at once,
+    # and the client then waits a full second to retry: a fake slowness no real server has.
+    request_queue_size = 256
 
 
 class _Handler(BaseHTTPRequestHandler):
