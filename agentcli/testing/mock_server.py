@@ -197,15 +197,15 @@ class MockOpenAIServer:
         ``faults`` lists ``add_fault`` keyword dicts to pick from uniformly (default: 429 with
         ``Retry-After: 0``, 500, 503, reset, stream cut, invalid JSON, empty choices).
         """
-        menu = faults if faults is not None else [
+        menu: list[dict[str, Any]] = faults if faults is not None else [
             {"kind": "status", "status": 429, "retry_after": 0},
             {"kind": "status", "status": 500}, {"kind": "status", "status": 503},
             {"kind": "reset"}, {"kind": "stream_cut"}, {"kind": "invalid_json"},
             {"kind": "empty_choices"},
         ]
         built = []
-        for spec in menu:
-            spec = dict(spec)
+        for entry in menu:
+            spec = dict(entry)
             kind = spec.pop("kind")
             if kind not in FAULT_KINDS:
                 raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
