@@ -152,6 +152,22 @@ def _path_list(v: Any) -> list[str]:
     return _name_list(v)
 
 
+def _retry(v: Any) -> dict[str, float]:
+    allowed = {"attempts", "backoff_base", "backoff_max"}
+    if v is None:
+        return {}
+    if not isinstance(v, dict) or set(v) - allowed:
+        raise ValueError("a mapping with attempts, backoff_base and/or backoff_max")
+    out: dict[str, float] = {}
+    for key, raw in v.items():
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+            raise ValueError(f"a mapping whose {key} is a number >= 0")
+        out[key] = int(raw) if key == "attempts" else float(raw)
+    if out.get("attempts", 0) > 20:
+        raise ValueError("a mapping whose attempts is at most 20")
+    return out
+
+
 @dataclass(frozen=True)
 class Field:
     """One setting: how to check it, its environment variable, and a help line."""
@@ -188,6 +204,13 @@ FIELDS: dict[str, Field] = {
     "tools_module": Field(_path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools"),
     "yaml_tools": Field(_yaml_tools, None, "command and http tools declared in YAML"),
     "mcp_servers": Field(_mcp_servers, None, "MCP servers over stdio: {name: {command, args}}"),
+    "retry": Field(_retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds)"),
+    "fallback_models": Field(_name_list, "AGENT_FALLBACK_MODELS", "models to try on failure"),
+    "cache": Field(_bool, "AGENT_CACHE", "cache model responses in SQLite"),
+    "cache_path": Field(_str_or_none, "AGENT_CACHE_PATH", "response cache file"),
+    "max_tokens": Field(_positive_int_or_none, "AGENT_MAX_TOKENS", "token budget per run"),
+    "max_cost": Field(_positive_float_or_none, "AGENT_MAX_COST", "USD budget per run"),
+    "prices": Field(_str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in"),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
     "memory": Field(
         _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
@@ -228,6 +251,13 @@ class Settings:
     tools_module: list[str] = field(default_factory=list)
     yaml_tools: list[dict[str, Any]] = field(default_factory=list)
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    retry: dict[str, float] = field(default_factory=dict)
+    fallback_models: list[str] = field(default_factory=list)
+    cache: bool = False
+    cache_path: str | None = None
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    prices: str | None = None
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
     memory: str = "auto"

@@ -101,14 +101,21 @@ class _RunState:
 
 
 class _UsageCounter(BaseCallbackHandler):
-    def __init__(self) -> None:
+    def __init__(self, *, priced: bool = False) -> None:
         self.usage = Usage()
         self.calls = 0
         self.errors = 0
+        self.priced = priced  # only a cost budget needs the price table
+        self.cost = 0.0
 
     def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
         self.usage = self.usage + result.usage
         self.calls += 1
+        if self.priced:
+            from agentcli.pricing import cost_of
+
+            # An unknown price counts as zero here; the CLI refuses --max-cost without one.
+            self.cost += cost_of(str(kw.get("model") or result.model), result.usage) or 0.0
 
     def on_llm_error(self, error: BaseException, **kw: Any) -> None:
         self.errors += 1
@@ -142,6 +149,8 @@ class AgentExecutor:
         approver: Approver = deny_all,
         callbacks: Iterable[BaseCallbackHandler] = (),
         max_tool_workers: int = 8,
+        max_tokens: int | None = None,
+        max_cost: float | None = None,
     ) -> None:
         if early_stopping_method not in ("force", "generate"):
             raise ValueError(
@@ -161,6 +170,8 @@ class AgentExecutor:
         self.approver = approver
         self.callbacks = list(callbacks)
         self.max_tool_workers = max_tool_workers
+        self.max_tokens = max_tokens  # budget: total tokens in + out across the run
+        self.max_cost = max_cost  # budget: USD across the run (see agentcli.pricing)
 
     # ------------------------------------------------------------------ the loop (once)
     def _limit(self, state: _RunState) -> StopReason | None:
@@ -171,7 +182,19 @@ class AgentExecutor:
             and time.monotonic() - state.started >= self.max_execution_time
         ):
             return "max_execution_time"
+        if self.max_tokens is not None or self.max_cost is not None:
+            counter = self._counter(state)
+            if self.max_tokens is not None and counter.usage.total_tokens >= self.max_tokens:
+                return "budget"
+            if self.max_cost is not None and counter.cost >= self.max_cost:
+                return "budget"
         return None
+
+    @staticmethod
+    def _counter(state: _RunState) -> _UsageCounter:
+        return next(
+            (h for h in state.callbacks.handlers if isinstance(h, _UsageCounter)), _UsageCounter()
+        )
 
     def _agent_steps(self, steps: list[AgentStep]) -> list[AgentStep]:
         trim = self.trim_intermediate_steps
@@ -235,9 +258,7 @@ class AgentExecutor:
         return self._result(state, output, reason)
 
     def _result(self, state: _RunState, output: str, reason: StopReason) -> RunResult:
-        counter = next(
-            (h for h in state.callbacks.handlers if isinstance(h, _UsageCounter)), _UsageCounter()
-        )
+        counter = self._counter(state)
         return RunResult(
             output=output,
             steps=tuple(state.steps) if self.return_intermediate_steps else (),
@@ -339,7 +360,8 @@ class AgentExecutor:
         data = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
         if "input" not in data:
             raise AgentCliError("the run needs an 'input' (the question)")
-        manager = ensure_manager([*self.callbacks, *(callbacks or ()), _UsageCounter()])
+        counter = _UsageCounter(priced=self.max_cost is not None)
+        manager = ensure_manager([*self.callbacks, *(callbacks or ()), counter])
         manager.on_chain_start(data)
         return _RunState(inputs=data, callbacks=manager)
 

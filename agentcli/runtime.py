@@ -20,15 +20,49 @@ def build_model(
 
     if not settings.model:
         raise ConfigError("no model configured")
-    return get_model(
-        settings.model,
-        env=env,
-        base_url=settings.base_url,
-        record=record,
-        temperature=settings.temperature,
-        timeout=settings.request_timeout,
-        max_retries=settings.max_retries,
-    )
+    options: dict[str, Any] = {
+        "temperature": settings.temperature,
+        "timeout": settings.request_timeout,
+        "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
+        "on_retry": _report_retry,
+    }
+    options.update({k: settings.retry[k] for k in ("backoff_base", "backoff_max")
+                    if k in settings.retry})
+    model = get_model(settings.model, env=env, base_url=settings.base_url, record=record,
+                      **options)
+    if settings.fallback_models:
+        from agentcli.models.fallback import FallbackChatModel
+
+        spares = [get_model(name, env=env, **options) for name in settings.fallback_models]
+        model = FallbackChatModel([model, *spares])
+    if settings.cache:
+        from agentcli.cache import CachedChatModel, default_cache_path
+
+        path = Path(settings.cache_path).expanduser() if settings.cache_path else (
+            default_cache_path(env))
+        model = CachedChatModel(model, path, params={"temperature": settings.temperature})
+    return model
+
+
+def _report_retry(info: dict[str, Any]) -> None:
+    """Make a provider retry visible to the run's callbacks (trace, metrics)."""
+    from agentcli.models.base import report
+
+    report(f"retry {info['attempt']} of {info['model']} in {info['delay']:g}s: {info['error']}",
+           kind="retry", **info)
+
+
+def check_budget(settings: Settings, model_name: str) -> None:
+    """A cost budget needs a price for the model; say so before the run, not after."""
+    from agentcli.pricing import price_of, use_prices
+
+    use_prices(settings.prices)
+    if settings.max_cost is not None and price_of(model_name) is None:
+        raise ConfigError(
+            f"--max-cost needs a price for {model_name}, which the price table does not list; "
+            "add it to a YAML file given as `prices:` in the config "
+            "(provider: {model: {input: USD, output: USD}} per 1M tokens)"
+        )
 
 
 def build_executor(
@@ -47,6 +81,7 @@ def build_executor(
     from agentcli.executor import deny_all
     from agentcli.tools.custom import load_configured_tools
 
+    check_budget(settings, llm.name)
     tools = load_configured_tools(settings, llm, tool_extras)
     return initialize_agent(
         tools,
@@ -61,4 +96,6 @@ def build_executor(
         max_observation_chars=settings.max_observation_chars,
         approver=approver or deny_all,
         callbacks=callbacks,
+        max_tokens=settings.max_tokens,
+        max_cost=settings.max_cost,
     )

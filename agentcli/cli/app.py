@@ -17,7 +17,7 @@ from agentcli.errors import AgentCliError, ConfigError
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_LIMIT, EXIT_PROVIDER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_CODES_HELP = (
     "Exit codes: 0 answered; 1 internal error; 2 usage or config error; "
-    "3 stopped by a limit (iterations, time); 4 model/provider error; 130 interrupted."
+    "3 stopped by a limit (iterations, time, budget); 4 model/provider error; 130 interrupted."
 )
 
 app = typer.Typer(
@@ -26,9 +26,13 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # Plain help: Typer's Rich help imports rich.markdown and pygments (~90 ms of start-up).
+    rich_markup_mode=None,
 )
-tools_app = typer.Typer(help="Inspect the tool registry.", no_args_is_help=True)
-agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True)
+tools_app = typer.Typer(help="Inspect the tool registry.", no_args_is_help=True,
+                        rich_markup_mode=None)
+agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True,
+                         rich_markup_mode=None)
 app.add_typer(tools_app, name="tools")
 app.add_typer(agents_app, name="agents")
 
@@ -135,6 +139,11 @@ def run(
     tools_module: str | None = typer.Option(
         None, "--tools-module", help="Python file(s) with @tool functions, comma-separated."
     ),
+    stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
+    trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
+    cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -148,12 +157,13 @@ def run(
             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
+            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
         }
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
         code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
-                       record=record)
+                       record=record, stats=stats, trace=trace)
         raise typer.Exit(code)
 
 
@@ -165,6 +175,38 @@ def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) 
     from agentcli.config import load_settings
 
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
+
+
+@app.command()
+def batch(
+    input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
+                                      help='Lines of {"id", "input"|"question", ...}.'),
+    out: Path = typer.Option(..., "--out", "-o", help="Append one JSON line per item here."),
+    concurrency: int = typer.Option(8, "--concurrency", "-j", help="Questions at once."),
+    expect: str | None = typer.Option(None, "--expect", help="Grade answers against FIELD."),
+    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
+    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
+    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
+    cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
+    stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
+    trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+) -> None:
+    """Run many questions concurrently; resumable; with --expect, an eval report."""
+    with errors_to_exit():
+        from agentcli.cli.batch_cmd import run_batch_command
+        from agentcli.config import load_settings
+
+        env = _env()
+        flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
+                 "max_iterations": max_iterations, "verbose": False}
+        settings = load_settings(config, flags=flags, env=env)
+        raise typer.Exit(run_batch_command(
+            settings, env, input_path, out, concurrency=concurrency, expect=expect,
+            stats=stats, trace=trace, yes=yes,
+        ))
 
 
 @tools_app.command("list")

@@ -265,6 +265,7 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
 
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources
                     else settings, open_store(settings.db_path, env), factory,
-                    session=session, approver=_approver(settings, yes), history=FileHistory(str(path)),
+                    session=session, approver=_approver(settings, yes),
+                    history=FileHistory(str(path)),
                     toolbar=sys.stdin is not None and sys.stdin.isatty())
     return repl.loop()

@@ -86,6 +86,8 @@ def execute(
     yes: bool = False,
     json_out: bool = False,
     record: Path | None = None,
+    stats: bool = False,
+    trace: Path | None = None,
 ) -> int:
     """Run one question and print the outcome; returns the exit code."""
     from agentcli.agents import agent_class
@@ -102,15 +104,20 @@ def execute(
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
-    handlers = [VerboseHandler(err, show_answer=not inline)] if settings.verbose else []
+    handlers: list[Any] = [VerboseHandler(err, show_answer=not inline)] if settings.verbose else []
+    from agentcli.cli.observe import Observers
+
+    observers = Observers(stats=stats, trace=trace, env=env)
     try:
         from agentcli.cli.approve import human_input
 
         executor = build_executor(settings, llm, approver=_approver(settings, yes),
-                                  callbacks=handlers, tool_extras={"human_input": human_input()})
+                                  callbacks=[*handlers, *observers.handlers],
+                                  tool_extras={"human_input": human_input()})
         result: RunResult = executor.invoke(question)
     finally:
         llm.close()
+        observers.close(err)
     log_run(settings, env, question, result, llm.name, err)
     if json_out:
         payload = result.to_dict() | {"model": llm.name}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import email.utils
 import json
 import random
@@ -36,6 +37,9 @@ _NOT_JSON = object()
 _TimeoutKey = tuple[float, float, float, float]
 _clients: dict[_TimeoutKey, httpx.Client] = {}
 _clients_lock = threading.Lock()
+_async_pool: contextvars.ContextVar[httpx.AsyncClient | None] = contextvars.ContextVar(
+    "agentcli_async_pool", default=None
+)
 
 
 def shared_client(timeout: httpx.Timeout) -> httpx.Client:
@@ -48,6 +52,22 @@ def shared_client(timeout: httpx.Timeout) -> httpx.Client:
         if client is None or client.is_closed:
             client = _clients[key] = httpx.Client(timeout=timeout, follow_redirects=False)
         return client
+
+
+@contextlib.asynccontextmanager
+async def async_pool(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
+    """One pooled AsyncClient for every async call made inside the block (a batch).
+
+    Without it each async call opens its own client, which is right for one-off runs (a
+    client is bound to one event loop) but wasteful for hundreds of calls on one loop.
+    """
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
+        token = _async_pool.set(client)
+        try:
+            yield client
+        finally:
+            _async_pool.reset(token)
 
 
 def close_shared_clients() -> None:
@@ -134,6 +154,7 @@ class OpenAICompatModel(BaseChatModel):
         extra_headers: dict[str, str] | None = None,
         client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
+        on_retry: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -153,6 +174,7 @@ class OpenAICompatModel(BaseChatModel):
             self._headers["Authorization"] = f"Bearer {self._api_key}"
         self._client = client
         self._async_client = async_client
+        self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
@@ -184,7 +206,7 @@ class OpenAICompatModel(BaseChatModel):
                                             resp.headers, resp.text, stop)
             except _Failure as failure:
                 self._give_up_unless_retryable(failure, attempt)
-                _sleep(self._backoff(attempt, failure.retry_after))
+                _sleep(self._retry_delay(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def agenerate(
@@ -219,7 +241,7 @@ class OpenAICompatModel(BaseChatModel):
                                                 resp.headers, resp.text, stop)
                 except _Failure as failure:
                     self._give_up_unless_retryable(failure, attempt)
-                    await _asleep(self._backoff(attempt, failure.retry_after))
+                    await _asleep(self._retry_delay(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def stream(
@@ -257,7 +279,7 @@ class OpenAICompatModel(BaseChatModel):
                     raise self._transport_failure(err, emitted=emitted) from err
             except _Failure as failure:
                 self._give_up_unless_retryable(failure, attempt, emitted=emitted)
-                _sleep(self._backoff(attempt, failure.retry_after))
+                _sleep(self._retry_delay(attempt, failure))
 
     async def astream(
         self,
@@ -295,7 +317,7 @@ class OpenAICompatModel(BaseChatModel):
                         raise self._transport_failure(err, emitted=emitted) from err
                 except _Failure as failure:
                     self._give_up_unless_retryable(failure, attempt, emitted=emitted)
-                    await _asleep(self._backoff(attempt, failure.retry_after))
+                    await _asleep(self._retry_delay(attempt, failure))
 
     def close(self) -> None:
         """Nothing to release: injected clients belong to the caller, pooled ones are shared."""
@@ -334,6 +356,10 @@ class OpenAICompatModel(BaseChatModel):
         # gets its own (a process-wide cache would break across asyncio.run calls).
         if self._async_client is not None:
             yield self._async_client
+            return
+        pooled = _async_pool.get()
+        if pooled is not None:
+            yield _Timed(pooled, self.timeout)  # type: ignore[misc]
             return
         async with httpx.AsyncClient(timeout=self.timeout) as client:
             yield client
@@ -422,11 +448,35 @@ class OpenAICompatModel(BaseChatModel):
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
 
+    def _retry_delay(self, attempt: int, failure: _Failure) -> float:
+        """The backoff before the next attempt, reported to ``on_retry`` first."""
+        delay = self._backoff(attempt, failure.retry_after)
+        if self.on_retry is not None:
+            self.on_retry({
+                "model": self.name, "attempt": attempt + 1, "delay": round(delay, 3),
+                "status": failure.status, "error": self._error(failure.message, None).args[0],
+            })
+        return delay
+
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before the next attempt: ``Retry-After`` or full jitter."""
         if retry_after is not None:
             return min(retry_after, self.backoff_max)
         return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**attempt))
+
+
+class _Timed:
+    """A pooled client seen through this model's timeouts (the pool has none of its own)."""
+
+    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
+        self._client = client
+        self._timeout = timeout
+
+    async def post(self, url: str, **kw: Any) -> httpx.Response:
+        return await self._client.post(url, timeout=self._timeout, **kw)
+
+    def stream(self, method: str, url: str, **kw: Any) -> Any:
+        return self._client.stream(method, url, timeout=self._timeout, **kw)
 
 
 class _SSEState:

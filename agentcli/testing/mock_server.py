@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import re
 import threading
 import time
 import uuid
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -97,6 +98,10 @@ class MockOpenAIServer:
         self._faults: deque[_Fault] = deque()
         self._replies: deque[_Reply] = deque()
         self._responder: Responder | None = None
+        self._fault_rate = 0.0
+        self._fault_menu: list[_Fault] = []
+        self._rng = random.Random(0)
+        self.injected: Counter[str] = Counter()  # random faults served, by kind
         self._requests: list[RecordedRequest] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -108,7 +113,7 @@ class MockOpenAIServer:
         if self._httpd is not None:
             return self
         handler = type("_BoundHandler", (_Handler,), {"mock": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        self._httpd = _Server(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -184,6 +189,35 @@ class MockOpenAIServer:
         with self._lock:
             self._faults.append(_Fault(kind, times, status, after, delay, message, text))
 
+    def set_fault_rate(
+        self, rate: float, faults: list[dict[str, Any]] | None = None, *, seed: int = 0
+    ) -> None:
+        """Inject a random fault into ``rate`` of the requests not taken by queued faults.
+
+        ``faults`` lists ``add_fault`` keyword dicts to pick from uniformly (default: 429 with
+        ``Retry-After: 0``, 500, 503, reset, stream cut, invalid JSON, empty choices).
+        """
+        menu: list[dict[str, Any]] = faults if faults is not None else [
+            {"kind": "status", "status": 429, "retry_after": 0},
+            {"kind": "status", "status": 500}, {"kind": "status", "status": 503},
+            {"kind": "reset"}, {"kind": "stream_cut"}, {"kind": "invalid_json"},
+            {"kind": "empty_choices"},
+        ]
+        built = []
+        for entry in menu:
+            spec = dict(entry)
+            kind = spec.pop("kind")
+            if kind not in FAULT_KINDS:
+                raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
+            after = spec.pop("retry_after", None)
+            built.append(_Fault(kind, 1, retry_after=None if after is None else str(after),
+                                **spec))
+        with self._lock:
+            self._fault_rate = rate
+            self._fault_menu = built
+            self._rng = random.Random(seed)
+            self.injected = Counter()
+
     @property
     def requests(self) -> list[RecordedRequest]:
         """A copy of the requests received so far."""
@@ -202,10 +236,20 @@ class MockOpenAIServer:
                 if fault.times <= 0:
                     self._faults.popleft()
                 return fault
+            if self._fault_rate and self._rng.random() < self._fault_rate:
+                fault = self._rng.choice(self._fault_menu)
+                self.injected[fault.kind + (f" {fault.status}" if fault.status else "")] += 1
+                return fault
             if self._replies:
                 return self._replies.popleft()
             responder = self._responder
         return None if responder is None else _Reply.from_spec(responder(body))
+
+
+class _Server(ThreadingHTTPServer):
+    # The stdlib default backlog of 5 drops SYNs when a batch opens 16+ connections at once,
+    # and the client then waits a full second to retry: a fake slowness no real server has.
+    request_queue_size = 256
 
 
 class _Handler(BaseHTTPRequestHandler):

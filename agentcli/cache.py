@@ -1,0 +1,142 @@
+"""An optional SQLite response cache, as a chat-model wrapper.
+
+The key is the SHA-256 of the model name, the request (messages, stop, tools) and the
+parameters, so any change to the prompt misses. A hit is reported as
+``on_text(kind="cache_hit")`` and carries zero usage (it cost nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.schema import ChatResult, Message, ToolCall, Usage
+
+
+def default_cache_path(env: Mapping[str, str]) -> Path:
+    """``$XDG_CACHE_HOME/agentcli/responses.sqlite`` (``~/.cache`` by default)."""
+    base = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "agentcli" / "responses.sqlite"
+
+
+def cache_key(
+    model: str,
+    messages: Sequence[Message],
+    stop: Sequence[str] | None,
+    tools: Sequence[dict[str, Any]] | None,
+    params: dict[str, Any],
+) -> str:
+    """The SHA-256 hex digest identifying one request."""
+    record = {
+        "model": model,
+        "messages": [m.to_openai() for m in messages],
+        "stop": list(stop or ()),
+        "tools": list(tools or ()),
+        "params": params,
+    }
+    blob = json.dumps(record, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CachedChatModel(BaseChatModel):
+    """Answers repeated requests from SQLite; misses go to ``inner`` and are stored."""
+
+    def __init__(self, inner: BaseChatModel, path: str | Path, *, params: Any = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self.params = dict(params or {})  # e.g. temperature: part of the key
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False)
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
+                "result TEXT, created REAL)"
+            )
+            self._db.commit()
+        self.hits = 0
+        self.misses = 0
+
+    def _key(self, messages: Sequence[Message], stop: Sequence[str] | None,
+             tools: Sequence[dict[str, Any]] | None, params: dict[str, Any]) -> str:
+        return cache_key(self.name, messages, stop, tools, {**self.params, **params})
+
+    def _get(self, key: str) -> ChatResult | None:
+        with self._lock:
+            row = self._db.execute("SELECT result FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        self.hits += 1
+        report("response served from cache", kind="cache_hit", key=key[:16])
+        return ChatResult(
+            data["text"], tuple(ToolCall(**c) for c in data["tool_calls"]),
+            data["finish_reason"], Usage(), data.get("model", ""),
+        )
+
+    def _put(self, key: str, result: ChatResult) -> None:
+        self.misses += 1
+        blob = json.dumps(asdict(replace(result, usage=Usage())), ensure_ascii=False)
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses (key, model, result, created) "
+                             "VALUES (?, ?, ?, ?)", (key, self.name, blob, time.time()))
+            self._db.commit()
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """A cached reply, or the inner model's (then stored)."""
+        key = self._key(messages, stop, tools, params)
+        hit = self._get(key)
+        if hit is not None:
+            if on_token is not None and hit.text:
+                on_token(hit.text)
+            return hit
+        result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token,
+                                     **params)
+        self._put(key, result)
+        return result
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Async twin of :meth:`generate`."""
+        key = self._key(messages, stop, tools, params)
+        hit = self._get(key)
+        if hit is not None:
+            if on_token is not None and hit.text:
+                on_token(hit.text)
+            return hit
+        result = await self.inner.agenerate(messages, stop=stop, tools=tools,
+                                            on_token=on_token, **params)
+        self._put(key, result)
+        return result
+
+    def close(self) -> None:
+        """Close the database and the inner model."""
+        with self._lock:
+            self._db.close()
+        self.inner.close()

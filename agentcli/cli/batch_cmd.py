@@ -1,0 +1,103 @@
+"""``agent batch``: run a JSONL file of questions concurrently, with progress and a summary."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from agentcli.config import Settings
+
+
+def run_batch_command(
+    settings: Settings,
+    env: dict[str, str],
+    input_path: Path,
+    out: Path,
+    *,
+    concurrency: int,
+    expect: str | None,
+    stats: bool,
+    trace: Path | None,
+    yes: bool,
+) -> int:
+    """Run the batch and print its summary; returns the exit code."""
+    from agentcli.batch import read_items, run_batch
+    from agentcli.cli.observe import Observers
+    from agentcli.cli.running import _approver
+    from agentcli.errors import ConfigError
+    from agentcli.runtime import build_executor, build_model
+
+    if not settings.model:
+        raise ConfigError("agent batch needs a model: pass --model provider/model or set it "
+                          "in the config")
+    if concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    items = read_items(input_path, expect=expect)
+    err = Console(stderr=True)
+    llm = build_model(settings, env)
+    observers = Observers(stats=stats, trace=trace, env=env)
+    try:
+        executor = build_executor(settings, llm, approver=_approver(settings, yes))
+        with Progress(
+            TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(),
+            console=err, transient=False, disable=not err.is_terminal,
+        ) as progress:
+            task = progress.add_task("batch", total=len(items), errors=0)
+            errors = 0
+
+            def advance(line: dict[str, Any]) -> None:
+                nonlocal errors
+                errors += "error" in line
+                progress.update(task, advance=1, errors=errors)
+
+            progress.update(task, completed=0)
+            summary = asyncio.run(run_batch(
+                executor, items, out, concurrency=concurrency, callbacks=observers.handlers,
+                on_line=advance,
+            ))
+            progress.update(task, completed=len(items))
+    finally:
+        llm.close()
+        observers.close(err)
+    print_summary(Console(), summary.to_dict(), out)
+    return 0
+
+
+def print_summary(console: Console, s: dict[str, Any], out: Path) -> None:
+    """The batch summary (and eval numbers when answers were graded)."""
+    table = Table(title=f"Batch -> {out}", show_header=False)
+    table.add_column("metric", style="bold")
+    table.add_column("value", justify="right")
+
+    def secs(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f} s"
+
+    rows = [
+        ("items", str(s["total"])),
+        ("skipped (already in OUT)", str(s["skipped"])),
+        ("results", str(s["results"])),
+        ("errors", str(s["errors"]) + (
+            f" ({', '.join(f'{k} {v}' for k, v in sorted(s['error_types'].items()))})"
+            if s["error_types"] else "")),
+    ]
+    if s["accuracy"] is not None:
+        rows.append(("accuracy", f"{s['accuracy']:.1%} ({s['correct']}/{s['graded']})"))
+    rows += [
+        ("mean steps", "-" if s["mean_steps"] is None else f"{s['mean_steps']:.2f}"),
+        ("tokens in / out", f"{s['prompt_tokens']:,} / {s['completion_tokens']:,}"),
+        ("latency p50 / p95", f"{secs(s['latency_p50'])} / {secs(s['latency_p95'])}"),
+        ("stop reasons", ", ".join(f"{k} {v}" for k, v in sorted(s["stop_reasons"].items()))
+         or "-"),
+        ("wall time", secs(s["wall_seconds"])),
+        ("throughput", "-" if not s["items_per_second"] else
+         f"{s['items_per_second']:.1f} items/s"),
+    ]
+    for label, value in rows:
+        table.add_row(label, value)
+    console.print(table)

@@ -1,0 +1,51 @@
+"""``--stats`` and ``--trace``: build the observing handlers and print the stats table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.metrics import MetricsHandler
+from agentcli.errors import ConfigError
+
+
+class Observers:
+    """The handlers behind ``--stats`` / ``--trace``; ``close()`` flushes and prints."""
+
+    def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str]) -> None:
+        self.metrics = MetricsHandler() if stats else None
+        self.trace: Any = None
+        if trace is not None:
+            from agentcli.callbacks.trace import TraceHandler
+
+            try:
+                self.trace = TraceHandler(trace, env=env)
+            except OSError as err:
+                raise ConfigError(f"cannot open trace file {trace}: {err.strerror}") from None
+
+    @property
+    def handlers(self) -> list[BaseCallbackHandler]:
+        """The handlers to pass to the executor."""
+        return [h for h in (self.metrics, self.trace) if h is not None]
+
+    def close(self, console: Console) -> None:
+        """Close the trace and print the stats table (to stderr)."""
+        if self.trace is not None:
+            self.trace.close()
+        if self.metrics is not None:
+            print_stats(console, self.metrics)
+
+
+def print_stats(console: Console, metrics: MetricsHandler, title: str = "Run stats") -> None:
+    """The metrics as a two-column table."""
+    table = Table(title=title, show_header=False)
+    table.add_column("metric", style="bold")
+    table.add_column("value", justify="right")
+    for label, value in metrics.rows():
+        table.add_row(label, value)
+    console.print(table)

@@ -1,0 +1,82 @@
+"""Fallback models: try the primary, and on a provider failure the next model in the list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agentcli.errors import ModelOutputError, ProviderError
+from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.schema import ChatResult, Message
+
+# Statuses that say "fix your request or your key"; another model will not help.
+_FINAL_STATUSES = frozenset({400, 401, 403, 404, 422})
+
+
+def should_fall_back(err: ProviderError) -> bool:
+    """Whether a failure (after the provider's own retries) is worth another model."""
+    return isinstance(err, ModelOutputError) or err.status not in _FINAL_STATUSES
+
+
+class FallbackChatModel(BaseChatModel):
+    """Calls ``models[0]``; when it fails with a retryable/exhausted error, the next one.
+
+    Each switch is reported as ``on_text(kind="fallback")`` on the call in progress.
+    The last error is raised when every model has failed.
+    """
+
+    def __init__(self, models: Sequence[BaseChatModel]) -> None:
+        if not models:
+            raise ValueError("FallbackChatModel needs at least one model")
+        self.models = list(models)
+        self.name = self.models[0].name
+        self.supports_tools = all(m.supports_tools for m in self.models)
+
+    def _switch(self, index: int, err: ProviderError) -> None:
+        if index + 1 >= len(self.models) or not should_fall_back(err):
+            raise err
+        nxt = self.models[index + 1]
+        report(f"{self.models[index].name} failed ({err}); falling back to {nxt.name}",
+               kind="fallback", failed=self.models[index].name, to=nxt.name,
+               status=err.status)
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Generate with the first model that succeeds."""
+        for i, model in enumerate(self.models):
+            try:
+                return model.generate(messages, stop=stop, tools=tools, on_token=on_token,
+                                      **params)
+            except ProviderError as err:
+                self._switch(i, err)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Async twin of :meth:`generate`."""
+        for i, model in enumerate(self.models):
+            try:
+                return await model.agenerate(messages, stop=stop, tools=tools,
+                                             on_token=on_token, **params)
+            except ProviderError as err:
+                self._switch(i, err)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def close(self) -> None:
+        """Close every model."""
+        for model in self.models:
+            model.close()

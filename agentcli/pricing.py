@@ -1,0 +1,105 @@
+"""Token prices per provider and model (USD per 1M tokens), and the cost of a call.
+
+The table is package data (``agentcli/data/prices.yaml``); a user file given as ``prices:``
+in the config replaces entries per model. An unlisted model has an unknown cost (``None``),
+never zero, so a budget cannot silently pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import ConfigError
+from agentcli.schema import Usage
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per 1M input and output tokens."""
+
+    input: float
+    output: float
+
+    def cost(self, usage: Usage) -> float:
+        """The cost of ``usage`` at this price."""
+        return (usage.prompt_tokens * self.input + usage.completion_tokens * self.output) / 1e6
+
+
+PriceTable = dict[str, dict[str, Price]]
+
+
+def _parse(data: Any, where: str) -> PriceTable:
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: the price table must map provider -> model -> price")
+    table: PriceTable = {}
+    for provider, models in data.items():
+        if not isinstance(models, dict):
+            raise ConfigError(f"{where}: {provider!r} must map model names to prices")
+        table[str(provider).lower()] = {}
+        for model, price in models.items():
+            try:
+                table[str(provider).lower()][str(model)] = Price(
+                    float(price["input"]), float(price["output"])
+                )
+            except (TypeError, KeyError, ValueError):
+                raise ConfigError(
+                    f"{where}: {provider}.{model} must be {{input: USD, output: USD}} "
+                    f"per 1M tokens, got {price!r}"
+                ) from None
+    return table
+
+
+@lru_cache(maxsize=8)
+def load_prices(path: str | None = None) -> PriceTable:
+    """The built-in table, with ``path`` (a YAML file) layered on top."""
+    import yaml
+
+    text = resources.files("agentcli").joinpath("data/prices.yaml").read_text(encoding="utf-8")
+    table = _parse(yaml.safe_load(text), "built-in prices.yaml")
+    if path:
+        try:
+            extra = yaml.safe_load(Path(path).expanduser().read_text(encoding="utf-8"))
+        except OSError as err:
+            raise ConfigError(f"cannot read price file {path}: {err.strerror}") from None
+        except yaml.YAMLError as err:
+            raise ConfigError(f"price file {path}: invalid YAML ({err})") from None
+        for provider, models in _parse(extra, str(path)).items():
+            table.setdefault(provider, {}).update(models)
+    return table
+
+
+_default_path: list[str | None] = [None]
+
+
+def use_prices(path: str | None) -> None:
+    """Make ``path`` (layered on the built-in table) the process default for ``price_of``."""
+    if path:
+        load_prices(path)  # fail now, with the file name, rather than mid-run
+    _default_path[0] = path
+
+
+def price_of(model: str, table: PriceTable | None = None) -> Price | None:
+    """The price of ``provider/model``, or None when the table does not list it."""
+    table = load_prices(_default_path[0]) if table is None else table
+    provider, _, name = model.partition("/")
+    models = table.get(provider.lower())
+    if not models or not name:
+        return None
+    if name in models:
+        return models[name]
+    prefixes = [k for k in models if k != "*" and name.startswith(k)]
+    if prefixes:
+        return models[max(prefixes, key=len)]
+    return models.get("*")
+
+
+def cost_of(model: str, usage: Usage, table: PriceTable | None = None) -> float | None:
+    """USD for ``usage`` on ``model``; None when the price is unknown."""
+    price = price_of(model, table)
+    return None if price is None else price.cost(usage)
