@@ -159,6 +159,9 @@ FIELDS: dict[str, Field] = {
     "verbose": Field(_bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace"),
     "stream": Field(_bool, "AGENT_STREAM", "stream tokens from the model"),
     "tool_settings": Field(_mapping, None, "settings passed to tools (base URLs, limits)"),
+    "self_ask_tool": Field(
+        _str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search"
+    ),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
     "profiles": Field(_mapping, None, "named groups of settings"),
 }
@@ -185,6 +188,7 @@ class Settings:
     verbose: bool = True
     stream: bool = False
     tool_settings: dict[str, Any] = field(default_factory=dict)
+    self_ask_tool: str | None = None
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict, compare=False)
