@@ -85,12 +85,18 @@ def execute(
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
-    handlers = [VerboseHandler(err, show_answer=not inline)] if settings.verbose else []
+    trace = VerboseHandler(err, show_answer=not inline, events=True) if settings.verbose else None
+    result: RunResult | None = None
     try:
-        executor = build_executor(settings, llm, approver=_approver(yes), callbacks=handlers)
-        result: RunResult = executor.invoke(question)
+        executor = build_executor(settings, llm, approver=_approver(yes),
+                                  callbacks=[trace] if trace else [])
+        for event in executor.stream(question):  # the trace is rendered from the events
+            if trace is not None:
+                trace.render(event)
+            result = event.result or result
     finally:
         llm.close()
+    assert result is not None  # the stream always ends with an "end" event holding it
     if json_out:
         payload = result.to_dict() | {"model": llm.name}
         out.print_json(json.dumps(payload, ensure_ascii=False))
