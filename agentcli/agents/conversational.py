@@ -56,11 +56,11 @@ class ConversationalOutputParser:
         try:
             return self._react.parse(text)
         except OutputParserError as err:
-            tail = text.split("?", 1)[-1] if _NO_TOOL.search(text) else ""
-            answer = _NO_TOOL.sub("", tail).strip() if tail else ""
-            if answer and ai is None and action is None:
+            no_tool = _NO_TOOL.search(text)
+            answer = re.sub(r"^[\s.,:;!-]+", "", text[no_tool.end():]) if no_tool else ""
+            if answer.strip() and ai is None and action is None:
                 # "Do I need to use a tool? No" followed by the reply without its label.
-                return AgentFinish({"output": re.sub(r"^\W+", "", answer)}, text)
+                return AgentFinish({"output": answer.strip()}, text)
             raise OutputParserError(
                 str(err), llm_output=text,
                 observation="Invalid format. To use a tool write 'Thought: Do I need to use a "

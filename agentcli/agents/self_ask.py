@@ -21,7 +21,10 @@ from agentcli.tools.base import Tool
 _FINAL = re.compile(
     r"(?im)^[ \t*_]*(?:so the final answer is|final answer)[*_]{0,2}[ \t]*[:：][*_]{0,2}[ \t]*"
 )
-_FOLLOW_UP = re.compile(r"(?im)^[ \t*_]*follow[ \t-]?up(?:[ \t]*question)?[*_]{0,2}[ \t]*[:：]")
+_FOLLOW_UP = re.compile(
+    r"(?im)^[ \t*_]*follow[ \t-]?up(?:[ \t]*question)?[*_]{0,2}[ \t]*[:：][*_]{0,2}"
+)
+_NEXT_BLOCK = re.compile(r"(?im)^[ \t*_]*(?:follow[ \t-]?up|question|intermediate answer)\b")
 _FORMAT = (
     "Write either 'Follow up: <one simple question>' on its own line, or "
     "'So the final answer is: <answer>'."
@@ -39,7 +42,9 @@ class SelfAskOutputParser:
         final = _FINAL.search(text)
         follow = list(_FOLLOW_UP.finditer(text))
         if final is not None and (not follow or final.start() < follow[0].start()):
-            answer = text[final.end():].strip()
+            answer = text[final.end():]
+            block = _NEXT_BLOCK.search(answer)
+            answer = (answer[: block.start()] if block else answer).strip()
             if answer:
                 return AgentFinish({"output": answer}, text)
         if follow:
@@ -101,4 +106,5 @@ class SelfAskAgent(TextAgent):
         )
         if final:
             pad += final_instruction().replace("Final Answer:", "So the final answer is:")
-        return [user(render(load("self_ask"), input=str(inputs["input"]), agent_scratchpad=pad))]
+        template = load("self_ask").rstrip("\n")
+        return [user(render(template, input=str(inputs["input"]), agent_scratchpad=pad))]
