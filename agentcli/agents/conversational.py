@@ -85,7 +85,7 @@ class ConversationalAgent(TextAgent):
         require_single_input(self.agent_type, self.tools)
         self.parser = ConversationalOutputParser()
         self.template = render(
-            load("conversational"),
+            load("conversational").rstrip("\n"),
             tools=tool_lines(self.tools) or "(no tools)",
             tool_names=", ".join(self.allowed_tools),
         )

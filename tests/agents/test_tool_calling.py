@@ -177,3 +177,21 @@ def test_chat_history_is_sent_as_messages() -> None:
     assert sent == [("user", "My name is Ada."), ("assistant", "Nice to meet you, Ada."),
                     ("user", "What is my name?")]
     assert ToolCallingAgent.uses_memory
+
+
+def test_parallel_calls_overlap_under_ainvoke(llm: Any, mock_server: Any) -> None:
+    import asyncio
+
+    log: list[tuple[str, str, float]] = []
+    mock_server.add_reply("", tool_calls=[
+        {"name": "lookup", "arguments": {"city": "Oslo"}, "id": "a"},
+        {"name": "lookup", "arguments": {"city": "Rome"}, "id": "b"},
+    ])
+    mock_server.add_reply("both done")
+    executor = initialize_agent([slow_lookup(log)], llm, "tool-calling")
+    started = time.monotonic()
+    result = asyncio.run(executor.ainvoke("go"))
+    assert result.output == "both done"
+    assert time.monotonic() - started < 0.55
+    tool_ids = [m.get("tool_call_id") for m in mock_server.requests[1].body["messages"][-2:]]
+    assert tool_ids == ["a", "b"]
