@@ -12,12 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentcli.agents.conversational import ConversationalOutputParser
 from agentcli.agents.parsers import (
     AgentOutputParser,
     JsonBlobOutputParser,
     ReActOutputParser,
     maybe_json,
 )
+from agentcli.agents.self_ask import SelfAskOutputParser
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
 
@@ -26,6 +28,10 @@ PARSERS: dict[str, AgentOutputParser] = {
     "react_outputs.jsonl": ReActOutputParser(),
     "json_blob_outputs.jsonl": JsonBlobOutputParser(),
 }
+
+ALL_PARSERS: list[AgentOutputParser] = [
+    *PARSERS.values(), ConversationalOutputParser(), SelfAskOutputParser("search"),
+]
 
 
 def _cases() -> list[Any]:
@@ -128,7 +134,7 @@ _REPLIES = st.one_of(st.text(max_size=300), st.lists(_FRAGMENTS, max_size=60).ma
 @settings(max_examples=300, deadline=None)
 @given(_REPLIES)
 def test_any_text_gives_a_step_or_a_parser_error(text: str) -> None:
-    for parser in PARSERS.values():
+    for parser in ALL_PARSERS:
         try:
             result = parser.parse(text)
         except OutputParserError as exc:
@@ -194,12 +200,12 @@ _LONG = st.one_of(
 @given(_LONG)
 def test_parsing_takes_under_50ms_per_10kb(text: str) -> None:
     budget = 0.05 * max(1.0, len(text) / 10_000)
-    for parser in PARSERS.values():
+    for parser in ALL_PARSERS:
         assert _best_of_three(parser, text) < budget
 
 
 @pytest.mark.parametrize("text", _ADVERSARIAL, ids=lambda t: repr(t[:16]))
 def test_adversarial_input_under_50ms_per_10kb(text: str) -> None:
     budget = 0.05 * max(1.0, len(text) / 10_000)
-    for parser in PARSERS.values():
+    for parser in ALL_PARSERS:
         assert _best_of_three(parser, text) < budget
