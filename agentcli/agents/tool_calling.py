@@ -42,6 +42,9 @@ from agentcli.schema import (
 from agentcli.tools.base import Tool
 
 TEXT_AGENT_HINT = "--agent chat-zero-shot-react-description"
+NO_FINAL_ANSWER = (
+    "The agent reached its limit and the model asked for more tools instead of answering."
+)
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ class ToolCallingAgent(Agent):
         """One last call with the tools removed: answer from what you have."""
         result = call_model(self.llm, self.build_messages(steps, inputs, final=True), callbacks,
                             stream=self.stream)
-        return AgentFinish({"output": result.text.strip()}, result.text)
+        return _final(result)
 
     async def aplan_final(
         self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
@@ -141,7 +144,7 @@ class ToolCallingAgent(Agent):
         """Async twin of :meth:`plan_final`."""
         result = await acall_model(self.llm, self.build_messages(steps, inputs, final=True),
                                    callbacks, stream=self.stream)
-        return AgentFinish({"output": result.text.strip()}, result.text)
+        return _final(result)
 
     def _decide(self, result: ChatResult, callbacks: CallbackManager) -> Decision:
         turn = uuid.uuid4().hex[:12]
@@ -169,6 +172,14 @@ class ToolCallingAgent(Agent):
                 observation="Your reply was empty. Call a tool, or answer the question in text.",
             )
         return AgentFinish({"output": result.text.strip()}, result.text)
+
+
+def _final(result: ChatResult) -> AgentFinish:
+    """The forced answer; a server that ignored the missing tools may still send calls."""
+    text = result.text.strip()
+    if not text and result.tool_calls:
+        text = NO_FINAL_ANSWER
+    return AgentFinish({"output": text}, result.text)
 
 
 def _arguments_text(tool_input: str | dict[str, Any]) -> str:
@@ -202,7 +213,11 @@ def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], int]:
 
 
 def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any]]]:
-    """Tool calls written as JSON text, for tools in ``names`` (empty when there are none)."""
+    """Tool calls written as JSON text, for tools in ``names`` (empty when there are none).
+
+    Every top-level JSON value in the text counts, so several ``<tool_call>`` blocks are
+    several calls; a value naming no known tool (an answer that holds JSON) is ignored.
+    """
     found: list[tuple[str, dict[str, Any]]] = []
     for _, value, _ in _json_repair.iter_values(text, max_attempts=50):
         items = value if isinstance(value, list) else [value]
@@ -221,9 +236,7 @@ def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any
             elif not isinstance(args, dict):
                 args = {"input": args}
             found.append((call[0], args))
-        if found:
-            return found
-    return found
+    return found[:20]
 
 
 @contextmanager

@@ -195,3 +195,26 @@ def test_parallel_calls_overlap_under_ainvoke(llm: Any, mock_server: Any) -> Non
     assert time.monotonic() - started < 0.55
     tool_ids = [m.get("tool_call_id") for m in mock_server.requests[1].body["messages"][-2:]]
     assert tool_ids == ["a", "b"]
+
+
+def test_several_tool_call_blocks_in_text_are_several_calls() -> None:
+    text = ('<tool_call>\n{"name": "lookup", "arguments": {"city": "Oslo"}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "lookup", "arguments": {"city": "Rome"}}\n</tool_call>')
+    llm = FakeChatModel([text, "both"])
+    executor = initialize_agent([slow_lookup([])], llm, "tool-calling",
+                                return_intermediate_steps=True)
+    result = executor.invoke("go")
+    assert [s.observation for s in result.steps] == ["Oslo: 20C", "Rome: 20C"]
+    assert result.stats["tool_call_repairs"] == 2
+    assert [c.name for c in llm.requests[1].messages[2].tool_calls] == ["lookup", "lookup"]
+
+
+def test_forced_answer_when_the_server_still_sends_calls() -> None:
+    from agentcli.agents.tool_calling import NO_FINAL_ANSWER
+
+    call = ChatResult("", (ToolCall("c1", "lookup", '{"city": "Oslo"}'),))
+    llm = FakeChatModel([call, call])
+    executor = initialize_agent([slow_lookup([])], llm, "tool-calling", max_iterations=1,
+                                early_stopping_method="generate")
+    assert executor.invoke("go").output == NO_FINAL_ANSWER
+    assert llm.requests[-1].tools is None
