@@ -218,3 +218,23 @@ def test_forced_answer_when_the_server_still_sends_calls() -> None:
                                 early_stopping_method="generate")
     assert executor.invoke("go").output == NO_FINAL_ANSWER
     assert llm.requests[-1].tools is None
+
+
+def test_cli_renders_a_parallel_turn_from_the_stream(mock_server: Any) -> None:
+    from typer.testing import CliRunner
+
+    from agentcli.cli.app import app
+
+    mock_server.add_reply("", tool_calls=[
+        {"name": "Calculator", "arguments": {"input": "2+2"}, "id": "a"},
+        {"name": "Calculator", "arguments": {"input": "3*3"}, "id": "b"},
+    ])
+    mock_server.add_reply("4 and 9")
+    env = {"OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-x"}
+    result = CliRunner().invoke(app, ["run", "2+2 and 3*3?", "-m", "openai/any", "--agent",
+                                      "tool-calling"], env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    lines = [line.split(":")[0] for line in result.stderr.splitlines()]
+    assert lines == ["Action", "Action", "Observation", "Observation", "Final Answer"]
+    assert "Answer: 4" in result.stderr and "Answer: 9" in result.stderr
+    assert result.stdout.strip() == "4 and 9"
