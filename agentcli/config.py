@@ -211,6 +211,9 @@ FIELDS: dict[str, Field] = {
     "max_tokens": Field(_positive_int_or_none, "AGENT_MAX_TOKENS", "token budget per run"),
     "max_cost": Field(_positive_float_or_none, "AGENT_MAX_COST", "USD budget per run"),
     "prices": Field(_str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in"),
+    "self_ask_tool": Field(
+        _str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search"
+    ),
     "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
     "memory": Field(
         _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
@@ -258,6 +261,7 @@ class Settings:
     max_tokens: int | None = None
     max_cost: float | None = None
     prices: str | None = None
+    self_ask_tool: str | None = None
     profile: str | None = None
     profiles: dict[str, Any] = field(default_factory=dict)
     memory: str = "auto"

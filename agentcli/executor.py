@@ -75,6 +75,7 @@ class RunEvent:
     step: AgentStep | None = None
     output: str = ""
     result: RunResult | None = None
+    finish: AgentFinish | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class _UsageCounter(BaseCallbackHandler):
         self.errors = 0
         self.priced = priced  # only a cost budget needs the price table
         self.cost = 0.0
+        self.repairs = 0  # tool calls the agent recovered from text or broken JSON
 
     def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
         self.usage = self.usage + result.usage
@@ -119,6 +121,10 @@ class _UsageCounter(BaseCallbackHandler):
 
     def on_llm_error(self, error: BaseException, **kw: Any) -> None:
         self.errors += 1
+
+    def on_text(self, text: str, **kw: Any) -> None:
+        if kw.get("kind") == "repair":
+            self.repairs += int(kw.get("count", 1))
 
 
 def truncate_middle(text: str, limit: int | None) -> str:
@@ -228,7 +234,7 @@ class AgentExecutor:
                 continue
             if isinstance(decision, AgentFinish):
                 cb.on_agent_finish(decision)
-                yield RunEvent("finish", output=decision.output)
+                yield RunEvent("finish", output=decision.output, finish=decision)
                 return self._result(state, decision.output, "finished")
             actions = decision if isinstance(decision, list) else [decision]
             for action in actions:
@@ -242,19 +248,20 @@ class AgentExecutor:
             for action, observation in zip(actions, observations, strict=True):
                 tool = self.tool_map.get(action.tool)
                 if tool is not None and tool.return_direct:
-                    cb.on_agent_finish(AgentFinish({"output": observation}, action.log))
-                    yield RunEvent("finish", output=observation)
+                    direct = AgentFinish({"output": observation}, action.log)
+                    cb.on_agent_finish(direct)
+                    yield RunEvent("finish", output=observation, finish=direct)
                     return self._result(state, observation, "return_direct")
         cb.on_text(f"Stopped: {reason.replace('_', ' ')} reached", kind="limit", reason=reason)
         yield RunEvent("limit", output=reason)
         if self.early_stopping_method == "generate":
             final: AgentFinish = yield _Plan(self._agent_steps(state.steps), final=True)
-            output = final.output
             cb.on_agent_finish(final)
         else:
-            output = FORCE_STOP_MESSAGE
-            cb.on_agent_finish(AgentFinish({"output": output}, ""))
-        yield RunEvent("finish", output=output)
+            final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
+            cb.on_agent_finish(final)
+        output = final.output
+        yield RunEvent("finish", output=output, finish=final)
         return self._result(state, output, reason)
 
     def _result(self, state: _RunState, output: str, reason: StopReason) -> RunResult:
@@ -266,6 +273,7 @@ class AgentExecutor:
             usage=counter.usage,
             model_calls=counter.calls,
             elapsed=time.monotonic() - state.started,
+            stats={"tool_call_repairs": counter.repairs},
         )
 
     # ------------------------------------------------------------------ tools

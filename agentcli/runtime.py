@@ -87,7 +87,7 @@ def build_executor(
         tools,
         llm,
         settings.agent or DEFAULT_AGENT,
-        agent_kwargs={"stream": settings.stream},
+        agent_kwargs={"stream": settings.stream, "self_ask_tool": settings.self_ask_tool},
         max_iterations=settings.max_iterations,
         max_execution_time=settings.max_execution_time,
         early_stopping_method=settings.early_stopping_method,

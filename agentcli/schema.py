@@ -9,6 +9,7 @@ Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
     "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget"
 ]
+LIMIT_REASONS: frozenset[str] = frozenset({"max_iterations", "max_execution_time", "budget"})
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class RunResult:
         return {
             "answer": self.output,
             "stop_reason": self.stop_reason,
+            "limit": self.stop_reason if self.stop_reason in LIMIT_REASONS else None,
             "steps": [
                 {
                     "tool": s.action.tool,

@@ -17,11 +17,24 @@ class AgentType(str, Enum):
 
     ZERO_SHOT_REACT_DESCRIPTION = "zero-shot-react-description"
     CHAT_ZERO_SHOT_REACT_DESCRIPTION = "chat-zero-shot-react-description"
+    STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION = "structured-chat-zero-shot-react-description"
+    CONVERSATIONAL_REACT_DESCRIPTION = "conversational-react-description"
+    CHAT_CONVERSATIONAL_REACT_DESCRIPTION = "chat-conversational-react-description"
+    TOOL_CALLING = "tool-calling"
+    SELF_ASK_WITH_SEARCH = "self-ask-with-search"
 
 
 _AGENTS: dict[str, str] = {
     AgentType.ZERO_SHOT_REACT_DESCRIPTION.value: "agentcli.agents.react:ReActAgent",
     AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION.value: "agentcli.agents.chat:ChatAgent",
+    AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION.value:
+        "agentcli.agents.structured_chat:StructuredChatAgent",
+    AgentType.CONVERSATIONAL_REACT_DESCRIPTION.value:
+        "agentcli.agents.conversational:ConversationalAgent",
+    AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION.value:
+        "agentcli.agents.conversational:ChatConversationalAgent",
+    AgentType.TOOL_CALLING.value: "agentcli.agents.tool_calling:ToolCallingAgent",
+    AgentType.SELF_ASK_WITH_SEARCH.value: "agentcli.agents.self_ask:SelfAskAgent",
 }
 DEFAULT_AGENT = AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION.value
 
@@ -43,9 +56,7 @@ def agent_class(name: str | AgentType) -> Any:
     if target is None:
         close = difflib.get_close_matches(key, list(_AGENTS), n=1, cutoff=0.4)
         hint = f"; did you mean {close[0]}?" if close else ""
-        raise ConfigError(
-            f"unknown agent type {key!r}{hint} (choose from: {', '.join(_AGENTS)})"
-        )
+        raise ConfigError(f"unknown agent type {key!r}{hint} (see `agent agents list`)")
     from importlib import import_module
 
     module, cls = target.split(":")

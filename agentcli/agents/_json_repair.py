@@ -43,6 +43,8 @@ _LITERALS: dict[str, Any] = {
 _AFTER_STRING = ",:}])`/#"
 # A "{" or "[" worth trying as the start of a tool-call blob.
 _BRACKET_RUN = re.compile(r"[\s\[{]*")
+# A quoted key and its colon just ahead: the comma before it was forgotten.
+_KEY_AHEAD = re.compile(r"""(["'])[^"'\n]{1,80}\1\s*[:=]""")
 _CANDIDATE = re.compile(r"\{\s{0,20}[\"'A-Za-z_/#]|\[\s{0,20}[{\[]")
 
 
@@ -142,7 +144,9 @@ class _Reader:
             after = _match_end(text, end + 1)
             follower = text[after] if after < self.n else ""
             newline = "\n" in text[end + 1 : after]
-            if not follower or follower in _AFTER_STRING or (follower in "\"'" and newline):
+            if not follower or follower in _AFTER_STRING or (
+                follower in "\"'" and (newline or _KEY_AHEAD.match(text, after))
+            ):
                 return _unescape(text[pos + 1 : end], quote), end + 1
             i = end + 1  # a stray quote inside the string
 
@@ -181,8 +185,8 @@ class _Reader:
                 pos = after + 1
             elif c == "}":
                 return out, after + 1
-            elif c in "\"'" and "\n" in text[pos:after]:
-                pos = after  # a missing comma between two lines
+            elif c in "\"'" and ("\n" in text[pos:after] or _KEY_AHEAD.match(text, after)):
+                pos = after  # a missing comma before the next key
             else:
                 return out, pos
 

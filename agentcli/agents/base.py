@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentcli.agents.prompts import load
 from agentcli.callbacks.manager import CallbackManager
-from agentcli.errors import OutputParserError
+from agentcli.errors import ConfigError, OutputParserError
 from agentcli.models.base import BaseChatModel, acall_model, call_model
 from agentcli.schema import AgentFinish, AgentStep, ChatResult, Decision, Message
 from agentcli.tools.base import Tool
@@ -147,3 +147,27 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
 def final_instruction() -> str:
     """The instruction appended when the run must end with an answer now."""
     return load("final_answer").strip()
+
+
+def chat_history(inputs: dict[str, Any]) -> list[Message]:
+    """The memory's prior turns (``inputs["chat_history"]``), or none."""
+    history = inputs.get("chat_history") or []
+    return [m for m in history if isinstance(m, Message)]
+
+
+def history_text(messages: Sequence[Message]) -> str:
+    """Prior turns as ``Human: ...`` / ``AI: ...`` lines for a text prompt."""
+    names = {"user": "Human", "assistant": "AI", "system": "System", "tool": "Tool"}
+    return "\n".join(f"{names[m.role]}: {m.content}" for m in messages)
+
+
+def require_single_input(agent_type: str, tools: Sequence[Tool]) -> None:
+    """Text formats pass one string per call: refuse tools that need several arguments."""
+    for t in tools:
+        props = (t.args_schema or {}).get("properties") or {}
+        if t.is_structured and len(props) > 1:
+            raise ConfigError(
+                f"the agent type {agent_type!r} passes one text input per call, but the tool "
+                f"{t.name!r} takes several arguments ({', '.join(props)}); use --agent "
+                "structured-chat-zero-shot-react-description or --agent tool-calling"
+            )

@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from agentcli.agents.base import TextAgent, final_instruction, scratchpad
+from agentcli.agents.base import (
+    TextAgent,
+    final_instruction,
+    require_single_input,
+    scratchpad,
+)
 from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.prompts import load, render
 from agentcli.agents.react import tool_lines
@@ -23,6 +28,7 @@ class ChatAgent(TextAgent):
 
     def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
         super().__init__(llm, tools, **kw)
+        require_single_input(self.agent_type, self.tools)
         self.parser = JsonBlobOutputParser()
         self.system_prompt = render(
             load("chat_system"),

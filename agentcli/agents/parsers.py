@@ -80,6 +80,10 @@ _PLACEHOLDERS = frozenset({
     "final answer here", "your answer", "your answer here", "the answer", "answer",
     "your response", "your final response to the user", "insert final answer here",
 })
+_SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"',
+                               "\u2018": "'", "\u2019": "'"})
+_TOOL_WITH_DESCRIPTION = re.compile(r"([\w.\-]{1,64})[ \t]*[:：][ \t]+\S")
+_TRAILING_NOTE = re.compile(r"\n[ \t]*\n[ \t]*[(\[][^\n]*[)\]][ \t]*$")
 _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
 
 _REACT_FORMAT = (
@@ -321,6 +325,13 @@ def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidat
 
 def _blob_candidates(text: str, raw: str, structured: bool) -> list[_Candidate]:
     """The first complete tool-call blob in the text, plus the first incomplete one before it."""
+    out = _blobs(text, raw, structured)
+    if not out and any(chr(q) in text for q in _SMART_QUOTES):  # “typographic” quotes
+        out = _blobs(text.translate(_SMART_QUOTES), raw, structured)
+    return out
+
+
+def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
     out: list[_Candidate] = []
     for start, value, _end in _json_repair.iter_values(text):
         fields = _json_repair.find_tool_call(value)
@@ -360,7 +371,8 @@ def _tool_name(line: str) -> str:
     name = name.strip().strip("*_`'\"").strip().rstrip(".,;:").strip()
     if name.startswith("[") and name.endswith("]") and name.count("[") == 1:
         name = name[1:-1].strip()
-    return name
+    described = _TOOL_WITH_DESCRIPTION.match(name)  # "search: the web search tool"
+    return described.group(1) if described else name
 
 
 def _call_form(tool: str) -> tuple[str, str | None]:
@@ -374,7 +386,7 @@ def _call_form(tool: str) -> tuple[str, str | None]:
 
 def _clean_input(raw: str) -> str:
     """An Action Input without fences, surrounding quotes or text after a JSON value."""
-    text = raw.strip()
+    text = _TRAILING_NOTE.sub("", raw.strip()).strip()  # "(waiting for the observation)"
     text = _unfence(text) if text.startswith(("```", "~~~")) else _drop_dangling_fence(text)
     if text.startswith(("{", "[")):
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -13,6 +13,9 @@ from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.schema import AgentAction, AgentFinish
+
+if TYPE_CHECKING:
+    from agentcli.executor import RunEvent
 
 STYLES = {
     "thought": "italic bright_black",
@@ -44,11 +47,17 @@ def _input_text(tool_input: str | dict[str, Any]) -> str:
 
 
 class VerboseHandler(BaseCallbackHandler):
-    """Prints the trace as it happens, each part in its own colour."""
+    """Prints the trace, each part in its own colour.
 
-    def __init__(self, console: Console, *, show_answer: bool = True) -> None:
+    With ``events=True`` the action / observation / finish lines come from the executor's
+    event stream through :meth:`render` (the CLI's way); the callbacks then print only
+    notices. Without it the callbacks print everything, for callers that only invoke.
+    """
+
+    def __init__(self, console: Console, *, show_answer: bool = True, events: bool = False):
         self.console = console
         self.show_answer = show_answer  # False when the answer is rendered right below
+        self.events = events
 
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
@@ -56,7 +65,17 @@ class VerboseHandler(BaseCallbackHandler):
         text.append(body, style=style)
         self.console.print(text)
 
-    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
+    def render(self, event: RunEvent) -> None:
+        """Print one event of :meth:`AgentExecutor.stream`."""
+        if event.kind == "action" and event.action is not None:
+            self.print_action(event.action)
+        elif event.kind == "observation" and event.step is not None:
+            self.print_observation(event.step.observation)
+        elif event.kind == "finish":
+            self.print_finish(event.finish or AgentFinish({"output": event.output}, ""))
+
+    def print_action(self, action: AgentAction) -> None:
+        """The thought behind an action, then the tool and its input."""
         thought = thought_of(action.log)
         if thought:
             self._line("Thought", thought, STYLES["thought"])
@@ -67,10 +86,12 @@ class VerboseHandler(BaseCallbackHandler):
         text.append(_input_text(action.tool_input), style=style)
         self.console.print(text)
 
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
+    def print_observation(self, observation: str) -> None:
+        """What a tool returned."""
         self._line("Observation", observation, STYLES["observation"])
 
-    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
+    def print_finish(self, finish: AgentFinish) -> None:
+        """The last thought and the final answer (or its label when it is printed below)."""
         thought = thought_of(finish.log)
         if thought and thought != finish.output:
             self._line("Thought", thought, STYLES["thought"])
@@ -78,6 +99,18 @@ class VerboseHandler(BaseCallbackHandler):
             self._line("Final Answer", finish.output, STYLES["answer"])
         else:
             self.console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
+
+    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
+        if not self.events:
+            self.print_action(action)
+
+    def on_tool_end(self, observation: str, **kw: Any) -> None:
+        if not self.events:
+            self.print_observation(observation)
+
+    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
+        if not self.events:
+            self.print_finish(finish)
 
     def on_text(self, text: str, **kw: Any) -> None:
         self.console.print(Text(text, style=STYLES["notice"]))

@@ -104,20 +104,26 @@ def execute(
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
-    handlers: list[Any] = [VerboseHandler(err, show_answer=not inline)] if settings.verbose else []
+    printer = (VerboseHandler(err, show_answer=not inline, events=True)
+               if settings.verbose else None)
     from agentcli.cli.observe import Observers
 
     observers = Observers(stats=stats, trace=trace, env=env)
+    result: RunResult | None = None
     try:
         from agentcli.cli.approve import human_input
 
         executor = build_executor(settings, llm, approver=_approver(settings, yes),
-                                  callbacks=[*handlers, *observers.handlers],
+                                  callbacks=[*([printer] if printer else []), *observers.handlers],
                                   tool_extras={"human_input": human_input()})
-        result: RunResult = executor.invoke(question)
+        for event in executor.stream(question):  # the trace is rendered from the events
+            if printer is not None:
+                printer.render(event)
+            result = event.result or result
     finally:
         llm.close()
         observers.close(err)
+    assert result is not None  # the stream always ends with an "end" event holding it
     log_run(settings, env, question, result, llm.name, err)
     if json_out:
         payload = result.to_dict() | {"model": llm.name}

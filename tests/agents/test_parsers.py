@@ -12,12 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentcli.agents.conversational import ConversationalOutputParser
 from agentcli.agents.parsers import (
     AgentOutputParser,
     JsonBlobOutputParser,
     ReActOutputParser,
     maybe_json,
 )
+from agentcli.agents.self_ask import SelfAskOutputParser
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
 
@@ -26,6 +28,10 @@ PARSERS: dict[str, AgentOutputParser] = {
     "react_outputs.jsonl": ReActOutputParser(),
     "json_blob_outputs.jsonl": JsonBlobOutputParser(),
 }
+
+ALL_PARSERS: list[AgentOutputParser] = [
+    *PARSERS.values(), ConversationalOutputParser(), SelfAskOutputParser("search"),
+]
 
 
 def _cases() -> list[Any]:
@@ -56,9 +62,23 @@ def test_recorded_reply(file: str, case: dict[str, Any]) -> None:
         assert (result.tool, result.tool_input) == (expect["tool"], expect["tool_input"])
 
 
-def test_each_file_has_forty_cases() -> None:
+def test_each_file_has_150_cases_with_unique_ids() -> None:
     for name in PARSERS:
-        assert len((DATA / name).read_text(encoding="utf-8").splitlines()) >= 40
+        cases = [json.loads(x) for x in (DATA / name).read_text(encoding="utf-8").splitlines()]
+        assert len(cases) >= 150
+        assert len({c["id"] for c in cases}) == len(cases)
+        hand = [c for c in cases if not c["id"].startswith("derived-")]
+        assert len(hand) >= 100
+
+
+def test_refused_cases_are_documented() -> None:
+    refused_doc = (DATA.parent.parent / "bench" / "REFUSED.md").read_text(encoding="utf-8")
+    for name in PARSERS:
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            if case.get("refused"):
+                assert case["expect"]["type"] == "error"
+                assert f"`{case['id']}`" in refused_doc, case["id"]
 
 
 def test_error_observations_differ_by_format() -> None:
@@ -114,7 +134,7 @@ _REPLIES = st.one_of(st.text(max_size=300), st.lists(_FRAGMENTS, max_size=60).ma
 @settings(max_examples=300, deadline=None)
 @given(_REPLIES)
 def test_any_text_gives_a_step_or_a_parser_error(text: str) -> None:
-    for parser in PARSERS.values():
+    for parser in ALL_PARSERS:
         try:
             result = parser.parse(text)
         except OutputParserError as exc:
@@ -158,3 +178,34 @@ def test_adversarial_input_is_fast(text: str) -> None:
         with contextlib.suppress(OutputParserError):
             parser.parse(text)
         assert time.perf_counter() - started < 0.5
+
+
+def _best_of_three(parser: AgentOutputParser, text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        with contextlib.suppress(OutputParserError):
+            parser.parse(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+_LONG = st.one_of(
+    st.text(min_size=1000, max_size=10_000),
+    st.lists(_FRAGMENTS, min_size=200, max_size=3000).map("".join),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_LONG)
+def test_parsing_takes_under_50ms_per_10kb(text: str) -> None:
+    budget = 0.05 * max(1.0, len(text) / 10_000)
+    for parser in ALL_PARSERS:
+        assert _best_of_three(parser, text) < budget
+
+
+@pytest.mark.parametrize("text", _ADVERSARIAL, ids=lambda t: repr(t[:16]))
+def test_adversarial_input_under_50ms_per_10kb(text: str) -> None:
+    budget = 0.05 * max(1.0, len(text) / 10_000)
+    for parser in ALL_PARSERS:
+        assert _best_of_three(parser, text) < budget

@@ -1,0 +1,141 @@
+"""The two conversational agent types: chat history from memory in the prompt.
+
+* ``conversational-react-description`` (text): ``Thought: Do I need to use a tool? Yes`` then
+  ``Action:`` / ``Action Input:``, or ``Thought: Do I need to use a tool? No`` then
+  ``AI: <reply>``. :class:`ConversationalOutputParser` reads it (and everything the ReAct
+  parser reads, so ``Final Answer:`` works too).
+* ``chat-conversational-react-description`` (chat): history as messages, one fenced JSON
+  blob per turn, the reply as the ``"Final Answer"`` action; tool results come back as
+  user messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from agentcli.agents.base import (
+    TextAgent,
+    chat_history,
+    final_instruction,
+    history_text,
+    require_single_input,
+)
+from agentcli.agents.parsers import JsonBlobOutputParser, ReActOutputParser
+from agentcli.agents.prompts import load, render
+from agentcli.agents.react import tool_lines
+from agentcli.errors import OutputParserError
+from agentcli.models.base import BaseChatModel
+from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, assistant, system, user
+from agentcli.tools.base import Tool
+
+# "AI:" (or "**AI:**") at the start of a line; the reply runs to a "Human:" turn, if any.
+_AI_LABEL = re.compile(r"(?m)^[ \t>*_]{0,4}AI[*_]{0,2}[ \t]*[:：][*_]{0,2}[ \t]*")
+_ACTION_LABEL = re.compile(r"(?mi)^[ \t>*_#]{0,4}action(?:[ \t]*\d{1,3})?[*_]{0,2}[ \t]*[:：]")
+_NEXT_TURN = re.compile(r"(?m)^[ \t]*(?:Human|User|New input)[ \t]*:")
+_NO_TOOL = re.compile(r"(?i)do i need to use a tool\??\s*no\b")
+
+
+class ConversationalOutputParser:
+    """``AI: <reply>`` finishes; otherwise the text ReAct rules apply."""
+
+    def __init__(self) -> None:
+        self._react = ReActOutputParser()
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        """Parse one reply of the conversational text format."""
+        ai = _AI_LABEL.search(text)
+        action = _ACTION_LABEL.search(text)
+        if ai is not None and (action is None or ai.start() < action.start()):
+            reply = text[ai.end():]
+            turn = _NEXT_TURN.search(reply)
+            reply = (reply[: turn.start()] if turn else reply).strip()
+            if reply:
+                return AgentFinish({"output": reply}, text)
+        try:
+            return self._react.parse(text)
+        except OutputParserError as err:
+            no_tool = _NO_TOOL.search(text)
+            answer = re.sub(r"^[\s.,:;!-]+", "", text[no_tool.end():]) if no_tool else ""
+            if answer.strip() and ai is None and action is None:
+                # "Do I need to use a tool? No" followed by the reply without its label.
+                return AgentFinish({"output": answer.strip()}, text)
+            raise OutputParserError(
+                str(err), llm_output=text,
+                observation="Invalid format. To use a tool write 'Thought: Do I need to use a "
+                "tool? Yes' then 'Action:' and 'Action Input:' lines; to reply write 'Thought: "
+                "Do I need to use a tool? No' then 'AI: <your reply>'.",
+            ) from None
+
+
+class ConversationalAgent(TextAgent):
+    """Text ReAct for multi-turn chat: history in the prompt, ``AI:`` for the reply."""
+
+    agent_type: ClassVar[str] = "conversational-react-description"
+    summary: ClassVar[str] = (
+        "Multi-turn text ReAct with chat history in the prompt; replies with 'AI:' and uses "
+        "tools only when needed. For plain completion models in a chat."
+    )
+    uses_memory: ClassVar[bool] = True
+    stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\nHuman:")
+
+    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(llm, tools, **kw)
+        require_single_input(self.agent_type, self.tools)
+        self.parser = ConversationalOutputParser()
+        self.template = render(
+            load("conversational").rstrip("\n"),
+            tools=tool_lines(self.tools) or "(no tools)",
+            tool_names=", ".join(self.allowed_tools),
+        )
+
+    def build_messages(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+    ) -> list[Message]:
+        """One prompt: the tools, the earlier conversation, the input and the work so far."""
+        pad = "".join(
+            f"{s.action.log.rstrip()}\nObservation: {s.observation}\n" for s in steps
+        )
+        if final:
+            pad += "Thought: Do I need to use a tool? No. " + final_instruction().replace(
+                "Final Answer:", "AI:"
+            ) + "\n"
+        pad += "Thought:"
+        history = history_text(chat_history(inputs)) or "(none yet)"
+        return [user(render(self.template, input=str(inputs["input"]),
+                            chat_history=history, agent_scratchpad=pad))]
+
+
+class ChatConversationalAgent(TextAgent):
+    """Chat ReAct for multi-turn chat: history as messages, JSON blobs, "Final Answer" action."""
+
+    agent_type: ClassVar[str] = "chat-conversational-react-description"
+    summary: ClassVar[str] = (
+        "Multi-turn chat agent: history as messages, one JSON action blob per turn, the reply "
+        'as the "Final Answer" action. For chat models in a conversation.'
+    )
+    uses_memory: ClassVar[bool] = True
+    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
+
+    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(llm, tools, **kw)
+        require_single_input(self.agent_type, self.tools)
+        self.parser = JsonBlobOutputParser()
+        self.system_prompt = render(
+            load("chat_conversational_system"),
+            tools=tool_lines(self.tools) or "(no tools)",
+            tool_names=", ".join(self.allowed_tools),
+        ).strip()
+
+    def build_messages(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+    ) -> list[Message]:
+        """System, history, the input, then each step as the reply and the tool's response."""
+        messages = [system(self.system_prompt), *chat_history(inputs), user(str(inputs["input"]))]
+        for step in steps:
+            messages.append(assistant(step.action.log))
+            messages.append(user(render(load("tool_response"), observation=step.observation)))
+        if final:
+            messages.append(user(final_instruction()))
+        return messages

@@ -1,0 +1,58 @@
+"""``structured-chat-zero-shot-react-description``: JSON-blob actions for multi-argument tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from agentcli.agents.base import TextAgent, chat_history, final_instruction, scratchpad
+from agentcli.agents.parsers import JsonBlobOutputParser
+from agentcli.agents.prompts import load, render
+from agentcli.models.base import BaseChatModel
+from agentcli.schema import AgentStep, Message, system, user
+from agentcli.tools.base import Tool
+
+
+def tool_schemas(tools: Sequence[Tool]) -> str:
+    """``name: description, args: {...}`` for each tool, with its argument schema."""
+    lines = []
+    for t in tools:
+        props = (t.args_schema or {}).get("properties") or {
+            "input": {"type": "string", "description": "The tool input."}
+        }
+        lines.append(f"{t.name}: {t.description}, args: {json.dumps(props, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+class StructuredChatAgent(TextAgent):
+    """Like the chat agent, but the prompt shows argument schemas and the answer is an action."""
+
+    agent_type: ClassVar[str] = "structured-chat-zero-shot-react-description"
+    summary: ClassVar[str] = (
+        "Chat ReAct whose JSON blob carries several named arguments; answers with the "
+        '"Final Answer" action. For tools that take more than one input.'
+    )
+    accepts: ClassVar[str] = "any tools, including multi-argument (schemas in the prompt)"
+    uses_memory: ClassVar[bool] = True
+    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
+
+    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(llm, tools, **kw)
+        self.parser = JsonBlobOutputParser()
+        self.system_prompt = render(
+            load("structured_chat_system"),
+            tools=tool_schemas(self.tools),
+            tool_names=", ".join(json.dumps(n) for n in self.allowed_tools),
+        ).strip()
+
+    def build_messages(
+        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+    ) -> list[Message]:
+        """System prompt, prior turns, then the question with the work so far replayed."""
+        human = str(inputs["input"])
+        if steps:
+            human += "\n\n" + load("scratchpad_intro").strip() + "\n" + scratchpad(steps)
+        if final:
+            human += ("\n" if steps else "\n\n") + final_instruction()
+        return [system(self.system_prompt), *chat_history(inputs), user(human)]
