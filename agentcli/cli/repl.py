@@ -243,6 +243,9 @@ class ChatRepl:
         self.store.close()
 
 
+CHAT_DEFAULT_AGENT = "chat-conversational-react-description"
+
+
 def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     from agentcli.cli.running import _approver, choose_model
@@ -250,6 +253,8 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     from agentcli.tools.registry import expand
 
     expand(settings.tools)
+    if "agent" not in settings.sources:  # chat defaults to an agent type that uses memory
+        settings = replace(settings, agent=CHAT_DEFAULT_AGENT)
     if not settings.model:
         settings, probe, notice = choose_model(settings, env, "", None)
         probe.close()

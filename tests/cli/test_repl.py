@@ -263,3 +263,26 @@ def test_run_log_failure_is_a_warning_not_a_failed_run(tmp_path: Path, mock_serv
     assert result.stdout == "fine\n"
     assert result.stderr.startswith("warning: could not log this run:")
     assert result.stderr.count("\n") == 1
+
+
+def test_real_conversational_agent_remembers(tmp_path: Path) -> None:
+    def final(text: str) -> str:
+        return f'```json\n{{"action": "Final Answer", "action_input": "{text}"}}\n```'
+
+    db = tmp_path / "c.db"
+    agent = "chat-conversational-react-description"
+    chat(db, "My name is Ada.\r\x04", FakeChatModel([final("Hello Ada!")]), agent=agent)
+    llm = FakeChatModel([final("Your name is Ada.")])
+    out, repl = chat(db, "What is my name?\r\x04", llm, agent=agent)
+    assert "cannot use memory" not in out
+    assert repl.uses_memory
+    sent = "\n".join(m.content for m in llm.requests[0].messages)
+    assert "My name is Ada." in sent and "Hello Ada!" in sent
+    assert "Your name is Ada." in out
+
+
+def test_chat_defaults_to_a_memory_agent_type() -> None:
+    from agentcli.agents import agent_class
+    from agentcli.cli.repl import CHAT_DEFAULT_AGENT
+
+    assert agent_class(CHAT_DEFAULT_AGENT).uses_memory
