@@ -139,7 +139,9 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
     for i, step in enumerate(steps):
         log = step.action.log.strip()
         if i > 0 or starts_after_thought:
-            log = " " + _LEADING_THOUGHT.sub("", log)
+            if log[:7].lower() == "thought":  # cheap test first: this runs for every step
+                log = _LEADING_THOUGHT.sub("", log)
+            log = " " + log
         text += f"{log}\nObservation: {step.observation}\nThought:"
     return text
 

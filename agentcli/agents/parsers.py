@@ -155,7 +155,38 @@ class JsonBlobOutputParser:
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """Parse one reply; ``tool_input`` is a string, or a dict for an object input."""
-        return _parse(text, structured=True)
+        return _clean_blob(text) or _parse(text, structured=True)
+
+
+# The common well-formed reply: an optional thought, then one fenced blob and nothing else.
+# Answering it without the full scan keeps the per-step overhead low; anything unusual falls
+# through to the forgiving parser, which gives the same result for these inputs.
+_CLEAN = re.compile(
+    r"\A[ \t]*(?:Thought:[^`{}<]*?\n)?[ \t]*(?:Action:[ \t]*\n)?```(?:json)?\n(\{[^`]*\})\n```\s*\Z"
+)
+
+
+def _clean_blob(text: str) -> AgentAction | None:
+    match = _CLEAN.match(text)
+    if match is None or "Final Answer" in text or "Observation" in text:
+        return None
+    try:
+        data = json.loads(match.group(1))
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or set(data) != {"action", "action_input"}:
+        return None
+    tool, tool_input = data["action"], data["action_input"]
+    if not isinstance(tool, str) or not tool or tool != tool.strip():
+        return None
+    low = tool.lower()
+    if "final" in low or "finish" in low or low in {"answer", "none", "n/a", "null", "done"}:
+        return None  # finish-like names have their own rules in the full parser
+    if isinstance(tool_input, str) and tool_input == tool_input.strip() and tool_input:
+        return AgentAction(tool, tool_input, text)
+    if isinstance(tool_input, dict):
+        return AgentAction(tool, tool_input, text)
+    return None
 
 
 def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
