@@ -32,12 +32,29 @@ def _row(s: ToolSpec) -> dict[str, Any]:
             "members": list(s.members)}
 
 
+def _print_plain(rows: list[dict[str, Any]]) -> None:
+    header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
+    lines = [header] + [
+        (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
+         r["source"], r["needs"], r["description"])
+        for r in rows
+    ]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
+    print(f"Tools ({len(rows)})")
+    for line in lines:
+        cells = [c.ljust(w) for c, w in zip(line, widths, strict=False)] + [line[-1]]
+        print("  ".join(cells).rstrip())
+
+
 def print_tools(settings: Settings, json_out: bool) -> None:
     """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
     out, err = Console(), Console(stderr=True)
     rows = [_row(s) for s in sorted(_prepare(settings, err).values(), key=lambda s: s.name)]
     if json_out:
         out.print_json(json.dumps(rows))
+        return
+    if not out.is_terminal:  # piped: plain aligned columns, grep-friendly and fast
+        _print_plain(rows)
         return
     table = Table(title=f"Tools ({len(rows)})")
     for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):

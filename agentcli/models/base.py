@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -104,6 +103,8 @@ class BaseChatModel(ABC):
         **params: Any,
     ) -> ChatResult:
         """Async completion; the default runs :meth:`generate` in a worker thread."""
+        import asyncio  # lazily: listing tools must not pay for asyncio
+
         return await asyncio.to_thread(
             self.generate, messages, stop=stop, tools=tools, on_token=on_token, **params
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import re
@@ -78,6 +77,8 @@ class Tool:
         if self.func is None:
             if self.coroutine is None:
                 raise ToolInputError(f"tool {self.name!r} has nothing to run")
+            import asyncio
+
             return _to_text(asyncio.run(self._call_async(prepared)))
         if isinstance(prepared, dict):
             return _to_text(self.func(**prepared))
@@ -86,6 +87,8 @@ class Tool:
     async def arun(self, tool_input: ToolInput) -> str:
         """Run asynchronously; sync-only tools run in a worker thread."""
         if self.coroutine is None:
+            import asyncio
+
             return await asyncio.to_thread(self.run, tool_input)
         return _to_text(await self._call_async(self.prepare_input(tool_input)))
 
