@@ -85,6 +85,13 @@ class CachedChatModel(BaseChatModel):
             data["finish_reason"], Usage(), data.get("model", ""),
         )
 
+    def _hit(self, key: str, on_token: TokenSink | None) -> ChatResult | None:
+        """The stored reply for ``key`` (its text replayed to ``on_token``), or None."""
+        hit = self._get(key)
+        if hit is not None and on_token is not None and hit.text:
+            on_token(hit.text)
+        return hit
+
     def _put(self, key: str, result: ChatResult) -> None:
         self.misses += 1
         blob = json.dumps(asdict(replace(result, usage=Usage())), ensure_ascii=False)
@@ -104,10 +111,8 @@ class CachedChatModel(BaseChatModel):
     ) -> ChatResult:
         """A cached reply, or the inner model's (then stored)."""
         key = self._key(messages, stop, tools, params)
-        hit = self._get(key)
+        hit = self._hit(key, on_token)
         if hit is not None:
-            if on_token is not None and hit.text:
-                on_token(hit.text)
             return hit
         result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token,
                                      **params)
@@ -125,10 +130,8 @@ class CachedChatModel(BaseChatModel):
     ) -> ChatResult:
         """Async twin of :meth:`generate`."""
         key = self._key(messages, stop, tools, params)
-        hit = self._get(key)
+        hit = self._hit(key, on_token)
         if hit is not None:
-            if on_token is not None and hit.text:
-                on_token(hit.text)
             return hit
         result = await self.inner.agenerate(messages, stop=stop, tools=tools,
                                             on_token=on_token, **params)

@@ -7,8 +7,7 @@
     │   ├── ModelOutputError       the server answered 200 with a body we cannot use
     │   └── ReplayMissError        a replay cassette has no answer for this request
     ├── OutputParserError          the model's text could not be parsed (carries the raw text)
-    ├── ToolInputError             a tool refused its input (becomes an observation)
-    └── LimitReached               internal signal: an iteration, time or budget limit fired
+    └── ToolInputError             a tool refused its input (becomes an observation)
 
 Errors caused by the model (bad output, unknown tool, failing tool) become observations
 inside the run; the others propagate to the CLI, which prints one line and exits.
@@ -66,8 +65,3 @@ class OutputParserError(AgentCliError):
 class ToolInputError(AgentCliError):
     """A tool refused its input; the message is written for the model to read."""
 
-
-class LimitReached(AgentCliError):
-    """An iteration, time or budget limit fired (internal signal)."""
-
-    exit_code = 3

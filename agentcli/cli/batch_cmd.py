@@ -27,8 +27,8 @@ def run_batch_command(
 ) -> int:
     """Run the batch and print its summary; returns the exit code."""
     from agentcli.batch import read_items, run_batch
+    from agentcli.cli.approve import build_approver
     from agentcli.cli.observe import Observers
-    from agentcli.cli.running import _approver
     from agentcli.errors import ConfigError
     from agentcli.runtime import build_executor, build_model
 
@@ -42,7 +42,7 @@ def run_batch_command(
     llm = build_model(settings, env)
     observers = Observers(stats=stats, trace=trace, env=env)
     try:
-        executor = build_executor(settings, llm, approver=_approver(settings, yes))
+        executor = build_executor(settings, llm, approver=build_approver(settings, yes))
         with Progress(
             TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(),

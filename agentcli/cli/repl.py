@@ -248,7 +248,8 @@ CHAT_DEFAULT_AGENT = "chat-conversational-react-description"
 
 def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
-    from agentcli.cli.running import _approver, choose_model
+    from agentcli.cli.approve import build_approver
+    from agentcli.cli.running import choose_model
     from agentcli.store import open_store
     from agentcli.tools.registry import expand
 
@@ -270,7 +271,7 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
 
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources
                     else settings, open_store(settings.db_path, env), factory,
-                    session=session, approver=_approver(settings, yes),
+                    session=session, approver=build_approver(settings, yes),
                     history=FileHistory(str(path)),
                     toolbar=sys.stdin is not None and sys.stdin.isatty())
     return repl.loop()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -13,9 +12,7 @@ from rich.text import Text
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
-from agentcli.schema import RunResult
-
-LIMIT_REASONS = {"max_iterations", "max_execution_time", "budget"}
+from agentcli.schema import LIMIT_REASONS, RunResult
 
 
 def choose_model(
@@ -46,12 +43,6 @@ def choose_model(
         f"To ask your own questions, {demo.HOW_TO_CONFIGURE}."
     )
     return settings, ReplayChatModel(demo.demo_cassette()), notice
-
-
-def _approver(settings: Settings, yes: bool) -> Any:
-    from agentcli.cli.approve import build_approver
-
-    return build_approver(settings, yes)
 
 
 def log_run(
@@ -111,9 +102,9 @@ def execute(
     observers = Observers(stats=stats, trace=trace, env=env)
     result: RunResult | None = None
     try:
-        from agentcli.cli.approve import human_input
+        from agentcli.cli.approve import build_approver, human_input
 
-        executor = build_executor(settings, llm, approver=_approver(settings, yes),
+        executor = build_executor(settings, llm, approver=build_approver(settings, yes),
                                   callbacks=[*([printer] if printer else []), *observers.handlers],
                                   tool_extras={"human_input": human_input()})
         for event in executor.stream(question):  # the trace is rendered from the events
