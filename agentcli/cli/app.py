@@ -11,18 +11,12 @@ from typing import Any, NoReturn
 
 import typer
 
-from agentcli import __version__
-from agentcli.errors import AgentCliError, ConfigError
-
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_LIMIT, EXIT_PROVIDER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
-EXIT_CODES_HELP = (
-    "Exit codes: 0 answered; 1 internal error; 2 usage or config error; "
-    "3 stopped by a limit (iterations, time, budget); 4 model/provider error; 130 interrupted."
-)
+from agentcli import __version__, exit_codes
+from agentcli.errors import AgentCliError, ConfigError, ProviderError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
-    + EXIT_CODES_HELP,
+    + exit_codes.HELP,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -46,11 +40,34 @@ def _stderr() -> Any:
 
 
 def fail(message: str, code: int) -> NoReturn:
-    """Print one red line to stderr and exit with ``code``."""
+    """Print one red line to stderr (secrets redacted, controls shown, never hard-wrapped)
+    and exit with ``code``."""
     from rich.text import Text
 
-    _stderr().print(Text("error: ", style="bold red") + Text(message))
+    from agentcli.redact import redact
+    from agentcli.textsafe import safe_line
+
+    line = Text("error: ", style="bold red") + Text(safe_line(redact(message)))
+    _stderr().print(line, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _print_traceback() -> None:
+    """The current traceback for --debug, redacted like every other printed text."""
+    import traceback
+
+    from agentcli.redact import redact
+    from agentcli.textsafe import safe_text
+
+    sys.stderr.write(safe_text(redact(traceback.format_exc())))
+    sys.stderr.flush()
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
+    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise typer.Exit(exit_codes.OK)
 
 
 @contextmanager
@@ -60,22 +77,22 @@ def errors_to_exit() -> Iterator[None]:
         yield
     except typer.Exit:
         raise
+    except BrokenPipeError:
+        _quiet_broken_pipe()
     except AgentCliError as err:
         if _state["debug"]:
-            raise
-        from agentcli.errors import ProviderError
-
-        code = EXIT_PROVIDER if isinstance(err, ProviderError) else (
-            EXIT_USAGE if isinstance(err, ConfigError) else err.exit_code
+            _print_traceback()
+        code = exit_codes.PROVIDER if isinstance(err, ProviderError) else (
+            exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
         )
         fail(str(err), code)
     except KeyboardInterrupt:
-        fail("interrupted", EXIT_INTERRUPTED)
+        fail("interrupted", exit_codes.INTERRUPTED)
     except Exception as err:
         if _state["debug"]:
-            raise
+            _print_traceback()
         fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
-             "traceback and please report it)", EXIT_INTERNAL)
+             "traceback and please report it)", exit_codes.INTERNAL)
 
 
 def _version(value: bool) -> None:
@@ -96,9 +113,14 @@ def main_options(
 
 
 def _env() -> dict[str, str]:
-    from dotenv import find_dotenv, load_dotenv
+    from dotenv import dotenv_values, find_dotenv, load_dotenv
 
-    load_dotenv(find_dotenv(usecwd=True), override=False)
+    from agentcli.redact import remember_env
+
+    found = find_dotenv(usecwd=True)
+    load_dotenv(found, override=False)
+    if found:  # a .env key shadowed by the environment is still a secret to redact
+        remember_env(dotenv_values(found))
     return dict(os.environ)
 
 
@@ -180,7 +202,7 @@ def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) 
 @app.command()
 def batch(
     input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
-                                      help='Lines of {"id", "input"|"question", ...}.'),
+                                      help='JSONL lines {"id", "input", ...}; - for stdin.'),
     out: Path = typer.Option(..., "--out", "-o", help="Append one JSON line per item here."),
     concurrency: int = typer.Option(8, "--concurrency", "-j", help="Questions at once."),
     expect: str | None = typer.Option(None, "--expect", help="Grade answers against FIELD."),
@@ -193,8 +215,14 @@ def batch(
     stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
     trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    retry_errors: bool = typer.Option(
+        True, "--retry-errors/--no-retry-errors",
+        help="On resume, run again the items whose last line in OUT is a provider error."),
 ) -> None:
-    """Run many questions concurrently; resumable; with --expect, an eval report."""
+    """Run many questions concurrently; resumable; with --expect, an eval report.
+
+    Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
+    2 (bad input lines) or 1."""
     with errors_to_exit():
         from agentcli.cli.batch_cmd import run_batch_command
         from agentcli.config import load_settings
@@ -205,7 +233,7 @@ def batch(
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
-            stats=stats, trace=trace, yes=yes,
+            stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
         ))
 
 
@@ -308,7 +336,24 @@ app.add_typer(sessions_app, name="sessions")
 app.command("logs")(logs)
 
 
+def _global_flags_first(argv: list[str]) -> list[str]:
+    """Move ``--debug`` in front of the subcommand: error hints say "rerun with --debug",
+    and users add it at the end (``agent run "q" --debug``)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if "--debug" not in argv[1:end]:
+        return argv
+    rest = [a for a in argv[1:end] if a != "--debug"]
+    return [argv[0], "--debug", *rest, *argv[end:]]
+
+
 def main() -> None:
     """Console-script entry point."""
-    app()
+    sys.argv = _global_flags_first(sys.argv)
+    try:
+        app()
+    finally:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader left before the last buffered bytes went out
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 

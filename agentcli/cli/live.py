@@ -18,6 +18,7 @@ from agentcli.cli.render import (
 )
 from agentcli.executor import RunEvent
 from agentcli.schema import ChatResult
+from agentcli.textsafe import safe_text
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -47,7 +48,7 @@ class TokenPrinter(BaseCallbackHandler):
         if not self.streamed:
             chunk = chunk.lstrip()
         if chunk:
-            self.console.print(Text(chunk, style=TOKEN_STYLE), end="", soft_wrap=True)
+            self.console.print(Text(safe_text(chunk), style=TOKEN_STYLE), end="", soft_wrap=True)
             self.console.file.flush()
             self.streamed = True
         self._shown = max(self._shown, upto)
@@ -72,7 +73,7 @@ class TokenPrinter(BaseCallbackHandler):
 
     def on_text(self, text: str, **kw: Any) -> None:
         if kw.get("kind") in ("approval", "interrupted"):
-            self.console.print(Text(text, style=STYLES["notice"]))
+            self.console.print(Text(safe_text(text), style=STYLES["notice"]))
 
 
 def _held(text: str) -> int:
@@ -86,7 +87,7 @@ def _held(text: str) -> int:
 
 def _line(console: Console, label: str, body: str, style: str) -> None:
     text = Text(f"{label}: ", style=f"bold {style}")
-    text.append(body, style=style)
+    text.append(safe_text(body), style=style)
     console.print(text)
 
 
@@ -99,7 +100,7 @@ def render_event(console: Console, event: RunEvent, *, verbose: bool, streamed: 
         if thought and not streamed:
             _line(console, "Thought", thought, STYLES["thought"])
         text = Text("Action: ", style="bold")
-        text.append(event.action.tool, style=f"bold {tool_style(event.action.tool)}")
+        text.append(safe_text(event.action.tool), style=f"bold {tool_style(event.action.tool)}")
         text.append("  input: ", style="bold")
         text.append(_input_text(event.action.tool_input), style=tool_style(event.action.tool))
         console.print(text)
@@ -121,9 +122,9 @@ def render_answer(console: Console, answer: str) -> None:
 
 def warn(console: Console, message: str) -> None:
     """A loud warning line."""
-    console.print(Text(f"WARNING: {message}", style="bold red"))
+    console.print(Text(f"WARNING: {safe_text(message)}", style="bold red"))
 
 
 def note(console: Console, message: str) -> None:
     """A quiet notice line."""
-    console.print(Text(message, style=STYLES["notice"]))
+    console.print(Text(safe_text(message), style=STYLES["notice"]))

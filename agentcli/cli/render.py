@@ -13,6 +13,7 @@ from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.schema import AgentAction, AgentFinish
+from agentcli.textsafe import safe_text
 
 if TYPE_CHECKING:
     from agentcli.executor import RunEvent
@@ -43,7 +44,8 @@ def thought_of(log: str) -> str:
 
 
 def _input_text(tool_input: str | dict[str, Any]) -> str:
-    return tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
+    text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
+    return safe_text(text)
 
 
 class VerboseHandler(BaseCallbackHandler):
@@ -62,7 +64,7 @@ class VerboseHandler(BaseCallbackHandler):
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
         text.append(f"{label}: ", style=f"bold {style}" if "bold" not in style else style)
-        text.append(body, style=style)
+        text.append(safe_text(body), style=style)
         self.console.print(text)
 
     def render(self, event: RunEvent) -> None:
@@ -81,7 +83,7 @@ class VerboseHandler(BaseCallbackHandler):
             self._line("Thought", thought, STYLES["thought"])
         style = tool_style(action.tool)
         text = Text("Action: ", style="bold")
-        text.append(action.tool, style=f"bold {style}")
+        text.append(safe_text(action.tool), style=f"bold {style}")
         text.append("  input: ", style="bold")
         text.append(_input_text(action.tool_input), style=style)
         self.console.print(text)
@@ -113,11 +115,12 @@ class VerboseHandler(BaseCallbackHandler):
             self.print_finish(finish)
 
     def on_text(self, text: str, **kw: Any) -> None:
-        self.console.print(Text(text, style=STYLES["notice"]))
+        self.console.print(Text(safe_text(text), style=STYLES["notice"]))
 
 
 def print_answer(console: Console, answer: str) -> None:
-    """The answer as Markdown in a terminal, as plain text when piped."""
+    """The answer as Markdown in a terminal, as plain text when piped (controls neutralized)."""
+    answer = safe_text(answer)
     if console.is_terminal:
         console.print(Markdown(answer))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -12,7 +13,11 @@ from rich.text import Text
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.outcome import exit_code, real_answer, stop_line
+from agentcli.schema import RunResult
+
+if TYPE_CHECKING:
+    from agentcli.executor import RunEvent
 
 
 def choose_model(
@@ -62,11 +67,12 @@ def log_run(
         err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
 
 
-def exit_code(result: RunResult) -> int:
-    """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
-    if result.stop_reason == "interrupted":
-        return 130
-    return 3 if result.stop_reason in LIMIT_REASONS else 0
+def _placeholder(event: RunEvent) -> bool:
+    """The forced stop's placeholder "answer": not drawn as a Final Answer."""
+    from agentcli.executor import FORCE_STOP_MESSAGE
+
+    return event.kind == "finish" and event.output == FORCE_STOP_MESSAGE and (
+        event.finish is None or not event.finish.log)
 
 
 def execute(
@@ -108,7 +114,7 @@ def execute(
                                   callbacks=[*([printer] if printer else []), *observers.handlers],
                                   tool_extras={"human_input": human_input()})
         for event in executor.stream(question):  # the trace is rendered from the events
-            if printer is not None:
+            if printer is not None and not _placeholder(event):
                 printer.render(event)
             result = event.result or result
     finally:
@@ -116,11 +122,15 @@ def execute(
         observers.close(err)
     assert result is not None  # the stream always ends with an "end" event holding it
     log_run(settings, env, question, result, llm.name, err)
+    answer = real_answer(result)
     if json_out:
-        payload = result.to_dict() | {"model": llm.name}
+        # A forced stop has no answer: null, with the reason in stop_reason / limit.
+        payload = result.to_dict() | {"answer": answer, "model": llm.name}
         out.print_json(json.dumps(payload, ensure_ascii=False))
     else:
-        if result.stop_reason in LIMIT_REASONS:
-            err.print(Text(f"Stopped by {result.stop_reason.replace('_', ' ')}.", style="yellow"))
-        print_answer(out, result.output)
+        stopped = stop_line(result)
+        if stopped:
+            err.print(Text(stopped, style="yellow"))
+        if answer is not None:
+            print_answer(out, answer)
     return exit_code(result)

@@ -12,7 +12,6 @@ import contextvars
 import email.utils
 import json
 import random
-import re
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
@@ -23,6 +22,7 @@ import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
 # Sleeping goes through these names so tests can patch them and run fast.
@@ -172,6 +172,9 @@ class OpenAICompatModel(BaseChatModel):
         self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
         if self._api_key:
             self._headers["Authorization"] = f"Bearer {self._api_key}"
+        # Keys and custom header values (often tokens) never reach an error, log or trace.
+        remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
+                                    if is_secret_name(k))])
         self._client = client
         self._async_client = async_client
         self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
@@ -442,9 +445,7 @@ class OpenAICompatModel(BaseChatModel):
 
     def _error(self, message: str, status: int | None, *, output: bool = False) -> ProviderError:
         """The one place provider errors are built; the API key never leaves here."""
-        if self._api_key:
-            message = message.replace(self._api_key, "***")
-        message = re.sub(r"(?i)(bearer\s+)\S+", r"\1***", message)
+        message = redact(message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
 

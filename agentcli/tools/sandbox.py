@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.redact import is_secret_name
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_API_|AUTH", re.I)
 _PROVIDER_PREFIXES = ("OPENAI_", "ANTHROPIC_", "DASHSCOPE_", "DEEPSEEK_", "OPENROUTER_",
                       "AWS_", "AZURE_", "GOOGLE_", "GCP_", "HF_", "HUGGINGFACE", "GITHUB_",
                       "AGENT_")
@@ -21,7 +20,7 @@ def scrubbed_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     source = os.environ if env is None else env
     return {
         k: v for k, v in source.items()
-        if not _SECRET_NAME.search(k) and not k.upper().startswith(_PROVIDER_PREFIXES)
+        if not is_secret_name(k) and not k.upper().startswith(_PROVIDER_PREFIXES)
     }
 
 

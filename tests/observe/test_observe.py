@@ -13,7 +13,8 @@ import pytest
 from agentcli.agents import initialize_agent
 from agentcli.cache import CachedChatModel
 from agentcli.callbacks.metrics import MetricsHandler, percentile
-from agentcli.callbacks.trace import TraceHandler, redact, secret_values
+from agentcli.callbacks.trace import TraceHandler
+from agentcli.redact import redact, secret_values
 from agentcli.errors import ConfigError, ModelOutputError, ProviderError
 from agentcli.models.fake import FakeChatModel
 from agentcli.models.fallback import FallbackChatModel
@@ -100,8 +101,8 @@ def test_trace_writes_every_event_with_ids_and_redacts(tmp_path: Path) -> None:
 
 def test_redact_patterns() -> None:
     assert secret_values({"A_TOKEN": "abcdef", "B_SECRET": "x", "PATH": "abcdef"}) == ["abcdef"]
-    assert redact("auth: Bearer abc.def-123 ok", []) == "auth: Bearer *** ok"
-    assert redact("key sk-proj-123456789", []) == "key ***"
+    assert redact("auth: Bearer abc.def-123 ok", {}) == "auth: Bearer *** ok"
+    assert redact("key sk-proj-123456789", {}) == "key ***"
 
 
 def test_token_budget_stops_like_iteration_limit() -> None:
