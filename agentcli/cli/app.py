@@ -31,6 +31,7 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(agents_app, name="agents")
 
 _state: dict[str, bool] = {"debug": False}
+_MAX_ERROR = 2000  # characters of an error line
 
 
 def _stderr() -> Any:
@@ -47,7 +48,10 @@ def fail(message: str, code: int) -> NoReturn:
     from agentcli.redact import redact
     from agentcli.textsafe import safe_line
 
-    line = Text("error: ", style="bold red") + Text(safe_line(redact(message)))
+    message = safe_line(redact(message))
+    if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
+        message = f"{message[:_MAX_ERROR]}... [{len(message) - _MAX_ERROR:,} more characters]"
+    line = Text("error: ", style="bold red") + Text(message)
     _stderr().print(line, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -110,6 +114,12 @@ def main_options(
 ) -> None:
     """Global options."""
     _state["debug"] = debug
+    if not debug:
+        # Libraries (the MCP SDK, httpx) log tracebacks about a misbehaving server straight to
+        # stderr; our own error line says what went wrong. --debug shows them.
+        import logging
+
+        logging.getLogger().addHandler(logging.NullHandler())
 
 
 def _env() -> dict[str, str]:
@@ -124,12 +134,26 @@ def _env() -> dict[str, str]:
     return dict(os.environ)
 
 
+def _stdin_text() -> str:
+    """Piped stdin as text: invalid UTF-8 or binary data is a usage error, not a crash."""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if isinstance(data, str):
+        return data
+    if b"\0" in data:
+        raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"stdin is not UTF-8 text (byte {err.start + 1}); convert it, e.g. "
+                          "with iconv -t utf-8") from None
+
+
 def _read_question(question: str) -> str:
     if question == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
                               "pass it as an argument")
-        question = sys.stdin.read()
+        question = _stdin_text()
     if not question.strip():
         raise ConfigError("the question is empty; pass one, e.g. agent run \"What is 2+2?\"")
     return question.strip()
