@@ -18,7 +18,7 @@ from agentcli.cli.render import (
 )
 from agentcli.executor import RunEvent
 from agentcli.schema import ChatResult
-from agentcli.textsafe import safe_text
+from agentcli.textsafe import display, safe_text
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -48,7 +48,7 @@ class TokenPrinter(BaseCallbackHandler):
         if not self.streamed:
             chunk = chunk.lstrip()
         if chunk:
-            self.console.print(Text(safe_text(chunk), style=TOKEN_STYLE), end="", soft_wrap=True)
+            self.console.print(Text(display(chunk), style=TOKEN_STYLE), end="", soft_wrap=True)
             self.console.file.flush()
             self.streamed = True
         self._shown = max(self._shown, upto)
@@ -87,7 +87,7 @@ def _held(text: str) -> int:
 
 def _line(console: Console, label: str, body: str, style: str) -> None:
     text = Text(f"{label}: ", style=f"bold {style}")
-    text.append(safe_text(body), style=style)
+    text.append(display(body), style=style)
     console.print(text)
 
 

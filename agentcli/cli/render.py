@@ -13,7 +13,7 @@ from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.schema import AgentAction, AgentFinish
-from agentcli.textsafe import safe_text
+from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
     from agentcli.executor import RunEvent
@@ -45,7 +45,7 @@ def thought_of(log: str) -> str:
 
 def _input_text(tool_input: str | dict[str, Any]) -> str:
     text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
-    return safe_text(text)
+    return display(text)
 
 
 class VerboseHandler(BaseCallbackHandler):
@@ -64,7 +64,7 @@ class VerboseHandler(BaseCallbackHandler):
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
         text.append(f"{label}: ", style=f"bold {style}" if "bold" not in style else style)
-        text.append(safe_text(body), style=style)
+        text.append(display(body), style=style)
         self.console.print(text)
 
     def render(self, event: RunEvent) -> None:
@@ -120,7 +120,7 @@ class VerboseHandler(BaseCallbackHandler):
 
 def print_answer(console: Console, answer: str) -> None:
     """The answer as Markdown in a terminal, as plain text when piped (controls neutralized)."""
-    answer = safe_text(answer)
+    answer = display(answer)
     if console.is_terminal:
         console.print(Markdown(answer))
     else:

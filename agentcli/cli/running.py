@@ -14,6 +14,7 @@ from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.outcome import exit_code, real_answer, stop_line
+from agentcli.redact import redact_data
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def execute(
     if json_out:
         # A forced stop has no answer: null, with the reason in stop_reason / limit.
         payload = result.to_dict() | {"answer": answer, "model": llm.name}
-        out.print_json(json.dumps(payload, ensure_ascii=False))
+        out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))
     else:
         stopped = stop_line(result)
         if stopped:

@@ -13,7 +13,7 @@ from rich.text import Text
 from agentcli import exit_codes
 from agentcli.config import Settings
 from agentcli.errors import ConfigError, ToolInputError
-from agentcli.textsafe import safe_text
+from agentcli.textsafe import display, safe_text
 from agentcli.tools.registry import ToolSpec, registry
 
 
@@ -134,7 +134,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     except ToolInputError as error:
         err.print(Text(f"Error: {safe_text(str(error))}", style="red"), soft_wrap=True)
         return exit_codes.TOOL_FAILED
-    out.print(safe_text(observation), markup=False, highlight=False, soft_wrap=True)
+    out.print(display(observation), markup=False, highlight=False, soft_wrap=True)
     return exit_codes.OK
 
 
