@@ -40,9 +40,9 @@ _state: dict[str, bool] = {"debug": False}
 
 
 def _stderr() -> Any:
-    from rich.console import Console
+    from agentcli.cli.consoles import console
 
-    return Console(stderr=True)
+    return console(stderr=True)
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -103,14 +103,14 @@ def _env() -> dict[str, str]:
 
 
 def _read_question(question: str) -> str:
-    if question == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
-                              "pass it as an argument")
-        question = sys.stdin.read()
-    if not question.strip():
-        raise ConfigError("the question is empty; pass one, e.g. agent run \"What is 2+2?\"")
-    return question.strip()
+    from agentcli.cli.question import read_question
+
+    def notice(message: str) -> None:
+        from rich.text import Text
+
+        _stderr().print(Text(message, style="yellow"))
+
+    return read_question(question, sys.stdin, notice)
 
 
 @app.command()

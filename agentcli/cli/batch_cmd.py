@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from agentcli.cli.consoles import console
 from agentcli.config import Settings
 
 
@@ -38,7 +39,7 @@ def run_batch_command(
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     items = read_items(input_path, expect=expect)
-    err = Console(stderr=True)
+    err = console(stderr=True)
     llm = build_model(settings, env)
     observers = Observers(stats=stats, trace=trace, env=env)
     try:

@@ -88,8 +88,9 @@ def execute(
 
     expand(settings.tools)  # unknown names fail before any model is contacted
     agent_class(settings.agent or "chat-zero-shot-react-description")
-    err = Console(stderr=True)
-    out = Console()
+    from agentcli.cli.consoles import console
+
+    err, out = console(stderr=True), console()
     settings, llm, notice = choose_model(settings, env, question, record)
     if notice:
         err.print(Text(notice, style="bold yellow"))

@@ -25,9 +25,9 @@ def _when(ts: float) -> str:
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from agentcli.cli.consoles import console
 
-    return Console()
+    return console()
 
 
 def _missing(name: str) -> None:
@@ -50,15 +50,10 @@ def sessions_list(
         if json_out:
             typer.echo(json.dumps(rows))
             return
-        from rich.table import Table
+        from agentcli.cli.tables import print_rows
 
-        table = Table(title="Sessions")
-        for col in ("name", "turns", "updated", "model", "agent"):
-            table.add_column(col)
-        for r in rows:
-            table.add_row(r["name"], str(r["turns"]), r["updated"], r["model"] or "",
-                          r["agent"] or "")
-        _console().print(table)
+        print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
+                   [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])
 
 
 @sessions_app.command("show")
