@@ -144,6 +144,16 @@ def run(
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
+    continue_last: bool = typer.Option(
+        False, "--continue", "-C", help="Continue the conversation of the last run."
+    ),
+    thread: str | None = typer.Option(
+        None, "--thread", help="Continue (or start) the named conversation; a chat session."
+    ),
+    log: bool | None = typer.Option(
+        None, "--log/--no-log", help="Log this run even if `agent logs off`, or do not."
+    ),
+    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -157,13 +167,14 @@ def run(
             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
-            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
+            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
         }
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
         code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
-                       record=record, stats=stats, trace=trace)
+                       record=record, stats=stats, trace=trace, thread=thread,
+                       continue_last=continue_last, log=log)
         raise typer.Exit(code)
 
 
@@ -302,10 +313,11 @@ def chat(
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
-from agentcli.cli.sessions_cmd import logs, sessions_app  # noqa: E402 - registered after app
+from agentcli.cli.logs_cmd import logs_app  # noqa: E402 - registered after app
+from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
 
 app.add_typer(sessions_app, name="sessions")
-app.command("logs")(logs)
+app.add_typer(logs_app, name="logs")
 
 
 def main() -> None:
