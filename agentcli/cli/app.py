@@ -23,7 +23,7 @@ EXIT_CODES_HELP = (
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
     + EXIT_CODES_HELP,
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     # Plain help: Typer's Rich help imports rich.markdown and pygments (~90 ms of start-up).
@@ -313,14 +313,20 @@ def chat(
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
-from agentcli.cli.logs_cmd import logs_app  # noqa: E402 - registered after app
+from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app
+from agentcli.cli.logs_cmd import logs_app  # noqa: E402
 from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
 
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(logs_app, name="logs")
+app.command("completion")(completion)
 
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    if "_AGENT_COMPLETE" in os.environ:  # the shell asks for completions: wire them only now
+        from agentcli.cli.completion import attach_completions
+
+        attach_completions(app)
+    app(prog_name="agent")  # also under `python -m agentcli`: one name in help and completion
 
