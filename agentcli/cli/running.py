@@ -131,17 +131,19 @@ def execute(
     printer = (VerboseHandler(err, show_answer=not inline, events=True)
                if settings.verbose else None)
     from agentcli.cli.observe import Observers
+    from agentcli.cli.spinner import ThinkingSpinner
     from agentcli.cli.timings import TimingsHandler
 
     observers = Observers(stats=stats, trace=trace, env=env)
     timings = TimingsHandler()
+    spinner = ThinkingSpinner(err)  # first, so it is gone before any handler prints
     result: RunResult | None = None
     try:
         from agentcli.cli.approve import build_approver, human_input
 
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),
-                                  callbacks=[*([printer] if printer else []), *observers.handlers,
-                                             timings],
+                                  callbacks=[spinner, *([printer] if printer else []),
+                                             *observers.handlers, timings],
                                   tool_extras={"human_input": human_input()})
         inputs = conversation.inputs(question) if conversation else question
         for event in executor.stream(inputs):  # the trace is rendered from the events
@@ -149,6 +151,7 @@ def execute(
                 printer.render(event)
             result = event.result or result
     finally:
+        spinner.stop()
         llm.close()
         observers.close(err)
         if conversation is not None and result is None:
