@@ -87,7 +87,7 @@ def _list(n: int, json_out: bool, query: str | None, model: str | None, since: s
                  f"{r['elapsed'] or 0:.2f}") for r in runs]
         print_rows(out, "Runs" + (f" matching {query!r}" if query else ""),
                    ("id", "when", "model", "session", "question", "answer", "steps", "tokens",
-                    "secs"), rows)
+                    "secs"), rows, wrap=("question", "answer"))
 
 
 @logs_app.callback(invoke_without_command=True)

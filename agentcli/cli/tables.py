@@ -32,17 +32,26 @@ def tsv_lines(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[
 
 
 def print_rows(
-    console: Console, title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]
+    console: Console, title: str, columns: Sequence[str], rows: Sequence[Sequence[object]],
+    *, wrap: Sequence[str] = (),
 ) -> None:
-    """A titled table in a terminal; a header line and tab-separated rows otherwise."""
+    """A titled table in a terminal; a header line and tab-separated rows otherwise.
+
+    In a terminal the ``wrap`` columns (long free text) fold to make room; the others keep
+    their values on one line.
+    """
     if not console.is_terminal:
         for line in tsv_lines(columns, rows):
             console.file.write(line + "\n")
         console.file.flush()
         return
+    cells = [[neutral("" if v is None else str(v)) for v in row] for row in rows]
     table = Table(title=title)
     for col in columns:
-        table.add_column(col, overflow="fold")
-    for row in rows:
-        table.add_row(*(Text(neutral("" if v is None else str(v))) for v in row))
+        if col in wrap:
+            table.add_column(col, overflow="fold", ratio=1)
+        else:
+            table.add_column(col, overflow="fold", no_wrap=bool(wrap))
+    for row_cells in cells:
+        table.add_row(*(Text(c) for c in row_cells))
     console.print(table)
