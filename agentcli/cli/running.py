@@ -136,7 +136,8 @@ def execute(
 
     observers = Observers(stats=stats, trace=trace, env=env)
     timings = TimingsHandler()
-    spinner = ThinkingSpinner(err)  # first, so it is gone before any handler prints
+    # `run` prints no streamed tokens, so the spinner lasts until each reply is complete.
+    spinner = ThinkingSpinner(err, tokens_visible=lambda: False)
     result: RunResult | None = None
     try:
         from agentcli.cli.approve import build_approver, human_input
