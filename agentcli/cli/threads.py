@@ -39,8 +39,8 @@ def _thread_name(store: Store, settings: Settings, name: str | None) -> str:
     if last is None:
         raise ConfigError("--continue: no earlier run is logged; ask a first question "
                           "without --continue (or name a conversation with --thread NAME)")
-    if last["session"]:
-        return str(last["session"])
+    if last["session"] and store.session(str(last["session"])) is not None:
+        return str(last["session"])  # (a deleted session's run starts a thread of its own)
     thread = f"run-{last['id']}"
     memory = _memory(settings)
     memory.add_turn(last["question"], last["answer"])

@@ -112,3 +112,15 @@ def test_agent_without_memory_on_a_thread_warns(mock_server: Any, tmp_path: Path
                  "chat-zero-shot-react-description", "hi")
     assert result.exit_code == 0
     assert "cannot use memory" in result.stderr
+
+
+def test_continue_after_the_session_was_deleted_starts_from_that_run(mock_server: Any,
+                                                                    tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    mock_server.add_reply(final("first"))
+    run(mock_server, db, "--thread", "gone", "q1")
+    assert runner.invoke(app, ["sessions", "rm", "gone", "--db", str(db)]).exit_code == 0
+    mock_server.add_reply(final("second"))
+    assert run(mock_server, db, "-C", "q2").stdout == "second\n"
+    assert ("assistant", "first") in sent(mock_server, 1)
+    assert [s.name for s in Store(db).sessions()] == ["run-1"]
