@@ -17,7 +17,7 @@ from agentcli.errors import AgentCliError, ConfigError, ProviderError
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
     + exit_codes.HELP,
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     # Plain help: Typer's Rich help imports rich.markdown and pygments (~90 ms of start-up).
@@ -35,9 +35,9 @@ _MAX_ERROR = 2000  # characters of an error line
 
 
 def _stderr() -> Any:
-    from rich.console import Console
+    from agentcli.cli.consoles import console
 
-    return Console(stderr=True)
+    return console(stderr=True)
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -134,29 +134,15 @@ def _env() -> dict[str, str]:
     return dict(os.environ)
 
 
-def _stdin_text() -> str:
-    """Piped stdin as text: invalid UTF-8 or binary data is a usage error, not a crash."""
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-    if isinstance(data, str):
-        return data
-    if b"\0" in data:
-        raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"stdin is not UTF-8 text (byte {err.start + 1}); convert it, e.g. "
-                          "with iconv -t utf-8") from None
-
-
 def _read_question(question: str) -> str:
-    if question == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
-                              "pass it as an argument")
-        question = _stdin_text()
-    if not question.strip():
-        raise ConfigError("the question is empty; pass one, e.g. agent run \"What is 2+2?\"")
-    return question.strip()
+    from agentcli.cli.question import read_question
+
+    def notice(message: str) -> None:
+        from rich.text import Text
+
+        _stderr().print(Text(message, style="yellow"))
+
+    return read_question(question, sys.stdin, notice)
 
 
 @app.command()
@@ -196,6 +182,16 @@ def run(
         None, "--state-file", help="JSON object of run state fields."),
     schema: Path | None = typer.Option(
         None, "--schema", help="JSON Schema the answer must match; prints the JSON object."),
+    continue_last: bool = typer.Option(
+        False, "--continue", "-C", help="Continue the conversation of the last run."
+    ),
+    thread: str | None = typer.Option(
+        None, "--thread", help="Continue (or start) the named conversation; a chat session."
+    ),
+    log: bool | None = typer.Option(
+        None, "--log/--no-log", help="Log this run even if `agent logs off`, or do not."
+    ),
+    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -209,7 +205,7 @@ def run(
             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
-            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
+            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
         }
         from agentcli.config import load_settings
 
@@ -218,7 +214,8 @@ def run(
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
         code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
-                       record=record, stats=stats, trace=trace, extra=extra)
+                       record=record, stats=stats, trace=trace, extra=extra, thread=thread,
+                       continue_last=continue_last, log=log)
         raise typer.Exit(code)
 
 
@@ -363,10 +360,13 @@ def chat(
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
-from agentcli.cli.sessions_cmd import logs, sessions_app  # noqa: E402 - registered after app
+from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app
+from agentcli.cli.logs_cmd import logs_app  # noqa: E402
+from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
 
 app.add_typer(sessions_app, name="sessions")
-app.command("logs")(logs)
+app.add_typer(logs_app, name="logs")
+app.command("completion")(completion)
 
 
 def _global_flags_first(argv: list[str]) -> list[str]:
@@ -382,8 +382,12 @@ def _global_flags_first(argv: list[str]) -> list[str]:
 def main() -> None:
     """Console-script entry point."""
     sys.argv = _global_flags_first(sys.argv)
+    if "_AGENT_COMPLETE" in os.environ:  # the shell asks for completions: wire them only now
+        from agentcli.cli.completion import attach_completions
+
+        attach_completions(app)
     try:
-        app()
+        app(prog_name="agent")  # also under `python -m agentcli`: one name in help and completion
     finally:
         try:
             sys.stdout.flush()

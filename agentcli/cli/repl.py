@@ -19,6 +19,7 @@ from rich.console import Console
 
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
+from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
 from agentcli.models.base import BaseChatModel
@@ -87,7 +88,8 @@ class ChatRepl:
         self.llm: BaseChatModel | None = None
         self.executor: Any = None
         self.uses_memory = False
-        self.printer = TokenPrinter(self.console)
+        self.printer = TokenPrinter(self.console, visible=lambda: self.settings.verbose)
+        self.spinner = ThinkingSpinner(self.console, tokens_visible=self.printer.visible)
         self.trace = TraceRenderer(self.console, answer="none",
                                    streamed=lambda: self.printer.streamed,
                                    visible=lambda: self.settings.verbose)
@@ -125,7 +127,7 @@ class ChatRepl:
                 self.memory.llm = llm
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
-                                       callbacks=[self.printer, self.trace])
+                                       callbacks=[self.spinner, self.printer, self.trace])
         self.uses_memory = bool(cls.uses_memory) and self.settings.memory != "none"
         if self.settings.memory != "none" and not cls.uses_memory:
             warn(self.console, f"agent type {self.agent_name} cannot use memory: the model will "
@@ -167,9 +169,12 @@ class ChatRepl:
         return result
 
     def _run(self, inputs: dict[str, Any]) -> RunResult:
-        if self._runner is not None:
-            return self._runner.run(self._consume(inputs))
-        return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+        try:
+            if self._runner is not None:
+                return self._runner.run(self._consume(inputs))
+            return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+        finally:
+            self.spinner.stop()
 
     def ask(self, question: str) -> RunResult | None:
         """Run one question with the memory, render it, and commit the finished turn."""

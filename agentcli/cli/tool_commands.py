@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.cli.consoles import console
 from agentcli.config import Settings
 from agentcli.errors import ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_text
@@ -35,27 +36,25 @@ def _row(s: ToolSpec) -> dict[str, Any]:
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
+    from agentcli.cli.tables import tsv_lines
+
     header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
-    lines = [header] + [
+    lines = tsv_lines(header, [
         (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
          r["source"], r["needs"], r["description"])
         for r in rows
-    ]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
-    print(f"Tools ({len(rows)})")
-    for line in lines:
-        cells = [c.ljust(w) for c, w in zip(line, widths, strict=False)] + [line[-1]]
-        print("  ".join(cells).rstrip())
+    ])
+    print("\n".join(lines))
 
 
 def print_tools(settings: Settings, json_out: bool) -> None:
     """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
-    out, err = Console(), Console(stderr=True)
+    out, err = console(), console(stderr=True)
     rows = [_row(s) for s in sorted(_prepare(settings, err).values(), key=lambda s: s.name)]
     if json_out:
         out.print_json(json.dumps(rows))
         return
-    if not out.is_terminal:  # piped: plain aligned columns, grep-friendly and fast
+    if not out.is_terminal:  # piped: tab-separated rows, grep-friendly and fast
         _print_plain(rows)
         return
     table = Table(title=f"Tools ({len(rows)})")
@@ -69,7 +68,7 @@ def print_tools(settings: Settings, json_out: bool) -> None:
 
 def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     """One tool's description, argument schema, danger and needs."""
-    out, err = Console(), Console(stderr=True)
+    out, err = console(), console(stderr=True)
     specs = _prepare(settings, err)
     if name not in specs:
         from agentcli.tools.registry import expand
@@ -108,7 +107,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     from agentcli.cli.approve import build_approver, human_input
     from agentcli.tools.custom import load_configured_tools
 
-    out, err = Console(), Console(stderr=True)
+    out, err = console(), console(stderr=True)
     _prepare(settings, err)
     if name in registry() and registry()[name].members:
         raise ConfigError(f"{name!r} is a group; call one of its tools: "
