@@ -10,6 +10,7 @@ every feature of the loop exists in every mode.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import difflib
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
@@ -25,7 +26,8 @@ from agentcli.callbacks.manager import (
     reset_current_manager,
     set_current_manager,
 )
-from agentcli.errors import AgentCliError, OutputParserError
+from agentcli.deadline import adeadline_scope, deadline_scope, expired
+from agentcli.errors import AgentCliError, DeadlineExceeded, OutputParserError
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
@@ -358,8 +360,11 @@ class AgentExecutor:
         if len(actions) == 1:
             return [self._run_tool(actions[0], cb)]
         workers = min(self.max_tool_workers, len(actions))
+        # deadline: pool threads do not inherit context variables (the run deadline); each
+        # call runs in its own copy of this thread's context.
+        contexts = [contextvars.copy_context() for _ in actions]
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(lambda a: self._run_tool(a, cb), actions))
+            return list(pool.map(lambda c, a: c.run(self._run_tool, a, cb), contexts, actions))
 
     # ------------------------------------------------------------------ drivers
     def _start(
@@ -393,6 +398,21 @@ class AgentExecutor:
         state.callbacks.on_text("Interrupted: the run was cancelled", kind="interrupted")
         return self._result(state, "", "interrupted")
 
+    def _time_left(self, state: _RunState) -> float | None:  # deadline:
+        if self.max_execution_time is None:
+            return None
+        return self.max_execution_time - (time.monotonic() - state.started)
+
+    def _deadline_stop(self, state: _RunState) -> Iterator[RunEvent]:  # deadline:
+        """The events of a run cut at its deadline mid-call (as the loop's limit path)."""
+        cb = state.callbacks
+        cb.on_text("Stopped: max execution time reached", kind="limit",
+                   reason="max_execution_time")
+        yield RunEvent("limit", output="max_execution_time")
+        final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
+        cb.on_agent_finish(final)
+        yield RunEvent("finish", output=final.output, finish=final)
+
     def _end(self, state: _RunState, result: RunResult) -> RunEvent:
         state.callbacks.on_chain_end(result.to_dict())
         return RunEvent("end", output=result.output, result=result)
@@ -407,11 +427,19 @@ class AgentExecutor:
                 if isinstance(effect, RunEvent):
                     yield effect
                 elif isinstance(effect, _Plan):
-                    value = self._plan(effect, state)
+                    with deadline_scope(self._time_left(state)):  # deadline:
+                        value = self._plan(effect, state)
                 else:
-                    value = self._run_tools(effect.actions, state.callbacks)
+                    with deadline_scope(self._time_left(state)):  # deadline:
+                        value = self._run_tools(effect.actions, state.callbacks)
+                        if expired():  # a tool cut at the deadline said so in its observation
+                            raise DeadlineExceeded("a tool reached the time limit")
         except StopIteration as done:
             result: RunResult = done.value
+        except DeadlineExceeded:  # deadline: cut mid-call; stop as the loop's time limit does
+            loop.close()
+            yield from self._deadline_stop(state)
+            result = self._result(state, FORCE_STOP_MESSAGE, "max_execution_time")
         except KeyboardInterrupt:
             result = self._interrupted(state)
         except BaseException as err:
@@ -429,13 +457,22 @@ class AgentExecutor:
                 if isinstance(effect, RunEvent):
                     yield effect
                 elif isinstance(effect, _Plan):
-                    value = await self._aplan(effect, state)
+                    async with adeadline_scope(self._time_left(state)):  # deadline:
+                        value = await self._aplan(effect, state)
                 else:
-                    value = list(await asyncio.gather(
-                        *(self._arun_tool(a, state.callbacks) for a in effect.actions)
-                    ))
+                    async with adeadline_scope(self._time_left(state)):  # deadline:
+                        value = list(await asyncio.gather(
+                            *(self._arun_tool(a, state.callbacks) for a in effect.actions)
+                        ))
+                        if expired():
+                            raise DeadlineExceeded("a tool reached the time limit")
         except StopIteration as done:
             result: RunResult = done.value
+        except DeadlineExceeded:  # deadline: cut mid-call; stop as the loop's time limit does
+            loop.close()
+            for event in self._deadline_stop(state):
+                yield event
+            result = self._result(state, FORCE_STOP_MESSAGE, "max_execution_time")
         except (KeyboardInterrupt, asyncio.CancelledError):
             result = self._interrupted(state)
         except BaseException as err:
