@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from agentcli.errors import ToolInputError
+from agentcli import deadline
+from agentcli.errors import DeadlineExceeded, ToolInputError
 
 DEFAULT_MAX_BYTES = 1_000_000
 DEFAULT_TIMEOUT = 15.0
@@ -80,14 +81,18 @@ def fetch(
     ``max_bytes`` of the body as a stream so a huge response never sits in memory."""
     import httpx
 
+    run_at = deadline.deadline()  # the run's deadline bounds every wait, body reads included
     with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             check_url(url, allow_private=allow_private)
+            deadline.check(f"{method} {url}")
             try:
                 request = client.build_request(method, url, headers=headers, params=params,
-                                               content=content, json=json_body)
+                                               content=content, json=json_body,
+                                               timeout=deadline.bound(timeout))
                 response = client.send(request, stream=True)
             except httpx.HTTPError as err:
+                deadline.check(f"{method} {url}")
                 raise ToolInputError(
                     f"{method} {url} failed: {type(err).__name__}: {err}"
                 ) from None
@@ -97,11 +102,13 @@ def fetch(
                     method = "GET" if response.status_code in (301, 302, 303) else method
                     content = json_body = params = None
                     continue
-                body, truncated = _read_capped(response, max_bytes)
+                with deadline.socket_watchdog(response, run_at):
+                    body, truncated = _read_capped(response, max_bytes)
                 encoding = response.encoding or "utf-8"
                 return Response(response.status_code, body.decode(encoding, "replace"),
                                 truncated, str(response.url))
             except httpx.HTTPError as err:
+                deadline.check(f"{method} {url}")
                 raise ToolInputError(f"{method} {url} failed while reading: {err}") from None
             finally:
                 response.close()
@@ -112,6 +119,8 @@ def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     for chunk in response.iter_bytes():
+        if deadline.expired():  # a trickling server cannot outlast the run
+            raise DeadlineExceeded("the HTTP response was cut at the run's time limit")
         chunks.append(chunk)
         size += len(chunk)
         if size > max_bytes:

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentcli import deadline as run_deadline
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.registry import ToolSpec
@@ -28,7 +29,7 @@ class SQLiteDatabase:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + (run_deadline.bound(self.timeout) or 0.0)
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         return conn
 
