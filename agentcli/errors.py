@@ -8,6 +8,7 @@
     │   └── ReplayMissError        a replay cassette has no answer for this request
     ├── OutputParserError          the model's text could not be parsed (carries the raw text)
     ├── DeadlineExceeded           the run's max_execution_time passed while something waited
+    ├── SessionConflictError       another chat wrote the session's memory first (retry merges)
     └── ToolInputError             a tool refused its input (becomes an observation)
 
 Errors caused by the model (bad output, unknown tool, failing tool) become observations
@@ -71,6 +72,10 @@ class DeadlineExceeded(AgentCliError):
     """
 
     exit_code = 3
+
+
+class SessionConflictError(AgentCliError):
+    """Another writer changed a session's memory since it was read (optimistic concurrency)."""
 
 
 class ToolInputError(AgentCliError):
