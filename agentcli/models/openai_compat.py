@@ -344,7 +344,7 @@ class OpenAICompatModel(BaseChatModel):
                                 self._raise_status(resp.status_code, resp.reason_phrase,
                                                    resp.headers, resp.text)
                             events = _SSEState(self, stop)
-                            lines = resp.aiter_lines()
+                            lines = resp.aiter_lines()  # closed with the response
                             while True:
                                 # Each read is bounded by the deadline, never the consumer.
                                 async with asyncio.timeout_at(limit.at):
