@@ -37,6 +37,11 @@ def _check_one(i: int, d: Any) -> dict[str, Any]:
     unknown = sorted(set(d) - _KEYS)
     if unknown:
         raise ValueError(f"tool definitions with keys {sorted(_KEYS)} ({where} has {unknown})")
+    timeout = d.get("timeout", 30)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
+            0 < timeout < float("inf")):  # also refuses nan
+        raise ValueError(f"valid definitions ({where}: timeout must be a positive number of "
+                         "seconds)")
     kind = d.get("kind")
     args = d.get("args") or {}
     if not isinstance(args, dict) or not all(

@@ -148,3 +148,12 @@ def _wait_gone(pid: int) -> None:
     for _ in range(50):  # the kill is sent before the run returns; reaping may lag a little
         os.kill(pid, 0)
         time.sleep(0.1)
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "0", "-3"])
+def test_bad_yaml_tool_timeout_is_rejected(mock_server: Any, value: str) -> None:
+    config = _config(mock_server, "yaml_tools:\n  - {name: nap, kind: command, "
+                     f"argv: [sleep, '1'], timeout: {value}}}\n")
+    proc = agent("run", "q", "-m", "openai/any", "-c", str(config), server=mock_server)
+    assert proc.returncode == 2, proc.stderr
+    assert "timeout must be a positive number" in proc.stderr and "Traceback" not in proc.stderr
