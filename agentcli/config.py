@@ -7,6 +7,7 @@ variable or flag), the key and what is allowed.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -38,8 +39,8 @@ def _positive_float_or_none(v: Any) -> float | None:
         f = float(v)
     except (TypeError, ValueError):
         raise ValueError("a positive number of seconds or null") from None
-    if f <= 0:
-        raise ValueError("a positive number of seconds or null")
+    if not math.isfinite(f) or f <= 0:  # nan, inf, zero and negatives are all mistakes
+        raise ValueError("a positive, finite number or null")
     return f
 
 
@@ -51,7 +52,7 @@ def _float_range(lo: float, hi: float) -> Check:
             f = float(v)
         except (TypeError, ValueError):
             raise ValueError(f"a number from {lo} to {hi}") from None
-        if not lo <= f <= hi:
+        if not lo <= f <= hi:  # also false for nan
             raise ValueError(f"a number from {lo} to {hi}")
         return f
 
@@ -160,7 +161,8 @@ def _retry(v: Any) -> dict[str, float]:
         raise ValueError("a mapping with attempts, backoff_base and/or backoff_max")
     out: dict[str, float] = {}
     for key, raw in v.items():
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+        if (isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw)
+                or raw < 0):
             raise ValueError(f"a mapping whose {key} is a number >= 0")
         out[key] = int(raw) if key == "attempts" else float(raw)
     if out.get("attempts", 0) > 20:
@@ -194,7 +196,12 @@ FIELDS: dict[str, Field] = {
     ),
     "max_observation_chars": Field(_int_range(200, 10_000_000), None, "observation size cap"),
     "temperature": Field(_float_range(0.0, 2.0), "AGENT_TEMPERATURE", "sampling temperature"),
-    "request_timeout": Field(_float_range(0.1, 3600), "AGENT_TIMEOUT", "model read timeout (s)"),
+    "request_timeout": Field(
+        _float_range(0.1, 86_400), "AGENT_TIMEOUT", "total seconds for one model response"
+    ),
+    "read_timeout": Field(
+        _float_range(0.1, 3600), "AGENT_READ_TIMEOUT", "seconds the model may send nothing"
+    ),
     "max_retries": Field(_int_range(0, 20), "AGENT_MAX_RETRIES", "retries on 429/5xx/timeouts"),
     "verbose": Field(_bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace"),
     "stream": Field(_bool, "AGENT_STREAM", "stream tokens from the model"),
@@ -247,7 +254,8 @@ class Settings:
     handle_parsing_errors: bool | str = True
     max_observation_chars: int = 8_000
     temperature: float = 0.0
-    request_timeout: float = 60.0
+    request_timeout: float = 600.0
+    read_timeout: float = 60.0
     max_retries: int = 3
     verbose: bool = True
     stream: bool = False

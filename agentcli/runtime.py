@@ -22,7 +22,8 @@ def build_model(
         raise ConfigError("no model configured")
     options: dict[str, Any] = {
         "temperature": settings.temperature,
-        "timeout": settings.request_timeout,
+        "timeout": settings.read_timeout,  # deadline: read timeout and total response time
+        "request_timeout": settings.request_timeout,
         "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
         "on_retry": _report_retry,
     }

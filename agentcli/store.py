@@ -17,14 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentcli.errors import ConfigError
+from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.redact import redact, redact_data
 from agentcli.schema import RunResult
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     name TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
-    model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}'
+    model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}',
+    memory_version INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, started REAL NOT NULL, session TEXT, question TEXT NOT NULL,
@@ -61,6 +62,7 @@ class SessionInfo:
     agent: str | None
     turns: int
     memory_state: dict[str, Any]
+    memory_version: int = 0  # bumped by every memory write; see Store.add_turn
 
 
 def _steps_text(result: RunResult) -> str:
@@ -89,6 +91,20 @@ class Store:
             _upgrade(self.db)
         except (OSError, sqlite3.Error) as err:
             raise ConfigError(f"cannot open the database {self.path}: {err}") from None
+
+    def _check_version(self, db: sqlite3.Connection, session: str,
+                       expected: int | None) -> None:
+        """Inside a write transaction: refuse when the memory changed since ``expected``."""
+        if expected is None:
+            return
+        row = db.execute("SELECT memory_version FROM sessions WHERE name = ?",
+                         (session,)).fetchone()
+        current = int(row["memory_version"]) if row else 0
+        if current != expected:
+            raise SessionConflictError(
+                f"session {session!r} memory changed (version {current}, this chat read "
+                f"version {expected}): another chat on the same session wrote first"
+            )
 
     def close(self) -> None:
         """Close the connection."""
@@ -211,16 +227,23 @@ class Store:
 
     def add_turn(self, session: str, question: str, result: RunResult, *,
                  memory_state: dict[str, Any], model: str | None = None,
-                 agent: str | None = None, meta: dict[str, Any] | None = None) -> int:
-        """Commit a finished turn, its run log and the new memory state in one transaction."""
+                 agent: str | None = None, meta: dict[str, Any] | None = None,
+                 expected_version: int | None = None) -> int:
+        """Commit a finished turn, its run log and the new memory state in one transaction.
+
+        With ``expected_version`` the write happens only if the memory is still at that
+        version (else :class:`SessionConflictError`, nothing written); every write bumps it.
+        """
         now = time.time()
         with self._tx() as db:
+            self._check_version(db, session, expected_version)
             run_id = self._insert_run(db, question, result, model, agent, session, meta)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)",
                        (session, run_id, redact(question), redact(result.output), now))
-            db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ? "
-                       "WHERE name = ?", (now, model, agent, _json(memory_state), session))
+            db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ?, "
+                       "memory_version = memory_version + 1 WHERE name = ?",
+                       (now, model, agent, _json(memory_state), session))
         return run_id
 
     def adopt_run(self, session: str, run_id: int, memory_state: dict[str, Any], *,
@@ -246,7 +269,8 @@ class Store:
     def save_memory(self, session: str, memory_state: dict[str, Any]) -> None:
         """Replace the stored memory state (after /clear or /retry)."""
         with self._tx() as db:
-            db.execute("UPDATE sessions SET memory_state = ?, updated = ? WHERE name = ?",
+            db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
+                       "memory_version = memory_version + 1 WHERE name = ?",
                        (_json(memory_state), time.time(), session))
 
     def drop_last_turn(self, session: str, memory_state: dict[str, Any]) -> None:
@@ -254,7 +278,8 @@ class Store:
         with self._tx() as db:
             db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
                        (session,))
-            db.execute("UPDATE sessions SET memory_state = ? WHERE name = ?",
+            db.execute("UPDATE sessions SET memory_state = ?, "
+                       "memory_version = memory_version + 1 WHERE name = ?",
                        (_json(memory_state), session))
 
     def turns(self, session: str) -> list[dict[str, Any]]:
@@ -279,6 +304,9 @@ def _upgrade(db: sqlite3.Connection) -> None:
     columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
     if "meta" not in columns:
         db.execute("ALTER TABLE runs ADD COLUMN meta TEXT")
+    columns = {r[1] for r in db.execute("PRAGMA table_info(sessions)")}
+    if "memory_version" not in columns:
+        db.execute("ALTER TABLE sessions ADD COLUMN memory_version INTEGER NOT NULL DEFAULT 0")
 
 
 def _run_row(row: sqlite3.Row) -> dict[str, Any]:
@@ -294,7 +322,8 @@ def _like_literal(text: str) -> str:
 
 def _info(row: sqlite3.Row) -> SessionInfo:
     return SessionInfo(row["name"], row["created"], row["updated"], row["model"], row["agent"],
-                       int(row["n"]), json.loads(row["memory_state"] or "{}"))
+                       int(row["n"]), json.loads(row["memory_state"] or "{}"),
+                       int(row["memory_version"] or 0))
 
 
 def _fts_query(text: str) -> str:

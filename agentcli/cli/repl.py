@@ -96,6 +96,7 @@ class ChatRepl:
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.session = session
         self.memory: Memory = make_memory("buffer")
+        self.memory_version = 0  # the stored memory version this chat last read or wrote
         self.open_session(session)
 
     # -- state ----------------------------------------------------------------------------
@@ -138,6 +139,7 @@ class ChatRepl:
         """Switch to session ``name`` (created if new) and load its memory."""
         info = self.store.ensure_session(name, model=self.settings.model, agent=self.agent_name)
         self.session = name
+        self.memory_version = info.memory_version  # for optimistic concurrency on save
         self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
                           for t in self.store.turns(name))
         if self.executor is None:
@@ -205,14 +207,15 @@ class ChatRepl:
             render_answer(self.console, answer)
         self.tokens += result.usage.total_tokens
         self.last = (question, before)
-        try:
-            self.memory.add_turn(question, result.output)
-        except Exception as err:
-            warn(self.console, f"memory could not record this turn: {err}")
-        try:
-            self.store.add_turn(self.session, question, result,
-                                memory_state=self.memory.to_state(), model=model,
-                                agent=self.agent_name)
+        from agentcli.session_sync import commit_turn
+
+        try:  # another chat on this session may have written first: its turns are merged in
+            self.memory_version = commit_turn(
+                self.store, self.session, self.memory, question, result,
+                version=self.memory_version, model=model, agent=self.agent_name,
+                on_memory_error=lambda err: warn(
+                    self.console, f"memory could not record this turn: {err}"),
+            )
         except Exception as err:
             warn(self.console, f"could not save this turn: {err}")
         return result
