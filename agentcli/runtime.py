@@ -17,11 +17,15 @@ def build_model(
 ) -> BaseChatModel:
     """The configured model (``settings.model`` must be set)."""
     from agentcli.models import get_model
+    from agentcli.models.options import effective_options
 
     if not settings.model:
         raise ConfigError("no model configured")
+    sent = effective_options(settings.temperature, settings.model_options)
+    body = {k: v for k, v in sent.items() if k != "temperature"}
     options: dict[str, Any] = {
-        "temperature": settings.temperature,
+        "temperature": sent["temperature"],
+        "options": body,
         "timeout": settings.request_timeout,
         "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
         "on_retry": _report_retry,
@@ -40,7 +44,11 @@ def build_model(
 
         path = Path(settings.cache_path).expanduser() if settings.cache_path else (
             default_cache_path(env))
-        model = CachedChatModel(model, path, params={"temperature": settings.temperature})
+        model = CachedChatModel(model, path, params=sent)
+    if settings.system:
+        from agentcli.models.system_extra import SystemPromptModel
+
+        model = SystemPromptModel(model, settings.system)
     return model
 
 
@@ -78,10 +86,12 @@ def build_executor(
     ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function.
     """
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
+    from agentcli.agents.prompts import use_template_file
     from agentcli.executor import deny_all
     from agentcli.tools.custom import load_configured_tools
 
     check_budget(settings, llm.name)
+    use_template_file(settings.agent or DEFAULT_AGENT, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
     return initialize_agent(
         tools,

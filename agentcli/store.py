@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, started REAL NOT NULL, session TEXT, question TEXT NOT NULL,
     answer TEXT NOT NULL, steps TEXT NOT NULL, model TEXT, agent TEXT, stop_reason TEXT,
-    prompt_tokens INTEGER, completion_tokens INTEGER, elapsed REAL
+    prompt_tokens INTEGER, completion_tokens INTEGER, elapsed REAL, options TEXT
 );
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY, session TEXT NOT NULL REFERENCES sessions(name) ON DELETE CASCADE,
@@ -45,8 +45,9 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("AGENT_DB"):
         return Path(env["AGENT_DB"]).expanduser()
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "agent.db"
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "agent.db"
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class Store:
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA busy_timeout=5000")
             self.db.executescript(_SCHEMA)
+            columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
+            if "options" not in columns:  # a database written before model options existed
+                self.db.execute("ALTER TABLE runs ADD COLUMN options TEXT")
         except (OSError, sqlite3.Error) as err:
             raise ConfigError(f"cannot open the database {self.path}: {err}") from None
 
@@ -99,15 +103,16 @@ class Store:
 
     # -- runs ---------------------------------------------------------------------------
     def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
-                    model: str | None, agent: str | None, session: str | None) -> int:
+                    model: str | None, agent: str | None, session: str | None,
+                    options: Mapping[str, Any] | None = None) -> int:
         steps = _steps_text(result)
         cur = db.execute(
             "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
-            "stop_reason, prompt_tokens, completion_tokens, elapsed) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "stop_reason, prompt_tokens, completion_tokens, elapsed, options) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (time.time() - result.elapsed, session, question, result.output, steps, model, agent,
              result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
-             result.elapsed),
+             result.elapsed, json.dumps(dict(options)) if options else None),
         )
         run_id = int(cur.lastrowid or 0)
         db.execute("INSERT INTO runs_fts (rowid, question, answer, steps) VALUES (?,?,?,?)",
@@ -115,10 +120,11 @@ class Store:
         return run_id
 
     def log_run(self, question: str, result: RunResult, *, model: str | None = None,
-                agent: str | None = None, session: str | None = None) -> int:
-        """Log one run (question, steps, answer, model, tokens, timing); returns its id."""
+                agent: str | None = None, session: str | None = None,
+                options: Mapping[str, Any] | None = None) -> int:
+        """Log one run (question, steps, answer, model, options, tokens, timing); returns its id."""
         with self._tx() as db:
-            return self._insert_run(db, question, result, model, agent, session)
+            return self._insert_run(db, question, result, model, agent, session, options)
 
     def runs(self, *, limit: int = 20, query: str | None = None) -> list[dict[str, Any]]:
         """The most recent runs, newest first; ``query`` is a full-text search."""
@@ -132,7 +138,8 @@ class Store:
         else:
             rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
                                    (limit,)).fetchall()
-        return [dict(r) | {"steps": json.loads(r["steps"])} for r in rows]
+        return [dict(r) | {"steps": json.loads(r["steps"]),
+                           "options": json.loads(r["options"] or "{}")} for r in rows]
 
     # -- sessions -----------------------------------------------------------------------
     def session(self, name: str) -> SessionInfo | None:

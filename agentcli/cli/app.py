@@ -12,6 +12,14 @@ from typing import Any, NoReturn
 import typer
 
 from agentcli import __version__
+from agentcli.cli.model_flags import (
+    BASE_URL_OPT,
+    PROMPT_OPT,
+    PairCommand,
+    model_flags,
+    option_opt,
+    system_opt,
+)
 from agentcli.errors import AgentCliError, ConfigError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_LIMIT, EXIT_PROVIDER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
@@ -113,7 +121,7 @@ def _read_question(question: str) -> str:
     return question.strip()
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def run(
     question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
@@ -144,6 +152,10 @@ def run(
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -158,6 +170,7 @@ def run(
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
             "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
+            **model_flags(base_url, option, system, prompt),
         }
         from agentcli.config import load_settings
 
@@ -177,7 +190,7 @@ def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) 
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def batch(
     input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
                                       help='Lines of {"id", "input"|"question", ...}.'),
@@ -193,6 +206,10 @@ def batch(
     stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
     trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Run many questions concurrently; resumable; with --expect, an eval report."""
     with errors_to_exit():
@@ -201,7 +218,8 @@ def batch(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
-                 "max_iterations": max_iterations, "verbose": False}
+                 "max_iterations": max_iterations, "verbose": False,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -274,7 +292,7 @@ def agents_list(
         print_agents(json_out)
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def chat(
     session: str = typer.Option("default", "--session", "-s", help="Session to start or resume."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
@@ -289,6 +307,10 @@ def chat(
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
     verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     with errors_to_exit():
@@ -297,7 +319,8 @@ def chat(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
-                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose}
+                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 

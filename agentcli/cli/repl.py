@@ -29,8 +29,9 @@ ModelFactory = Callable[[Settings], BaseChatModel]
 
 def history_path(env: dict[str, str]) -> Path:
     """The input-history file under the user's data directory."""
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "chat_history"
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "chat_history"
 
 
 def _key_bindings() -> KeyBindings:
@@ -243,9 +244,6 @@ class ChatRepl:
         self.store.close()
 
 
-CHAT_DEFAULT_AGENT = "chat-conversational-react-description"
-
-
 def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     from agentcli.cli.approve import build_approver
@@ -254,8 +252,10 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     from agentcli.tools.registry import expand
 
     expand(settings.tools)
-    if "agent" not in settings.sources:  # chat defaults to an agent type that uses memory
-        settings = replace(settings, agent=CHAT_DEFAULT_AGENT)
+    if settings.agent is None:  # chat defaults to an agent type that uses memory
+        from agentcli.config import CHAT_AGENT
+
+        settings = replace(settings, agent=CHAT_AGENT)
     if not settings.model:
         settings, probe, notice = choose_model(settings, env, "", None)
         probe.close()

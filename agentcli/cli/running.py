@@ -55,11 +55,21 @@ def log_run(
 
         store = open_store(settings.db_path, env)
         try:
-            store.log_run(question, result, model=model, agent=settings.agent)
+            from agentcli.agents import DEFAULT_AGENT
+
+            store.log_run(question, result, model=model, agent=settings.agent or DEFAULT_AGENT,
+                          options=sent_options(settings))
         finally:
             store.close()
     except Exception as exc:
         err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
+
+
+def sent_options(settings: Settings) -> dict[str, object]:
+    """The model options every request of this run carries (for --json and the run log)."""
+    from agentcli.models.options import effective_options
+
+    return effective_options(settings.temperature, settings.model_options)
 
 
 def exit_code(result: RunResult) -> int:
@@ -117,7 +127,7 @@ def execute(
     assert result is not None  # the stream always ends with an "end" event holding it
     log_run(settings, env, question, result, llm.name, err)
     if json_out:
-        payload = result.to_dict() | {"model": llm.name}
+        payload = result.to_dict() | {"model": llm.name, "model_options": sent_options(settings)}
         out.print_json(json.dumps(payload, ensure_ascii=False))
     else:
         if result.stop_reason in LIMIT_REASONS:

@@ -283,6 +283,6 @@ def test_real_conversational_agent_remembers(tmp_path: Path) -> None:
 
 def test_chat_defaults_to_a_memory_agent_type() -> None:
     from agentcli.agents import agent_class
-    from agentcli.cli.repl import CHAT_DEFAULT_AGENT
+    from agentcli.config import CHAT_AGENT as CHAT_DEFAULT_AGENT
 
     assert agent_class(CHAT_DEFAULT_AGENT).uses_memory
