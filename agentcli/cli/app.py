@@ -328,6 +328,9 @@ def chat(
 from agentcli.cli.sessions_cmd import logs, sessions_app  # noqa: E402 - registered after app
 
 app.add_typer(sessions_app, name="sessions")
+from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
+
+app.add_typer(prompts_app, name="prompts")
 app.command("logs")(logs)
 
 
