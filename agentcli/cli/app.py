@@ -107,7 +107,9 @@ def _env() -> dict[str, str]:
     from dotenv import find_dotenv, load_dotenv
 
     load_dotenv(find_dotenv(usecwd=True), override=False)
-    return dict(os.environ)
+    from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
+
+    return apply_stored_keys(dict(os.environ))
 
 
 def _read_question(question: str) -> str:
@@ -331,6 +333,9 @@ app.add_typer(sessions_app, name="sessions")
 from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
 
 app.add_typer(prompts_app, name="prompts")
+from agentcli.cli.keys_cmd import keys_app  # noqa: E402
+
+app.add_typer(keys_app, name="keys")
 app.command("logs")(logs)
 
 
