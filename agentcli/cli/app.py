@@ -336,6 +336,9 @@ app.add_typer(prompts_app, name="prompts")
 from agentcli.cli.keys_cmd import keys_app  # noqa: E402
 
 app.add_typer(keys_app, name="keys")
+from agentcli.cli.models_cmd import models_app  # noqa: E402
+
+app.add_typer(models_app, name="models")
 app.command("logs")(logs)
 
 
