@@ -104,6 +104,11 @@ class ChatRepl:
         kind = self.settings.memory
         return "buffer" if kind in ("auto", "none") else kind
 
+    @property
+    def memory_label(self) -> str:
+        """The memory kind to report: ``none`` when the model is shown no earlier turns."""
+        return "none" if self.settings.memory == "none" else self.memory.kind
+
     def rebuild(self, *, new_model: bool = False) -> None:
         """Build the executor from the settings; warn loudly if memory cannot be used."""
         from agentcli.agents import agent_class
@@ -141,14 +146,14 @@ class ChatRepl:
         self.last = None
         if info.turns:
             note(self.console, f"Resumed session {name!r}: {info.turns} earlier turn(s) "
-                 f"({self.memory.kind} memory).")
+                 f"(memory: {self.memory_label}).")
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
 
     def toolbar(self) -> str:
         """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
         return (f" model {self.llm.name if self.llm else '-'} | agent {self.agent_name} | "
-                f"session {self.session} | memory {self.memory.kind} | {self.tokens} tokens ")
+                f"session {self.session} | memory {self.memory_label} | {self.tokens} tokens ")
 
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any]) -> RunResult:

@@ -33,7 +33,9 @@ def choose_model(
         )
     from agentcli.agents import DEFAULT_AGENT
 
-    demo_ready = settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+    # The replay only answers the exact recorded requests: anything that changes them is out.
+    demo_ready = (settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+                  and not (settings.system or settings.prompt_file or settings.model_options))
     if not (demo_ready and demo.is_demo_question(question)):
         raise ConfigError(f"no model configured: {demo.HOW_TO_CONFIGURE}")
     from agentcli.models.replay import ReplayChatModel
@@ -101,6 +103,10 @@ def execute(
     err = Console(stderr=True)
     out = Console()
     settings, llm, notice = choose_model(settings, env, question, record)
+    if settings.model is None:  # the offline demo: replay the seed's wording exactly
+        from agentcli.demo import DEMO_QUESTION
+
+        question = DEMO_QUESTION
     if notice:
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
