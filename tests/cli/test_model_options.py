@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +124,27 @@ def test_alias_from_the_user_config(mock_server: Any, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["model"] == "openai/qwen-test"
     assert mock_server.requests[0].body["model"] == "qwen-test"
+
+
+def test_batch_and_chat_take_the_same_model_flags(mock_server: Any, tmp_path: Path) -> None:
+    questions = tmp_path / "in.jsonl"
+    questions.write_text(json.dumps({"id": 1, "input": "hi"}) + "\n")
+    mock_server.add_reply(FINAL)
+    result = agent("batch", str(questions), "--out", str(tmp_path / "out.jsonl"),
+                   "-m", "custom/b", "--base-url", mock_server.base_url,
+                   "--option", "seed", "7", "-s", "Be brief.")
+    assert result.exit_code == 0, result.stderr
+    body = mock_server.requests[0].body
+    assert body["seed"] == 7 and body["model"] == "b"
+    assert body["messages"][0]["content"].endswith("\n\nBe brief.")
+    mock_server.add_reply(FINAL)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    proc = subprocess.run(  # the REPL reads a real pipe here, as a user's shell gives it
+        [sys.executable, "-m", "agentcli", "chat", "-m", "custom/c", "--base-url",
+         mock_server.base_url, "-o", "top_p", "0.25", "--system", "Be kind.", "--db",
+         str(tmp_path / "c.db")], input="hello\n", capture_output=True, text=True, env=env,
+        timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    body = mock_server.requests[-1].body
+    assert body["top_p"] == 0.25 and body["model"] == "c"
+    assert body["messages"][0]["content"].endswith("\n\nBe kind.")
