@@ -93,11 +93,15 @@ def build_executor(
     check_budget(settings, llm.name)
     use_template_file(settings.agent or DEFAULT_AGENT, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
+    agent_kwargs: dict[str, Any] = {}
+    if settings.self_ask_tool:
+        agent_kwargs["self_ask_tool"] = settings.self_ask_tool
     return initialize_agent(
         tools,
         llm,
         settings.agent or DEFAULT_AGENT,
-        agent_kwargs={"stream": settings.stream, "self_ask_tool": settings.self_ask_tool},
+        agent_kwargs=agent_kwargs,
+        stream_tokens=settings.stream,
         max_iterations=settings.max_iterations,
         max_execution_time=settings.max_execution_time,
         early_stopping_method=settings.early_stopping_method,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -13,7 +14,7 @@ def print_agents(json_out: bool) -> None:
     from agentcli.agents import DEFAULT_AGENT, agent_class, agent_names
     from agentcli.config import CHAT_AGENT
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in agent_names():
         cls = agent_class(name)
         default_for = [*(["run", "batch"] if name == DEFAULT_AGENT else []),

@@ -94,7 +94,7 @@ def execute(
 ) -> int:
     """Run one question and print the outcome; returns the exit code."""
     from agentcli.agents import agent_class
-    from agentcli.cli.render import VerboseHandler, print_answer
+    from agentcli.cli.render import TraceRenderer, print_answer
     from agentcli.runtime import build_executor
     from agentcli.tools.registry import expand
 
@@ -111,7 +111,7 @@ def execute(
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
-    printer = (VerboseHandler(err, show_answer=not inline, events=True)
+    printer = (TraceRenderer(err, answer="label" if inline else "full")
                if settings.verbose else None)
     from agentcli.cli.observe import Observers
 
@@ -123,10 +123,9 @@ def execute(
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),
                                   callbacks=[*([printer] if printer else []), *observers.handlers],
                                   tool_extras={"human_input": human_input()})
-        for event in executor.stream(question):  # the trace is rendered from the events
-            if printer is not None:
-                printer.render(event)
-            result = event.result or result
+        for event in executor.stream(question):  # the renderer subscribes to the events
+            if event.kind == "end":
+                result = event.result
     finally:
         llm.close()
         observers.close(err)

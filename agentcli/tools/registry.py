@@ -125,9 +125,9 @@ def load_tools(
         for t in built if isinstance(built, list) else [built]:
             if t.dangerous and not permitted:  # dangerous because of a setting or by its author
                 raise _refuse_dangerous(replace(spec, danger_reason=t.danger_reason), group)
-            t.dangerous = t.dangerous or spec.dangerous
-            t.danger_reason = t.danger_reason or spec.danger_reason
-            t.needs = spec.needs
-            t.source = spec.source
-            tools.append(t)
+            tools.append(replace(
+                t, dangerous=t.dangerous or spec.dangerous,
+                danger_reason=t.danger_reason or spec.danger_reason,
+                needs=spec.needs, source=spec.source,
+            ))
     return tools
