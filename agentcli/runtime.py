@@ -45,10 +45,6 @@ def build_model(
         path = Path(settings.cache_path).expanduser() if settings.cache_path else (
             default_cache_path(env))
         model = CachedChatModel(model, path, params=sent)
-    if settings.system:
-        from agentcli.models.system_extra import SystemPromptModel
-
-        model = SystemPromptModel(model, settings.system)
     return model
 
 
@@ -96,6 +92,8 @@ def build_executor(
     agent_kwargs: dict[str, Any] = {}
     if settings.self_ask_tool:
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool
+    if settings.system:
+        agent_kwargs["system_extra"] = settings.system
     return initialize_agent(
         tools,
         llm,

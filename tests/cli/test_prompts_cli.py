@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from agentcli.agents import prompts
 from agentcli.cli.app import app
-from agentcli.schema import Message
 
 runner = CliRunner()
 CHAT = "chat-zero-shot-react-description"
@@ -44,13 +43,12 @@ def test_system_is_added_to_the_chat_system_prompt(mock_server: Any) -> None:
     assert "You may use these tools" in messages[0]["content"]  # the template is kept
 
 
-def test_system_becomes_the_first_message_of_a_text_react_prompt(mock_server: Any) -> None:
+def test_system_leads_the_one_message_of_a_text_react_prompt(mock_server: Any) -> None:
     result = run(mock_server, "-a", REACT, "--system", "Be brief.")
     assert result.exit_code == 0, result.stderr
-    messages = mock_server.requests[0].body["messages"]
-    assert messages[0] == {"role": "system", "content": "Be brief."}
-    assert messages[1]["role"] == "user" and "Question: What is 25% of 300?" in (
-        messages[1]["content"])
+    [message] = mock_server.requests[0].body["messages"]
+    assert message["content"].startswith("Be brief.\n\n")
+    assert "Question: What is 25% of 300?" in message["content"]
 
 
 def test_prompt_file_replaces_the_template(mock_server: Any, tmp_path: Path) -> None:
@@ -126,10 +124,3 @@ def test_required_variables_per_type() -> None:
     assert prompts.required_variables("self-ask-with-search") == {"input", "agent_scratchpad"}
     assert prompts.required_variables("tool-calling") == set()
     assert prompts.variables('{"action": "x"} {tools}') == {"tools"}
-
-
-def test_apply_system() -> None:
-    base = [Message("system", "S"), Message("user", "U")]
-    assert prompts.apply_system(base, "X")[0].content == "S\n\nX"
-    assert prompts.apply_system(base, None) == base
-    assert prompts.apply_system([Message("user", "U")], "X")[0] == Message("system", "X")

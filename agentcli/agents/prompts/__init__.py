@@ -2,21 +2,18 @@
 
 A user can replace an agent type's main template (``--prompt FILE`` / ``prompt_file:``):
 :func:`use_template_file` validates it against the variables the built-in template uses and
-registers it, and :func:`load` returns it from then on. ``--system TEXT`` is added to the
-first system message by :func:`apply_system` (a new system message when there is none).
+registers it, and :func:`load` returns it from then on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
 from agentcli.errors import ConfigError
-from agentcli.schema import Message
 
 # The template each agent type builds its prompt from (the one --prompt replaces).
 TEMPLATES: dict[str, str] = {
@@ -51,8 +48,14 @@ def render(template: str, **values: str) -> str:
 
 
 def template_name(agent_type: str) -> str:
-    """The main template of an agent type; unknown types raise a ConfigError."""
-    name = TEMPLATES.get(agent_type)
+    """The main template of an agent type; unknown types raise a ConfigError.
+
+    An agent class may name it itself (``template = "react"``), so a new type needs no entry
+    in :data:`TEMPLATES`.
+    """
+    from agentcli.agents import agent_class
+
+    name = getattr(agent_class(agent_type), "template", None) or TEMPLATES.get(agent_type)
     if name is None:
         raise ConfigError(f"agent type {agent_type!r} has no replaceable prompt; types: "
                           + ", ".join(TEMPLATES))
@@ -99,12 +102,11 @@ def read_template(agent_type: str, path: str | Path) -> str:
 
 def use_template_file(agent_type: str, path: str | Path | None) -> None:
     """Make ``path`` the template of ``agent_type`` for this process (None: the built-in)."""
-    name = template_name(agent_type) if path is not None or agent_type in TEMPLATES else None
-    if name is None:
-        return
     if path is None:
-        _overrides.pop(name, None)
+        with contextlib.suppress(ConfigError):  # a type with no replaceable template: no-op
+            _overrides.pop(template_name(agent_type), None)
         return
+    name = template_name(agent_type)
     _overrides[name] = (read_template(agent_type, path), str(path))
 
 
@@ -115,16 +117,3 @@ def template_in_force(agent_type: str) -> tuple[str, str]:
     if override is not None:
         return override
     return _builtin(name), f"built-in ({name}.txt)"
-
-
-def apply_system(messages: Sequence[Message], extra: str | None) -> list[Message]:
-    """Add ``extra`` to the first system message, or put it first as a new one."""
-    out = list(messages)
-    if not extra or not extra.strip():
-        return out
-    extra = extra.strip()
-    for i, message in enumerate(out):
-        if message.role == "system":
-            out[i] = replace(message, content=message.content.rstrip() + "\n\n" + extra)
-            return out
-    return [Message("system", extra), *out]
