@@ -124,3 +124,16 @@ def test_default_rejects_bad_names_exit_2(name: str, message: str) -> None:
     assert result.exit_code == 2
     assert message in " ".join(result.stderr.split())
     assert not user_config_file().exists()
+
+
+def test_list_in_a_terminal_is_a_table_with_aliases(server: MockOpenAIServer) -> None:
+    path = user_config_file()
+    path.parent.mkdir(parents=True)
+    path.write_text("aliases:\n  q: openai/mock-a\n")
+    env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-x", "FORCE_COLOR": "1",
+           "TERM": "xterm-256color"}
+    result = agent("models", "list", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b[" in result.stdout and "Models" in result.stdout  # Rich, not tab rows
+    assert "openai/mock-a" in result.stdout and "-> openai/mock-a" in result.stdout
+    assert "\t" not in result.stdout
