@@ -169,11 +169,11 @@ class Store:
 
     def add_turn(self, session: str, question: str, result: RunResult, *,
                  memory_state: dict[str, Any], model: str | None = None,
-                 agent: str | None = None) -> int:
+                 agent: str | None = None, options: Mapping[str, Any] | None = None) -> int:
         """Commit a finished turn, its run log and the new memory state in one transaction."""
         now = time.time()
         with self._tx() as db:
-            run_id = self._insert_run(db, question, result, model, agent, session)
+            run_id = self._insert_run(db, question, result, model, agent, session, options)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)", (session, run_id, question, result.output, now))
             db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ? "

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
+from agentcli.cli.running import sent_options
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
 from agentcli.models.base import BaseChatModel
@@ -206,7 +207,7 @@ class ChatRepl:
         try:
             self.store.add_turn(self.session, question, result,
                                 memory_state=self.memory.to_state(), model=model,
-                                agent=self.agent_name)
+                                agent=self.agent_name, options=sent_options(self.settings))
         except Exception as err:
             warn(self.console, f"could not save this turn: {err}")
         return result

@@ -148,3 +148,10 @@ def test_batch_and_chat_take_the_same_model_flags(mock_server: Any, tmp_path: Pa
     body = mock_server.requests[-1].body
     assert body["top_p"] == 0.25 and body["model"] == "c"
     assert body["messages"][0]["content"].endswith("\n\nBe kind.")
+    from agentcli.store import Store
+
+    store = Store(tmp_path / "c.db")
+    try:
+        assert store.runs()[0]["options"] == {"temperature": 0.0, "top_p": 0.25}
+    finally:
+        store.close()
