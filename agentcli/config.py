@@ -310,6 +310,12 @@ class Settings:
     db_path: str | None = _setting(
         _str_or_none, "AGENT_DB",
         "SQLite file for sessions and run logs (default $XDG_DATA_HOME/agentcli/agent.db)")
+    state: dict[str, Any] = _setting(
+        _mapping, None, "run state fields: {name: {type, default, input, output}}",
+        factory=dict)
+    stall_limit: int | None = _setting(
+        _positive_int_or_none, "AGENT_STALL_LIMIT",
+        "stop after this many identical replies in a row (null: never)", 3)
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -366,6 +372,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
         ) from None
     except OSError as err:
         raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {err.start + 1}); "
+                          "save it as UTF-8") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:

@@ -102,8 +102,15 @@ def save_key(name: str, value: str, env: Mapping[str, str] | None = None) -> Pat
 
 
 def apply_stored_keys(env: dict[str, str]) -> dict[str, str]:
-    """Fill unset key variables in ``env`` from the keys file (everything else wins)."""
-    for name, value in read_keys(env).items():
+    """Fill unset key variables in ``env`` from the keys file (everything else wins).
+
+    Every stored value is registered with the redactor, used or shadowed.
+    """
+    from agentcli.redact import remember
+
+    keys = read_keys(env)
+    remember(keys.values())
+    for name, value in keys.items():
         try:
             variable = key_variable(name)
         except ConfigError:

@@ -76,10 +76,12 @@ def build_executor(
     approver: Any = None,
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
+    response_schema: Mapping[str, Any] | None = None,
 ) -> Any:
     """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.
 
-    ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function.
+    ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function;
+    ``response_schema`` is a JSON Schema the final answer must match (``--schema``).
     """
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
     from agentcli.agents.prompts import use_template_file
@@ -89,7 +91,15 @@ def build_executor(
     check_budget(settings, llm.name)
     use_template_file(settings.agent or DEFAULT_AGENT, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
-    agent_kwargs: dict[str, Any] = {}
+    fmt = None
+    if response_schema is not None:
+        from agentcli.structured import ResponseFormat
+
+        fmt = ResponseFormat.of(response_schema)
+        agent_kwargs_extra = {"response_schema": fmt.schema}
+    else:
+        agent_kwargs_extra = {}
+    agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
     if settings.self_ask_tool:
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool
     if settings.system:
@@ -110,4 +120,18 @@ def build_executor(
         callbacks=callbacks,
         max_tokens=settings.max_tokens,
         max_cost=settings.max_cost,
+        stall_limit=settings.stall_limit,
+        state_schema=state_schema(settings),
+        response_format=fmt,
     )
+
+
+def state_schema(settings: Settings) -> Any:
+    """The run's state schema: a --tools-module's ``state_schema`` plus YAML ``state:``."""
+    from agentcli.state import StateSchema, fields_from_yaml
+    from agentcli.tools.custom import state_schemas
+
+    schema = StateSchema.of(state_schemas[-1] if state_schemas else None)
+    if settings.state:
+        schema = schema.extend(fields_from_yaml(settings.state, "config `state`"))
+    return schema

@@ -89,6 +89,7 @@ class AgentState(TypedDict, total=False):
 
 
 JUMP_TARGETS = ("model", "tools", "end")
+_BASE_FIELDS = tuple(AgentState.__annotations__)
 _SIMPLE_TYPES: dict[Any, tuple[type, ...]] = {
     str: (str,), int: (int,), float: (int, float), bool: (bool,),
     list: (list, tuple), dict: (dict,),
@@ -178,10 +179,11 @@ class StateSchema:
 
             close = difflib.get_close_matches(name, list(self.fields), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            declared = ", ".join(sorted(self.fields))
+            own = sorted(set(self.fields) - set(_BASE_FIELDS))
+            declared = f"declared: {', '.join(own)}" if own else "no extra fields are declared"
             raise StateError(
-                f"{where} {name!r} is not in the state schema{hint} (declared: {declared}); "
-                "declare it or remove it"
+                f"{where} {name!r} is not in the state schema{hint} ({declared}); "
+                "declare it (YAML `state:` or a state_schema) or remove it"
             )
         return known
 
@@ -216,6 +218,25 @@ class StateSchema:
                 else:
                     merged[name] = value
         return merged
+
+    def parse_pairs(self, pairs: Sequence[str]) -> dict[str, Any]:
+        """``NAME=VALUE`` strings (``--state``): JSON values unless the field is a string."""
+        import json
+
+        out: dict[str, Any] = {}
+        for pair in pairs:
+            name, sep, raw = pair.partition("=")
+            if not sep or not name.strip():
+                raise StateError(f"--state {pair!r} is not NAME=VALUE; e.g. --state foo=Hello")
+            spec = self._field(name.strip(), "--state field")
+            value: Any = raw
+            if (typing.get_origin(spec.type) or spec.type) is not str:
+                try:
+                    value = json.loads(raw)
+                except ValueError:
+                    value = raw
+            out[spec.name] = value
+        return out
 
     def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The state ``invoke`` returns: output-visible fields only."""

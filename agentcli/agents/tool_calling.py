@@ -64,7 +64,8 @@ class ToolCallingAgent(Agent):
     uses_memory: ClassVar[bool] = True
     native_tools: ClassVar[bool] = True
 
-    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
+    def __init__(self, tools: Sequence[Tool], *, system_prompt: str | None = None,
+                 **kw: Any) -> None:
         super().__init__(tools, **kw)
         self.schemas = [t.to_openai() for t in self.tools]
         if self.response_schema is not None:
@@ -72,7 +73,8 @@ class ToolCallingAgent(Agent):
                 "name": RESPOND_TOOL, "description": load("respond_tool").strip(),
                 "parameters": self.response_schema,
             }})
-        self.system_prompt = self.with_instructions(load("tool_calling_system").strip())
+        base = load("tool_calling_system").strip() if system_prompt is None else system_prompt
+        self.system_prompt = self.with_instructions(base)
 
     # -- prompt -------------------------------------------------------------------------
     def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:

@@ -9,10 +9,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.outcome import exit_code, real_answer, stop_line
+from agentcli.redact import redact_data
+from agentcli.schema import RunResult
 
 
 def choose_model(
@@ -74,12 +77,6 @@ def sent_options(settings: Settings) -> dict[str, object]:
     return effective_options(settings.temperature, settings.model_options)
 
 
-def exit_code(result: RunResult) -> int:
-    """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
-    if result.stop_reason == "interrupted":
-        return 130
-    return 3 if result.stop_reason in LIMIT_REASONS else 0
-
 
 def execute(
     question: str,
@@ -91,6 +88,7 @@ def execute(
     record: Path | None = None,
     stats: bool = False,
     trace: Path | None = None,
+    extra: RunInputs | None = None,
 ) -> int:
     """Run one question and print the outcome; returns the exit code."""
     from agentcli.agents import agent_class
@@ -120,10 +118,13 @@ def execute(
     try:
         from agentcli.cli.approve import build_approver, human_input
 
+        extra = extra or RunInputs()
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),
                                   callbacks=[*([printer] if printer else []), *observers.handlers],
-                                  tool_extras={"human_input": human_input()})
-        for event in executor.stream(question):  # the renderer subscribes to the events
+                                  tool_extras={"human_input": human_input()},
+                                  response_schema=extra.schema)
+        inputs = {"input": question, **extra.values(executor.schema)}
+        for event in executor.stream(inputs):  # the renderer subscribes to the events
             if event.kind == "end":
                 result = event.result
     finally:
@@ -131,11 +132,20 @@ def execute(
         observers.close(err)
     assert result is not None  # the stream always ends with an "end" event holding it
     log_run(settings, env, question, result, llm.name, err)
+    answer = real_answer(result)
     if json_out:
-        payload = result.to_dict() | {"model": llm.name, "model_options": sent_options(settings)}
-        out.print_json(json.dumps(payload, ensure_ascii=False))
+        # A forced stop has no answer: null, with the reason in stop_reason / limit.
+        payload = result.to_dict() | {"answer": answer, "model": llm.name,
+                                       "model_options": sent_options(settings)}
+        out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))
+    elif extra.schema is not None and "structured_response" in result.state:
+        value = result.to_dict()["state"]["structured_response"]
+        out.print(json.dumps(redact_data(value), ensure_ascii=False), markup=False,
+                  highlight=False, soft_wrap=True)
     else:
-        if result.stop_reason in LIMIT_REASONS:
-            err.print(Text(f"Stopped by {result.stop_reason.replace('_', ' ')}.", style="yellow"))
-        print_answer(out, result.output)
+        stopped = stop_line(result)
+        if stopped:
+            err.print(Text(stopped, style="yellow"))
+        if answer is not None:
+            print_answer(out, answer)
     return exit_code(result)

@@ -10,8 +10,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentcli import exit_codes
 from agentcli.config import Settings
 from agentcli.errors import ConfigError, ToolInputError
+from agentcli.textsafe import display, safe_text
 from agentcli.tools.registry import ToolSpec, registry
 
 
@@ -131,18 +133,19 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     if tool.dangerous:
         verdict = build_approver(settings, yes)(tool, tool_input)
         err.print(Text(f"{'approved' if verdict.allowed else 'denied'} {tool.name}: "
-                       f"{verdict.reason}", style="green" if verdict.allowed else "red"))
+                       f"{safe_text(verdict.reason)}", style="green" if verdict.allowed else "red"),
+                  soft_wrap=True)
         if not verdict.allowed:
-            return 1
+            return exit_codes.TOOL_FAILED
         if verdict.tool_input is not None:
             tool_input = verdict.tool_input
     try:
         observation = tool.run(tool_input)
     except ToolInputError as error:
-        err.print(Text(f"Error: {error}", style="red"))
-        return 1
-    out.print(observation, markup=False, highlight=False)
-    return 0
+        err.print(Text(f"Error: {safe_text(str(error))}", style="red"), soft_wrap=True)
+        return exit_codes.TOOL_FAILED
+    out.print(display(observation), markup=False, highlight=False, soft_wrap=True)
+    return exit_codes.OK
 
 
 def _with_tools(settings: Settings, names: list[str]) -> Settings:

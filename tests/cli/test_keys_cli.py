@@ -102,3 +102,14 @@ def test_stored_key_is_used_last(mock_server: Any, tmp_path: Path) -> None:
     Path(".env").write_text("OPENAI_API_KEY=sk-from-dotenv\n")
     assert auth_of_run({}) == "Bearer sk-from-dotenv"
     assert auth_of_run({"OPENAI_API_KEY": "sk-from-env"}) == "Bearer sk-from-env"
+
+
+def test_stored_keys_are_known_to_the_redactor() -> None:
+    from agentcli.keys import apply_stored_keys
+    from agentcli.redact import redact
+
+    odd = "plain0stored0value0xyz"  # no key-like shape: only the remembered value can match
+    assert agent("keys", "set", "dashscope", stdin=odd + "\n").exit_code == 0
+    env = apply_stored_keys({"DASHSCOPE_API_KEY": "shadowing-env-value"})
+    assert env["DASHSCOPE_API_KEY"] == "shadowing-env-value"  # the environment wins
+    assert redact(f"the key is {odd}") == "the key is ***"  # and the stored one is still hidden
