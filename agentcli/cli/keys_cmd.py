@@ -43,11 +43,11 @@ def keys_list() -> None:
     with errors_to_exit():
         import os
 
-        from agentcli.cli.sanitize import printable
         from agentcli.keys import read_keys
+        from agentcli.textsafe import safe_line
 
         for name in sorted(read_keys(dict(os.environ))):
-            typer.echo(printable(name))
+            typer.echo(safe_line(name))
 
 
 @keys_app.command("path")

@@ -14,7 +14,7 @@ models_app = typer.Typer(help="List models and set the default one.", no_args_is
 
 def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(model, provider, key, status) rows: each reported model, else one row per provider."""
-    from agentcli.cli.sanitize import printable
+    from agentcli.textsafe import safe_line
 
     rows = []
     for ep in data["providers"]:
@@ -22,10 +22,10 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         status = ep["status"] + ("" if ep["status"] not in ("ok", "cached") else
                                  f": {len(ep['models'])} models")
         for model in ep["models"] or ["*"]:
-            rows.append((printable(f"{ep['provider']}/{model}"), ep["provider"], key,
-                         printable(status)))
+            rows.append((safe_line(f"{ep['provider']}/{model}"), ep["provider"], key,
+                         safe_line(status)))
     for alias, target in data["aliases"].items():
-        rows.append((printable(alias), "alias", "-", printable(f"-> {target}")))
+        rows.append((safe_line(alias), "alias", "-", safe_line(f"-> {target}")))
     return rows
 
 
@@ -63,7 +63,7 @@ def _print(data: dict[str, Any], json_out: bool) -> None:
 
     out = Console()
     if json_out:
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        out.print_json(json.dumps(data))  # ASCII escapes: nothing to obey
         return
     rows = _rows(data)
     default = data["default"]
@@ -92,16 +92,16 @@ def models_default(
     from agentcli.cli.app import _env, errors_to_exit
 
     with errors_to_exit():
-        from agentcli.cli.sanitize import printable
         from agentcli.config import load_settings, resolve_alias
+        from agentcli.textsafe import safe_line
         from agentcli.user_config import read_user_value, set_user_value
 
         env = _env()
         if name is None:
             current = read_user_value("model", env)
-            typer.echo(printable(str(current)) if current else "(none)")
+            typer.echo(safe_line(str(current)) if current else "(none)")
             if env.get("AGENT_MODEL"):
-                typer.echo(f"note: AGENT_MODEL={printable(env['AGENT_MODEL'])} overrides it "
+                typer.echo(f"note: AGENT_MODEL={safe_line(env['AGENT_MODEL'])} overrides it "
                            "in this environment", err=True)
             return
         settings = load_settings(None, env={k: v for k, v in env.items() if k != "AGENT_MODEL"})
@@ -114,4 +114,4 @@ def models_default(
                 get_preset(provider)
         path = set_user_value("model", name.strip(), env)
         shown = name if target == name else f"{name} ({target})"
-        typer.echo(f"default model: {printable(shown)} (saved in {path})", err=True)
+        typer.echo(f"default model: {safe_line(shown)} (saved in {path})", err=True)

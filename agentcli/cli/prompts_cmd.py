@@ -27,8 +27,8 @@ def prompts_show(
             template_in_force,
             use_template_file,
         )
-        from agentcli.cli.sanitize import printable
         from agentcli.config import load_settings
+        from agentcli.textsafe import safe_text
 
         agent_class(agent_type)  # unknown types fail with close matches
         settings = load_settings(config, flags={"prompt_file": prompt}, env=_env())
@@ -40,4 +40,4 @@ def prompts_show(
         if settings.system:
             typer.echo(f"# --system / system: adds to the system prompt: {settings.system}",
                        err=True)
-        typer.echo(printable(text), nl=not text.endswith("\n"))
+        typer.echo(safe_text(text), nl=not text.endswith("\n"))
