@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -21,16 +20,16 @@ SYSTEM_HELP = "Instructions added to the agent's system prompt."
 class PairCommand(TyperCommand):
     """A command whose ``option`` flag takes two values (``-o KEY VALUE``), as ``llm`` does.
 
-    Typer cannot declare a repeatable two-value option, so the click parameter is adjusted
-    after Typer builds it; the function receives a list of ``(key, value)`` tuples.
+    Typer cannot declare a repeatable two-value option, so the parameter is adjusted after
+    Typer builds it (importing click itself would load a second copy: Typer vendors its own);
+    the function receives a list of ``(key, value)`` tuples.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             if param.name == "option":
-                param.nargs = 2
-                param.type = click.Tuple([str, str])  # type: ignore[assignment]
+                param.nargs = 2  # each value is converted as text: (key, value) tuples
 
 
 def option_opt(*names: str) -> Any:
