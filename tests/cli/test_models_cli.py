@@ -137,3 +137,21 @@ def test_list_in_a_terminal_is_a_table_with_aliases(server: MockOpenAIServer) ->
     assert "\x1b[" in result.stdout and "Models" in result.stdout  # Rich, not tab rows
     assert "openai/mock-a" in result.stdout and "-> openai/mock-a" in result.stdout
     assert "\t" not in result.stdout
+
+
+def test_a_silent_endpoint_is_reported_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from agentcli.models import catalog
+
+    monkeypatch.setattr(catalog, "TIMEOUT_SECONDS", 0.2)  # the real limit is 2 s
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        result = agent("models", "list", "--json", env={"OPENAI_BASE_URL": url,
+                                                        "OPENAI_API_KEY": "sk-x"})
+    assert result.exit_code == 0, result.stderr
+    openai = next(p for p in json.loads(result.stdout)["providers"] if p["provider"] == "openai")
+    assert openai["status"] == "unreachable: no answer within 0.2 s"
+    assert openai["models"] == []
