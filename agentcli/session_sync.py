@@ -9,7 +9,7 @@ and are kept), and the write is tried again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import SessionConflictError
 from agentcli.memory import Memory, restore
@@ -31,6 +31,7 @@ def commit_turn(
     version: int,
     model: str | None = None,
     agent: str | None = None,
+    options: dict[str, Any] | None = None,
     on_memory_error: Callable[[Exception], None] | None = None,
 ) -> int:
     """Add the turn to ``memory`` and commit it; return the session's new memory version.
@@ -47,7 +48,8 @@ def commit_turn(
             on_memory_error(err)
         try:
             store.add_turn(session, question, result, memory_state=memory.to_state(),
-                           model=model, agent=agent, expected_version=version)
+                           model=model, agent=agent, options=options,
+                           expected_version=version)
             return version + 1
         except SessionConflictError:
             info = store.session(session)

@@ -47,8 +47,9 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("AGENT_DB"):
         return Path(env["AGENT_DB"]).expanduser()
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "agent.db"
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "agent.db"
 
 
 @dataclass(frozen=True)
@@ -123,9 +124,12 @@ class Store:
     # -- runs ---------------------------------------------------------------------------
     def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
                     model: str | None, agent: str | None, session: str | None,
-                    meta: dict[str, Any] | None = None) -> int:
+                    meta: dict[str, Any] | None = None,
+                    options: Mapping[str, Any] | None = None) -> int:
         steps = _steps_text(result)
         question, answer = redact(question), redact(result.output)
+        if options:
+            meta = {**(meta or {}), "options": dict(options)}
         state = {k: v for k, v in result.to_dict()["state"].items() if k != "messages"}
         if state:  # the run's final state (its messages are the steps)
             meta = {**(meta or {}), "state": state}
@@ -145,13 +149,14 @@ class Store:
 
     def log_run(self, question: str, result: RunResult, *, model: str | None = None,
                 agent: str | None = None, session: str | None = None,
-                meta: dict[str, Any] | None = None) -> int:
+                meta: dict[str, Any] | None = None,
+                options: Mapping[str, Any] | None = None) -> int:
         """Log one run (question, steps, answer, model, tokens, timing); returns its id.
 
         ``meta`` holds what the columns do not: options, cost, per-step timings.
         """
         with self._tx() as db:
-            return self._insert_run(db, question, result, model, agent, session, meta)
+            return self._insert_run(db, question, result, model, agent, session, meta, options)
 
     def runs(self, *, limit: int = 20, query: str | None = None) -> list[dict[str, Any]]:
         """The most recent runs, newest first; ``query`` is a full-text search."""
@@ -165,7 +170,7 @@ class Store:
         else:
             rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
                                    (limit,)).fetchall()
-        return [dict(r) | {"steps": json.loads(r["steps"])} for r in rows]
+        return [_run_row(r) | {"options": _run_row(r)["meta"].get("options", {})} for r in rows]
 
     def query_runs(self, *, limit: int = 20, query: str | None = None,
                    model: str | None = None, since: float | None = None
@@ -228,6 +233,7 @@ class Store:
     def add_turn(self, session: str, question: str, result: RunResult, *,
                  memory_state: dict[str, Any], model: str | None = None,
                  agent: str | None = None, meta: dict[str, Any] | None = None,
+                 options: Mapping[str, Any] | None = None,
                  expected_version: int | None = None) -> int:
         """Commit a finished turn, its run log and the new memory state in one transaction.
 
@@ -237,7 +243,8 @@ class Store:
         now = time.time()
         with self._tx() as db:
             self._check_version(db, session, expected_version)
-            run_id = self._insert_run(db, question, result, model, agent, session, meta)
+            run_id = self._insert_run(db, question, result, model, agent, session, meta,
+                                      options)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)",
                        (session, run_id, redact(question), redact(result.output), now))

@@ -12,6 +12,14 @@ from typing import Any, NoReturn
 import typer
 
 from agentcli import __version__, exit_codes
+from agentcli.cli.model_flags import (
+    BASE_URL_OPT,
+    PROMPT_OPT,
+    PairCommand,
+    model_flags,
+    option_opt,
+    system_opt,
+)
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 
 app = typer.Typer(
@@ -131,7 +139,9 @@ def _env() -> dict[str, str]:
     load_dotenv(found, override=False)
     if found:  # a .env key shadowed by the environment is still a secret to redact
         remember_env(dotenv_values(found))
-    return dict(os.environ)
+    from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
+
+    return apply_stored_keys(dict(os.environ))
 
 
 def _read_question(question: str) -> str:
@@ -145,7 +155,7 @@ def _read_question(question: str) -> str:
     return read_question(question, sys.stdin, notice)
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def run(
     question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
@@ -192,6 +202,10 @@ def run(
         None, "--log/--no-log", help="Log this run even if `agent logs off`, or do not."
     ),
     db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -206,6 +220,7 @@ def run(
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
             "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
+            **model_flags(base_url, option, system, prompt),
         }
         from agentcli.config import load_settings
 
@@ -229,7 +244,7 @@ def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) 
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def batch(
     input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
                                       help='JSONL lines {"id", "input", ...}; - for stdin.'),
@@ -248,6 +263,10 @@ def batch(
     retry_errors: bool = typer.Option(
         True, "--retry-errors/--no-retry-errors",
         help="On resume, run again the items whose last line in OUT is a provider error."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Run many questions concurrently; resumable; with --expect, an eval report.
 
@@ -259,7 +278,8 @@ def batch(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
-                 "max_iterations": max_iterations, "verbose": False}
+                 "max_iterations": max_iterations, "verbose": False,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -332,7 +352,7 @@ def agents_list(
         print_agents(json_out)
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def chat(
     session: str = typer.Option("default", "--session", "-s", help="Session to start or resume."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
@@ -347,6 +367,10 @@ def chat(
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
     verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     with errors_to_exit():
@@ -355,7 +379,8 @@ def chat(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
-                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose}
+                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
@@ -367,6 +392,15 @@ from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(logs_app, name="logs")
 app.command("completion")(completion)
+from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
+
+app.add_typer(prompts_app, name="prompts")
+from agentcli.cli.keys_cmd import keys_app  # noqa: E402
+
+app.add_typer(keys_app, name="keys")
+from agentcli.cli.models_cmd import models_app  # noqa: E402
+
+app.add_typer(models_app, name="models")
 
 
 def _global_flags_first(argv: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
+from agentcli.cli.running import sent_options
 from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
@@ -34,8 +35,9 @@ ModelFactory = Callable[[Settings], BaseChatModel]
 
 def history_path(env: dict[str, str]) -> Path:
     """The input-history file under the user's data directory."""
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "chat_history"
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "chat_history"
 
 
 def _key_bindings() -> KeyBindings:
@@ -113,6 +115,11 @@ class ChatRepl:
         kind = self.settings.memory
         return "buffer" if kind in ("auto", "none") else kind
 
+    @property
+    def memory_label(self) -> str:
+        """The memory kind to report: ``none`` when the model is shown no earlier turns."""
+        return "none" if self.settings.memory == "none" else self.memory.kind
+
     def rebuild(self, *, new_model: bool = False) -> None:
         """Build the executor from the settings; warn loudly if memory cannot be used."""
         from agentcli.agents import agent_class
@@ -152,14 +159,14 @@ class ChatRepl:
         self.last = None
         if info.turns:
             note(self.console, f"Resumed session {name!r}: {info.turns} earlier turn(s) "
-                 f"({self.memory.kind} memory).")
+                 f"(memory: {self.memory_label}).")
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
 
     def toolbar(self) -> str:
         """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
         return (f" model {self.llm.name if self.llm else '-'} | agent {self.agent_name} | "
-                f"session {self.session} | memory {self.memory.kind} | {self.tokens} tokens ")
+                f"session {self.session} | memory {self.memory_label} | {self.tokens} tokens ")
 
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any]) -> RunResult:
@@ -213,6 +220,7 @@ class ChatRepl:
             self.memory_version = commit_turn(
                 self.store, self.session, self.memory, question, result,
                 version=self.memory_version, model=model, agent=self.agent_name,
+                options=sent_options(self.settings),
                 on_memory_error=lambda err: warn(
                     self.console, f"memory could not record this turn: {err}"),
             )
@@ -260,9 +268,6 @@ class ChatRepl:
         self.store.close()
 
 
-CHAT_DEFAULT_AGENT = "chat-conversational-react-description"
-
-
 def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     from agentcli.cli.approve import build_approver
@@ -271,8 +276,10 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     from agentcli.tools.registry import expand
 
     expand(settings.tools)
-    if "agent" not in settings.sources:  # chat defaults to an agent type that uses memory
-        settings = replace(settings, agent=CHAT_DEFAULT_AGENT)
+    if settings.agent is None:  # chat defaults to an agent type that uses memory
+        from agentcli.config import CHAT_AGENT
+
+        settings = replace(settings, agent=CHAT_AGENT)
     if not settings.model:
         settings, probe, notice = choose_model(settings, env, "", None)
         probe.close()

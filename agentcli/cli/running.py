@@ -38,7 +38,9 @@ def choose_model(
         )
     from agentcli.agents import DEFAULT_AGENT
 
-    demo_ready = settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+    # The replay only answers the exact recorded requests: anything that changes them is out.
+    demo_ready = (settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+                  and not (settings.system or settings.prompt_file or settings.model_options))
     if not (demo_ready and demo.is_demo_question(question)):
         raise ConfigError(f"no model configured: {demo.HOW_TO_CONFIGURE}")
     from agentcli.models.replay import ReplayChatModel
@@ -60,24 +62,32 @@ def log_run(
 
         store = open_store(settings.db_path, env)
         try:
-            store.log_run(question, result, model=model, agent=settings.agent, meta=meta)
+            from agentcli.agents import DEFAULT_AGENT
+
+            store.log_run(question, result, model=model, agent=settings.agent or DEFAULT_AGENT,
+                          meta=meta)
         finally:
             store.close()
     except Exception as exc:
         err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
 
 
+def sent_options(settings: Settings) -> dict[str, object]:
+    """The model options every request of this run carries (for --json and the run log)."""
+    from agentcli.models.options import effective_options
+
+    return effective_options(settings.temperature, settings.model_options)
+
+
 def run_meta(settings: Settings, result: RunResult, model: str, timings: Any) -> dict[str, Any]:
     """What the run log keeps beyond its columns: options, cost and per-call timings."""
     from agentcli.pricing import cost_of
 
-    options: dict[str, Any] = {"temperature": settings.temperature}
-    options.update(getattr(settings, "model_options", None) or {})
     try:
         cost = cost_of(model, result.usage)
     except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
         cost = None
-    return {"options": options, "cost": cost, "timings": timings.summary(),
+    return {"options": sent_options(settings), "cost": cost, "timings": timings.summary(),
             "model_calls": result.model_calls}
 
 
@@ -121,6 +131,10 @@ def execute(
     if conversation is not None:
         conversation.attach_model(llm)
         _thread_notice(err, settings, conversation)
+    if settings.model is None:  # the offline demo: replay the seed's wording exactly
+        from agentcli.demo import DEMO_QUESTION
+
+        question = DEMO_QUESTION
     if notice:
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
@@ -165,7 +179,8 @@ def execute(
     answer = real_answer(result)
     if json_out:
         # A forced stop has no answer: null, with the reason in stop_reason / limit.
-        payload = result.to_dict() | {"answer": answer, "model": llm.name}
+        payload = result.to_dict() | {"answer": answer, "model": llm.name,
+                                       "model_options": sent_options(settings)}
         if conversation is not None:
             payload["thread"] = conversation.name
         out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))

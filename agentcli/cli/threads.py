@@ -20,9 +20,9 @@ from agentcli.store import Store, open_store
 
 
 def _chat_agent() -> str:
-    from agentcli.cli.repl import CHAT_DEFAULT_AGENT
+    from agentcli.config import CHAT_AGENT
 
-    return CHAT_DEFAULT_AGENT
+    return CHAT_AGENT
 
 
 def _memory(settings: Settings) -> Memory:

@@ -77,13 +77,17 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     spec = specs[name]
     info = _row(spec)
     schema: Any = None
-    if spec.factory is not None and not spec.needs.llm and not spec.needs.settings:
+    if spec.factory is not None and not spec.needs.settings:
         try:
+            from agentcli.models.unconfigured import UnconfiguredModel
             from agentcli.tools.registry import load_tools
 
-            [tool] = load_tools([name], allow_dangerous_tools=True, **settings.tool_settings)
+            # Building the tool never calls the model, so a stand-in is enough to show it.
+            [tool] = load_tools([name], llm=UnconfiguredModel(name), allow_dangerous_tools=True,
+                                **settings.tool_settings)
             info["description"] = tool.description
-            schema = tool.args_schema or {"type": "string", "description": "one text input"}
+            info["model_name"] = tool.name
+            schema = tool.to_openai()["function"]["parameters"]  # as function calling sends it
         except Exception as error:  # a need is missing: show what we know
             schema = f"(unavailable: {error})"
     info["schema"] = schema
@@ -91,7 +95,9 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
         out.print_json(json.dumps(info, default=str))
         return
     out.print(Text(spec.name, style="bold"))
-    out.print(info["description"])
+    if "model_name" in info:
+        out.print(Text(f"the model sees it as {info['model_name']}:", style="dim"))
+    out.print(Text(info["description"]))
     out.print(f"source: {spec.source}    needs: {info['needs']}")
     danger = f"yes - {spec.danger_reason}" if spec.dangerous else "no"
     out.print(f"dangerous: {danger}")
@@ -113,6 +119,10 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
         raise ConfigError(f"{name!r} is a group; call one of its tools: "
                           + ", ".join(registry()[name].members))
     settings = _with_tools(settings, [name])
+    if llm is None:  # the tool may not need one for this input (the Calculator on 300 * 0.25)
+        from agentcli.models.unconfigured import UnconfiguredModel
+
+        llm = UnconfiguredModel(name)
     tools = load_configured_tools(settings, llm, {"human_input": human_input()})
     tool = next((t for t in tools if t.name == name), tools[0])
     tool_input: Any = raw_input

@@ -167,6 +167,7 @@ class OpenAICompatModel(BaseChatModel):
         client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
         on_retry: Callable[[dict[str, Any]], None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -174,6 +175,7 @@ class OpenAICompatModel(BaseChatModel):
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
         self.temperature = temperature
+        self.options = dict(options or {})  # model options merged into every request body
         self.max_retries = max(0, max_retries)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
@@ -391,6 +393,7 @@ class OpenAICompatModel(BaseChatModel):
         }
         if self.temperature is not None:
             payload["temperature"] = self.temperature
+        payload.update(self.options)
         stops = [s for s in (stop or ()) if s]
         if stops:
             payload["stop"] = stops[:_MAX_SERVER_STOPS]

@@ -88,7 +88,7 @@ def _tsv(stdout: str) -> list[list[str]]:
 def test_agents_list_piped_is_one_row_per_type() -> None:
     result = runner.invoke(app, ["agents", "list"])
     rows = _tsv(result.stdout)
-    assert rows[0] == ["name", "suits", "tools it accepts", "default"]
+    assert rows[0] == ["name", "suits", "tools it accepts", "default for"]
     names = [r[0] for r in rows[1:]]
     assert "chat-conversational-react-description" in names
     assert all(len(r) == 4 for r in rows)

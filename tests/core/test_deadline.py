@@ -14,8 +14,8 @@ from agentcli.errors import AgentCliError, DeadlineExceeded, ProviderError
 from agentcli.executor import AgentExecutor
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.schema import AgentAction, Message
-from agentcli.tools.base import Tool
 from agentcli.testing.scripted import ScriptedAgent, silent_model
+from agentcli.tools.base import Tool
 
 
 def test_no_scope_means_no_deadline() -> None:
@@ -74,7 +74,8 @@ def test_async_driver_cancels_a_blocking_await_at_the_deadline() -> None:
 
     tools = [Tool("wait", "Wait.", coroutine=forever)]
     agent = ScriptedAgent([AgentAction("wait", "x", "")], tools)
-    result = asyncio.run(AgentExecutor(agent, tools, llm=silent_model(), max_execution_time=0.5).ainvoke("q"))
+    executor = AgentExecutor(agent, tools, llm=silent_model(), max_execution_time=0.5)
+    result = asyncio.run(executor.ainvoke("q"))
     assert started.is_set() and result.stop_reason == "max_execution_time"
 
 
