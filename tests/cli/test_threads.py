@@ -77,7 +77,8 @@ def test_thread_is_a_chat_session_and_back(mock_server: Any, tmp_path: Path) -> 
     from prompt_toolkit.output import DummyOutput
     from rich.console import Console
 
-    from agentcli.cli.repl import CHAT_DEFAULT_AGENT, ChatRepl
+    from agentcli.cli.repl import ChatRepl
+    from agentcli.config import CHAT_AGENT as CHAT_DEFAULT_AGENT
     from agentcli.config import Settings
     from agentcli.models.fake import FakeChatModel
 
