@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import email.utils
 import json
 import random
 import re
-import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +21,8 @@ import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.models.http_pool import TimedClient, loop_client, shared_client
+from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
 # Sleeping goes through these names so tests can patch them and run fast.
@@ -33,49 +33,6 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 _USER_AGENT = "agentcli/0.1"
 _NOT_JSON = object()
-
-_TimeoutKey = tuple[float, float, float, float]
-_clients: dict[_TimeoutKey, httpx.Client] = {}
-_clients_lock = threading.Lock()
-_async_pool: contextvars.ContextVar[httpx.AsyncClient | None] = contextvars.ContextVar(
-    "agentcli_async_pool", default=None
-)
-
-
-def shared_client(timeout: httpx.Timeout) -> httpx.Client:
-    """The process-wide pooled client for these timeouts (created on first use)."""
-    key: _TimeoutKey = (
-        timeout.connect or 0.0, timeout.read or 0.0, timeout.write or 0.0, timeout.pool or 0.0
-    )
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None or client.is_closed:
-            client = _clients[key] = httpx.Client(timeout=timeout, follow_redirects=False)
-        return client
-
-
-@contextlib.asynccontextmanager
-async def async_pool(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
-    """One pooled AsyncClient for every async call made inside the block (a batch).
-
-    Without it each async call opens its own client, which is right for one-off runs (a
-    client is bound to one event loop) but wasteful for hundreds of calls on one loop.
-    """
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
-        token = _async_pool.set(client)
-        try:
-            yield client
-        finally:
-            _async_pool.reset(token)
-
-
-def close_shared_clients() -> None:
-    """Close every pooled client (at exit, or between tests)."""
-    with _clients_lock:
-        for client in _clients.values():
-            client.close()
-        _clients.clear()
 
 
 @dataclass
@@ -195,7 +152,7 @@ class OpenAICompatModel(BaseChatModel):
             chunks = self.stream(messages, stop=stop, tools=tools, **params)
             return self._collect(_tap(chunks, on_token))
         payload = self._payload(messages, stop, tools, params, stream=False)
-        client = self._client or shared_client(self.timeout)
+        client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
             try:
                 try:
@@ -254,7 +211,7 @@ class OpenAICompatModel(BaseChatModel):
     ) -> Iterator[ChatChunk]:
         """Stream deltas over SSE; no text past a stop string is ever yielded."""
         payload = self._payload(messages, stop, tools, params, stream=True)
-        client = self._client or shared_client(self.timeout)
+        client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
             emitted = False
             try:
@@ -351,17 +308,12 @@ class OpenAICompatModel(BaseChatModel):
         return payload
 
     @contextlib.asynccontextmanager
-    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient]:
-        # An AsyncClient is bound to one event loop, so without an injected one each call
-        # gets its own (a process-wide cache would break across asyncio.run calls).
+    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient | TimedClient]:
+        # An AsyncClient is bound to one event loop: pooled clients are kept per loop.
         if self._async_client is not None:
             yield self._async_client
             return
-        pooled = _async_pool.get()
-        if pooled is not None:
-            yield _Timed(pooled, self.timeout)  # type: ignore[misc]
-            return
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with loop_client(self.base_url, self.timeout) as client:
             yield client
 
     def _collect(self, chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
@@ -463,20 +415,6 @@ class OpenAICompatModel(BaseChatModel):
         if retry_after is not None:
             return min(retry_after, self.backoff_max)
         return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**attempt))
-
-
-class _Timed:
-    """A pooled client seen through this model's timeouts (the pool has none of its own)."""
-
-    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
-        self._client = client
-        self._timeout = timeout
-
-    async def post(self, url: str, **kw: Any) -> httpx.Response:
-        return await self._client.post(url, timeout=self._timeout, **kw)
-
-    def stream(self, method: str, url: str, **kw: Any) -> Any:
-        return self._client.stream(method, url, timeout=self._timeout, **kw)
 
 
 class _SSEState:
