@@ -8,7 +8,6 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -119,6 +118,8 @@ class VerboseHandler(BaseCallbackHandler):
 def print_answer(console: Console, answer: str) -> None:
     """The answer as Markdown in a terminal, as plain text when piped."""
     if console.is_terminal:
+        from rich.markdown import Markdown  # markdown-it and pygments: only for a terminal
+
         console.print(Markdown(answer))
     else:
         console.print(answer, markup=False, highlight=False, soft_wrap=True)
