@@ -13,7 +13,7 @@ calls, turns and batch items instead of being opened (and TLS-configured) per re
   pool with 256 connections spends its CPU on itself. A loop's pool is a list of small
   clients (at most ``SHARD_SIZE`` connections each); a request takes the least busy shard, and
   a shard is added only when every shard is full. One run uses one small client; a batch with
-  256 requests in flight uses 16.
+  256 requests in flight uses 64.
 - **TLS**: a verified SSL context (the CA bundle, ~40 ms to load) is built once per process and
   only for ``https://`` URLs; ``http://`` clients are built without any SSL context.
 """
@@ -24,6 +24,7 @@ import asyncio
 import atexit
 import contextlib
 import functools
+import socket
 import ssl
 import threading
 import weakref
@@ -33,8 +34,14 @@ from typing import Any
 
 import httpx
 
-SHARD_SIZE = 16  # connections per async client: below this, httpcore's bookkeeping is cheap
-MAX_SHARDS = 64  # past 1,024 connections per loop, requests wait for a free connection
+# Requests go out as two writes (headers, then body): without TCP_NODELAY, Nagle's algorithm
+# holds the body back until the headers are acknowledged, a delay on every model call.
+SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+# Connections per async client. httpcore may hand one idle connection to several waiting
+# requests, and all but one then retry; the retries grow with the pool, so pools stay tiny
+# (measured at 256 in flight: 16 -> 3.1 s CPU, 4 -> 1.8 s, 1 -> 1.7 s for 1,536 calls).
+SHARD_SIZE = 4
+MAX_SHARDS = 256  # past 1,024 connections per loop, requests wait for a free connection
 
 _TimeoutKey = tuple[float, float, float, float, bool]
 _clients: dict[_TimeoutKey, httpx.Client] = {}
@@ -65,7 +72,7 @@ class _PlainTransport(httpx.HTTPTransport):
         self._pool = httpcore.ConnectionPool(
             ssl_context=None, max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
+            keepalive_expiry=limits.keepalive_expiry, socket_options=SOCKET_OPTIONS,
         )
 
 
@@ -78,15 +85,15 @@ class _PlainAsyncTransport(httpx.AsyncHTTPTransport):
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=None, max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
+            keepalive_expiry=limits.keepalive_expiry, socket_options=SOCKET_OPTIONS,
         )
 
 
 def _sync_client(timeout: httpx.Timeout, https: bool) -> httpx.Client:
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
     if https:
-        return httpx.Client(timeout=timeout, limits=limits, verify=tls_context(),
-                            follow_redirects=False)
+        return httpx.Client(timeout=timeout, follow_redirects=False, transport=httpx.HTTPTransport(
+            verify=tls_context(), limits=limits, socket_options=SOCKET_OPTIONS))
     return httpx.Client(timeout=timeout, transport=_PlainTransport(limits),
                         follow_redirects=False)
 
@@ -95,8 +102,10 @@ def _async_client(https: bool) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
     # No client-wide timeout: each request passes its model's own (see TimedClient).
     if https:
-        return httpx.AsyncClient(timeout=None, limits=limits, verify=tls_context(),
-                                 follow_redirects=False)
+        return httpx.AsyncClient(timeout=None, follow_redirects=False,
+                                 transport=httpx.AsyncHTTPTransport(
+                                     verify=tls_context(), limits=limits,
+                                     socket_options=SOCKET_OPTIONS))
     return httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
                              follow_redirects=False)
 
