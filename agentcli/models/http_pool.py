@@ -226,6 +226,21 @@ async def loop_client(url: str, timeout: httpx.Timeout) -> AsyncIterator[TimedCl
         shard.busy -= 1
 
 
+async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:
+    """Read what follows a stream's ``[DONE]`` (normally just the end of the body).
+
+    A response closed before its end takes its connection down with it, so every streamed
+    call would open a new one. A server that keeps the stream open after ``[DONE]`` only
+    costs ``timeout``, and then the connection is dropped as before.
+    """
+    async def rest() -> None:
+        async for _ in lines:
+            pass
+
+    with contextlib.suppress(Exception):  # the answer is complete: nothing here may fail it
+        await asyncio.wait_for(rest(), timeout)
+
+
 async def close_loop_clients() -> None:
     """Close the running loop's pools now (the loop also does it when it shuts down)."""
     pools = _loop_pools.pop(asyncio.get_running_loop(), {})

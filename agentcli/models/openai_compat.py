@@ -21,7 +21,7 @@ import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
-from agentcli.models.http_pool import TimedClient, loop_client, shared_client
+from agentcli.models.http_pool import TimedClient, finish_body, loop_client, shared_client
 from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
@@ -261,11 +261,14 @@ class OpenAICompatModel(BaseChatModel):
                                 self._raise_status(resp.status_code, resp.reason_phrase,
                                                    resp.headers, resp.text)
                             events = _SSEState(self, stop)
-                            async for line in resp.aiter_lines():
+                            lines = resp.aiter_lines()
+                            async for line in lines:
                                 for chunk in events.feed(line):
                                     emitted = True
                                     yield chunk
                                 if events.finished:
+                                    if not events.stopper.stopped:  # [DONE]: keep the connection
+                                        await finish_body(lines)
                                     break
                             for chunk in events.end(emitted):
                                 yield chunk

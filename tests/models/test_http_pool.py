@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
 from collections.abc import Iterator
 
@@ -126,3 +127,29 @@ def test_sync_clients_are_per_timeouts_and_scheme() -> None:
     assert http_pool.shared_client(httpx.Timeout(1.0), "http://x/v1") is not plain
     http_pool.close_shared_clients()
     assert plain.is_closed
+
+
+def test_streamed_calls_reuse_one_connection(server: MockOpenAIServer,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    server.set_responder(lambda body: {"text": "ok"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="k")
+    connects: list[object] = []
+    real_connect = socket.socket.connect
+
+    def counting(sock: socket.socket, address: object) -> object:
+        if isinstance(address, tuple) and address[1] == server.port:
+            connects.append(address)
+        return real_connect(sock, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", counting)
+
+    async def main() -> list[str]:
+        texts = []
+        for _ in range(3):
+            chunks = [c.text async for c in model.astream([user("hi")])]
+            texts.append("".join(chunks))
+        return texts
+
+    assert asyncio.run(main()) == ["ok", "ok", "ok"]
+    assert len(server.requests) == 3
+    assert len(connects) == 1  # the stream was read to its end, so its connection was kept
