@@ -40,6 +40,7 @@ def test_tools_list_imports_no_tool_module() -> None:
     out, _, modules = probe("tools", "list")
     assert "terminal" in out and "sql_db_query" in out and "requests_all" in out
     assert sorted(f for f in FAMILIES if f"agentcli.tools.{f}" in modules) == []
+    assert sorted(m for m in modules if m.split(".")[0] == "rich") == []  # piped: plain text
 
 
 def test_piped_run_skips_markdown_tls_and_unused_tools(mock_server: Any) -> None:
