@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+import os
+import sys
+from typing import TYPE_CHECKING, Any
 
 from agentcli import exit_codes
 from agentcli.cli.consoles import console
@@ -17,13 +15,21 @@ from agentcli.errors import ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_text
 from agentcli.tools.registry import ToolSpec, registry
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def _prepare(settings: Settings, err: Console) -> dict[str, ToolSpec]:
+
+def _prepare(settings: Settings, err: Console | None = None) -> dict[str, ToolSpec]:
     from agentcli.tools.custom import prepare_registry, warnings_seen
 
     prepare_registry(settings)
-    for line in warnings_seen:
-        err.print(Text("warning: " + line, style="yellow"))
+    if warnings_seen:
+        from rich.console import Console
+        from rich.text import Text
+
+        err = err or Console(stderr=True)
+        for line in warnings_seen:
+            err.print(Text("warning: " + line, style="yellow"))
     warnings_seen.clear()
     return registry()
 
@@ -49,14 +55,19 @@ def _print_plain(rows: list[dict[str, Any]]) -> None:
 
 def print_tools(settings: Settings, json_out: bool) -> None:
     """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
-    out, err = console(), console(stderr=True)
-    rows = [_row(s) for s in sorted(_prepare(settings, err).values(), key=lambda s: s.name)]
+    rows = [_row(s) for s in sorted(_prepare(settings).values(), key=lambda s: s.name)]
+    if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
+        _print_plain(rows)  # piped: no Rich at all (start-up is a feature)
+        return
+    out = console()
     if json_out:
         out.print_json(json.dumps(rows))
         return
     if not out.is_terminal:  # piped: tab-separated rows, grep-friendly and fast
         _print_plain(rows)
         return
+    from rich.table import Table
+
     table = Table(title=f"Tools ({len(rows)})")
     for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):
         table.add_column(col, overflow="fold")
@@ -94,6 +105,8 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if json_out:
         out.print_json(json.dumps(info, default=str))
         return
+    from rich.text import Text
+
     out.print(Text(spec.name, style="bold"))
     if "model_name" in info:
         out.print(Text(f"the model sees it as {info['model_name']}:", style="dim"))
@@ -110,6 +123,8 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
 
 def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
     """Run one tool directly under the same load-time gate and call-time approval."""
+    from rich.text import Text
+
     from agentcli.cli.approve import build_approver, human_input
     from agentcli.tools.custom import load_configured_tools
 
