@@ -143,7 +143,7 @@ def _yaml_tools(v: Any) -> list[dict[str, Any]]:
 
 
 def _mcp_servers(v: Any) -> dict[str, dict[str, Any]]:
-    from agentcli.tools.mcp_tools import check_servers
+    from agentcli.mcp.config import check_servers
 
     return check_servers(v)
 
@@ -203,7 +203,7 @@ FIELDS: dict[str, Field] = {
     "approve": Field(_choice("ask", "auto"), "AGENT_APPROVE", "ask before dangerous calls; auto"),
     "tools_module": Field(_path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools"),
     "yaml_tools": Field(_yaml_tools, None, "command and http tools declared in YAML"),
-    "mcp_servers": Field(_mcp_servers, None, "MCP servers over stdio: {name: {command, args}}"),
+    "mcp_servers": Field(_mcp_servers, None, "MCP servers: {name: {command, args} or {url, headers}}"),
     "retry": Field(_retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds)"),
     "fallback_models": Field(_name_list, "AGENT_FALLBACK_MODELS", "models to try on failure"),
     "cache": Field(_bool, "AGENT_CACHE", "cache model responses in SQLite"),
@@ -332,6 +332,10 @@ def load_settings(
     sources: dict[str, str] = {}
     path = Path(config_path).expanduser() if config_path else default_config_path(env)
     file_data: dict[str, Any] = read_yaml(path) if path is not None else {}
+    if "mcpServers" in file_data:  # the key other MCP clients use
+        from agentcli.mcp.config import merge_config_keys
+
+        file_data = merge_config_keys(file_data, str(path))
     for key, raw in file_data.items():
         values[key] = _checked(str(key), raw, str(path))
         sources[key] = str(path)
