@@ -306,6 +306,7 @@ from agentcli.cli.sessions_cmd import logs, sessions_app  # noqa: E402 - registe
 
 app.add_typer(sessions_app, name="sessions")
 app.command("logs")(logs)
+app.add_typer(__import__("agentcli.cli.mcp_cmd").cli.mcp_cmd.mcp_app, name="mcp")
 
 
 def main() -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,9 +48,9 @@ def _get_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def run_sync(coro: Awaitable[T], timeout: float | None = None) -> T:
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     """Run ``coro`` on the MCP loop and wait; a timeout or Ctrl-C cancels it there."""
-    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())  # type: ignore[arg-type]
+    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
     try:
         return fut.result(timeout)
     except BaseException:
@@ -57,9 +58,9 @@ def run_sync(coro: Awaitable[T], timeout: float | None = None) -> T:
         raise
 
 
-async def run_async(coro: Awaitable[T]) -> T:
+async def run_async(coro: Coroutine[Any, Any, T]) -> T:
     """Await ``coro`` on the MCP loop from any other loop; cancelling cancels it there."""
-    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())  # type: ignore[arg-type]
+    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
     return await asyncio.wrap_future(fut)
 
 
@@ -120,7 +121,8 @@ class ServerConnection:
             if isinstance(root_cause(err), ConfigError):  # e.g. an unset ${VAR}: not the server
                 raise root_cause(err) from None
             raise ToolLoadError(clean(f"MCP server {self.conf.name!r} did not start "
-                                      f"({self.conf.target()}): {why}{self._stderr_tail()}"))
+                                      f"({self.conf.target()}): {why}{self._stderr_tail()}"
+                                      )) from None
         self.starts += 1
         save_tools(self.conf, self.tools)
         return self.tools
@@ -158,7 +160,7 @@ class ServerConnection:
             from mcp.client.stdio import stdio_client
 
             env = {k: expand_vars(v, f"env {k} of {where}") for k, v in conf.env}
-            errlog = stack.enter_context(open(log_path(conf.name), "a", encoding="utf-8"))
+            errlog = stack.enter_context(log_path(conf.name).open("a", encoding="utf-8"))
             params = StdioServerParameters(command=str(conf.command), args=list(conf.args),
                                            env=env or None, cwd=conf.cwd)
             streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
@@ -182,7 +184,7 @@ class ServerConnection:
             streams = await stack.enter_async_context(
                 sh.streamable_http_client(str(conf.url), http_client=client))
         else:  # mcp 1.x
-            streams = await stack.enter_async_context(sh.streamablehttp_client(
+            streams = await stack.enter_async_context(sh.streamablehttp_client(  # type: ignore[attr-defined]
                 str(conf.url), headers=headers, timeout=conf.startup_timeout,
                 sse_read_timeout=read_timeout))
         return streams[0], streams[1]
@@ -190,7 +192,7 @@ class ServerConnection:
     async def _list_roots(self, context: Any) -> Any:
         from mcp import types as mt
 
-        return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))
+        return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
                                          for p in self.roots])
 
     async def _on_message(self, message: Any) -> None:
@@ -269,8 +271,8 @@ class ServerConnection:
         cursor: str | None = None
         while True:
             params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await self._request(f"{self.conf.name} resources/list",
-                                       lambda: self._session.list_resources(params=params))
+            page: Any = await self._request(f"{self.conf.name} resources/list",
+                                            partial(self._session.list_resources, params=params))
             out += [_dump(r) for r in page.resources]
             cursor = page.next_cursor
             if not cursor:

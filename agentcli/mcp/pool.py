@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -110,7 +111,5 @@ def close_all() -> None:
     async def close() -> None:
         await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
 
-    try:
+    with contextlib.suppress(Exception):  # exiting anyway; a stuck server must not hang us
         run_sync(close(), 15)
-    except Exception:  # exiting anyway; a stuck server must not hang the interpreter
-        pass
