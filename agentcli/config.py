@@ -203,7 +203,7 @@ FIELDS: dict[str, Field] = {
     "approve": Field(_choice("ask", "auto"), "AGENT_APPROVE", "ask before dangerous calls; auto"),
     "tools_module": Field(_path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools"),
     "yaml_tools": Field(_yaml_tools, None, "command and http tools declared in YAML"),
-    "mcp_servers": Field(_mcp_servers, None, "MCP servers: {name: {command, args} or {url, headers}}"),
+    "mcp_servers": Field(_mcp_servers, None, "MCP servers: {name: {command, args} | {url}}"),
     "retry": Field(_retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds)"),
     "fallback_models": Field(_name_list, "AGENT_FALLBACK_MODELS", "models to try on failure"),
     "cache": Field(_bool, "AGENT_CACHE", "cache model responses in SQLite"),

@@ -41,10 +41,14 @@ def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) ->
 
 
 def _run(coro_factory: Any, conf: Any) -> Any:
+    from agentcli.errors import ConfigError, ToolInputError
     from agentcli.mcp.connection import run_sync
     from agentcli.mcp.pool import get_connection
 
-    return run_sync(coro_factory(get_connection(conf)))
+    try:
+        return run_sync(coro_factory(get_connection(conf)))
+    except ToolInputError as err:  # here the input came from the user: a usage error
+        raise ConfigError(str(err)) from None
 
 
 @mcp_app.command("list")

@@ -28,6 +28,8 @@ def describe_error(err: BaseException) -> str:
     if isinstance(cause, OSError) and cause.strerror:
         target = cause.filename if cause.filename is not None else ""
         text = f"{cause.strerror}{': ' + str(target) if target else ''}"
+    if type(cause).__name__ in ("MCPError", "McpError") and text:  # the server's own words
+        return text
     return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
 
 
