@@ -90,6 +90,12 @@ def test_image_result_is_a_placeholder_with_a_data_url_part(npm_servers: dict[st
     assert parts and parts[0]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
 
 
+def test_client_declares_its_roots(npm_servers: dict[str, Path], tmp_path: Path) -> None:
+    conf = server_configs({"ev": ev_stdio(npm_servers)})["ev"]
+    roots = load_server_tools("ev", conf, {"get-roots-list"}, roots=[tmp_path])[0].run({})
+    assert tmp_path.as_uri() in roots
+
+
 def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
               *flags: str) -> Any:
     fs = {"command": "node", "args": [str(NPM_FS), str(root)]}

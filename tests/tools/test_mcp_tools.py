@@ -196,3 +196,17 @@ def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
     assert "calc.add" in names and pool._POOL == {}
     data = json.loads(next((log_path("x").parent.parent / "tools").glob("calc-*.json")).read_text())
     assert data["server"] == "calc" and "GREETING" not in json.dumps(data)
+
+
+def test_servers_start_in_parallel(tmp_path: Path) -> None:
+    # each server waits for the other's start-up mark: only a parallel start gets both up
+    def waits_for(me: str, other: str) -> dict[str, Any]:
+        script = (f"touch {tmp_path / me}; i=0; while [ ! -e {tmp_path / other} ]; do "
+                  f"i=$((i+1)); [ $i -gt 200 ] && exit 9; sleep 0.05; done; "
+                  f"exec {sys.executable} {SERVER}")
+        return {"command": "sh", "args": ["-c", script], "startup_timeout": 30}
+
+    from agentcli.mcp.pool import start_many
+
+    results = start_many(server_configs({"a": waits_for("a", "b"), "b": waits_for("b", "a")}))
+    assert all(isinstance(r, list) and r for r in results.values()), results
