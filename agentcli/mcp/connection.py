@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from functools import partial
 from pathlib import Path
@@ -194,6 +195,15 @@ class ServerConnection:
 
         return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
                                          for p in self.roots])
+
+    async def set_roots(self, roots: Iterable[Path]) -> None:
+        """Change the declared roots and tell the server (roots/list_changed)."""
+        self.roots = tuple(roots)
+        if self.alive:
+            # roots are deprecated by the 2026-07-28 revision, yet servers we talk to use them
+            with warnings.catch_warnings(), contextlib.suppress(Exception):
+                warnings.simplefilter("ignore")
+                await self._session.send_roots_list_changed()
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":

@@ -44,7 +44,9 @@ def _stale(conf: ServerConfig) -> ServerConnection | None:
 
 
 def get_connection(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConnection:
-    """The started connection to ``conf`` (starting it now if needed)."""
+    """The started connection to ``conf`` (starting it now if needed); new ``roots`` are
+    declared to a running server."""
+    roots = tuple(roots)
     with _lock:
         conn = _stale(conf)
         if conn is None:
@@ -52,6 +54,8 @@ def get_connection(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConn
             conn = ServerConnection(conf, roots or [Path.cwd()])
             run_sync(conn.start(), _budget([conf]))
             _remember(conn)
+        elif roots and tuple(roots) != conn.roots:
+            run_sync(conn.set_roots(roots), _budget([conf]))
         return conn
 
 

@@ -73,3 +73,12 @@ def everything_http(npm_servers: dict[str, Path], request: Any, tmp_path: Path) 
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_mcp_servers() -> Iterator[None]:
+    """Each test starts its own servers (they would outlive the test's temporary dirs)."""
+    yield
+    from agentcli.mcp import pool
+
+    pool.close_all()

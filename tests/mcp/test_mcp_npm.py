@@ -92,8 +92,14 @@ def test_image_result_is_a_placeholder_with_a_data_url_part(npm_servers: dict[st
 
 def test_client_declares_its_roots(npm_servers: dict[str, Path], tmp_path: Path) -> None:
     conf = server_configs({"ev": ev_stdio(npm_servers)})["ev"]
-    roots = load_server_tools("ev", conf, {"get-roots-list"}, roots=[tmp_path])[0].run({})
-    assert tmp_path.as_uri() in roots
+    roots = load_server_tools("ev", conf, {"get-roots-list"}, roots=[tmp_path])[0]
+    assert tmp_path.as_uri() in roots.run({})
+    load_server_tools("ev", conf, {"get-roots-list"}, roots=[tmp_path / "x"])  # same server
+    for _ in range(100):  # the server re-asks after roots/list_changed
+        if (tmp_path / "x").as_uri() in roots.run({}):
+            break
+        time.sleep(0.05)
+    assert (tmp_path / "x").as_uri() in roots.run({})
 
 
 def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
