@@ -7,8 +7,9 @@ Public API (cheap to import; the ``mcp`` SDK loads only when a server is started
     load_server_tools(name, conf, only=None, *, roots=()) -> list[Tool]  # starts only that server
     tool_danger(conf, info) -> (dangerous, reason)
 
-Modules: ``config`` (settings), ``cache`` (tool lists, data dir), ``connection`` (one live
-session), ``pool`` (sessions by name), ``tools`` (Tool objects), ``results`` (observations).
+Modules: ``config`` (settings), ``cache`` (tool lists, data dir), ``transports`` (stdio, HTTP,
+SSE), ``connection`` (one live session), ``pool`` (sessions by name, parallel start), ``tools``
+(Tool objects, danger), ``results`` (observations), ``text`` (one-line safe messages).
 """
 
 from __future__ import annotations

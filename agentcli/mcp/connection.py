@@ -20,9 +20,10 @@ from typing import Any, TypeVar
 
 from agentcli.errors import ConfigError, ToolInputError, ToolLoadError
 from agentcli.mcp.cache import ToolInfo, log_path, save_tools
-from agentcli.mcp.config import INSTALL_HINT, ServerConfig, expand_vars
+from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
+from agentcli.mcp.transports import open_transport
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
 T = TypeVar("T")
@@ -135,7 +136,7 @@ class ServerConnection:
         assert self._stop is not None
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open(stack)
+                read, write = await open_transport(self.conf, stack)
                 session = await stack.enter_async_context(ClientSession(
                     read, write, list_roots_callback=self._list_roots,
                     message_handler=self._on_message,
@@ -153,42 +154,6 @@ class ServerConnection:
                 raise
         finally:
             self._session = None
-
-    async def _open(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
-        conf, where = self.conf, f"MCP server {self.conf.name!r}"
-        if conf.transport == "stdio":
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
-
-            env = {k: expand_vars(v, f"env {k} of {where}") for k, v in conf.env}
-            errlog = stack.enter_context(log_path(conf.name).open("a", encoding="utf-8"))
-            params = StdioServerParameters(command=str(conf.command), args=list(conf.args),
-                                           env=env or None, cwd=conf.cwd)
-            streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-            return streams[0], streams[1]
-        headers = {k: expand_vars(v, f"header {k} of {where}") for k, v in conf.headers}
-        read_timeout = max(300.0, conf.call_timeout + 30)
-        if conf.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            streams = await stack.enter_async_context(sse_client(
-                str(conf.url), headers=headers, timeout=conf.startup_timeout,
-                sse_read_timeout=read_timeout))
-            return streams[0], streams[1]
-        from mcp.client import streamable_http as sh
-
-        if hasattr(sh, "streamable_http_client"):  # mcp 2.x takes a configured client
-            import httpx2
-
-            client = await stack.enter_async_context(httpx2.AsyncClient(
-                headers=headers, timeout=httpx2.Timeout(conf.startup_timeout, read=read_timeout)))
-            streams = await stack.enter_async_context(
-                sh.streamable_http_client(str(conf.url), http_client=client))
-        else:  # mcp 1.x
-            streams = await stack.enter_async_context(sh.streamablehttp_client(  # type: ignore[attr-defined]
-                str(conf.url), headers=headers, timeout=conf.startup_timeout,
-                sse_read_timeout=read_timeout))
-        return streams[0], streams[1]
 
     async def _list_roots(self, context: Any) -> Any:
         from mcp import types as mt
