@@ -129,7 +129,9 @@ def run(
     allow_dangerous_tools: bool | None = typer.Option(
         None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
     ),
-    allow: str | None = typer.Option(None, "--allow", help="Dangerous tools to allow, by name."),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
     verbose: bool | None = typer.Option(
         None, "--verbose/--quiet", "-v/-q", help="Show the trace, or print only the answer."
@@ -193,6 +195,13 @@ def batch(
     stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
     trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    allow_dangerous_tools: bool | None = typer.Option(
+        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
+    ),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
+    ),
+    tools_module: str | None = _MODULE_OPT,
 ) -> None:
     """Run many questions concurrently; resumable; with --expect, an eval report."""
     with errors_to_exit():
@@ -201,7 +210,9 @@ def batch(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
-                 "max_iterations": max_iterations, "verbose": False}
+                 "max_iterations": max_iterations, "verbose": False,
+                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+                 "tools_module": tools_module}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -214,12 +225,23 @@ def tools_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     config: Path | None = _CONFIG_OPT,
     tools_module: str | None = _MODULE_OPT,
+    all_tools: bool = typer.Option(
+        False, "--all", help="Also list MCP tools, starting servers whose list is not cached."
+    ),
+    refresh: bool = typer.Option(
+        False, "--refresh", help="Start every MCP server and refresh its cached tool list."
+    ),
 ) -> None:
-    """List every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
+    """List every tool: source (built-in, plugin, module, YAML, MCP), danger, needs.
+
+    MCP servers are not started: their tools come from the list cached the last time each
+    server ran. --all starts servers never listed; --refresh starts them all.
+    """
     with errors_to_exit():
         from agentcli.cli.tool_commands import print_tools
 
-        print_tools(_tool_settings(config, tools_module), json_out)
+        mode = "refresh" if refresh else ("all" if all_tools else "cached")
+        print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
 
 
 @tools_app.command("show")
@@ -289,6 +311,13 @@ def chat(
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
     verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    allow_dangerous_tools: bool | None = typer.Option(
+        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
+    ),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
+    ),
+    tools_module: str | None = _MODULE_OPT,
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     with errors_to_exit():
@@ -297,7 +326,9 @@ def chat(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
-                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose}
+                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
+                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+                 "tools_module": tools_module}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 

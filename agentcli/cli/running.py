@@ -84,9 +84,9 @@ def execute(
     from agentcli.agents import agent_class
     from agentcli.cli.render import VerboseHandler, print_answer
     from agentcli.runtime import build_executor
-    from agentcli.tools.registry import expand
+    from agentcli.tools.resolve import check_names
 
-    expand(settings.tools)  # unknown names fail before any model is contacted
+    check_names(settings.tools, settings)  # unknown names fail before any model is contacted
     agent_class(settings.agent or "chat-zero-shot-react-description")
     err = Console(stderr=True)
     out = Console()

@@ -11,25 +11,80 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcli.config import Settings
-from agentcli.errors import ConfigError, ToolInputError
-from agentcli.tools.registry import ToolSpec, registry
+from agentcli.errors import AgentCliError, ConfigError, ToolInputError
+from agentcli.tools.base import ToolNeeds
+from agentcli.tools.mcp_source import MCPToolInfo
+from agentcli.tools.registry import ToolSpec
+from agentcli.tools.resolve import Catalog
 
 
-def _prepare(settings: Settings, err: Console) -> dict[str, ToolSpec]:
-    from agentcli.tools.custom import prepare_registry, warnings_seen
+def _prepare(settings: Settings, err: Console) -> Catalog:
+    from agentcli.tools.custom import warnings_seen
+    from agentcli.tools.resolve import build_catalog
 
-    prepare_registry(settings)
+    catalog = build_catalog(settings)
     for line in warnings_seen:
         err.print(Text("warning: " + line, style="yellow"))
     warnings_seen.clear()
-    return registry()
+    return catalog
+
+
+_CONTROL = dict.fromkeys([*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)], "?")
+_CONTROL.pop(0x0A)
+_CONTROL[0x09] = " "
+
+
+def _plain(text: str) -> str:
+    """Text from plugins, YAML or MCP servers with control characters neutralized."""
+    return text.translate(_CONTROL)
 
 
 def _row(s: ToolSpec) -> dict[str, Any]:
-    return {"name": s.name, "description": s.summary, "needs_llm": s.needs.llm,
+    return {"name": _plain(s.name), "description": _plain(s.summary), "needs_llm": s.needs.llm,
             "needs": s.needs.describe(), "dangerous": s.dangerous,
             "danger_reason": s.danger_reason, "source": s.source,
             "members": list(s.members)}
+
+
+def _mcp_infos(
+    catalog: Catalog, mode: str, err: Console, only: str | None = None
+) -> dict[str, list[MCPToolInfo] | None]:
+    """Each server's tool list: from the cache, or (``all``/``refresh``) from the server."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentcli.tools.mcp_source import cached_tools, refresh_tools
+
+    found = {s: cached_tools(s, conf) for s, conf in catalog.servers.items()
+             if only is None or s == only}
+    start = [s for s, infos in found.items()
+             if mode == "refresh" or (mode == "all" and infos is None)]
+    if start:
+        with ThreadPoolExecutor(max_workers=len(start)) as pool:
+            futures = {s: pool.submit(refresh_tools, s, catalog.servers[s]) for s in start}
+        for s, fut in futures.items():
+            try:
+                found[s] = fut.result()
+            except AgentCliError as error:
+                err.print(Text(f"warning: MCP server {s!r}: {error}", style="yellow"))
+    return found
+
+
+def _mcp_rows(
+    catalog: Catalog, mode: str, err: Console, only: str | None = None
+) -> list[dict[str, Any]]:
+    rows = []
+    mcp_needs = ToolNeeds(extra="mcp")
+    for server, infos in _mcp_infos(catalog, mode, err, only).items():
+        members = [f"{server}.{i.name}" for i in infos or []]
+        text = (f"MCP server: {len(members)} tools (last seen list)" if infos is not None
+                else "MCP server, not started yet: `agent tools list --all` lists its tools")
+        rows.append(_row(ToolSpec(server, None, text, needs=mcp_needs, source="MCP",
+                                  members=tuple(members))))
+        rows += [_row(ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],
+                               needs=mcp_needs, dangerous=i.dangerous,
+                               danger_reason=i.danger_reason, source="MCP"))
+                 for i in infos or []]
+    return rows
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
@@ -46,10 +101,16 @@ def _print_plain(rows: list[dict[str, Any]]) -> None:
         print("  ".join(cells).rstrip())
 
 
-def print_tools(settings: Settings, json_out: bool) -> None:
-    """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
+def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> None:
+    """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs.
+
+    ``mcp`` is ``cached`` (start no server), ``all`` (start servers never listed) or
+    ``refresh`` (start every server and update the cache).
+    """
     out, err = Console(), Console(stderr=True)
-    rows = [_row(s) for s in sorted(_prepare(settings, err).values(), key=lambda s: s.name)]
+    catalog = _prepare(settings, err)
+    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
+    rows.sort(key=lambda r: r["name"])
     if json_out:
         out.print_json(json.dumps(rows))
         return
@@ -60,7 +121,8 @@ def print_tools(settings: Settings, json_out: bool) -> None:
     for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["name"], r["description"], "yes" if r["needs_llm"] else "no", r["needs"],
+        table.add_row(Text(r["name"]), Text(r["description"]),
+                      "yes" if r["needs_llm"] else "no", r["needs"],
                       "[bold red]yes[/]" if r["dangerous"] else "no", r["source"])
     out.print(table)
 
@@ -68,19 +130,19 @@ def print_tools(settings: Settings, json_out: bool) -> None:
 def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     """One tool's description, argument schema, danger and needs."""
     out, err = Console(), Console(stderr=True)
-    specs = _prepare(settings, err)
-    if name not in specs:
-        from agentcli.tools.registry import expand
-
-        expand([name])  # raises with close matches
-    spec = specs[name]
+    catalog = _prepare(settings, err)
+    spec = catalog.spec(name)
+    if spec is None:
+        spec = _mcp_spec(catalog, name, err)
     info = _row(spec)
     schema: Any = None
-    if spec.factory is not None and not spec.needs.llm and not spec.needs.settings:
+    if (spec.source == "MCP" and not spec.members) or (
+            spec.factory is not None and not spec.needs.llm and not spec.needs.settings):
         try:
-            from agentcli.tools.registry import load_tools
+            from agentcli.tools.resolve import resolve_tools
 
-            [tool] = load_tools([name], allow_dangerous_tools=True, **settings.tool_settings)
+            [tool] = resolve_tools([spec.name], settings, allow_dangerous_tools=True,
+                                   with_module_tools=False)
             info["description"] = tool.description
             schema = tool.args_schema or {"type": "string", "description": "one text input"}
         except Exception as error:  # a need is missing: show what we know
@@ -89,31 +151,52 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if json_out:
         out.print_json(json.dumps(info, default=str))
         return
-    out.print(Text(spec.name, style="bold"))
-    out.print(info["description"])
-    out.print(f"source: {spec.source}    needs: {info['needs']}")
-    danger = f"yes - {spec.danger_reason}" if spec.dangerous else "no"
-    out.print(f"dangerous: {danger}")
+    out.print(Text(_plain(spec.name), style="bold"))
+    out.print(_plain(info["description"]), markup=False, highlight=False)
+    out.print(f"source: {spec.source}    needs: {info['needs']}", markup=False, highlight=False)
+    danger = f"yes - {_plain(spec.danger_reason)}" if spec.dangerous else "no"
+    out.print(f"dangerous: {danger}", markup=False, highlight=False)
     if spec.members:
-        out.print("members: " + ", ".join(spec.members))
+        out.print(_plain("members: " + ", ".join(spec.members)), markup=False, highlight=False)
     if schema is not None:
         out.print("arguments:")
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
 
 
+def _mcp_spec(catalog: Catalog, name: str, err: Console) -> ToolSpec:
+    """A listing spec for an MCP server or one of its tools (cached list first)."""
+    found = catalog.server_tool(name)
+    if found is None:
+        raise catalog.unknown(name)
+    server = found[0]
+    rows = {r["name"]: r for r in _mcp_rows(catalog, "all", err, only=server)}
+    row = rows.get(name)
+    if row is None:
+        return ToolSpec(name, None, f"a tool of MCP server {server}", source="MCP",
+                        needs=ToolNeeds(extra="mcp"))
+    return ToolSpec(name, None, row["description"], needs=ToolNeeds(extra="mcp"),
+                    dangerous=row["dangerous"], danger_reason=row["danger_reason"],
+                    members=tuple(row["members"]), source="MCP")
+
+
 def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
     """Run one tool directly under the same load-time gate and call-time approval."""
+    from agentcli.approval import gate_by_policy
     from agentcli.cli.approve import build_approver, human_input
-    from agentcli.tools.custom import load_configured_tools
+    from agentcli.tools.resolve import resolve_tools
 
     out, err = Console(), Console(stderr=True)
-    _prepare(settings, err)
-    if name in registry() and registry()[name].members:
-        raise ConfigError(f"{name!r} is a group; call one of its tools: "
-                          + ", ".join(registry()[name].members))
-    settings = _with_tools(settings, [name])
-    tools = load_configured_tools(settings, llm, {"human_input": human_input()})
-    tool = next((t for t in tools if t.name == name), tools[0])
+    catalog = _prepare(settings, err)
+    spec = catalog.spec(name)
+    members = spec.members if spec is not None else ()
+    if spec is None and name in catalog.servers:
+        members = (f"{name}.*",)
+    if members:
+        raise ConfigError(f"{name!r} is a group; call one of its tools: " + ", ".join(members))
+    tools = resolve_tools([name], settings, llm=llm, extras={"human_input": human_input()},
+                          with_module_tools=False)
+    gate_by_policy(tools, settings.tool_policy)
+    tool = tools[0]
     tool_input: Any = raw_input
     if tool.is_structured and raw_input.strip().startswith("{"):
         with contextlib.suppress(ValueError):
@@ -134,8 +217,3 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     out.print(observation, markup=False, highlight=False)
     return 0
 
-
-def _with_tools(settings: Settings, names: list[str]) -> Settings:
-    from dataclasses import replace
-
-    return replace(settings, tools=names)

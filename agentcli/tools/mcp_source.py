@@ -1,0 +1,150 @@
+"""MCP servers as a tool source: which servers are configured, their last known tool lists
+(cached per server config in the data dir), and starting one server only when it is used.
+
+This is a thin adapter: the MCP client itself lives in :mod:`agentcli.tools.mcp_tools`.
+When that module offers ``server_configs`` / ``list_tools`` / ``load_server_tools`` they are
+used; otherwise the older ``connect()`` API is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.tools.base import Tool
+
+_CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class MCPToolInfo:
+    """What we remember of one MCP tool without its server running."""
+
+    name: str  # without the server prefix
+    description: str = ""
+    dangerous: bool = False
+    danger_reason: str = ""
+    schema: dict[str, Any] | None = None
+
+
+def _client() -> Any:
+    from agentcli.tools import mcp_tools
+
+    return mcp_tools
+
+
+def server_configs(settings: Any) -> dict[str, Any]:
+    """The configured MCP servers by name: parsed and checked, nothing started."""
+    if settings is None:
+        return {}
+    servers = getattr(settings, "mcp_servers", None) or {}
+    # Importing the client costs start-up time: only when MCP can be configured at all.
+    if not servers and not Path(".mcp.json").is_file():
+        return {}
+    client = _client()
+    if hasattr(client, "server_configs"):
+        return dict(client.server_configs(settings))
+    return dict(servers)
+
+
+def _conf_dict(conf: Any) -> Any:
+    if isinstance(conf, Mapping):
+        return dict(conf)
+    if hasattr(conf, "__dataclass_fields__"):
+        return asdict(conf)
+    return getattr(conf, "__dict__", str(conf))
+
+
+def config_hash(conf: Any) -> str:
+    """A short stable hash of one server's config: a changed config misses the cache."""
+    text = json.dumps(_conf_dict(conf), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """``$XDG_DATA_HOME/agentcli/mcp`` (``~/.local/share`` by default)."""
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "agentcli" / "mcp"
+
+
+def _cache_file(server: str, conf: Any) -> Path:
+    return cache_dir() / f"tools-{server}-{config_hash(conf)}.json"
+
+
+def cached_tools(server: str, conf: Any) -> list[MCPToolInfo] | None:
+    """The tool list seen the last time this server (with this config) ran; None if never."""
+    try:
+        data = json.loads(_cache_file(server, conf).read_text(encoding="utf-8"))
+        if data.get("version") != _CACHE_VERSION:
+            return None
+        return [MCPToolInfo(**item) for item in data["tools"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None  # no cache, or an unreadable one: treat as never listed
+
+
+def write_cache(server: str, conf: Any, infos: list[MCPToolInfo]) -> None:
+    """Remember a server's tool list (written whole: temp file, then rename)."""
+    import tempfile
+
+    path = _cache_file(server, conf)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"version": _CACHE_VERSION, "server": server,
+                   "tools": [asdict(i) for i in infos]}
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tools-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache we cannot write only costs a server start next time
+
+
+def _short(server: str, name: str) -> str:
+    return name[len(server) + 1:] if name.startswith(server + ".") else name
+
+
+def info_of(server: str, item: Any) -> MCPToolInfo:
+    """An :class:`MCPToolInfo` from a Tool, a ToolSpec or an SDK tool object."""
+    schema = (getattr(item, "args_schema", None) or getattr(item, "input_schema", None)
+              or getattr(item, "inputSchema", None))
+    description = getattr(item, "description", None) or getattr(item, "summary", "") or ""
+    return MCPToolInfo(_short(server, str(item.name)), str(description),
+                       bool(getattr(item, "dangerous", False)),
+                       str(getattr(item, "danger_reason", "") or ""),
+                       dict(schema) if isinstance(schema, Mapping) else None)
+
+
+def load_server_tools(server: str, conf: Any, only: set[str] | None) -> list[Tool]:
+    """Start (once per process) the server ``server`` and build its tools (``only`` these
+    short names when given). Other servers are not started."""
+    client = _client()
+    if hasattr(client, "load_server_tools"):
+        tools: list[Tool] = list(client.load_server_tools(server, conf, only))
+        if only is None:
+            write_cache(server, conf, [info_of(server, t) for t in tools])
+        return tools
+    conn, infos = client.connect(server, conf)
+    dangerous = bool(conf.get("dangerous", False))
+    reason = f"MCP server {server!r} is marked dangerous in your config" if dangerous else ""
+    tools = []
+    for info in infos:
+        t = client._make_tool(conn, info)
+        t.dangerous, t.danger_reason, t.source = dangerous, reason, "MCP"
+        tools.append(t)
+    write_cache(server, conf, [info_of(server, t) for t in tools])
+    return [t for t in tools if only is None or _short(server, t.name) in only]
+
+
+def refresh_tools(server: str, conf: Any) -> list[MCPToolInfo]:
+    """Start the server, list its tools and update the cache."""
+    client = _client()
+    if hasattr(client, "list_tools"):
+        infos = [info_of(server, x) for x in client.list_tools(server, conf, refresh=True)]
+        write_cache(server, conf, infos)
+        return infos
+    return [info_of(server, t) for t in load_server_tools(server, conf, None)]
