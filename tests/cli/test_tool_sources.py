@@ -298,3 +298,22 @@ def test_tool_calling_maps_sanitized_name_back(mock_server: Any, sources: dict[s
     assert proc.returncode == 0, proc.stderr
     assert "echo: yo" in json.dumps(mock_server.requests[1].body)
     assert "ev.echo" in proc.stderr  # the trace shows the readable name
+
+
+def test_agent_batch_uses_module_and_mcp_tools(
+    mock_server: Any, sources: dict[str, Any], tmp_path: Path
+) -> None:
+    mock_server.add_reply(blob("mod_echo", {"text": "hi"}))
+    mock_server.add_reply("Final Answer: done")
+    questions = tmp_path / "in.jsonl"
+    questions.write_text(json.dumps({"id": "1", "input": "say hi"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    proc = agent("batch", str(questions), "--out", str(out), "-j", "1", "-m", "openai/any",
+                 "-c", str(sources["config"]), "--tools-module", str(sources["module"]),
+                 "-t", "ev.echo", env=_model_env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["answer"] == "done"
+    assert "mod: hi" in json.dumps(mock_server.requests[1].body)
+    system = mock_server.requests[0].body["messages"][0]["content"]
+    assert "ev.echo" in system and "mod_echo" in system
+    assert starts(sources["ev"]) == 1 and starts(sources["other"]) == 0
