@@ -48,14 +48,16 @@ def _row(s: ToolSpec) -> dict[str, Any]:
 
 def _mcp_infos(
     catalog: Catalog, mode: str, err: Console, only: str | None = None
-) -> dict[str, list[MCPToolInfo] | None]:
-    """Each server's tool list: from the cache, or (``all``/``refresh``) from the server."""
+) -> tuple[dict[str, list[MCPToolInfo] | None], set[str]]:
+    """Each server's tool list: from the cache, or (``all``/``refresh``) from the server;
+    and the servers that failed to start (each reported in one warning line)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from agentcli.tools.mcp_source import cached_tools, refresh_tools
 
     found = {s: cached_tools(s, conf) for s, conf in catalog.servers.items()
              if only is None or s == only}
+    failed: set[str] = set()
     start = [s for s, infos in found.items()
              if mode == "refresh" or (mode == "all" and infos is None)]
     if start:
@@ -65,8 +67,11 @@ def _mcp_infos(
             try:
                 found[s] = fut.result()
             except AgentCliError as error:
-                err.print(Text(f"warning: MCP server {s!r}: {error}", style="yellow"))
-    return found
+                text = _plain(str(error))
+                text = text if repr(s) in text else f"MCP server {s!r}: {text}"
+                err.print(Text(f"warning: {text}", style="yellow"), soft_wrap=True)
+                failed.add(s)
+    return found, failed
 
 
 def _mcp_rows(
@@ -74,10 +79,14 @@ def _mcp_rows(
 ) -> list[dict[str, Any]]:
     rows = []
     mcp_needs = ToolNeeds(extra="mcp")
-    for server, infos in _mcp_infos(catalog, mode, err, only).items():
+    found, failed = _mcp_infos(catalog, mode, err, only)
+    for server, infos in found.items():
         members = [f"{server}.{i.name}" for i in infos or []]
         text = (f"MCP server: {len(members)} tools (last seen list)" if infos is not None
                 else "MCP server, not started yet: `agent tools list --all` lists its tools")
+        if server in failed:
+            text = "MCP server: failed to start (see the warning above)" + (
+                f"; last seen list: {len(members)} tools" if members else "")
         rows.append(_row(ToolSpec(server, None, text, needs=mcp_needs, source="MCP",
                                   members=tuple(members))))
         rows += [_row(ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 from agentcli.tools.base import Tool
 
 _CACHE_VERSION = 1
+_CLIENT = "agentcli.tools.mcp_tools"
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,9 @@ def server_configs(settings: Any) -> dict[str, Any]:
     if settings is None:
         return {}
     servers = getattr(settings, "mcp_servers", None) or {}
-    # Importing the client costs start-up time: only when MCP can be configured at all.
-    if not servers and not Path(".mcp.json").is_file():
+    # Importing the client costs start-up time: only when MCP can be configured at all (a
+    # config key for servers imports the client to check them, hence the sys.modules test).
+    if not servers and not Path(".mcp.json").is_file() and _CLIENT not in sys.modules:
         return {}
     client = _client()
     if hasattr(client, "server_configs"):

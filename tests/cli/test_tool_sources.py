@@ -317,3 +317,24 @@ def test_agent_batch_uses_module_and_mcp_tools(
     system = mock_server.requests[0].body["messages"][0]["content"]
     assert "ev.echo" in system and "mod_echo" in system
     assert starts(sources["ev"]) == 1 and starts(sources["other"]) == 0
+
+
+def test_broken_server_is_one_warning_in_tools_list(
+    mock_server: Any, sources: dict[str, Any], tmp_path: Path
+) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({"mcp_servers": {
+        "ev": mcp_conf(sources["ev"]), "broken": {"command": str(tmp_path / "no-such-server"),
+                                                  "timeout": 10}}}))
+    listed = agent("tools", "list", "-c", str(config), "--all")
+    assert listed.returncode == 0, listed.stderr
+    assert "ev.echo" in listed.stdout and "failed to start" in listed.stdout
+    warnings = [line for line in listed.stderr.splitlines() if line.strip()]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: MCP server 'broken'")
+    assert "Traceback" not in listed.stderr
+    mock_server.add_reply(blob("current_datetime", ""))
+    mock_server.add_reply("Final Answer: it is now")
+    ran = agent("run", "time?", "-m", "openai/any", "-c", str(config), "-t", "current_datetime",
+                env=_model_env(mock_server))  # the broken server is never started
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "it is now"
