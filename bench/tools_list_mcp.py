@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,17 +24,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "tools" / "fixtures" / "mcp_echo_server.py"
 
 
-def timed(argv: list[str], env: dict[str, str], repeat: int) -> float:
-    """Median wall time in ms of ``agent argv``."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "agentcli", *argv], env=env,
-                              capture_output=True, text=True, check=False)
-        times.append((time.perf_counter() - start) * 1000)
-        if proc.returncode != 0:
-            raise SystemExit(f"agent {' '.join(argv)} failed: {proc.stderr}")
-    return statistics.median(times)
+def once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + sys of the child) time in ms of one ``agent argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "agentcli", *argv], env=env,
+                          capture_output=True, text=True, check=False)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"agent {' '.join(argv)} failed: {proc.stderr}")
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu
 
 
 def main() -> None:
@@ -54,7 +56,7 @@ def main() -> None:
         mcp = Path(tmp) / "mcp.yaml"
         conf = {"command": sys.executable, "args": [str(SERVER)]}
         mcp.write_text(json.dumps({"mcp_servers": {"ev": conf, "ev2": conf}}))
-        timed(["tools", "list", "-c", str(mcp), "--all"], env, 1)  # fill the cache
+        once(["tools", "list", "-c", str(mcp), "--all"], env)  # fill the cache
         rows = [
             ("tools list, no MCP servers", ["tools", "list", "-c", str(plain)]),
             ("tools list, 2 MCP servers (cached)", ["tools", "list", "-c", str(mcp)]),
@@ -65,9 +67,15 @@ def main() -> None:
             ("run -t ev.echo (starts 1 server)", ["run", "q", "-m", "openai/x", "-c",
                                                   str(mcp), "-t", "ev.echo"]),
         ]
-        print(f"{'command':42} median of {repeat} (ms)")
-        for label, argv in rows:
-            print(f"{label:42} {timed(argv, env, repeat):8.0f}")
+        samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in rows}
+        for _ in range(repeat):  # interleaved, so load on the machine hits every row alike
+            for label, argv in rows:
+                samples[label].append(once(argv, env))
+        print(f"{'command':42} {'wall ms':>8} {'cpu ms':>8}  (median of {repeat})")
+        for label, _ in rows:
+            wall = statistics.median(w for w, _c in samples[label])
+            cpu = statistics.median(c for _w, c in samples[label])
+            print(f"{label:42} {wall:8.0f} {cpu:8.0f}")
 
 
 if __name__ == "__main__":
