@@ -225,6 +225,9 @@ FIELDS: dict[str, Field] = {
     ),
     "db_path": Field(_str_or_none, "AGENT_DB", "SQLite file for sessions and run logs"),
     "profiles": Field(_mapping, None, "named groups of settings"),
+    "state": Field(_mapping, None, "run state fields: {name: {type, default, input, output}}"),
+    "stall_limit": Field(_positive_int_or_none, "AGENT_STALL_LIMIT",
+                         "stop after this many identical replies in a row (null: never)"),
 }
 
 
@@ -263,6 +266,8 @@ class Settings:
     prices: str | None = None
     self_ask_tool: str | None = None
     profile: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    stall_limit: int | None = 3
     profiles: dict[str, Any] = field(default_factory=dict)
     memory: str = "auto"
     memory_k: int = 5

@@ -7,6 +7,7 @@
     │   ├── ModelOutputError       the server answered 200 with a body we cannot use
     │   └── ReplayMissError        a replay cassette has no answer for this request
     ├── OutputParserError          the model's text could not be parsed (carries the raw text)
+    ├── DeadlineExceeded           the run's max_execution_time ran out mid-call
     └── ToolInputError             a tool refused its input (becomes an observation)
 
 Errors caused by the model (bad output, unknown tool, failing tool) become observations
@@ -60,6 +61,12 @@ class OutputParserError(AgentCliError):
         self.llm_output = llm_output
         # What to tell the model when the executor sends the error back as an observation.
         self.observation = observation or message
+
+
+class DeadlineExceeded(AgentCliError):
+    """The run's deadline passed while a model call, retry wait or tool was in flight."""
+
+    exit_code = 3
 
 
 class ToolInputError(AgentCliError):

@@ -146,6 +146,12 @@ def run(
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
+    state: list[str] | None = typer.Option(
+        None, "--state", help="A run state field, NAME=VALUE (repeatable)."),
+    state_file: Path | None = typer.Option(
+        None, "--state-file", help="JSON object of run state fields."),
+    schema: Path | None = typer.Option(
+        None, "--schema", help="JSON Schema the answer must match; prints the JSON object."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -164,8 +170,11 @@ def run(
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
+        from agentcli.cli.state_opts import RunInputs
+
+        extra = RunInputs.from_flags(state or [], state_file, schema)
         code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
-                       record=record, stats=stats, trace=trace)
+                       record=record, stats=stats, trace=trace, extra=extra)
         raise typer.Exit(code)
 
 

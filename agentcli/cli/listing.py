@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -12,7 +13,7 @@ def print_agents(json_out: bool) -> None:
     """The agent types as a table or JSON."""
     from agentcli.agents import DEFAULT_AGENT, agent_class, agent_names
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in agent_names():
         cls = agent_class(name)
         rows.append({"name": name, "summary": cls.summary, "accepts": cls.accepts,

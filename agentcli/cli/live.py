@@ -1,4 +1,4 @@
-"""Live rendering for the chat REPL: streamed tokens as they arrive, then the structured trace."""
+"""Live rendering for the chat REPL: streamed tokens as they arrive (the trace is render.py's)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,9 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.cli.render import (
-    _ACTION_START,
-    STYLES,
-    _input_text,
-    print_answer,
-    thought_of,
-    tool_style,
-)
-from agentcli.executor import RunEvent
+from agentcli.cli.render import _ACTION_START, STYLES, print_answer
 from agentcli.schema import ChatResult
+from agentcli.textsafe import safe_text
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -47,7 +40,7 @@ class TokenPrinter(BaseCallbackHandler):
         if not self.streamed:
             chunk = chunk.lstrip()
         if chunk:
-            self.console.print(Text(chunk, style=TOKEN_STYLE), end="", soft_wrap=True)
+            self.console.print(Text(safe_text(chunk), style=TOKEN_STYLE), end="", soft_wrap=True)
             self.console.file.flush()
             self.streamed = True
         self._shown = max(self._shown, upto)
@@ -70,10 +63,6 @@ class TokenPrinter(BaseCallbackHandler):
         if self.streamed:
             self.console.print()
 
-    def on_text(self, text: str, **kw: Any) -> None:
-        if kw.get("kind") in ("approval", "interrupted"):
-            self.console.print(Text(text, style=STYLES["notice"]))
-
 
 def _held(text: str) -> int:
     """How many trailing characters could be the start of an action marker."""
@@ -84,38 +73,9 @@ def _held(text: str) -> int:
     return 0
 
 
-def _line(console: Console, label: str, body: str, style: str) -> None:
-    text = Text(f"{label}: ", style=f"bold {style}")
-    text.append(body, style=style)
-    console.print(text)
-
-
-def render_event(console: Console, event: RunEvent, *, verbose: bool, streamed: bool) -> None:
-    """The trace line(s) for one run event; thoughts are skipped when already streamed."""
-    if not verbose:
-        return
-    if event.kind == "action" and event.action is not None:
-        thought = thought_of(event.action.log)
-        if thought and not streamed:
-            _line(console, "Thought", thought, STYLES["thought"])
-        text = Text("Action: ", style="bold")
-        text.append(event.action.tool, style=f"bold {tool_style(event.action.tool)}")
-        text.append("  input: ", style="bold")
-        text.append(_input_text(event.action.tool_input), style=tool_style(event.action.tool))
-        console.print(text)
-    elif event.kind == "observation" and event.step is not None:
-        _line(console, "Observation", event.step.observation, STYLES["observation"])
-    elif event.kind == "parse_error" and event.step is not None:
-        _line(console, "Could not parse the reply; told the model", event.step.observation,
-              STYLES["notice"])
-    elif event.kind == "limit":
-        console.print(Text(f"Stopped: {event.output.replace('_', ' ')} reached",
-                           style=STYLES["notice"]))
-
-
 def render_answer(console: Console, answer: str) -> None:
     """The final answer, set apart from the trace."""
-    console.print(Text("Answer:", style=f"bold {STYLES['answer']}"))
+    console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
     print_answer(console, answer)
 
 

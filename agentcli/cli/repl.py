@@ -17,7 +17,8 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 
-from agentcli.cli.live import TokenPrinter, note, render_answer, render_event, warn
+from agentcli.cli.live import TokenPrinter, note, render_answer, warn
+from agentcli.cli.render import TraceRenderer
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
 from agentcli.models.base import BaseChatModel
@@ -84,6 +85,9 @@ class ChatRepl:
         self.executor: Any = None
         self.uses_memory = False
         self.printer = TokenPrinter(self.console)
+        self.trace = TraceRenderer(self.console, answer="none",
+                                   streamed=lambda: self.printer.streamed,
+                                   visible=lambda: self.settings.verbose)
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.session = session
         self.memory: Memory = make_memory("buffer")
@@ -117,7 +121,8 @@ class ChatRepl:
             if hasattr(self.memory, "llm"):  # summary memory writes with the current model
                 self.memory.llm = llm
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
-                                       approver=self.approver, callbacks=[self.printer])
+                                       approver=self.approver,
+                                       callbacks=[self.printer, self.trace])
         self.uses_memory = bool(cls.uses_memory) and self.settings.memory != "none"
         if self.settings.memory != "none" and not cls.uses_memory:
             warn(self.console, f"agent type {self.agent_name} cannot use memory: the model will "
@@ -155,9 +160,6 @@ class ChatRepl:
         async for event in self.executor.astream(inputs):
             if event.kind == "end":
                 result = event.result
-            else:
-                render_event(self.console, event, verbose=self.settings.verbose,
-                             streamed=self.printer.streamed)
         assert result is not None
         return result
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
@@ -79,10 +80,11 @@ def execute(
     record: Path | None = None,
     stats: bool = False,
     trace: Path | None = None,
+    extra: RunInputs | None = None,
 ) -> int:
     """Run one question and print the outcome; returns the exit code."""
     from agentcli.agents import agent_class
-    from agentcli.cli.render import VerboseHandler, print_answer
+    from agentcli.cli.render import TraceRenderer, print_answer
     from agentcli.runtime import build_executor
     from agentcli.tools.resolve import check_names
 
@@ -95,7 +97,7 @@ def execute(
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
-    printer = (VerboseHandler(err, show_answer=not inline, events=True)
+    printer = (TraceRenderer(err, answer="label" if inline else "full")
                if settings.verbose else None)
     from agentcli.cli.observe import Observers
 
@@ -104,13 +106,15 @@ def execute(
     try:
         from agentcli.cli.approve import build_approver, human_input
 
+        extra = extra or RunInputs()
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),
                                   callbacks=[*([printer] if printer else []), *observers.handlers],
-                                  tool_extras={"human_input": human_input()})
-        for event in executor.stream(question):  # the trace is rendered from the events
-            if printer is not None:
-                printer.render(event)
-            result = event.result or result
+                                  tool_extras={"human_input": human_input()},
+                                  response_schema=extra.schema)
+        inputs = {"input": question, **extra.values(executor.schema)}
+        for event in executor.stream(inputs):  # the renderer subscribes to the events
+            if event.kind == "end":
+                result = event.result
     finally:
         llm.close()
         observers.close(err)
@@ -119,6 +123,10 @@ def execute(
     if json_out:
         payload = result.to_dict() | {"model": llm.name}
         out.print_json(json.dumps(payload, ensure_ascii=False))
+    elif extra.schema is not None and "structured_response" in result.state:
+        answer = result.to_dict()["state"]["structured_response"]
+        out.print(json.dumps(answer, ensure_ascii=False), markup=False, highlight=False,
+                  soft_wrap=True)
     else:
         if result.stop_reason in LIMIT_REASONS:
             err.print(Text(f"Stopped by {result.stop_reason.replace('_', ' ')}.", style="yellow"))

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,9 +136,8 @@ def load_server_tools(server: str, conf: Any, only: set[str] | None) -> list[Too
     reason = f"MCP server {server!r} is marked dangerous in your config" if dangerous else ""
     tools = []
     for info in infos:
-        t = client._make_tool(conn, info)
-        t.dangerous, t.danger_reason, t.source = dangerous, reason, "MCP"
-        tools.append(t)
+        tools.append(replace(client._make_tool(conn, info), dangerous=dangerous,
+                             danger_reason=reason, source="MCP"))
     write_cache(server, conf, [info_of(server, t) for t in tools])
     return [t for t in tools if only is None or _short(server, t.name) in only]
 

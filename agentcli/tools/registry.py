@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentcli.errors import ToolLoadError
@@ -106,11 +106,11 @@ def build_spec(
     for t in built if isinstance(built, list) else [built]:
         if t.dangerous and not permitted:  # dangerous because of a setting or by its author
             raise refuse_dangerous(name, t.danger_reason, group)
-        t.dangerous = t.dangerous or spec.dangerous
-        t.danger_reason = t.danger_reason or spec.danger_reason
-        t.needs = spec.needs
-        t.source = spec.source
-        tools.append(t)
+        tools.append(replace(
+            t, dangerous=t.dangerous or spec.dangerous,
+            danger_reason=t.danger_reason or spec.danger_reason,
+            needs=spec.needs, source=spec.source,
+        ))
     return tools
 
 

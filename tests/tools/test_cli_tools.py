@@ -106,7 +106,9 @@ def test_two_tool_run_wikipedia_and_llm_math(wiki_server: LocalServer) -> None:
         return AgentFinish({"output": steps[1].observation}, "")
 
     agent = PlannedAgent.build(plan, tools)
-    result = AgentExecutor(agent, tools, return_intermediate_steps=True).invoke(
+    from agentcli.testing.scripted import silent_model
+
+    result = AgentExecutor(agent, tools, llm=silent_model(), return_intermediate_steps=True).invoke(
         "How tall would two Eiffel Towers be?")
     assert result.output == "Answer: 660"
     assert [s.action.tool for s in result.steps] == ["wikipedia", "Calculator"]
