@@ -1,10 +1,13 @@
 """Many questions on the async executor: bounded concurrency, resumable JSONL output, evals.
 
 Input lines are ``{"id"?, "input" | "question", <expect field>?}`` (the id defaults to the
-line number). Each finished item appends one flushed line to OUT: a result
-``{"id", "answer", "stop_reason", "steps", "usage", "latency", "correct"?}`` or a structured
-error ``{"id", "error": {"type", "message"}, "latency"}``. Ids already in OUT are skipped,
-so an interrupted batch resumes where it stopped and loses nothing it finished.
+line number); the input may be ``-`` (stdin). Each finished item appends one flushed line to
+OUT (secrets redacted): a result ``{"id", "answer", "stop_reason", "steps", "usage", "latency",
+"correct"?}`` (``answer`` is null when a limit stopped the item without one) or a structured
+error ``{"id", "error": {"type", "kind", "message"}, "latency"}`` where ``kind`` is
+``provider``, ``input``, ``config`` or ``internal``. On resume, ids whose last line in OUT is
+a result are skipped; ids whose last line is a provider error run again unless
+``retry_errors=False``. So an interrupted batch loses nothing it finished.
 """
 
 from __future__ import annotations
@@ -22,8 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from agentcli import exit_codes
 from agentcli.callbacks.metrics import percentile
-from agentcli.errors import ConfigError
+from agentcli.errors import AgentCliError, ConfigError, ProviderError
+from agentcli.outcome import real_answer
+from agentcli.redact import redact_data
+from agentcli.schema import LIMIT_REASONS
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+")
 
@@ -92,21 +99,42 @@ class BatchSummary:
         }
 
 
-def read_items(path: str | Path, *, expect: str | None = None) -> list[BatchItem]:
-    """Read the input JSONL; unreadable lines become items with a ``problem``."""
+def _input_bytes(path: str | Path) -> bytes:
+    """The raw input: a file, or stdin for ``-``."""
+    if str(path) == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise ConfigError("the batch input is '-' but nothing is piped in; pipe JSONL "
+                              "lines or give a file")
+        return sys.stdin.buffer.read()
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        return Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ConfigError(f"batch input {path} is a directory; give a JSONL file") from None
     except OSError as err:
         raise ConfigError(f"cannot read batch input {path}: {err.strerror}") from None
+
+
+def read_items(path: str | Path, *, expect: str | None = None) -> list[BatchItem]:
+    """Read the input JSONL (``-`` for stdin); unreadable lines become items with a ``problem``."""
     items: list[BatchItem] = []
     seen: set[str] = set()
-    for number, raw in enumerate(lines, 1):
+    for number, raw_bytes in enumerate(_input_bytes(path).splitlines(), 1):
+        try:
+            raw = raw_bytes.decode("utf-8")
+        except UnicodeDecodeError as err:
+            items.append(BatchItem(str(number), "", problem=f"line {number} is not UTF-8 text "
+                                   f"(byte {err.start + 1})"))
+            continue
         if not raw.strip():
             continue
         try:
             data = json.loads(raw)
         except ValueError as err:
             items.append(BatchItem(str(number), "", problem=f"line {number} is not JSON: {err}"))
+            continue
+        except RecursionError:
+            items.append(BatchItem(str(number), "", problem=f"line {number} is JSON nested too "
+                                   "deeply to read"))
             continue
         if not isinstance(data, dict):
             data = {"input": data} if isinstance(data, str) else {}
@@ -124,20 +152,68 @@ def read_items(path: str | Path, *, expect: str | None = None) -> list[BatchItem
     return items
 
 
-def finished_ids(out: str | Path) -> set[str]:
-    """Ids that already have a complete line in OUT (a torn last line does not count)."""
+_PROVIDER_TYPES = ("ProviderError", "ModelOutputError", "ReplayMissError")
+
+
+def check_out_path(out: str | Path) -> None:
+    """OUT must be a file we can append to: fail early and clearly otherwise."""
     path = Path(out)
-    if not path.exists():
-        return set()
-    ids: set[str] = set()
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    if path.is_dir():
+        raise ConfigError(f"--out {path} is a directory; give a .jsonl file name")
+    if not path.parent.is_dir():
+        raise ConfigError(f"--out {path}: the folder {path.parent} does not exist")
+
+
+def last_lines(out: str | Path) -> dict[str, dict[str, Any]]:
+    """The last complete line in OUT for each id (a torn or unreadable line does not count)."""
+    path = Path(out)
+    if not path.is_file():
+        return {}
+    lines: dict[str, dict[str, Any]] = {}
+    for raw in path.read_bytes().decode("utf-8", "replace").splitlines():
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(data, dict) and "id" in data:
-            ids.add(str(data["id"]))
-    return ids
+            lines[str(data["id"])] = data
+    return lines
+
+
+def line_kind(line: dict[str, Any]) -> str:
+    """How an OUT line ended: ``answered``, ``limit``, or its error kind (``provider``, ...)."""
+    error = line.get("error")
+    if isinstance(error, dict):
+        kind = error.get("kind")
+        if not kind:  # lines written before errors had a kind
+            kind = "provider" if error.get("type") in _PROVIDER_TYPES else "internal"
+        return str(kind)
+    return "limit" if line.get("stop_reason") in LIMIT_REASONS else "answered"
+
+
+def finished_ids(out: str | Path, *, retry_errors: bool = False) -> set[str]:
+    """Ids that need no new run: every id with a line in OUT, except (with ``retry_errors``)
+    those whose last line is a provider error."""
+    return {k for k, line in last_lines(out).items()
+            if not (retry_errors and line_kind(line) == "provider")}
+
+
+def exit_code_for(kinds: Iterable[str]) -> int:
+    """4 if any item hit a provider error, else 3 if any hit a limit, else 2 for bad input
+    lines, 1 for other failures, 0 when every item was answered."""
+    found = set(kinds)
+    for kind, code in (("provider", exit_codes.PROVIDER), ("limit", exit_codes.LIMIT),
+                       ("input", exit_codes.USAGE), ("config", exit_codes.USAGE),
+                       ("internal", exit_codes.INTERNAL)):
+        if kind in found:
+            return code
+    return exit_codes.OK
+
+
+def outcome_counts(out: str | Path, ids: Iterable[str]) -> Counter[str]:
+    """How each of ``ids`` stands in OUT now (answered, limit, provider, input, ...)."""
+    lines = last_lines(out)
+    return Counter(line_kind(lines[i]) if i in lines else "missing" for i in ids)
 
 
 def normalise(text: str) -> str:
@@ -166,9 +242,10 @@ def is_correct(answer: str, expected: Any, *, rel_tol: float = 1e-6) -> bool:
 
 
 def _result_line(item: BatchItem, result: Any, latency: float) -> dict[str, Any]:
+    answer = real_answer(result)
     line: dict[str, Any] = {
         "id": item.id,
-        "answer": result.output,
+        "answer": answer,
         "stop_reason": result.stop_reason,
         "steps": len(result.steps),
         "usage": {"prompt_tokens": result.usage.prompt_tokens,
@@ -178,12 +255,20 @@ def _result_line(item: BatchItem, result: Any, latency: float) -> dict[str, Any]
     }
     if item.expect is not None:
         line["expect"] = item.expect
-        line["correct"] = is_correct(result.output, item.expect)
+        line["correct"] = answer is not None and is_correct(answer, item.expect)
     return line
 
 
-def _error_line(item: BatchItem, kind: str, message: str, latency: float) -> dict[str, Any]:
-    line: dict[str, Any] = {"id": item.id, "error": {"type": kind, "message": message},
+def _error_kind(err: BaseException) -> str:
+    if isinstance(err, ProviderError):
+        return "provider"
+    return "config" if isinstance(err, ConfigError) else "internal"
+
+
+def _error_line(item: BatchItem, error_type: str, kind: str, message: str,
+                latency: float) -> dict[str, Any]:
+    line: dict[str, Any] = {"id": item.id,
+                            "error": {"type": error_type, "kind": kind, "message": message},
                             "latency": round(latency, 4)}
     if item.expect is not None:
         line["expect"] = item.expect
@@ -211,10 +296,13 @@ async def run_batch(
     concurrency: int = 8,
     callbacks: Iterable[Any] = (),
     on_line: Callable[[dict[str, Any]], None] | None = None,
+    retry_errors: bool = True,
 ) -> BatchSummary:
-    """Run every item not yet in OUT with at most ``concurrency`` at once; append each line."""
+    """Run every item not yet done in OUT with at most ``concurrency`` at once; append each
+    line. With ``retry_errors``, items whose last line is a provider error run again."""
     items = list(items)
-    done = finished_ids(out)
+    check_out_path(out)
+    done = finished_ids(out, retry_errors=retry_errors)
     todo = [i for i in items if i.id not in done]
     summary = BatchSummary(total=len(items), skipped=len(items) - len(todo))
     handlers = list(callbacks)
@@ -240,13 +328,16 @@ async def run_batch(
                 item = queue.get_nowait()
                 t0 = time.perf_counter()
                 if item.problem:
-                    emit(_error_line(item, "InputError", item.problem, 0.0))
+                    emit(_error_line(item, "InputError", "input", item.problem, 0.0))
                     continue
                 try:
                     result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
                 except Exception as err:  # one failing item is one error line, never a crash
                     message = str(err) or type(err).__name__
-                    emit(_error_line(item, type(err).__name__, message, time.perf_counter() - t0))
+                    if not isinstance(err, AgentCliError):
+                        message = f"internal error: {type(err).__name__}: {message}"
+                    emit(_error_line(item, type(err).__name__, _error_kind(err), message,
+                                     time.perf_counter() - t0))
                 else:
                     emit(_result_line(item, result, time.perf_counter() - t0))
 
@@ -258,5 +349,5 @@ async def run_batch(
 
 
 def _append(fh: IO[str], line: dict[str, Any]) -> None:
-    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    fh.write(json.dumps(redact_data(line), ensure_ascii=False) + "\n")
     fh.flush()

@@ -17,7 +17,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.redact import redact_data
 from agentcli.schema import ChatResult, Message, ToolCall, Usage
 
 
@@ -46,6 +48,27 @@ def cache_key(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def _open(path: Path) -> sqlite3.Connection:
+    """The cache database, created if missing; a directory or a corrupt file is a ConfigError."""
+    db: sqlite3.Connection | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise ConfigError(f"the response cache {path} is a directory; point AGENT_CACHE_PATH "
+                              "(cache_path) at a file, or pass --no-cache")
+        db = sqlite3.connect(str(path), check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
+                   "result TEXT, created REAL)")
+        db.commit()
+        return db
+    except (OSError, sqlite3.Error) as err:
+        if db is not None:
+            db.close()
+        raise ConfigError(f"cannot use the response cache {path}: {err}; delete the file or "
+                          "pass --no-cache") from None
+
+
 class CachedChatModel(BaseChatModel):
     """Answers repeated requests from SQLite; misses go to ``inner`` and are stored."""
 
@@ -55,16 +78,8 @@ class CachedChatModel(BaseChatModel):
         self.supports_tools = inner.supports_tools
         self.params = dict(params or {})  # e.g. temperature: part of the key
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
-                "result TEXT, created REAL)"
-            )
-            self._db.commit()
+        self._db = _open(self.path)
         self.hits = 0
         self.misses = 0
 
@@ -94,7 +109,8 @@ class CachedChatModel(BaseChatModel):
 
     def _put(self, key: str, result: ChatResult) -> None:
         self.misses += 1
-        blob = json.dumps(asdict(replace(result, usage=Usage())), ensure_ascii=False)
+        # What is kept on disk is redacted; the caller still gets the reply as the model sent it.
+        blob = json.dumps(redact_data(asdict(replace(result, usage=Usage()))), ensure_ascii=False)
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO responses (key, model, result, created) "
                              "VALUES (?, ?, ?, ?)", (key, self.name, blob, time.time()))

@@ -302,6 +302,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
         ) from None
     except OSError as err:
         raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {err.start + 1}); "
+                          "save it as UTF-8") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:

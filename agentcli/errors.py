@@ -17,17 +17,19 @@ Exceptions never print themselves.
 
 from __future__ import annotations
 
+from agentcli import exit_codes
+
 
 class AgentCliError(Exception):
     """Base class of every error agentcli raises on purpose."""
 
-    exit_code: int = 1
+    exit_code: int = exit_codes.INTERNAL
 
 
 class ConfigError(AgentCliError):
     """Bad configuration, flag or environment value; the message says how to fix it."""
 
-    exit_code = 2
+    exit_code = exit_codes.USAGE
 
 
 class ToolLoadError(ConfigError):
@@ -37,7 +39,7 @@ class ToolLoadError(ConfigError):
 class ProviderError(AgentCliError):
     """The model provider failed: HTTP status, connection error or timeout."""
 
-    exit_code = 4
+    exit_code = exit_codes.PROVIDER
 
     def __init__(self, message: str, *, provider: str = "", status: int | None = None) -> None:
         super().__init__(message)

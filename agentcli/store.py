@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.redact import redact, redact_data
 from agentcli.schema import RunResult
 
 _SCHEMA = """
@@ -63,7 +64,12 @@ class SessionInfo:
 
 
 def _steps_text(result: RunResult) -> str:
-    return json.dumps(result.to_dict()["steps"], ensure_ascii=False)
+    return json.dumps(redact_data(result.to_dict()["steps"]), ensure_ascii=False)
+
+
+def _json(data: Any) -> str:
+    """Stored JSON, secrets redacted (see :mod:`agentcli.redact`)."""
+    return json.dumps(redact_data(data))
 
 
 class Store:
@@ -101,17 +107,18 @@ class Store:
     def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
                     model: str | None, agent: str | None, session: str | None) -> int:
         steps = _steps_text(result)
+        question, answer = redact(question), redact(result.output)
         cur = db.execute(
             "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
             "stop_reason, prompt_tokens, completion_tokens, elapsed) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (time.time() - result.elapsed, session, question, result.output, steps, model, agent,
+            (time.time() - result.elapsed, session, question, answer, steps, model, agent,
              result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
              result.elapsed),
         )
         run_id = int(cur.lastrowid or 0)
         db.execute("INSERT INTO runs_fts (rowid, question, answer, steps) VALUES (?,?,?,?)",
-                   (run_id, question, result.output, steps))
+                   (run_id, question, answer, steps))
         return run_id
 
     def log_run(self, question: str, result: RunResult, *, model: str | None = None,
@@ -168,16 +175,17 @@ class Store:
         with self._tx() as db:
             run_id = self._insert_run(db, question, result, model, agent, session)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
-                       "VALUES (?,?,?,?,?)", (session, run_id, question, result.output, now))
+                       "VALUES (?,?,?,?,?)",
+                       (session, run_id, redact(question), redact(result.output), now))
             db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ? "
-                       "WHERE name = ?", (now, model, agent, json.dumps(memory_state), session))
+                       "WHERE name = ?", (now, model, agent, _json(memory_state), session))
         return run_id
 
     def save_memory(self, session: str, memory_state: dict[str, Any]) -> None:
         """Replace the stored memory state (after /clear or /retry)."""
         with self._tx() as db:
             db.execute("UPDATE sessions SET memory_state = ?, updated = ? WHERE name = ?",
-                       (json.dumps(memory_state), time.time(), session))
+                       (_json(memory_state), time.time(), session))
 
     def drop_last_turn(self, session: str, memory_state: dict[str, Any]) -> None:
         """Remove a session's last turn (for /retry) and store the memory as it was before."""
@@ -185,7 +193,7 @@ class Store:
             db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
                        (session,))
             db.execute("UPDATE sessions SET memory_state = ? WHERE name = ?",
-                       (json.dumps(memory_state), session))
+                       (_json(memory_state), session))
 
     def turns(self, session: str) -> list[dict[str, Any]]:
         """A session's turns, oldest first, with their run's steps."""

@@ -40,3 +40,10 @@ def safe_json(text: str) -> str:
     """JSON text (``ensure_ascii=False``) with the characters a terminal obeys written as
     ``\\uXXXX`` escapes: the same data for a parser, nothing for a terminal to act on."""
     return text.translate(_JSON_TABLE)
+
+
+def display(text: str) -> str:
+    """Outside text ready to draw: secrets redacted, controls shown (the trace, answers)."""
+    from agentcli.redact import redact
+
+    return safe_text(redact(text))

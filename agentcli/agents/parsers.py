@@ -172,7 +172,7 @@ def _clean_blob(text: str) -> AgentAction | None:
         return None
     try:
         data = json.loads(match.group(1))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         return None
     if not isinstance(data, dict) or set(data) != {"action", "action_input"}:
         return None

@@ -1,8 +1,7 @@
 """The JSONL trace writer: one line per callback event, secrets redacted, flushed per line.
 
-Each line: ``{"ts", "event", "run_id", "parent_run_id", ...payload}``. Redaction removes the
-value of every environment variable whose name ends in ``_API_KEY``, ``_TOKEN`` or
-``_SECRET``, and anything shaped like ``sk-...`` or ``Bearer ...``.
+Each line: ``{"ts", "event", "run_id", "parent_run_id", ...payload}``. Redaction is
+:func:`agentcli.redact.redact` (known secret values and key-shaped strings).
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Mapping
@@ -18,23 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
-
-_SECRET_NAMES = ("_API_KEY", "_TOKEN", "_SECRET")
-_PATTERNS = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}|(?i:bearer)\s+[A-Za-z0-9_\-.=:/+]{6,}")
-REDACTED = "***"
-
-
-def secret_values(env: Mapping[str, str]) -> list[str]:
-    """Values of secret-looking environment variables, longest first."""
-    values = {v for k, v in env.items() if k.upper().endswith(_SECRET_NAMES) and len(v) >= 4}
-    return sorted(values, key=len, reverse=True)
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """Replace known secret values and key-shaped strings with ``***``."""
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return _PATTERNS.sub(lambda m: "Bearer ***" if m[0][:1] in "Bb" else REDACTED, text)
+from agentcli.redact import redact
 
 
 def _plain(value: Any) -> Any:
@@ -73,7 +55,7 @@ class TraceHandler(BaseCallbackHandler):
         else:
             self._fh = path
             self._owned = False
-        self._secrets = secret_values(os.environ if env is None else env)
+        self._env = dict(os.environ if env is None else env)
         self._lock = threading.Lock()
 
     def write(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
@@ -89,7 +71,7 @@ class TraceHandler(BaseCallbackHandler):
         elif args:
             record[_ARG_NAMES.get(event, "args")] = _plain(args[0])
         record.update({k: _plain(v) for k, v in kw.items()})
-        line = redact(json.dumps(record, ensure_ascii=False, default=repr), self._secrets)
+        line = redact(json.dumps(record, ensure_ascii=False, default=repr), self._env)
         with self._lock:
             self._fh.write(line + "\n")
             self._fh.flush()

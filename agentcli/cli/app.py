@@ -11,18 +11,12 @@ from typing import Any, NoReturn
 
 import typer
 
-from agentcli import __version__
-from agentcli.errors import AgentCliError, ConfigError
-
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_LIMIT, EXIT_PROVIDER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
-EXIT_CODES_HELP = (
-    "Exit codes: 0 answered; 1 internal error; 2 usage or config error; "
-    "3 stopped by a limit (iterations, time, budget); 4 model/provider error; 130 interrupted."
-)
+from agentcli import __version__, exit_codes
+from agentcli.errors import AgentCliError, ConfigError, ProviderError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
-    + EXIT_CODES_HELP,
+    + exit_codes.HELP,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -37,6 +31,7 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(agents_app, name="agents")
 
 _state: dict[str, bool] = {"debug": False}
+_MAX_ERROR = 2000  # characters of an error line
 
 
 def _stderr() -> Any:
@@ -46,11 +41,37 @@ def _stderr() -> Any:
 
 
 def fail(message: str, code: int) -> NoReturn:
-    """Print one red line to stderr and exit with ``code``."""
+    """Print one red line to stderr (secrets redacted, controls shown, never hard-wrapped)
+    and exit with ``code``."""
     from rich.text import Text
 
-    _stderr().print(Text("error: ", style="bold red") + Text(message))
+    from agentcli.redact import redact
+    from agentcli.textsafe import safe_line
+
+    message = safe_line(redact(message))
+    if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
+        message = f"{message[:_MAX_ERROR]}... [{len(message) - _MAX_ERROR:,} more characters]"
+    line = Text("error: ", style="bold red") + Text(message)
+    _stderr().print(line, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _print_traceback() -> None:
+    """The current traceback for --debug, redacted like every other printed text."""
+    import traceback
+
+    from agentcli.redact import redact
+    from agentcli.textsafe import safe_text
+
+    sys.stderr.write(safe_text(redact(traceback.format_exc())))
+    sys.stderr.flush()
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
+    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise typer.Exit(exit_codes.OK)
 
 
 @contextmanager
@@ -60,22 +81,22 @@ def errors_to_exit() -> Iterator[None]:
         yield
     except typer.Exit:
         raise
+    except BrokenPipeError:
+        _quiet_broken_pipe()
     except AgentCliError as err:
         if _state["debug"]:
-            raise
-        from agentcli.errors import ProviderError
-
-        code = EXIT_PROVIDER if isinstance(err, ProviderError) else (
-            EXIT_USAGE if isinstance(err, ConfigError) else err.exit_code
+            _print_traceback()
+        code = exit_codes.PROVIDER if isinstance(err, ProviderError) else (
+            exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
         )
         fail(str(err), code)
     except KeyboardInterrupt:
-        fail("interrupted", EXIT_INTERRUPTED)
+        fail("interrupted", exit_codes.INTERRUPTED)
     except Exception as err:
         if _state["debug"]:
-            raise
+            _print_traceback()
         fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
-             "traceback and please report it)", EXIT_INTERNAL)
+             "traceback and please report it)", exit_codes.INTERNAL)
 
 
 def _version(value: bool) -> None:
@@ -93,13 +114,38 @@ def main_options(
 ) -> None:
     """Global options."""
     _state["debug"] = debug
+    if not debug:
+        # Libraries (the MCP SDK, httpx) log tracebacks about a misbehaving server straight to
+        # stderr; our own error line says what went wrong. --debug shows them.
+        import logging
+
+        logging.getLogger().addHandler(logging.NullHandler())
 
 
 def _env() -> dict[str, str]:
-    from dotenv import find_dotenv, load_dotenv
+    from dotenv import dotenv_values, find_dotenv, load_dotenv
 
-    load_dotenv(find_dotenv(usecwd=True), override=False)
+    from agentcli.redact import remember_env
+
+    found = find_dotenv(usecwd=True)
+    load_dotenv(found, override=False)
+    if found:  # a .env key shadowed by the environment is still a secret to redact
+        remember_env(dotenv_values(found))
     return dict(os.environ)
+
+
+def _stdin_text() -> str:
+    """Piped stdin as text: invalid UTF-8 or binary data is a usage error, not a crash."""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if isinstance(data, str):
+        return data
+    if b"\0" in data:
+        raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"stdin is not UTF-8 text (byte {err.start + 1}); convert it, e.g. "
+                          "with iconv -t utf-8") from None
 
 
 def _read_question(question: str) -> str:
@@ -107,7 +153,7 @@ def _read_question(question: str) -> str:
         if sys.stdin is None or sys.stdin.isatty():
             raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
                               "pass it as an argument")
-        question = sys.stdin.read()
+        question = _stdin_text()
     if not question.strip():
         raise ConfigError("the question is empty; pass one, e.g. agent run \"What is 2+2?\"")
     return question.strip()
@@ -191,7 +237,7 @@ def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) 
 @app.command()
 def batch(
     input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
-                                      help='Lines of {"id", "input"|"question", ...}.'),
+                                      help='JSONL lines {"id", "input", ...}; - for stdin.'),
     out: Path = typer.Option(..., "--out", "-o", help="Append one JSON line per item here."),
     concurrency: int = typer.Option(8, "--concurrency", "-j", help="Questions at once."),
     expect: str | None = typer.Option(None, "--expect", help="Grade answers against FIELD."),
@@ -211,8 +257,14 @@ def batch(
         None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
     ),
     tools_module: str | None = _MODULE_OPT,
+    retry_errors: bool = typer.Option(
+        True, "--retry-errors/--no-retry-errors",
+        help="On resume, run again the items whose last line in OUT is a provider error."),
 ) -> None:
-    """Run many questions concurrently; resumable; with --expect, an eval report."""
+    """Run many questions concurrently; resumable; with --expect, an eval report.
+
+    Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
+    2 (bad input lines) or 1."""
     with errors_to_exit():
         from agentcli.cli.batch_cmd import run_batch_command
         from agentcli.config import load_settings
@@ -225,7 +277,7 @@ def batch(
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
-            stats=stats, trace=trace, yes=yes,
+            stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
         ))
 
 
@@ -348,7 +400,24 @@ app.add_typer(sessions_app, name="sessions")
 app.command("logs")(logs)
 
 
+def _global_flags_first(argv: list[str]) -> list[str]:
+    """Move ``--debug`` in front of the subcommand: error hints say "rerun with --debug",
+    and users add it at the end (``agent run "q" --debug``)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if "--debug" not in argv[1:end]:
+        return argv
+    rest = [a for a in argv[1:end] if a != "--debug"]
+    return [argv[0], "--debug", *rest, *argv[end:]]
+
+
 def main() -> None:
     """Console-script entry point."""
-    app()
+    sys.argv = _global_flags_first(sys.argv)
+    try:
+        app()
+    finally:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader left before the last buffered bytes went out
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from agentcli.approval import ApprovalPolicy, Decision
 from agentcli.config import Settings
+from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool, ToolInput
 
 CHOICES = "[y]es / [n]o / [a]lways this session / [e]dit / [r]eject with a reason"
@@ -34,7 +35,8 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
 
     def ask(tool: Tool, tool_input: ToolInput, description: str) -> Decision:
         why = f" ({tool.danger_reason})" if tool.danger_reason else ""
-        console.print(Panel(Text(description), title=f"{tool.name} wants to run{why}",
+        # Escapes are shown, not obeyed: the person sees every byte that will run.
+        console.print(Panel(Text(safe_text(description)), title=f"{tool.name} wants to run{why}",
                             border_style="yellow"))
         while True:
             answer = read(f"Allow? {CHOICES}: ").strip().lower()[:1]
@@ -75,7 +77,8 @@ def human_input(console: Console | None = None) -> Callable[[str], str] | None:
     console = console or Console(stderr=True)
 
     def ask(question: str) -> str:
-        console.print(Panel(Text(question), title="The agent asks you", border_style="cyan"))
+        console.print(Panel(Text(safe_text(question)), title="The agent asks you",
+                            border_style="cyan"))
         return _read("Your answer: ")
 
     return ask

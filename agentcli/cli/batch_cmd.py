@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from agentcli.config import Settings
 
@@ -24,9 +26,11 @@ def run_batch_command(
     stats: bool,
     trace: Path | None,
     yes: bool,
+    retry_errors: bool = True,
 ) -> int:
-    """Run the batch and print its summary; returns the exit code."""
-    from agentcli.batch import read_items, run_batch
+    """Run the batch and print its summary; returns the exit code (non-zero when any item
+    in OUT is not answered: 4 provider error, 3 limit, 2 bad input line, 1 other)."""
+    from agentcli.batch import check_out_path, exit_code_for, outcome_counts, read_items, run_batch
     from agentcli.cli.approve import build_approver
     from agentcli.cli.observe import Observers
     from agentcli.errors import ConfigError
@@ -37,6 +41,7 @@ def run_batch_command(
                           "in the config")
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    check_out_path(out)
     items = read_items(input_path, expect=expect)
     err = Console(stderr=True)
     llm = build_model(settings, env)
@@ -59,14 +64,30 @@ def run_batch_command(
             progress.update(task, completed=0)
             summary = asyncio.run(run_batch(
                 executor, items, out, concurrency=concurrency, callbacks=observers.handlers,
-                on_line=advance,
+                on_line=advance, retry_errors=retry_errors,
             ))
             progress.update(task, completed=len(items))
     finally:
         llm.close()
         observers.close(err)
     print_summary(Console(), summary.to_dict(), out)
-    return 0
+    counts = outcome_counts(out, dict.fromkeys(i.id for i in items))
+    code = exit_code_for(counts)
+    err.print(Text(counts_line(counts, code), style="green" if code == 0 else "yellow"),
+              soft_wrap=True)
+    return code
+
+
+_LABELS = {"answered": "answered", "limit": "stopped by a limit", "provider": "provider error",
+           "input": "bad input line", "config": "config error", "internal": "internal error",
+           "missing": "not run"}
+
+
+def counts_line(counts: Counter[str], code: int) -> str:
+    """One line of how every item in OUT stands, and the exit code it gives."""
+    parts = [f"{n} {_LABELS.get(kind, kind)}" for kind, n in sorted(
+        counts.items(), key=lambda kv: list(_LABELS).index(kv[0]) if kv[0] in _LABELS else 99)]
+    return f"batch: {', '.join(parts) or 'no items'} (exit {code})"
 
 
 def print_summary(console: Console, s: dict[str, Any], out: Path) -> None:

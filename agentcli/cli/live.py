@@ -10,7 +10,7 @@ from rich.text import Text
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.cli.render import _ACTION_START, STYLES, print_answer
 from agentcli.schema import ChatResult
-from agentcli.textsafe import safe_text
+from agentcli.textsafe import display, safe_text
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -40,7 +40,7 @@ class TokenPrinter(BaseCallbackHandler):
         if not self.streamed:
             chunk = chunk.lstrip()
         if chunk:
-            self.console.print(Text(safe_text(chunk), style=TOKEN_STYLE), end="", soft_wrap=True)
+            self.console.print(Text(display(chunk), style=TOKEN_STYLE), end="", soft_wrap=True)
             self.console.file.flush()
             self.streamed = True
         self._shown = max(self._shown, upto)
@@ -81,9 +81,9 @@ def render_answer(console: Console, answer: str) -> None:
 
 def warn(console: Console, message: str) -> None:
     """A loud warning line."""
-    console.print(Text(f"WARNING: {message}", style="bold red"))
+    console.print(Text(f"WARNING: {safe_text(message)}", style="bold red"))
 
 
 def note(console: Console, message: str) -> None:
     """A quiet notice line."""
-    console.print(Text(message, style=STYLES["notice"]))
+    console.print(Text(safe_text(message), style=STYLES["notice"]))

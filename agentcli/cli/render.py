@@ -14,7 +14,7 @@ from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.schema import AgentAction, AgentFinish
-from agentcli.textsafe import safe_text
+from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -45,7 +45,8 @@ def thought_of(log: str) -> str:
 
 
 def _input_text(tool_input: str | dict[str, Any]) -> str:
-    return tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
+    text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
+    return display(text)
 
 
 class TraceRenderer(BaseCallbackHandler):
@@ -73,7 +74,7 @@ class TraceRenderer(BaseCallbackHandler):
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
         text.append(f"{label}: ", style=f"bold {style}" if "bold" not in style else style)
-        text.append(safe_text(body), style=style)
+        text.append(display(body), style=style)
         self.console.print(text)
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
@@ -90,7 +91,7 @@ class TraceRenderer(BaseCallbackHandler):
             self._line("Could not parse the reply; told the model", event.step.observation,
                        STYLES["notice"])
         elif isinstance(event, ev.Notice):
-            self.console.print(Text(safe_text(event.text), style=STYLES["notice"]))
+            self.console.print(Text(display(event.text), style=STYLES["notice"]))
         elif isinstance(event, ev.Limit):
             self.console.print(Text(f"Stopped: {event.reason.replace('_', ' ')} reached",
                                     style=STYLES["notice"]))
@@ -106,13 +107,15 @@ class TraceRenderer(BaseCallbackHandler):
         text = Text("Action: ", style="bold")
         text.append(safe_text(action.tool), style=f"bold {style}")
         text.append("  input: ", style="bold")
-        text.append(safe_text(_input_text(action.tool_input)), style=style)
+        text.append(_input_text(action.tool_input), style=style)
         self.console.print(text)
 
     def print_finish(self, finish: AgentFinish) -> None:
         """The last thought and the final answer (or its label when it is printed below)."""
-        if self.answer == "none":
-            return
+        from agentcli.executor import FORCE_STOP_MESSAGE
+
+        if self.answer == "none" or (finish.output == FORCE_STOP_MESSAGE and not finish.log):
+            return  # a limit's placeholder is not an answer (the stop line says why)
         thought = thought_of(finish.log)
         if thought and thought != finish.output and not self.streamed():
             self._line("Thought", thought, STYLES["thought"])
@@ -123,7 +126,8 @@ class TraceRenderer(BaseCallbackHandler):
 
 
 def print_answer(console: Console, answer: str) -> None:
-    """The answer as Markdown in a terminal, as plain text when piped."""
+    """The answer as Markdown in a terminal, as plain text when piped (controls neutralized)."""
+    answer = display(answer)
     if console.is_terminal:
         console.print(Markdown(answer))
     else:

@@ -22,8 +22,11 @@ from agentcli.cli.render import TraceRenderer
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
 from agentcli.models.base import BaseChatModel
+from agentcli.outcome import real_answer, stop_line
+from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.store import Store
+from agentcli.textsafe import safe_line
 
 ModelFactory = Callable[[Settings], BaseChatModel]
 
@@ -180,7 +183,8 @@ class ChatRepl:
             note(self.console, "Cancelled; back at the prompt.")
             return None
         except Exception as err:
-            self.console.print(f"error: {err}", style="bold red", markup=False, highlight=False)
+            self.console.print(f"error: {safe_line(redact(str(err)))}", style="bold red",
+                               markup=False, highlight=False, soft_wrap=True)
             return None
         model = self.llm.name if self.llm else None
         if result.stop_reason == "interrupted":
@@ -189,8 +193,11 @@ class ChatRepl:
                 self.store.log_run(question, result, model=model, agent=self.agent_name,
                                    session=self.session)
             return result
-        if not (self.printer.answer_streamed and result.stop_reason == "finished"):
-            render_answer(self.console, result.output)
+        answer = real_answer(result)
+        if answer is None:  # a limit stopped the turn: say so, never show a fake answer
+            note(self.console, stop_line(result) or "Stopped.")
+        elif not (self.printer.answer_streamed and result.stop_reason == "finished"):
+            render_answer(self.console, answer)
         self.tokens += result.usage.total_tokens
         self.last = (question, before)
         try:

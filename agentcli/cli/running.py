@@ -13,7 +13,9 @@ from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.outcome import exit_code, real_answer, stop_line
+from agentcli.redact import redact_data
+from agentcli.schema import RunResult
 
 
 def choose_model(
@@ -61,13 +63,6 @@ def log_run(
             store.close()
     except Exception as exc:
         err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
-
-
-def exit_code(result: RunResult) -> int:
-    """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
-    if result.stop_reason == "interrupted":
-        return 130
-    return 3 if result.stop_reason in LIMIT_REASONS else 0
 
 
 def execute(
@@ -120,15 +115,19 @@ def execute(
         observers.close(err)
     assert result is not None  # the stream always ends with an "end" event holding it
     log_run(settings, env, question, result, llm.name, err)
+    answer = real_answer(result)
     if json_out:
-        payload = result.to_dict() | {"model": llm.name}
-        out.print_json(json.dumps(payload, ensure_ascii=False))
+        # A forced stop has no answer: null, with the reason in stop_reason / limit.
+        payload = result.to_dict() | {"answer": answer, "model": llm.name}
+        out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))
     elif extra.schema is not None and "structured_response" in result.state:
-        answer = result.to_dict()["state"]["structured_response"]
-        out.print(json.dumps(answer, ensure_ascii=False), markup=False, highlight=False,
-                  soft_wrap=True)
+        value = result.to_dict()["state"]["structured_response"]
+        out.print(json.dumps(redact_data(value), ensure_ascii=False), markup=False,
+                  highlight=False, soft_wrap=True)
     else:
-        if result.stop_reason in LIMIT_REASONS:
-            err.print(Text(f"Stopped by {result.stop_reason.replace('_', ' ')}.", style="yellow"))
-        print_answer(out, result.output)
+        stopped = stop_line(result)
+        if stopped:
+            err.print(Text(stopped, style="yellow"))
+        if answer is not None:
+            print_answer(out, answer)
     return exit_code(result)

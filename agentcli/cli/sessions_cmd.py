@@ -9,6 +9,8 @@ from typing import Any
 
 import typer
 
+from agentcli.textsafe import safe_json, safe_text
+
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
 _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
@@ -28,6 +30,13 @@ def _console() -> Any:
     from rich.console import Console
 
     return Console()
+
+
+def _cell(text: str) -> Any:
+    """Stored text as a table cell: never Rich markup, controls shown visibly."""
+    from rich.text import Text
+
+    return Text(safe_text(text))
 
 
 def _missing(name: str) -> None:
@@ -56,8 +65,8 @@ def sessions_list(
         for col in ("name", "turns", "updated", "model", "agent"):
             table.add_column(col)
         for r in rows:
-            table.add_row(r["name"], str(r["turns"]), r["updated"], r["model"] or "",
-                          r["agent"] or "")
+            table.add_row(_cell(r["name"]), str(r["turns"]), r["updated"],
+                          _cell(r["model"] or ""), _cell(r["agent"] or ""))
         _console().print(table)
 
 
@@ -74,7 +83,7 @@ def sessions_show(
         store = _store(db)
         if store.session(name) is None:
             _missing(name)
-        typer.echo(session_markdown(name, store.turns(name)))
+        typer.echo(safe_text(session_markdown(name, store.turns(name))))
 
 
 @sessions_app.command("export")
@@ -94,11 +103,11 @@ def sessions_export(
         if info is None:
             _missing(name)
         turns = store.turns(name)
-        text = (json.dumps({"name": name, "memory": info.memory_state, "turns": turns},
-                           ensure_ascii=False, indent=2)
+        text = (safe_json(json.dumps({"name": name, "memory": info.memory_state, "turns": turns},
+                                     ensure_ascii=False, indent=2))
                 if json_out else session_markdown(name, turns))
         if output is None:
-            typer.echo(text)
+            typer.echo(text if json_out else safe_text(text))
         else:
             output.write_text(text + "\n", encoding="utf-8")
 
@@ -130,7 +139,7 @@ def logs(
         runs = _store(db).runs(limit=n, query=query)
         if json_out:
             for r in runs:
-                typer.echo(json.dumps(r, ensure_ascii=False))
+                typer.echo(safe_json(json.dumps(r, ensure_ascii=False)))
             return
         from rich.table import Table
 
@@ -139,6 +148,7 @@ def logs(
             table.add_column(col, overflow="fold")
         for r in runs:
             tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
-            table.add_row(str(r["id"]), _when(r["started"]), r["session"] or "", r["question"],
-                          r["answer"], str(len(r["steps"])), str(tokens), f"{r['elapsed']:.2f}")
+            table.add_row(str(r["id"]), _when(r["started"]), _cell(r["session"] or ""),
+                          _cell(r["question"]), _cell(r["answer"]), str(len(r["steps"])),
+                          str(tokens), f"{r['elapsed']:.2f}")
         _console().print(table)

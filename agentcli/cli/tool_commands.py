@@ -10,8 +10,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentcli import exit_codes
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
+from agentcli.textsafe import display, safe_text
 from agentcli.tools.base import ToolNeeds
 from agentcli.tools.mcp_source import MCPToolInfo
 from agentcli.tools.registry import ToolSpec
@@ -29,19 +31,9 @@ def _prepare(settings: Settings, err: Console) -> Catalog:
     return catalog
 
 
-_CONTROL = dict.fromkeys([*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)], "?")
-_CONTROL.pop(0x0A)
-_CONTROL[0x09] = " "
-
-
-def _plain(text: str) -> str:
-    """Text from plugins, YAML or MCP servers with control characters neutralized."""
-    return text.translate(_CONTROL)
-
-
 def _row(s: ToolSpec) -> dict[str, Any]:
-    return {"name": _plain(s.name), "description": _plain(s.summary), "needs_llm": s.needs.llm,
-            "needs": s.needs.describe(), "dangerous": s.dangerous,
+    return {"name": safe_text(s.name), "description": safe_text(s.summary),
+            "needs_llm": s.needs.llm, "needs": s.needs.describe(), "dangerous": s.dangerous,
             "danger_reason": s.danger_reason, "source": s.source,
             "members": list(s.members)}
 
@@ -67,7 +59,7 @@ def _mcp_infos(
             try:
                 found[s] = fut.result()
             except AgentCliError as error:
-                text = _plain(str(error))
+                text = safe_text(str(error))
                 text = text if repr(s) in text else f"MCP server {s!r}: {text}"
                 err.print(Text(f"warning: {text}", style="yellow"), soft_wrap=True)
                 failed.add(s)
@@ -160,13 +152,13 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if json_out:
         out.print_json(json.dumps(info, default=str))
         return
-    out.print(Text(_plain(spec.name), style="bold"))
-    out.print(_plain(info["description"]), markup=False, highlight=False)
+    out.print(Text(safe_text(spec.name), style="bold"))
+    out.print(safe_text(info["description"]), markup=False, highlight=False)
     out.print(f"source: {spec.source}    needs: {info['needs']}", markup=False, highlight=False)
-    danger = f"yes - {_plain(spec.danger_reason)}" if spec.dangerous else "no"
+    danger = f"yes - {safe_text(spec.danger_reason)}" if spec.dangerous else "no"
     out.print(f"dangerous: {danger}", markup=False, highlight=False)
     if spec.members:
-        out.print(_plain("members: " + ", ".join(spec.members)), markup=False, highlight=False)
+        out.print(safe_text("members: " + ", ".join(spec.members)), markup=False, highlight=False)
     if schema is not None:
         out.print("arguments:")
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
@@ -213,16 +205,17 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     if tool.dangerous:
         verdict = build_approver(settings, yes)(tool, tool_input)
         err.print(Text(f"{'approved' if verdict.allowed else 'denied'} {tool.name}: "
-                       f"{verdict.reason}", style="green" if verdict.allowed else "red"))
+                       f"{safe_text(verdict.reason)}", style="green" if verdict.allowed else "red"),
+                  soft_wrap=True)
         if not verdict.allowed:
-            return 1
+            return exit_codes.TOOL_FAILED
         if verdict.tool_input is not None:
             tool_input = verdict.tool_input
     try:
         observation = tool.run(tool_input)
     except ToolInputError as error:
-        err.print(Text(f"Error: {error}", style="red"))
-        return 1
-    out.print(observation, markup=False, highlight=False)
-    return 0
+        err.print(Text(f"Error: {safe_text(str(error))}", style="red"), soft_wrap=True)
+        return exit_codes.TOOL_FAILED
+    out.print(display(observation), markup=False, highlight=False, soft_wrap=True)
+    return exit_codes.OK
 

@@ -12,7 +12,6 @@ import contextvars
 import email.utils
 import json
 import random
-import re
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
@@ -23,6 +22,7 @@ import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
 # Sleeping goes through these names so tests can patch them and run fast.
@@ -172,6 +172,9 @@ class OpenAICompatModel(BaseChatModel):
         self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
         if self._api_key:
             self._headers["Authorization"] = f"Bearer {self._api_key}"
+        # Keys and custom header values (often tokens) never reach an error, log or trace.
+        remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
+                                    if is_secret_name(k))])
         self._client = client
         self._async_client = async_client
         self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
@@ -389,10 +392,17 @@ class OpenAICompatModel(BaseChatModel):
             raise self._bad_output("no choices (empty 'choices' list)")
         choice = choices[0] if isinstance(choices[0], dict) else {}
         message = choice.get("message") or {}
-        text, cut = cut_at_stop(message.get("content") or "", stop)
-        calls = tuple(
-            _tool_call(raw, i) for i, raw in enumerate(message.get("tool_calls") or ())
-        )
+        if not isinstance(message, dict):
+            raise self._bad_output(f"a 'message' that is a {type(message).__name__}, "
+                                   "not an object")
+        content = _content_text(message.get("content"))
+        if content is None:
+            raise self._bad_output("a 'content' that is neither text nor a list of text parts")
+        raw_calls = message.get("tool_calls") or []
+        if not isinstance(raw_calls, list) or not all(isinstance(c, dict) for c in raw_calls):
+            raise self._bad_output("'tool_calls' that are not a list of objects")
+        text, cut = cut_at_stop(content, stop)
+        calls = tuple(_tool_call(raw, i) for i, raw in enumerate(raw_calls))
         finish = "stop" if cut else choice.get("finish_reason")
         return ChatResult(text, calls, finish, _usage(data.get("usage")),
                           str(data.get("model") or self.model))
@@ -442,9 +452,7 @@ class OpenAICompatModel(BaseChatModel):
 
     def _error(self, message: str, status: int | None, *, output: bool = False) -> ProviderError:
         """The one place provider errors are built; the API key never leaves here."""
-        if self._api_key:
-            message = message.replace(self._api_key, "***")
-        message = re.sub(r"(?i)(bearer\s+)\S+", r"\1***", message)
+        message = redact(message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
 
@@ -509,7 +517,10 @@ class _SSEState:
             raise _Failure(f"{self.model.provider} sent an error in the stream: "
                            f"{_server_message(data)}")
         out: list[ChatChunk] = []
-        for choice in event.get("choices") or ():
+        choices = event.get("choices") or []
+        if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+            raise self.model._bad_output("a stream event whose 'choices' are not objects")
+        for choice in choices:
             self.saw_choice = True
             out.extend(self._choice_chunks(choice))
         if event.get("usage"):
@@ -518,7 +529,11 @@ class _SSEState:
 
     def _choice_chunks(self, choice: dict[str, Any]) -> Iterator[ChatChunk]:
         delta = choice.get("delta") or {}
-        content = delta.get("content")
+        if not isinstance(delta, dict):
+            raise self.model._bad_output(f"a stream 'delta' that is a {type(delta).__name__}")
+        content = _content_text(delta.get("content"))
+        if content is None:
+            raise self.model._bad_output("a stream 'content' that is not text")
         if content and not self.stopper.stopped:
             safe = self.stopper.feed(content)
             if safe:
@@ -529,7 +544,12 @@ class _SSEState:
                 self.finish_reason = "stop"
                 yield ChatChunk(finish_reason="stop")
                 return
-        for raw in delta.get("tool_calls") or ():
+        raw_calls = delta.get("tool_calls") or []
+        if not isinstance(raw_calls, list) or not all(
+                isinstance(c, dict) and isinstance(c.get("function") or {}, dict)
+                for c in raw_calls):
+            raise self.model._bad_output("stream 'tool_calls' that are not a list of objects")
+        for raw in raw_calls:
             fn = raw.get("function") or {}
             args = fn.get("arguments") or ""
             yield ChatChunk(
@@ -563,8 +583,30 @@ def _tap(chunks: Iterator[ChatChunk], on_token: TokenSink) -> Iterator[ChatChunk
         yield chunk
 
 
+def _content_text(content: Any) -> str | None:
+    """Message content as text: a string, or a list of ``{"type": "text", "text"}`` parts
+    (some servers); None when it is anything else."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(p, dict) for p in content):
+        return "".join(str(p.get("text") or "") for p in content)
+    return None
+
+
+def _count(value: Any) -> int:
+    """A token count; servers sometimes send numbers as strings, or junk we ignore."""
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def _tool_call(raw: dict[str, Any], index: int) -> ToolCall:
     fn = raw.get("function") or {}
+    if not isinstance(fn, dict):
+        fn = {}
     args = fn.get("arguments")
     if args is None:
         args = ""
@@ -577,4 +619,4 @@ def _tool_call(raw: dict[str, Any], index: int) -> ToolCall:
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
-    return Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
+    return Usage(_count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens")))

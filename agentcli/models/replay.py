@@ -13,6 +13,7 @@ from typing import Any
 
 from agentcli.errors import ConfigError, ReplayMissError
 from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
+from agentcli.redact import redact_data
 from agentcli.schema import ChatResult, Message, ToolCall, Usage
 
 CASSETTE_VERSION = 1
@@ -80,11 +81,34 @@ def load_cassette(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"replay cassette {path} does not exist") from None
-    except ValueError as err:
+    except IsADirectoryError:
+        raise ConfigError(f"replay cassette {path} is a directory; give the cassette file "
+                          "written by --record") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read replay cassette {path}: {err.strerror}") from None
+    except (ValueError, RecursionError) as err:
         raise ConfigError(f"replay cassette {path} is not valid JSON: {err}") from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise ConfigError(f"replay cassette {path} has no 'interactions' list")
+    for number, item in enumerate(data["interactions"], 1):
+        if not (isinstance(item, dict) and isinstance(item.get("request"), dict)
+                and isinstance(item.get("response"), dict)
+                and isinstance(item["response"].get("text", ""), str)
+                and isinstance(item["response"].get("tool_calls", []), list)):
+            raise ConfigError(f"replay cassette {path}: interaction {number} is not a "
+                              "{'request': {...}, 'response': {...}} pair; record it again")
     return data
+
+
+def check_writable(path: Path) -> None:
+    """Fail early, with a clear message, when a cassette cannot be written at ``path``."""
+    if path.is_dir():
+        raise ConfigError(f"--record {path} is a directory; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"cannot create the folder for --record {path}: "
+                          f"{err.strerror or err}") from None
 
 
 class ReplayChatModel(BaseChatModel):
@@ -98,7 +122,7 @@ class ReplayChatModel(BaseChatModel):
         self.name = f"replay:{data.get('model', self.path.name)}"
         self._answers: dict[str, list[dict[str, Any]]] = {}
         for item in data["interactions"]:
-            key = request_key(item["request"])
+            key = request_key(redact_data(item["request"]))
             self._answers.setdefault(key, []).append(item["response"])
         self._lock = threading.Lock()
         self.calls = 0
@@ -113,7 +137,8 @@ class ReplayChatModel(BaseChatModel):
         **params: Any,
     ) -> ChatResult:
         """The recorded answer to this exact request."""
-        key = request_key(request_record(messages, stop, tools))
+        # Cassettes hold redacted requests (see RecordingChatModel): compare like with like.
+        key = request_key(redact_data(request_record(messages, stop, tools)))
         with self._lock:
             self.calls += 1
             queue = self._answers.get(key)
@@ -140,6 +165,7 @@ class RecordingChatModel(BaseChatModel):
     def __init__(self, inner: BaseChatModel, path: str | Path) -> None:
         self.inner = inner
         self.path = Path(path)
+        check_writable(self.path)
         self.name = inner.name
         self.supports_tools = inner.supports_tools
         self._lock = threading.Lock()
@@ -159,11 +185,17 @@ class RecordingChatModel(BaseChatModel):
         """Call the wrapped model and record the pair."""
         result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
         with self._lock:
+            # A cassette is a file people share: secrets are redacted before it is written.
             self._data["interactions"].append(
-                {"request": request_record(messages, stop, tools),
-                 "response": result_record(result)}
+                {"request": redact_data(request_record(messages, stop, tools)),
+                 "response": redact_data(result_record(result))}
             )
-            write_atomic(self.path, json.dumps(self._data, indent=2, ensure_ascii=False) + "\n")
+            try:
+                write_atomic(self.path,
+                             json.dumps(self._data, indent=2, ensure_ascii=False) + "\n")
+            except OSError as err:
+                raise ConfigError(f"cannot write the cassette {self.path}: "
+                                  f"{err.strerror or err}") from None
         return result
 
     def close(self) -> None:

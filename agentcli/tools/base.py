@@ -178,7 +178,7 @@ def validate_args(tool: str, schema: dict[str, Any], tool_input: ToolInput) -> d
         if text.startswith("{"):
             try:
                 parsed = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested thousands deep
                 parsed = None
         if isinstance(parsed, dict):
             tool_input = parsed

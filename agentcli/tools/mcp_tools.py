@@ -83,8 +83,11 @@ class MCPConnection:
             self._ready.result(timeout=self.timeout)
         except Exception as err:
             self.close()
+            reason = str(err) or (
+                f"no MCP handshake within {self.timeout:g}s (does it print other text on "
+                "stdout?)" if isinstance(err, TimeoutError) else type(err).__name__)
             raise ToolLoadError(f"MCP server {self.name!r} did not start "
-                                f"({self.conf['command']}): {err}") from None
+                                f"({self.conf['command']}): {reason}") from None
         return list(self._run(self._session.list_tools()).tools)
 
     async def _main(self) -> None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.redact import is_secret_name
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_API_|AUTH", re.I)
 _PROVIDER_PREFIXES = ("OPENAI_", "ANTHROPIC_", "DASHSCOPE_", "DEEPSEEK_", "OPENROUTER_",
                       "AWS_", "AZURE_", "GOOGLE_", "GCP_", "HF_", "HUGGINGFACE", "GITHUB_",
                       "AGENT_")
@@ -21,7 +20,7 @@ def scrubbed_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     source = os.environ if env is None else env
     return {
         k: v for k, v in source.items()
-        if not _SECRET_NAME.search(k) and not k.upper().startswith(_PROVIDER_PREFIXES)
+        if not is_secret_name(k) and not k.upper().startswith(_PROVIDER_PREFIXES)
     }
 
 
@@ -41,15 +40,27 @@ def tool_root(settings: Mapping[str, Any], key: str = "files_root") -> Path:
     return root
 
 
+_PATH_MAX, _NAME_MAX = 4096, 255  # Linux limits: longer paths fail in the OS anyway
+
+
 def confined(root: Path, path: str) -> Path:
     """``path`` resolved inside ``root``; ``..``, outside absolute paths and escaping
     symlinks are refused."""
     if not isinstance(path, str) or not path.strip():
         raise ToolInputError("a path is required")
-    candidate = Path(path.strip()).expanduser()
-    if not candidate.is_absolute():
-        candidate = root / candidate
-    resolved = candidate.resolve()
+    shown = path if len(path) <= 200 else f"{path[:200]}... ({len(path):,} characters)"
+    if len(path) > _PATH_MAX or any(len(part) > _NAME_MAX for part in path.split("/")):
+        raise ToolInputError(f"refused: the path {shown!r} is too long (at most {_PATH_MAX:,} "
+                             f"characters, {_NAME_MAX} per file or folder name)")
+    if "\0" in path:
+        raise ToolInputError(f"refused: the path {shown!r} contains a NUL character")
+    try:
+        candidate = Path(path.strip()).expanduser()
+        if not candidate.is_absolute():
+            candidate = root / candidate
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop on older Pythons
+        raise ToolInputError(f"cannot use the path {shown!r}: {err}") from None
     if resolved != root and root not in resolved.parents:
         raise ToolInputError(
             f"refused: {path!r} is outside the allowed root {root} (paths with '..', "

@@ -13,11 +13,12 @@ import pytest
 from agentcli.agents import initialize_agent
 from agentcli.cache import CachedChatModel
 from agentcli.callbacks.metrics import MetricsHandler, percentile
-from agentcli.callbacks.trace import TraceHandler, redact, secret_values
+from agentcli.callbacks.trace import TraceHandler
 from agentcli.errors import ConfigError, ModelOutputError, ProviderError
 from agentcli.models.fake import FakeChatModel
 from agentcli.models.fallback import FallbackChatModel
 from agentcli.pricing import cost_of, load_prices, price_of
+from agentcli.redact import redact, secret_values
 from agentcli.schema import ChatResult, Usage
 from agentcli.tools import load_tools
 
@@ -99,9 +100,10 @@ def test_trace_writes_every_event_with_ids_and_redacts(tmp_path: Path) -> None:
 
 
 def test_redact_patterns() -> None:
-    assert secret_values({"A_TOKEN": "abcdef", "B_SECRET": "x", "PATH": "abcdef"}) == ["abcdef"]
-    assert redact("auth: Bearer abc.def-123 ok", []) == "auth: Bearer *** ok"
-    assert redact("key sk-proj-123456789", []) == "key ***"
+    found = secret_values({"A_TOKEN": "abcdef", "B_SECRET": "x", "PATH": "/usr/bin"})
+    assert "abcdef" in found and "x" not in found and "/usr/bin" not in found
+    assert redact("auth: Bearer abc.def-123 ok", {}) == "auth: Bearer *** ok"
+    assert redact("key sk-proj-123456789", {}) == "key ***"
 
 
 def test_token_budget_stops_like_iteration_limit() -> None:

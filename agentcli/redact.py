@@ -1,0 +1,88 @@
+"""The one redaction choke point: secrets never reach a log, a file or the terminal.
+
+Everything agentcli stores or prints that may hold outside text (the run log, sessions,
+``--record`` cassettes, the response cache, the trace, batch output, error lines and
+``--debug`` tracebacks) goes through :func:`redact`. It removes
+
+* the actual values of secrets it knows: every environment variable whose name says it is a
+  secret (:func:`is_secret_name`: ``OPENAI_API_KEY``, ``GITHUB_TOKEN``, ...), values read
+  from ``.env`` files (:func:`remember_env`), and values registered by the code that uses
+  them (:func:`remember`, e.g. HTTP header values);
+* strings shaped like keys (``sk-...``, ``Bearer ...``, GitHub / Slack / AWS / Hugging Face
+  token formats), whoever wrote them.
+
+The model itself may see file contents the user allowed; only what is kept or shown is redacted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+REDACTED = "***"
+# Names of variables whose values are secrets (also scrubbed from tool subprocesses).
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_API_|AUTH", re.I)
+# Values shorter than this are too likely to be ordinary words ("1", "true") to blank out.
+_MIN_SECRET = 6
+_SHAPES = re.compile(
+    r"\bsk-[A-Za-z0-9_\-]{6,}"
+    r"|(?i:\bbearer)\s+[A-Za-z0-9_\-.=:/+~]{6,}"
+    r"|\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,})"
+)
+
+_lock = threading.Lock()
+_remembered: set[str] = set()
+
+
+def is_secret_name(name: str) -> bool:
+    """True for variable names that hold secrets (``*_API_KEY``, ``*_TOKEN``, passwords, ...)."""
+    return bool(_SECRET_NAME.search(name))
+
+
+def _usable(value: str) -> bool:
+    value = value.strip()
+    return len(value) >= _MIN_SECRET and not value.startswith(("/", "~", "./"))
+
+
+def remember(values: Iterable[str | None]) -> None:
+    """Register secret values (an API key, a header value) so they are always redacted."""
+    with _lock:
+        _remembered.update(v.strip() for v in values if v and _usable(v))
+
+
+def remember_env(env: Mapping[str, str | None]) -> None:
+    """Register the secret-named values of ``env`` (e.g. a ``.env`` file's contents)."""
+    remember(v for k, v in env.items() if is_secret_name(k))
+
+
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """Every known secret value (remembered, plus the secret-named ones of ``env``), longest
+    first so a key containing another is removed whole."""
+    source = os.environ if env is None else env
+    values = {v.strip() for k, v in source.items() if is_secret_name(k) and _usable(v)}
+    with _lock:
+        values |= _remembered
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str, env: Mapping[str, str] | None = None) -> str:
+    """``text`` with known secret values and key-shaped strings replaced by ``***``."""
+    for secret in secret_values(env):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return _SHAPES.sub(lambda m: "Bearer ***" if m[0][:1] in "Bb" else REDACTED, text)
+
+
+def redact_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
+    """:func:`redact` applied to every string inside JSON-like data (dicts, lists, tuples)."""
+    if isinstance(value, str):
+        return redact(value, env)
+    if isinstance(value, Mapping):
+        return {k: redact_data(v, env) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v, env) for v in value]
+    return value
