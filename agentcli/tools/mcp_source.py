@@ -1,9 +1,9 @@
 """MCP servers as a tool source: which servers are configured, their last known tool lists
 (cached per server config in the data dir), and starting one server only when it is used.
 
-This is a thin adapter: the MCP client itself lives in :mod:`agentcli.tools.mcp_tools`.
-When that module offers ``server_configs`` / ``list_tools`` / ``load_server_tools`` they are
-used; otherwise the older ``connect()`` API is.
+This is a thin adapter over the MCP client. When the client package :mod:`agentcli.mcp` is
+present, its ``server_configs`` / ``list_tools`` / ``load_server_tools`` and its cache are used;
+otherwise the older ``agentcli.tools.mcp_tools.connect()`` API and the cache here are.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -20,7 +19,6 @@ from typing import Any
 from agentcli.tools.base import Tool
 
 _CACHE_VERSION = 1
-_CLIENT = "agentcli.tools.mcp_tools"
 
 
 @dataclass(frozen=True)
@@ -40,18 +38,23 @@ def _client() -> Any:
     return mcp_tools
 
 
+def _package() -> Any:
+    """The MCP client package (cheap to import: no SDK), or None where it does not exist."""
+    try:
+        import agentcli.mcp as package  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return package
+
+
 def server_configs(settings: Any) -> dict[str, Any]:
     """The configured MCP servers by name: parsed and checked, nothing started."""
     if settings is None:
         return {}
+    package = _package()
+    if package is not None:
+        return dict(package.server_configs(settings))
     servers = getattr(settings, "mcp_servers", None) or {}
-    # Importing the client costs start-up time: only when MCP can be configured at all (a
-    # config key for servers imports the client to check them, hence the sys.modules test).
-    if not servers and not Path(".mcp.json").is_file() and _CLIENT not in sys.modules:
-        return {}
-    client = _client()
-    if hasattr(client, "server_configs"):
-        return dict(client.server_configs(settings))
     return dict(servers)
 
 
@@ -81,6 +84,14 @@ def _cache_file(server: str, conf: Any) -> Path:
 
 def cached_tools(server: str, conf: Any) -> list[MCPToolInfo] | None:
     """The tool list seen the last time this server (with this config) ran; None if never."""
+    package = _package()
+    if package is not None:
+        from agentcli.mcp.cache import (  # type: ignore[import-not-found,unused-ignore]
+            cached_tools as package_cached,
+        )
+
+        found = package_cached(conf)
+        return None if found is None else [_info_of_package(package, conf, i) for i in found]
     try:
         data = json.loads(_cache_file(server, conf).read_text(encoding="utf-8"))
         if data.get("version") != _CACHE_VERSION:
@@ -122,15 +133,33 @@ def info_of(server: str, item: Any) -> MCPToolInfo:
                        dict(schema) if isinstance(schema, Mapping) else None)
 
 
-def load_server_tools(server: str, conf: Any, only: set[str] | None) -> list[Tool]:
+def _info_of_package(package: Any, conf: Any, info: Any) -> MCPToolInfo:
+    dangerous, reason = package.tool_danger(conf, info)
+    return MCPToolInfo(info.name, info.description or "", dangerous, reason,
+                       dict(info.input_schema or {}) or None)
+
+
+def _roots(tool_settings: Mapping[str, Any]) -> list[Path]:
+    """The roots declared to a server: the file tools' root (else the current directory)."""
+    from agentcli.errors import ToolLoadError
+    from agentcli.tools.sandbox import tool_root
+
+    try:
+        return [Path(tool_root(dict(tool_settings)))]
+    except ToolLoadError:
+        return [Path.cwd()]
+
+
+def load_server_tools(
+    server: str, conf: Any, only: set[str] | None, tool_settings: Mapping[str, Any] | None = None
+) -> list[Tool]:
     """Start (once per process) the server ``server`` and build its tools (``only`` these
     short names when given). Other servers are not started."""
+    package = _package()
+    if package is not None:
+        return list(package.load_server_tools(server, conf, only,
+                                              roots=_roots(tool_settings or {})))
     client = _client()
-    if hasattr(client, "load_server_tools"):
-        tools: list[Tool] = list(client.load_server_tools(server, conf, only))
-        if only is None:
-            write_cache(server, conf, [info_of(server, t) for t in tools])
-        return tools
     conn, infos = client.connect(server, conf)
     dangerous = bool(conf.get("dangerous", False))
     reason = f"MCP server {server!r} is marked dangerous in your config" if dangerous else ""
@@ -144,9 +173,8 @@ def load_server_tools(server: str, conf: Any, only: set[str] | None) -> list[Too
 
 def refresh_tools(server: str, conf: Any) -> list[MCPToolInfo]:
     """Start the server, list its tools and update the cache."""
-    client = _client()
-    if hasattr(client, "list_tools"):
-        infos = [info_of(server, x) for x in client.list_tools(server, conf, refresh=True)]
-        write_cache(server, conf, infos)
-        return infos
+    package = _package()
+    if package is not None:
+        return [_info_of_package(package, conf, i)
+                for i in package.list_tools(server, conf, refresh=True)]
     return [info_of(server, t) for t in load_server_tools(server, conf, None)]

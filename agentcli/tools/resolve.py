@@ -137,13 +137,16 @@ def _plan(names: Sequence[str], cat: Catalog) -> tuple[list[_Want], dict[str, se
     return wants, servers
 
 
-def _start(servers: dict[str, set[str] | None], cat: Catalog) -> dict[str, list[Tool]]:
+def _start(
+    servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
+) -> dict[str, list[Tool]]:
     from agentcli.tools.mcp_source import load_server_tools
 
     if len(servers) <= 1:
-        return {s: load_server_tools(s, cat.servers[s], only) for s, only in servers.items()}
+        return {s: load_server_tools(s, cat.servers[s], only, options)
+                for s, only in servers.items()}
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:  # start them side by side
-        futures = {s: pool.submit(load_server_tools, s, cat.servers[s], only)
+        futures = {s: pool.submit(load_server_tools, s, cat.servers[s], only, options)
                    for s, only in servers.items()}
         return {s: f.result() for s, f in futures.items()}
 
@@ -195,7 +198,7 @@ def resolve_tools(
     if with_module_tools:
         wanted += [n for n in cat.module_tools if n not in wanted]
     wants, servers = _plan(wanted, cat)
-    started = _start(servers, cat)
+    started = _start(servers, cat, options)
     tools: list[Tool] = []
     origin: dict[str, str] = {}  # tool name -> where it came from, to catch duplicates
 
