@@ -44,7 +44,23 @@ def _package() -> Any:
         import agentcli.mcp as package  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
-    return package
+    return package if hasattr(package, "load_server_tools") else None
+
+
+def _parsed(package: Any, server: str, conf: Any) -> Any:
+    """The package's parsed config for ``conf`` (a raw mapping is parsed on the way)."""
+    return package.server_configs({server: conf})[server] if isinstance(conf, Mapping) else conf
+
+
+def close_servers() -> None:
+    """Close every MCP server this process started (tests; the client also does it at exit)."""
+    if _package() is not None:
+        from agentcli.mcp.pool import close_all  # type: ignore[import-not-found,unused-ignore]
+
+        close_all()
+        return
+    client = _client()
+    client._close_all()
 
 
 def server_configs(settings: Any) -> dict[str, Any]:
@@ -90,6 +106,7 @@ def cached_tools(server: str, conf: Any) -> list[MCPToolInfo] | None:
             cached_tools as package_cached,
         )
 
+        conf = _parsed(package, server, conf)
         found = package_cached(conf)
         return None if found is None else [_info_of_package(package, conf, i) for i in found]
     try:
@@ -157,7 +174,7 @@ def load_server_tools(
     short names when given). Other servers are not started."""
     package = _package()
     if package is not None:
-        return list(package.load_server_tools(server, conf, only,
+        return list(package.load_server_tools(server, _parsed(package, server, conf), only,
                                               roots=_roots(tool_settings or {})))
     client = _client()
     conn, infos = client.connect(server, conf)
@@ -175,6 +192,7 @@ def refresh_tools(server: str, conf: Any) -> list[MCPToolInfo]:
     """Start the server, list its tools and update the cache."""
     package = _package()
     if package is not None:
+        conf = _parsed(package, server, conf)
         return [_info_of_package(package, conf, i)
                 for i in package.list_tools(server, conf, refresh=True)]
     return [info_of(server, t) for t in load_server_tools(server, conf, None)]

@@ -14,7 +14,7 @@ from agentcli.config import Settings
 from agentcli.errors import ToolLoadError
 from agentcli.models.fake import FakeChatModel
 from agentcli.tools import load_tools
-from agentcli.tools.mcp_source import cached_tools, config_hash
+from agentcli.tools.mcp_source import cached_tools, close_servers
 from agentcli.tools.resolve import build_catalog, check_names, resolve_tools
 from agentcli.tools.yaml_tools import check_definitions
 
@@ -24,11 +24,7 @@ ECHO_SERVER = str(Path(__file__).parent / "fixtures" / "mcp_echo_server.py")
 @pytest.fixture
 def mcp_closed() -> Any:
     yield
-    from agentcli.tools.mcp_tools import _CONNECTIONS
-
-    for conn in list(_CONNECTIONS.values()):
-        conn.close()
-    _CONNECTIONS.clear()
+    close_servers()
 
 
 def settings(**kw: Any) -> Settings:
@@ -91,7 +87,7 @@ def test_mcp_is_lazy_and_cached(tmp_path: Path, mcp_closed: None) -> None:
     assert [i.name for i in cached_tools("ev", conf) or []] == ["echo", "shout"]
     assert [t.name for t in load_tools(["ev"], config=s)] == ["ev.echo", "ev.shout"]
     assert marker.read_text() == "started\n"  # one process keeps one session per server
-    assert config_hash(conf) != config_hash({**conf, "timeout": 5})
+    assert cached_tools("ev", {**conf, "timeout": 5}) is None  # another config: not cached
 
 
 def test_allow_by_server_name(tmp_path: Path, mcp_closed: None) -> None:
