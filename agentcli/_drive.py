@@ -15,8 +15,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentcli.deadline import DeadlineExceeded, deadline_scope
-from agentcli.errors import ProviderError
+from agentcli.deadline import deadline_scope
+from agentcli.errors import DeadlineExceeded, ProviderError
 from agentcli.events import End, ModelEnd, ModelError, ModelStart, ModelToken, RunEvent, notifying
 from agentcli.executor import (
     EXPIRED,
@@ -125,7 +125,10 @@ def _bounded(run: Run, fn: Callable[[], T]) -> T | Any:
     """Run ``fn`` within the deadline: in a daemon thread when there is one."""
     left = run.remaining()
     if left is None:
-        return fn()
+        try:
+            return fn()
+        except DeadlineExceeded:  # a deadline of the caller's own, or a tool's
+            return EXPIRED
     box: list[Any] = []
     ctx = contextvars.copy_context()
 

@@ -17,12 +17,17 @@ def build_model(
 ) -> BaseChatModel:
     """The configured model (``settings.model`` must be set)."""
     from agentcli.models import get_model
+    from agentcli.models.options import effective_options
 
     if not settings.model:
         raise ConfigError("no model configured")
+    sent = effective_options(settings.temperature, settings.model_options)
+    body = {k: v for k, v in sent.items() if k != "temperature"}
     options: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "timeout": settings.request_timeout,
+        "temperature": sent["temperature"],
+        "options": body,
+        "timeout": settings.read_timeout,  # between bytes; request_timeout bounds the whole
+        "request_timeout": settings.request_timeout,
         "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
         "on_retry": _report_retry,
     }
@@ -40,7 +45,7 @@ def build_model(
 
         path = Path(settings.cache_path).expanduser() if settings.cache_path else (
             default_cache_path(env))
-        model = CachedChatModel(model, path, params={"temperature": settings.temperature})
+        model = CachedChatModel(model, path, params=sent)
     return model
 
 
@@ -80,10 +85,12 @@ def build_executor(
     ``response_schema`` is a JSON Schema the final answer must match (``--schema``).
     """
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
+    from agentcli.agents.prompts import use_template_file
     from agentcli.executor import deny_all
     from agentcli.tools.custom import load_configured_tools
 
     check_budget(settings, llm.name)
+    use_template_file(settings.agent or DEFAULT_AGENT, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
     fmt = None
     if response_schema is not None:
@@ -96,6 +103,8 @@ def build_executor(
     agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
     if settings.self_ask_tool:
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool
+    if settings.system:
+        agent_kwargs["system_extra"] = settings.system
     return initialize_agent(
         tools,
         llm,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -23,8 +24,9 @@ class TokenPrinter(BaseCallbackHandler):
     blob never flashes on screen; a newline ends each model call.
     """
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, visible: Callable[[], bool] = lambda: True) -> None:
         self.console = console
+        self.visible = visible  # `/verbose off` hides the streamed thoughts too
         self.streamed = False  # whether the current model call printed anything
         self.answer_streamed = False  # whether it streamed a final answer
         self._text = ""
@@ -46,7 +48,7 @@ class TokenPrinter(BaseCallbackHandler):
         self._shown = max(self._shown, upto)
 
     def on_llm_new_token(self, token: str, **kw: Any) -> None:
-        if self._stopped:
+        if self._stopped or not self.visible():
             return
         self._text += token
         match = _ACTION_START.search(self._text)

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.cli.consoles import console
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_text
@@ -89,17 +90,15 @@ def _mcp_rows(
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
+    from agentcli.cli.tables import tsv_lines
+
     header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
-    lines = [header] + [
+    lines = tsv_lines(header, [
         (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
          r["source"], r["needs"], r["description"])
         for r in rows
-    ]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
-    print(f"Tools ({len(rows)})")
-    for line in lines:
-        cells = [c.ljust(w) for c, w in zip(line, widths, strict=False)] + [line[-1]]
-        print("  ".join(cells).rstrip())
+    ])
+    print("\n".join(lines))
 
 
 def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> None:
@@ -108,14 +107,14 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     ``mcp`` is ``cached`` (start no server), ``all`` (start servers never listed) or
     ``refresh`` (start every server and update the cache).
     """
-    out, err = Console(), Console(stderr=True)
+    out, err = console(), console(stderr=True)
     catalog = _prepare(settings, err)
     rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
     rows.sort(key=lambda r: r["name"])
     if json_out:
         out.print_json(json.dumps(rows))
         return
-    if not out.is_terminal:  # piped: plain aligned columns, grep-friendly and fast
+    if not out.is_terminal:  # piped: tab-separated rows, grep-friendly and fast
         _print_plain(rows)
         return
     table = Table(title=f"Tools ({len(rows)})")
@@ -130,7 +129,7 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
 
 def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     """One tool's description, argument schema, danger and needs."""
-    out, err = Console(), Console(stderr=True)
+    out, err = console(), console(stderr=True)
     catalog = _prepare(settings, err)
     spec = catalog.spec(name)
     if spec is None:
@@ -138,14 +137,17 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     info = _row(spec)
     schema: Any = None
     if (spec.source == "MCP" and not spec.members) or (
-            spec.factory is not None and not spec.needs.llm and not spec.needs.settings):
+            spec.factory is not None and not spec.needs.settings):
         try:
+            from agentcli.models.unconfigured import UnconfiguredModel
             from agentcli.tools.resolve import resolve_tools
 
-            [tool] = resolve_tools([spec.name], settings, allow_dangerous_tools=True,
-                                   with_module_tools=False)
+            # Building the tool never calls the model, so a stand-in is enough to show it.
+            [tool] = resolve_tools([spec.name], settings, llm=UnconfiguredModel(spec.name),
+                                   allow_dangerous_tools=True, with_module_tools=False)
             info["description"] = tool.description
-            schema = tool.args_schema or {"type": "string", "description": "one text input"}
+            info["model_name"] = tool.name
+            schema = tool.to_openai()["function"]["parameters"]  # as function calling sends it
         except Exception as error:  # a need is missing: show what we know
             schema = f"(unavailable: {error})"
     info["schema"] = schema
@@ -153,12 +155,14 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
         out.print_json(json.dumps(info, default=str))
         return
     out.print(Text(safe_text(spec.name), style="bold"))
-    out.print(safe_text(info["description"]), markup=False, highlight=False)
-    out.print(f"source: {spec.source}    needs: {info['needs']}", markup=False, highlight=False)
+    if "model_name" in info:
+        out.print(Text(f"the model sees it as {safe_text(info['model_name'])}:", style="dim"))
+    out.print(Text(safe_text(info["description"])))
+    out.print(Text(f"source: {spec.source}    needs: {info['needs']}"))
     danger = f"yes - {safe_text(spec.danger_reason)}" if spec.dangerous else "no"
-    out.print(f"dangerous: {danger}", markup=False, highlight=False)
+    out.print(Text(f"dangerous: {danger}"))
     if spec.members:
-        out.print(safe_text("members: " + ", ".join(spec.members)), markup=False, highlight=False)
+        out.print(Text(safe_text("members: " + ", ".join(spec.members))))
     if schema is not None:
         out.print("arguments:")
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
@@ -186,7 +190,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     from agentcli.cli.approve import build_approver, human_input
     from agentcli.tools.resolve import resolve_tools
 
-    out, err = Console(), Console(stderr=True)
+    out, err = console(), console(stderr=True)
     catalog = _prepare(settings, err)
     spec = catalog.spec(name)
     members = spec.members if spec is not None else ()
@@ -194,6 +198,10 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
         members = (f"{name}.*",)
     if members:
         raise ConfigError(f"{name!r} is a group; call one of its tools: " + ", ".join(members))
+    if llm is None:  # the tool may not need one for this input (the Calculator on 300 * 0.25)
+        from agentcli.models.unconfigured import UnconfiguredModel
+
+        llm = UnconfiguredModel(name)
     tools = resolve_tools([name], settings, llm=llm, extras={"human_input": human_input()},
                           with_module_tools=False)
     gate_by_policy(tools, settings.tool_policy)

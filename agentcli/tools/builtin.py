@@ -22,7 +22,7 @@ BUILTINS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "llm-math", _llm_math,
         "Calculator: evaluates arithmetic safely; asks the model to translate word problems.",
-        needs=ToolNeeds(llm=True), aliases=("Calculator",),
+        needs=ToolNeeds(llm=True), also_known_as=("Calculator",),
     ),
 )
 

@@ -50,9 +50,12 @@ class Catalog:
 
     def unknown(self, name: str) -> ToolLoadError:
         """The error for a name no source knows, with close matches."""
-        pool = [*self.specs, *self.aliases, *self.servers, *self.cached_names()]
-        close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        # Case-insensitive; a display name suggests the name to type (calculater: llm-math).
+        pool = {n.lower(): n for n in [*self.specs, *self.servers, *self.cached_names()]}
+        pool.update({a.lower(): n for a, n in self.aliases.items() if a.lower() not in pool})
+        close = difflib.get_close_matches(name.lower(), list(pool), n=3, cutoff=0.5)
+        names = list(dict.fromkeys(pool[c] for c in close))
+        hint = f"; did you mean {', '.join(names)}?" if names else ""
         server, dot, _ = name.partition(".")
         if dot and server not in self.specs:
             known = ", ".join(sorted(self.servers)) or "none"
@@ -95,7 +98,8 @@ def build_catalog(settings: Any = None) -> Catalog:
         if server in cat.specs:
             raise ToolLoadError(f"MCP server name {server!r} is also the name of "
                                 f"{_where(cat.specs[server])}; rename the server")
-    cat.aliases = {a: n for n, s in cat.specs.items() for a in s.aliases if a not in cat.specs}
+    cat.aliases = {a: n for n, s in cat.specs.items() for a in s.also_known_as
+                   if a not in cat.specs}
     return cat
 
 
@@ -214,7 +218,7 @@ def resolve_tools(
     for want in wants:
         if want.server is None:
             spec = cat.specs[want.name]
-            permitted = allow_all or bool(allowed & {want.name, *spec.aliases}) or (
+            permitted = allow_all or bool(allowed & {want.name, *spec.also_known_as}) or (
                 want.group is not None and want.group in allowed)
             for t in build_spec(spec, llm=llm, permitted=permitted, group=want.group,
                                 settings=options):

@@ -209,3 +209,12 @@ def test_adversarial_input_under_50ms_per_10kb(text: str) -> None:
     budget = 0.05 * max(1.0, len(text) / 10_000)
     for parser in ALL_PARSERS:
         assert _best_of_three(parser, text) < budget
+
+
+@pytest.mark.parametrize("parser", list(PARSERS.values()))
+def test_code_on_the_action_line_gets_a_hint(parser: AgentOutputParser) -> None:
+    text = "Thought: compute\nAction: `df.describe()`\nAction Input: df"
+    with pytest.raises(OutputParserError) as info:
+        parser.parse(text)
+    assert "is code, not a tool name" in info.value.observation
+    assert "df.describe()" in info.value.observation

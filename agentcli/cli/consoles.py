@@ -1,0 +1,17 @@
+"""Rich consoles for the CLI: when a stream is not a terminal, text is never hard-wrapped."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A console on stdout (or stderr) that soft-wraps when piped.
+
+    Rich assumes 80 columns when no stream is a terminal and would cut long lines there;
+    a pipe or a file wants each line whole.
+    """
+    out = Console(stderr=stderr)
+    if not out.is_terminal:
+        out.soft_wrap = True
+    return out
