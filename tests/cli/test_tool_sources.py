@@ -120,11 +120,14 @@ def test_mcp_tool_from_config_end_to_end_in_chat(mock_server: Any, tmp_path: Pat
     mock_server.add_reply("Final Answer: the server said it")
     proc = agent("chat", "-m", "openai/any", "-c", str(config), "--no-stream", "-v",
                  "--db", str(tmp_path / "a.db"), env=_model_env(mock_server),
-                 stdin="say hi\n")
+                 stdin="say hi\n/tools add ev.shout\n/tools\n/tools add ev.nope\n")
     assert proc.returncode == 0, proc.stderr
     assert "Observation: echo: from chat" in proc.stdout
     assert "the server said it" in proc.stdout
-    assert starts(marker) == 1
+    listed = proc.stdout.split("you> /tools\n")[1]
+    assert "ev.echo" in listed and "ev.shout" in listed  # /tools add takes MCP tools too
+    assert "error: MCP server 'ev' has no tool 'nope'" in " ".join(proc.stdout.split())
+    assert starts(marker) == 1  # one chat, one server process
 
 
 def test_server_name_loads_all_its_tools(mock_server: Any, sources: dict[str, Any]) -> None:
