@@ -171,7 +171,9 @@ def run(
     allow_dangerous_tools: bool | None = typer.Option(
         None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
     ),
-    allow: str | None = typer.Option(None, "--allow", help="Dangerous tools to allow, by name."),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
     verbose: bool | None = typer.Option(
         None, "--verbose/--quiet", "-v/-q", help="Show the trace, or print only the answer."
@@ -260,6 +262,13 @@ def batch(
     stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
     trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    allow_dangerous_tools: bool | None = typer.Option(
+        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
+    ),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
+    ),
+    tools_module: str | None = _MODULE_OPT,
     retry_errors: bool = typer.Option(
         True, "--retry-errors/--no-retry-errors",
         help="On resume, run again the items whose last line in OUT is a provider error."),
@@ -279,7 +288,8 @@ def batch(
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
                  "max_iterations": max_iterations, "verbose": False,
-                 **model_flags(base_url, option, system, prompt)}
+                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+                 "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -292,12 +302,23 @@ def tools_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     config: Path | None = _CONFIG_OPT,
     tools_module: str | None = _MODULE_OPT,
+    all_tools: bool = typer.Option(
+        False, "--all", help="Also list MCP tools, starting servers whose list is not cached."
+    ),
+    refresh: bool = typer.Option(
+        False, "--refresh", help="Start every MCP server and refresh its cached tool list."
+    ),
 ) -> None:
-    """List every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
+    """List every tool: source (built-in, plugin, module, YAML, MCP), danger, needs.
+
+    MCP servers are not started: their tools come from the list cached the last time each
+    server ran. --all starts servers never listed; --refresh starts them all.
+    """
     with errors_to_exit():
         from agentcli.cli.tool_commands import print_tools
 
-        print_tools(_tool_settings(config, tools_module), json_out)
+        mode = "refresh" if refresh else ("all" if all_tools else "cached")
+        print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
 
 
 @tools_app.command("show")
@@ -367,6 +388,13 @@ def chat(
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
     verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    allow_dangerous_tools: bool | None = typer.Option(
+        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
+    ),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
+    ),
+    tools_module: str | None = _MODULE_OPT,
     base_url: str | None = BASE_URL_OPT,
     option: list[str] | None = option_opt("--option", "-o"),
     system: str | None = system_opt("--system"),
@@ -380,7 +408,8 @@ def chat(
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
                  "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
-                 **model_flags(base_url, option, system, prompt)}
+                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+                 "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 

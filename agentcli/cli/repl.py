@@ -273,9 +273,9 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     from agentcli.cli.approve import build_approver
     from agentcli.cli.running import choose_model
     from agentcli.store import open_store
-    from agentcli.tools.registry import expand
+    from agentcli.tools.resolve import check_names
 
-    expand(settings.tools)
+    check_names(settings.tools, settings)
     if settings.agent is None:  # chat defaults to an agent type that uses memory
         from agentcli.config import CHAT_AGENT
 

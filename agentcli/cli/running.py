@@ -114,9 +114,9 @@ def execute(
     from agentcli.agents import agent_class
     from agentcli.cli.render import TraceRenderer, print_answer
     from agentcli.runtime import build_executor
-    from agentcli.tools.registry import expand
+    from agentcli.tools.resolve import check_names
 
-    expand(settings.tools)  # unknown names fail before any model is contacted
+    check_names(settings.tools, settings)  # unknown names fail before any model is contacted
     agent_class(settings.agent or "chat-zero-shot-react-description")
     from agentcli.cli.consoles import console
 

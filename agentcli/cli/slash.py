@@ -32,14 +32,14 @@ def _help(repl: ChatRepl, arg: str) -> None:
 
 
 def _tools(repl: ChatRepl, arg: str) -> None:
-    from agentcli.tools.registry import expand
+    from agentcli.tools.resolve import check_names
 
     verb, _, name = arg.partition(" ")
     name = name.strip()
     current = list(repl.settings.tools)
     if verb in ("add", "rm") and name:
         if verb == "add":
-            expand([name])  # unknown names fail here, with a suggestion
+            check_names([name], repl.settings)  # unknown names fail here, with a suggestion
             if name not in current:
                 current.append(name)
         elif name in current:
@@ -47,8 +47,13 @@ def _tools(repl: ChatRepl, arg: str) -> None:
         else:
             warn(repl.console, f"{name} is not loaded (loaded: {', '.join(current) or 'none'})")
             return
-        repl.settings = replace(repl.settings, tools=current)
-        repl.rebuild()
+        old = repl.settings
+        repl.settings = replace(old, tools=current)
+        try:
+            repl.rebuild()
+        except Exception:  # e.g. a dangerous tool without --allow: keep the tools as they were
+            repl.settings = old
+            raise
     elif verb:
         note(repl.console, "usage: /tools, /tools add NAME, /tools rm NAME")
         return
@@ -202,9 +207,10 @@ def _arguments(repl: ChatRepl, command: str, words: list[str]) -> Iterable[str]:
         if len(words) == 1:
             return ["add", "rm"]
         if words[0] == "add":
-            from agentcli.tools.registry import registry
+            from agentcli.tools.resolve import build_catalog
 
-            return sorted(registry())
+            cat = build_catalog(repl.settings)
+            return sorted({*cat.specs, *cat.aliases, *cat.servers, *cat.cached_names()})
         return list(repl.settings.tools)
     if command == "/model":
         from agentcli.models.presets import PRESETS

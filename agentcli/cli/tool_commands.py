@@ -11,33 +11,100 @@ from typing import TYPE_CHECKING, Any
 from agentcli import exit_codes
 from agentcli.cli.consoles import console
 from agentcli.config import Settings
-from agentcli.errors import ConfigError, ToolInputError
+from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_text
-from agentcli.tools.registry import ToolSpec, registry
+from agentcli.tools.base import ToolNeeds
+from agentcli.tools.mcp_source import MCPToolInfo
+from agentcli.tools.registry import ToolSpec
+from agentcli.tools.resolve import Catalog
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-def _prepare(settings: Settings, err: Console | None = None) -> dict[str, ToolSpec]:
-    from agentcli.tools.custom import prepare_registry, warnings_seen
+class _Stderr:
+    """A stderr console made on first use: piped listings print without importing Rich."""
 
-    prepare_registry(settings)
-    if warnings_seen:
-        from rich.text import Text
+    def __init__(self) -> None:
+        self._console: Console | None = None
 
-        err = err or console(stderr=True)
-        for line in warnings_seen:
-            err.print(Text("warning: " + line, style="yellow"))
+    def print(self, *objects: Any, **kw: Any) -> None:
+        """Print on stderr (the console is made now if it was not)."""
+        if self._console is None:
+            self._console = console(stderr=True)
+        self._console.print(*objects, **kw)
+
+    def warn(self, text: str) -> None:
+        """One yellow warning line, never wrapped."""
+        self.print(text, style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+def _prepare(settings: Settings, err: _Stderr) -> Catalog:
+    from agentcli.tools.custom import warnings_seen
+    from agentcli.tools.resolve import build_catalog
+
+    catalog = build_catalog(settings)
+    for line in warnings_seen:
+        err.warn("warning: " + safe_text(line))
     warnings_seen.clear()
-    return registry()
+    return catalog
 
 
 def _row(s: ToolSpec) -> dict[str, Any]:
-    return {"name": s.name, "description": s.summary, "needs_llm": s.needs.llm,
-            "needs": s.needs.describe(), "dangerous": s.dangerous,
+    return {"name": safe_text(s.name), "description": safe_text(s.summary),
+            "needs_llm": s.needs.llm, "needs": s.needs.describe(), "dangerous": s.dangerous,
             "danger_reason": s.danger_reason, "source": s.source,
             "members": list(s.members)}
+
+
+def _mcp_infos(
+    catalog: Catalog, mode: str, err: _Stderr, only: str | None = None
+) -> tuple[dict[str, list[MCPToolInfo] | None], set[str]]:
+    """Each server's tool list: from the cache, or (``all``/``refresh``) from the server;
+    and the servers that failed to start (each reported in one warning line)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentcli.tools.mcp_source import cached_tools, refresh_tools
+
+    found = {s: cached_tools(s, conf) for s, conf in catalog.servers.items()
+             if only is None or s == only}
+    failed: set[str] = set()
+    start = [s for s, infos in found.items()
+             if mode == "refresh" or (mode == "all" and infos is None)]
+    if start:
+        with ThreadPoolExecutor(max_workers=len(start)) as pool:
+            futures = {s: pool.submit(refresh_tools, s, catalog.servers[s]) for s in start}
+        for s, fut in futures.items():
+            try:
+                found[s] = fut.result()
+            except AgentCliError as error:
+                text = safe_text(str(error))
+                text = text if repr(s) in text else f"MCP server {s!r}: {text}"
+                err.warn(f"warning: {text}")
+                failed.add(s)
+    return found, failed
+
+
+def _mcp_rows(
+    catalog: Catalog, mode: str, err: _Stderr, only: str | None = None
+) -> list[dict[str, Any]]:
+    rows = []
+    mcp_needs = ToolNeeds(extra="mcp")
+    found, failed = _mcp_infos(catalog, mode, err, only)
+    for server, infos in found.items():
+        members = [f"{server}.{i.name}" for i in infos or []]
+        text = (f"MCP server: {len(members)} tools (last seen list)" if infos is not None
+                else "MCP server, not started yet: `agent tools list --all` lists its tools")
+        if server in failed:
+            text = "MCP server: failed to start (see the warning above)" + (
+                f"; last seen list: {len(members)} tools" if members else "")
+        rows.append(_row(ToolSpec(server, None, text, needs=mcp_needs, source="MCP",
+                                  members=tuple(members))))
+        rows += [_row(ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],
+                               needs=mcp_needs, dangerous=i.dangerous,
+                               danger_reason=i.danger_reason, source="MCP"))
+                 for i in infos or []]
+    return rows
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
@@ -52,49 +119,56 @@ def _print_plain(rows: list[dict[str, Any]]) -> None:
     print("\n".join(lines))
 
 
-def print_tools(settings: Settings, json_out: bool) -> None:
-    """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
-    rows = [_row(s) for s in sorted(_prepare(settings).values(), key=lambda s: s.name)]
+def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> None:
+    """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs.
+
+    ``mcp`` is ``cached`` (start no server), ``all`` (start servers never listed) or
+    ``refresh`` (start every server and update the cache).
+    """
+    err = _Stderr()
+    catalog = _prepare(settings, err)
+    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
+    rows.sort(key=lambda r: r["name"])
     if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
-        _print_plain(rows)  # piped: no Rich at all (start-up is a feature)
+        _print_plain(rows)  # piped: tab-separated rows, and no Rich at all (start-up)
         return
     out = console()
     if json_out:
         out.print_json(json.dumps(rows))
         return
-    if not out.is_terminal:  # piped: tab-separated rows, grep-friendly and fast
-        _print_plain(rows)
-        return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=f"Tools ({len(rows)})")
     for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["name"], r["description"], "yes" if r["needs_llm"] else "no", r["needs"],
+        table.add_row(Text(r["name"]), Text(r["description"]),
+                      "yes" if r["needs_llm"] else "no", r["needs"],
                       "[bold red]yes[/]" if r["dangerous"] else "no", r["source"])
     out.print(table)
 
 
 def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     """One tool's description, argument schema, danger and needs."""
-    out, err = console(), console(stderr=True)
-    specs = _prepare(settings, err)
-    if name not in specs:
-        from agentcli.tools.registry import expand
+    from rich.text import Text
 
-        expand([name])  # raises with close matches
-    spec = specs[name]
+    out, err = console(), _Stderr()
+    catalog = _prepare(settings, err)
+    spec = catalog.spec(name)
+    if spec is None:
+        spec = _mcp_spec(catalog, name, err)
     info = _row(spec)
     schema: Any = None
-    if spec.factory is not None and not spec.needs.settings:
+    if (spec.source == "MCP" and not spec.members) or (
+            spec.factory is not None and not spec.needs.settings):
         try:
             from agentcli.models.unconfigured import UnconfiguredModel
-            from agentcli.tools.registry import load_tools
+            from agentcli.tools.resolve import resolve_tools
 
             # Building the tool never calls the model, so a stand-in is enough to show it.
-            [tool] = load_tools([name], llm=UnconfiguredModel(name), allow_dangerous_tools=True,
-                                **settings.tool_settings)
+            [tool] = resolve_tools([spec.name], settings, llm=UnconfiguredModel(spec.name),
+                                   allow_dangerous_tools=True, with_module_tools=False)
             info["description"] = tool.description
             info["model_name"] = tool.name
             schema = tool.to_openai()["function"]["parameters"]  # as function calling sends it
@@ -104,41 +178,60 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if json_out:
         out.print_json(json.dumps(info, default=str))
         return
-    from rich.text import Text
-
-    out.print(Text(spec.name, style="bold"))
+    out.print(Text(safe_text(spec.name), style="bold"))
     if "model_name" in info:
-        out.print(Text(f"the model sees it as {info['model_name']}:", style="dim"))
-    out.print(Text(info["description"]))
-    out.print(f"source: {spec.source}    needs: {info['needs']}")
-    danger = f"yes - {spec.danger_reason}" if spec.dangerous else "no"
-    out.print(f"dangerous: {danger}")
+        out.print(Text(f"the model sees it as {safe_text(info['model_name'])}:", style="dim"))
+    out.print(Text(safe_text(info["description"])))
+    out.print(Text(f"source: {spec.source}    needs: {info['needs']}"))
+    danger = f"yes - {safe_text(spec.danger_reason)}" if spec.dangerous else "no"
+    out.print(Text(f"dangerous: {danger}"))
     if spec.members:
-        out.print("members: " + ", ".join(spec.members))
+        out.print(Text(safe_text("members: " + ", ".join(spec.members))))
     if schema is not None:
         out.print("arguments:")
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
+
+
+def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:
+    """A listing spec for an MCP server or one of its tools (cached list first)."""
+    found = catalog.server_tool(name)
+    if found is None:
+        raise catalog.unknown(name)
+    server = found[0]
+    rows = {r["name"]: r for r in _mcp_rows(catalog, "all", err, only=server)}
+    row = rows.get(name)
+    if row is None:
+        return ToolSpec(name, None, f"a tool of MCP server {server}", source="MCP",
+                        needs=ToolNeeds(extra="mcp"))
+    return ToolSpec(name, None, row["description"], needs=ToolNeeds(extra="mcp"),
+                    dangerous=row["dangerous"], danger_reason=row["danger_reason"],
+                    members=tuple(row["members"]), source="MCP")
 
 
 def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
     """Run one tool directly under the same load-time gate and call-time approval."""
     from rich.text import Text
 
+    from agentcli.approval import gate_by_policy
     from agentcli.cli.approve import build_approver, human_input
-    from agentcli.tools.custom import load_configured_tools
+    from agentcli.tools.resolve import resolve_tools
 
-    out, err = console(), console(stderr=True)
-    _prepare(settings, err)
-    if name in registry() and registry()[name].members:
-        raise ConfigError(f"{name!r} is a group; call one of its tools: "
-                          + ", ".join(registry()[name].members))
-    settings = _with_tools(settings, [name])
+    out, err = console(), _Stderr()
+    catalog = _prepare(settings, err)
+    spec = catalog.spec(name)
+    members = spec.members if spec is not None else ()
+    if spec is None and name in catalog.servers:
+        members = (f"{name}.*",)
+    if members:
+        raise ConfigError(f"{name!r} is a group; call one of its tools: " + ", ".join(members))
     if llm is None:  # the tool may not need one for this input (the Calculator on 300 * 0.25)
         from agentcli.models.unconfigured import UnconfiguredModel
 
         llm = UnconfiguredModel(name)
-    tools = load_configured_tools(settings, llm, {"human_input": human_input()})
-    tool = next((t for t in tools if t.name == name), tools[0])
+    tools = resolve_tools([name], settings, llm=llm, extras={"human_input": human_input()},
+                          with_module_tools=False)
+    gate_by_policy(tools, settings.tool_policy)
+    tool = tools[0]
     tool_input: Any = raw_input
     if tool.is_structured and raw_input.strip().startswith("{"):
         with contextlib.suppress(ValueError):
@@ -160,8 +253,3 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     out.print(display(observation), markup=False, highlight=False, soft_wrap=True)
     return exit_codes.OK
 
-
-def _with_tools(settings: Settings, names: list[str]) -> Settings:
-    from dataclasses import replace
-
-    return replace(settings, tools=names)

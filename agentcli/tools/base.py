@@ -132,7 +132,9 @@ class Tool:
         return await self.coroutine(prepared, **extra)
 
     def to_openai(self) -> dict[str, Any]:
-        """The tool as an OpenAI function-calling schema."""
+        """The tool as an OpenAI function-calling schema (the name made API-safe)."""
+        from agentcli.tools.naming import wire_name
+
         params = self.args_schema or {
             "type": "object",
             "properties": {"input": {"type": "string", "description": "The tool input."}},
@@ -140,7 +142,8 @@ class Tool:
         }
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": params},
+            "function": {"name": wire_name(self.name), "description": self.description,
+                         "parameters": params},
         }
 
 

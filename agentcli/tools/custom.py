@@ -12,7 +12,7 @@ from typing import Any
 
 from agentcli.errors import ToolLoadError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec, load_tools, register_tool, registry
+from agentcli.tools.registry import ToolSpec, register_tool, registry
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 warnings_seen: list[str] = []  # one line per broken plugin; the CLI prints them
@@ -64,12 +64,19 @@ def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
     return names
 
 
-def load_module(path: str | Path) -> list[str]:
-    """Import a Python file and register every module-level Tool/ToolSpec (source ``module``)."""
+_MODULES: dict[tuple[str, float], list[ToolSpec]] = {}  # (path, mtime) -> specs
+
+
+def module_specs(path: str | Path) -> list[ToolSpec]:
+    """Import a Python file (once per version of it) and return a spec for every module-level
+    Tool/ToolSpec (source ``module``)."""
     file = Path(path).expanduser()
     if not file.is_file():
         raise ToolLoadError(f"--tools-module {file}: no such file")
-    mod_name = f"agentcli_user_tools_{abs(hash(str(file.resolve())))}"
+    key = (str(file.resolve()), file.stat().st_mtime)
+    if key in _MODULES:
+        return _MODULES[key]
+    mod_name = f"agentcli_user_tools_{abs(hash(key[0]))}"
     spec = importlib.util.spec_from_file_location(mod_name, file)
     if spec is None or spec.loader is None:
         raise ToolLoadError(f"--tools-module {file}: not a Python file")
@@ -87,17 +94,23 @@ def load_module(path: str | Path) -> list[str]:
     if not found:
         raise ToolLoadError(f"--tools-module {file} defines no tools; decorate functions "
                             "with @tool (from agentcli import tool)")
+    _MODULES[key] = [_spec_for(item, "module") for item in found]
+    return _MODULES[key]
+
+
+def load_module(path: str | Path) -> list[str]:
+    """Import a Python file and register every module-level Tool/ToolSpec (source ``module``)."""
     names = []
-    for item in found:
-        spec_ = _spec_for(item, "module")
+    for spec_ in module_specs(path):
         register_tool(spec_, replace=True)
         names.append(spec_.name)
     return names
 
 
-def prepare_registry(settings: Any, *, start_mcp: bool = True) -> list[str]:
-    """Register plugins, modules, YAML tools and MCP servers from ``settings``; return the
-    names of module tools (they are loaded without being named in ``--tools``)."""
+def prepare_registry(settings: Any, *, start_mcp: bool = False) -> list[str]:
+    """Register plugins, modules, YAML tools (and, if asked, MCP servers) from ``settings`` in
+    the global registry; return the names of module tools. Kept for library callers: the CLI
+    resolves per call through :func:`agentcli.tools.resolve.resolve_tools` instead."""
     from agentcli.tools.yaml_tools import register_yaml_tools
 
     registry()
@@ -117,10 +130,8 @@ def load_configured_tools(
 ) -> list[Tool]:
     """Everything ``agent run`` loads: named tools plus module tools, with the policy gate."""
     from agentcli.approval import gate_by_policy
+    from agentcli.tools.resolve import resolve_tools
 
-    module_tools = prepare_registry(settings)
-    names = list(settings.tools) + [n for n in module_tools if n not in settings.tools]
-    tools = load_tools(names, llm=llm, allow_dangerous_tools=settings.allow_dangerous_tools,
-                       allow=settings.allow, **{**settings.tool_settings, **(extras or {})})
+    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras)
     gate_by_policy(tools, settings.tool_policy)
     return tools

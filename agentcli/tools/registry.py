@@ -6,7 +6,7 @@ Built-in tools register through :func:`register_tool`, the same call a plugin ma
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -79,12 +79,43 @@ def expand(names: Iterable[str]) -> list[str]:
     return out
 
 
-def _refuse_dangerous(spec: ToolSpec, group: str | None) -> ToolLoadError:
-    what = f"{spec.name!r} (from group {group!r})" if group else repr(spec.name)
+def refuse_dangerous(name: str, reason: str, group: str | None) -> ToolLoadError:
+    """The load-time refusal: which tool, why it is dangerous, and the flag that opts in."""
+    what = f"{name!r} (from group {group!r})" if group else repr(name)
     return ToolLoadError(
-        f"tool {what} is dangerous: {spec.danger_reason or 'it can change your system'}. "
-        f"Opt in with --allow {group or spec.name} or --allow-dangerous-tools"
+        f"tool {what} is dangerous: {reason or 'it can change your system'}. "
+        f"Opt in with --allow {group or name} or --allow-dangerous-tools"
     )
+
+
+def build_spec(
+    spec: ToolSpec, *, llm: BaseChatModel | None, permitted: bool, group: str | None,
+    settings: Mapping[str, Any],
+) -> list[Tool]:
+    """Build one spec's tool(s) through the load-time gate (danger, LLM, settings)."""
+    name = spec.name
+    if spec.dangerous and not permitted:
+        raise refuse_dangerous(name, spec.danger_reason, group)
+    if spec.needs.llm and llm is None:
+        raise ToolLoadError(f"tool {name!r} needs a language model; configure --model")
+    missing = [s for s in spec.needs.settings if settings.get(s) in (None, "")]
+    if missing:
+        raise ToolLoadError(
+            f"tool {name!r} needs the setting(s) {', '.join(missing)}; set them under "
+            f"tool_settings in your config"
+        )
+    assert spec.factory is not None
+    built = spec.factory(llm=llm, **settings)
+    tools = []
+    for t in built if isinstance(built, list) else [built]:
+        if t.dangerous and not permitted:  # dangerous because of a setting or by its author
+            raise refuse_dangerous(name, t.danger_reason, group)
+        tools.append(replace(
+            t, dangerous=t.dangerous or spec.dangerous,
+            danger_reason=t.danger_reason or spec.danger_reason,
+            needs=spec.needs, source=spec.source,
+        ))
+    return tools
 
 
 def load_tools(
@@ -93,41 +124,17 @@ def load_tools(
     allow_dangerous_tools: bool = False,
     *,
     allow: Iterable[str] = (),
+    config: Any = None,
     **settings: Any,
 ) -> list[Tool]:
     """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
 
     ``settings`` are passed to factories that need them (e.g. a base URL); a missing
-    setting or a missing LLM is an error naming it.
+    setting or a missing LLM is an error naming it. ``config`` (a Settings object) adds the
+    tool sources it names: ``--tools-module`` files, YAML tools and MCP servers. This is the
+    same resolution path the CLI uses (:func:`agentcli.tools.resolve.resolve_tools`).
     """
-    specs = registry()
-    allowed = set(allow)
-    tools: list[Tool] = []
-    groups = {m: n for n in names if n in specs for m in specs[n].members}
-    for name in expand(names):
-        spec = specs[name]
-        group = groups.get(name)
-        permitted = allow_dangerous_tools or name in allowed or (
-            group is not None and group in allowed
-        )
-        if spec.dangerous and not permitted:
-            raise _refuse_dangerous(spec, group)
-        if spec.needs.llm and llm is None:
-            raise ToolLoadError(f"tool {name!r} needs a language model; configure --model")
-        missing = [s for s in spec.needs.settings if settings.get(s) in (None, "")]
-        if missing:
-            raise ToolLoadError(
-                f"tool {name!r} needs the setting(s) {', '.join(missing)}; set them under "
-                f"tool_settings in your config"
-            )
-        assert spec.factory is not None
-        built = spec.factory(llm=llm, **settings)
-        for t in built if isinstance(built, list) else [built]:
-            if t.dangerous and not permitted:  # dangerous because of a setting or by its author
-                raise _refuse_dangerous(replace(spec, danger_reason=t.danger_reason), group)
-            tools.append(replace(
-                t, dangerous=t.dangerous or spec.dangerous,
-                danger_reason=t.danger_reason or spec.danger_reason,
-                needs=spec.needs, source=spec.source,
-            ))
-    return tools
+    from agentcli.tools.resolve import resolve_tools
+
+    return resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
+                         allow=allow, tool_settings=settings, with_module_tools=False)

@@ -159,9 +159,9 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
                 args_schema=_schema(d))
 
 
-def register_yaml_tools(definitions: list[dict[str, Any]]) -> list[str]:
-    """Register each definition as a tool spec with source ``YAML``; return the names."""
-    names = []
+def yaml_specs(definitions: list[dict[str, Any]]) -> list[ToolSpec]:
+    """A tool spec (source ``YAML``) for each checked definition."""
+    specs = []
     for d in definitions:
         kind = d["kind"]
         dangerous = bool(d.get("dangerous", kind == "command" or
@@ -175,8 +175,16 @@ def register_yaml_tools(definitions: list[dict[str, Any]]) -> list[str]:
 
         reason = (f"it runs {d['argv'][0]} with arguments the model picks" if kind == "command"
                   else f"it sends {d.get('method', 'GET')} requests to {d['url']}")
-        register_tool(ToolSpec(d["name"], factory, d.get("description") or f"{kind} tool",
-                               dangerous=dangerous, danger_reason=reason if dangerous else "",
-                               source="YAML"), replace=True)
-        names.append(d["name"])
+        specs.append(ToolSpec(d["name"], factory, d.get("description") or f"{kind} tool",
+                              dangerous=dangerous, danger_reason=reason if dangerous else "",
+                              source="YAML"))
+    return specs
+
+
+def register_yaml_tools(definitions: list[dict[str, Any]]) -> list[str]:
+    """Register each definition as a tool spec with source ``YAML``; return the names."""
+    names = []
+    for spec in yaml_specs(definitions):
+        register_tool(spec, replace=True)
+        names.append(spec.name)
     return names

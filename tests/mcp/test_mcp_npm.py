@@ -121,7 +121,7 @@ def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
 def test_filesystem_write_needs_opt_in_and_approval(npm_servers: dict[str, Path], tmp_path: Path,
                                                     mock_server: Any) -> None:
     # `--allow fs --yes` on `agent run` is the same settings.allow + approver as below; the
-    # run path resolves MCP names once mcp-a's change lands (see RUN_PENDING)
+    # every command resolves MCP names through one path (tools/resolve.py)
     root = tmp_path / "root"
     root.mkdir()
     refused = _fs_batch(tmp_path, mock_server, root, [])
@@ -147,11 +147,11 @@ def test_broken_server_beside_builtin_tools(tmp_path: Path, mock_server: Any) ->
                env=env)
     assert ok.returncode == 0, ok.stderr
     assert "42" in ok.stdout and "Traceback" not in ok.stderr
-    listed = agent("tools", "list", "-c", str(cfg))
+    listed = agent("tools", "list", "-c", str(cfg), "--all")  # --all starts unlisted servers
     assert listed.returncode == 0 and "llm-math" in listed.stdout
     assert "'broken' did not start" in listed.stderr and "cannot find config.json" in listed.stderr
     bad = agent("mcp", "tools", "broken", "-c", str(cfg))
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) <= 3  # one wrapped line
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "cannot find config.json" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -172,11 +172,6 @@ def test_killed_server_reconnects(npm_servers: dict[str, Path], tmp_path: Path) 
         time.sleep(0.02)
     assert tools["ev.echo"].run({"message": "two"}) == "Echo: two"
     assert int(pidfile.read_text()) != first
-
-
-RUN_PENDING = pytest.mark.xfail(
-    reason="`agent run` checks tool names before MCP servers register (cli/running.py); "
-    "mcp-a's one resolution path fixes it — drop this mark after that merge", strict=False)
 
 
 def _echo(cfg: Path, mock_server: Any, tmp_path: Path, command: str) -> tuple[Any, str]:
@@ -202,7 +197,7 @@ def _assert_echoed(result: tuple[Any, str], mock_server: Any) -> None:
     assert "Echo: over the wire" in second  # the MCP result reached the model
 
 
-@pytest.mark.parametrize("command", ["batch", pytest.param("run", marks=RUN_PENDING)])
+@pytest.mark.parametrize("command", ["batch", "run"])
 def test_agent_calls_an_mcp_tool_over_stdio(npm_servers: dict[str, Path], tmp_path: Path,
                                             mock_server: Any, command: str) -> None:
     cfg = write_config(tmp_path, {"ev": ev_stdio(npm_servers)})

@@ -124,10 +124,12 @@ def test_calculator_without_a_model_on_an_expression() -> None:
 
 
 def test_did_you_mean_uses_the_name_the_model_sees() -> None:
-    for typo in ("calculater", "Calculator"):
+    for typo in ("calculater", "calculatr"):
         result = invoke("tools", "call", typo, "1+1")
         assert result.exit_code == 2
         assert "did you mean llm-math?" in result.stderr
+    ok = invoke("tools", "call", "Calculator", "1+1")  # the display name is a name too
+    assert ok.exit_code == 0 and ok.stdout == "Answer: 2\n"
 
 
 def test_tools_show_calculator_as_the_model_sees_it() -> None:

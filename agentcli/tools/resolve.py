@@ -1,0 +1,236 @@
+"""One way from tool names to tools, for every command and the Python API.
+
+Sources, all looked up by name: built-ins and anything registered (:mod:`registry`),
+entry-point plugins, ``--tools-module`` files, YAML tools, and MCP servers. MCP servers are
+resolved lazily: ``ev.echo`` starts only server ``ev`` and ``ev`` (a server name) loads all
+its tools; naming other tools starts no server. A tool answers to its registry name and its
+display name (``llm-math`` and ``Calculator``). Bad names fail here, in one line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.errors import ToolLoadError
+from agentcli.tools.base import Tool
+from agentcli.tools.naming import check_wire_names
+from agentcli.tools.registry import ToolSpec, build_spec, registry
+
+
+@dataclass
+class Catalog:
+    """Every tool name one command can use, without starting anything."""
+
+    specs: dict[str, ToolSpec] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # display name -> registry name
+    servers: dict[str, Any] = field(default_factory=dict)  # MCP server name -> its config
+    module_tools: list[str] = field(default_factory=list)  # loaded without being named
+
+    def spec(self, name: str) -> ToolSpec | None:
+        """The spec for a registry name or a display name."""
+        return self.specs.get(name) or self.specs.get(self.aliases.get(name, ""))
+
+    def server_tool(self, name: str) -> tuple[str, str | None] | None:
+        """``(server, tool)`` for ``server.tool``, ``(server, None)`` for a server name."""
+        if name in self.servers:
+            return name, None
+        server, dot, tool = name.partition(".")
+        return (server, tool) if dot and tool and server in self.servers else None
+
+    def cached_names(self) -> list[str]:
+        """``server.tool`` for every tool in the servers' cached lists."""
+        from agentcli.tools.mcp_source import cached_tools
+
+        return [f"{s}.{i.name}" for s, conf in self.servers.items()
+                for i in cached_tools(s, conf) or []]
+
+    def unknown(self, name: str) -> ToolLoadError:
+        """The error for a name no source knows, with close matches."""
+        # Case-insensitive; a display name suggests the name to type (calculater: llm-math).
+        pool = {n.lower(): n for n in [*self.specs, *self.servers, *self.cached_names()]}
+        pool.update({a.lower(): n for a, n in self.aliases.items() if a.lower() not in pool})
+        close = difflib.get_close_matches(name.lower(), list(pool), n=3, cutoff=0.5)
+        names = list(dict.fromkeys(pool[c] for c in close))
+        hint = f"; did you mean {', '.join(names)}?" if names else ""
+        server, dot, _ = name.partition(".")
+        if dot and server not in self.specs:
+            known = ", ".join(sorted(self.servers)) or "none"
+            return ToolLoadError(f"unknown tool {name!r}: no MCP server {server!r} is "
+                                 f"configured (configured: {known}){hint}")
+        return ToolLoadError(f"unknown tool {name!r}{hint} (see `agent tools list` for every "
+                             "tool)")
+
+
+def _where(spec: ToolSpec) -> str:
+    return {"YAML": "a YAML tool", "module": "a --tools-module tool",
+            "plugin": "a plugin tool", "MCP": "an MCP tool"}.get(spec.source, "a built-in tool")
+
+
+def build_catalog(settings: Any = None) -> Catalog:
+    """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
+    from agentcli.tools.custom import load_plugins, module_specs
+    from agentcli.tools.mcp_source import server_configs
+    from agentcli.tools.yaml_tools import yaml_specs
+
+    registry()
+    load_plugins()  # once per process; plugins register like built-ins
+    cat = Catalog(specs=dict(registry()))
+
+    def add(spec: ToolSpec) -> None:
+        old = cat.specs.get(spec.name)
+        if old is not None and old.source != spec.source:
+            raise ToolLoadError(f"tool name {spec.name!r} is defined twice, as {_where(old)} "
+                                f"and as {_where(spec)}; rename one of them")
+        cat.specs[spec.name] = spec
+
+    for spec in yaml_specs(list(getattr(settings, "yaml_tools", None) or [])):
+        add(spec)
+    for path in getattr(settings, "tools_module", None) or []:
+        for spec in module_specs(path):
+            add(spec)
+            cat.module_tools.append(spec.name)
+    cat.servers = server_configs(settings)
+    for server in cat.servers:
+        if server in cat.specs:
+            raise ToolLoadError(f"MCP server name {server!r} is also the name of "
+                                f"{_where(cat.specs[server])}; rename the server")
+    cat.aliases = {a: n for n, s in cat.specs.items() for a in s.also_known_as
+                   if a not in cat.specs}
+    return cat
+
+
+def check_names(names: Iterable[str], settings: Any = None) -> None:
+    """Fail fast on names no source knows, without building tools or starting servers."""
+    cat = build_catalog(settings)
+    for raw in names:
+        name = raw.strip()
+        if name and cat.spec(name) is None and cat.server_tool(name) is None:
+            raise cat.unknown(name)
+
+
+@dataclass(frozen=True)
+class _Want:
+    name: str
+    group: str | None = None
+    server: str | None = None  # an MCP tool: which server
+    tool: str | None = None  # ... and which of its tools (None: all)
+
+
+def _plan(names: Sequence[str], cat: Catalog) -> tuple[list[_Want], dict[str, set[str] | None]]:
+    wants: list[_Want] = []
+    servers: dict[str, set[str] | None] = {}  # None: every tool of the server
+    for name in names:
+        spec = cat.spec(name)
+        if spec is not None:
+            group = spec.name if spec.members else None
+            wants += [_Want(m, group) for m in spec.members or (spec.name,)]
+            continue
+        found = cat.server_tool(name)
+        if found is None:
+            raise cat.unknown(name)
+        server, tool = found
+        wants.append(_Want(name, None, server, tool))
+        if tool is None:
+            servers[server] = None
+        elif server not in servers or servers[server] is not None:
+            servers.setdefault(server, set()).add(tool)  # type: ignore[union-attr]
+    return wants, servers
+
+
+def _start(
+    servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
+) -> dict[str, list[Tool]]:
+    from agentcli.tools.mcp_source import load_server_tools
+
+    if len(servers) <= 1:
+        return {s: load_server_tools(s, cat.servers[s], only, options)
+                for s, only in servers.items()}
+    with ThreadPoolExecutor(max_workers=len(servers)) as pool:  # start them side by side
+        futures = {s: pool.submit(load_server_tools, s, cat.servers[s], only, options)
+                   for s, only in servers.items()}
+        return {s: f.result() for s, f in futures.items()}
+
+
+def _server_tools(want: _Want, started: dict[str, list[Tool]], cat: Catalog) -> list[Tool]:
+    assert want.server is not None
+    tools = started[want.server]
+    if want.tool is None:
+        return tools
+    chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
+    if not chosen:
+        from agentcli.tools.mcp_source import cached_tools
+
+        names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
+                                           cached_tools(want.server, cat.servers[want.server])
+                                           or []]
+        close = difflib.get_close_matches(want.name, names, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+        raise ToolLoadError(f"MCP server {want.server!r} has no tool {want.tool!r}{hint} "
+                            f"(see `agent tools list --refresh`)")
+    return chosen
+
+
+def resolve_tools(
+    names: Sequence[str],
+    settings: Any = None,
+    *,
+    llm: Any = None,
+    allow_dangerous_tools: bool | None = None,
+    allow: Iterable[str] | None = None,
+    tool_settings: Mapping[str, Any] | None = None,
+    extras: Mapping[str, Any] | None = None,
+    with_module_tools: bool = True,
+) -> list[Tool]:
+    """Build the tools named (plus ``--tools-module`` tools) from every source.
+
+    ``settings`` (a Settings object, or None for registry tools only) supplies the sources,
+    ``allow``/``allow_dangerous_tools`` and ``tool_settings`` unless they are given here.
+    Dangerous tools need ``allow_dangerous_tools`` or their name, group or MCP server in
+    ``allow``. Only the MCP servers whose tools are named are started.
+    """
+    cat = build_catalog(settings)
+    allow_all = bool(getattr(settings, "allow_dangerous_tools", False)
+                     if allow_dangerous_tools is None else allow_dangerous_tools)
+    allowed = set(getattr(settings, "allow", None) or () if allow is None else allow)
+    options = {**(getattr(settings, "tool_settings", None) or {}
+                  if tool_settings is None else tool_settings), **(extras or {})}
+    wanted = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    if with_module_tools:
+        wanted += [n for n in cat.module_tools if n not in wanted]
+    wants, servers = _plan(wanted, cat)
+    started = _start(servers, cat, options)
+    tools: list[Tool] = []
+    origin: dict[str, str] = {}  # tool name -> where it came from, to catch duplicates
+
+    def keep(t: Tool, where: str) -> None:
+        if t.name in origin:
+            if origin[t.name] != where:
+                raise ToolLoadError(f"two tools are named {t.name!r}: {origin[t.name]} and "
+                                    f"{where}; rename one or leave one out of --tools")
+            return
+        origin[t.name] = where
+        tools.append(t)
+
+    for want in wants:
+        if want.server is None:
+            spec = cat.specs[want.name]
+            permitted = allow_all or bool(allowed & {want.name, *spec.also_known_as}) or (
+                want.group is not None and want.group in allowed)
+            for t in build_spec(spec, llm=llm, permitted=permitted, group=want.group,
+                                settings=options):
+                keep(t, _where(spec))
+            continue
+        for t in _server_tools(want, started, cat):
+            if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
+                raise ToolLoadError(
+                    f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
+                    f"{t.danger_reason or 'it can change your system'}. Opt in with --allow "
+                    f"{t.name}, --allow {want.server} (every dangerous tool of that server) "
+                    "or --allow-dangerous-tools")
+            keep(t, f"MCP server {want.server!r}")
+    check_wire_names(t.name for t in tools)
+    return tools
