@@ -83,6 +83,12 @@ def _bool(v: Any) -> bool:
     raise ValueError("true or false")
 
 
+def _bool_or_none(v: Any) -> bool | None:
+    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", "auto", ""}):
+        return None
+    return _bool(v)
+
+
 def _choice(*options: str) -> Check:
     def check(v: Any) -> str:
         if not isinstance(v, str) or v not in options:
@@ -224,6 +230,21 @@ FIELDS: dict[str, Field] = {
         _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS", "token budget of tokens memory"
     ),
     "db_path": Field(_str_or_none, "AGENT_DB", "SQLite file for sessions and run logs"),
+    "structured_actions": Field(
+        _choice("auto", "on", "off"), "AGENT_STRUCTURED_ACTIONS",
+        "constrain action blobs with a JSON Schema (auto: where the server supports it)",
+    ),
+    "local_max_tokens": Field(
+        _positive_int_or_none, "AGENT_LOCAL_MAX_TOKENS", "reply cap per request to a local server"
+    ),
+    "prompt_style": Field(
+        _choice("auto", "full", "compact"), "AGENT_PROMPT_STYLE",
+        "prompt variant (auto: compact for small local models)",
+    ),
+    "compact_below_b": Field(
+        _float_range(0.0, 1000.0), None, "auto prompt_style: compact below this size (billions)"
+    ),
+    "markdown": Field(_bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: auto)"),
     "profiles": Field(_mapping, None, "named groups of settings"),
 }
 
@@ -268,6 +289,11 @@ class Settings:
     memory_k: int = 5
     memory_max_tokens: int = 2_000
     db_path: str | None = None
+    structured_actions: str = "auto"
+    local_max_tokens: int | None = 1024
+    prompt_style: str = "auto"
+    compact_below_b: float = 4.0
+    markdown: bool | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 

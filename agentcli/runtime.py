@@ -25,6 +25,9 @@ def build_model(
         "timeout": settings.request_timeout,
         "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
         "on_retry": _report_retry,
+        # local-models (issue 14): how a JSON Schema is sent, and the reply cap of local servers
+        "structured_actions": settings.structured_actions,
+        "local_max_tokens": settings.local_max_tokens,
     }
     options.update({k: settings.retry[k] for k in ("backoff_base", "backoff_max")
                     if k in settings.retry})
@@ -83,9 +86,19 @@ def build_executor(
 
     check_budget(settings, llm.name)
     tools = load_configured_tools(settings, llm, tool_extras)
+    # local-models (issue 14), interim until agents put the schema in their own requests:
+    # the agent's model calls carry the action schema; the tools keep the plain model.
+    from agentcli.agents.action_schema import schema_for_agent
+
+    schema = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions)
+    agent_llm = llm
+    if schema is not None:
+        from agentcli.models.schema_default import WithResponseSchema
+
+        agent_llm = WithResponseSchema(llm, schema)
     return initialize_agent(
         tools,
-        llm,
+        agent_llm,
         settings.agent or DEFAULT_AGENT,
         agent_kwargs={"stream": settings.stream, "self_ask_tool": settings.self_ask_tool},
         max_iterations=settings.max_iterations,
