@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 _ENV_PREFIXES = ("AGENT_", "OPENAI_", "DASHSCOPE_", "DEEPSEEK_", "OLLAMA_", "VLLM_", "LMSTUDIO_",
+                 "LLAMACPP_",
                  "OPENROUTER_")
 
 

@@ -144,6 +144,12 @@ def run(
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
+    markdown: bool | None = typer.Option(
+        None, "--markdown/--no-markdown", help="Answer as Markdown (default: by content)."
+    ),
+    structured_actions: str | None = typer.Option(
+        None, "--structured-actions", help="auto, on or off: JSON Schema for action blobs."
+    ),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -158,6 +164,7 @@ def run(
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
             "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
+            "markdown": markdown, "structured_actions": structured_actions,
         }
         from agentcli.config import load_settings
 

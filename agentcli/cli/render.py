@@ -116,9 +116,16 @@ class VerboseHandler(BaseCallbackHandler):
         self.console.print(Text(text, style=STYLES["notice"]))
 
 
-def print_answer(console: Console, answer: str) -> None:
-    """The answer as Markdown in a terminal, as plain text when piped."""
-    if console.is_terminal:
-        console.print(Markdown(answer))
+def print_answer(console: Console, answer: str, *, markdown: bool | None = None) -> None:
+    """The answer as written; as Markdown in a terminal when it has Markdown block structure.
+
+    ``markdown`` True/False (``--markdown/--no-markdown``) overrides the content check.
+    """
+    from agentcli.cli.answer_markdown import has_markdown_blocks, protect_inline
+
+    if markdown is None:
+        markdown = console.is_terminal and has_markdown_blocks(answer)
+    if markdown:
+        console.print(Markdown(protect_inline(answer)))
     else:
         console.print(answer, markup=False, highlight=False, soft_wrap=True)

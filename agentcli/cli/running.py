@@ -122,5 +122,5 @@ def execute(
     else:
         if result.stop_reason in LIMIT_REASONS:
             err.print(Text(f"Stopped by {result.stop_reason.replace('_', ' ')}.", style="yellow"))
-        print_answer(out, result.output)
+        print_answer(out, result.output, markdown=settings.markdown)
     return exit_code(result)
