@@ -40,7 +40,7 @@ def action_schema(tools: Sequence[Tool], *, final_action: str = FINAL_ANSWER) ->
         return _branch([*names, final_action], {"type": "string"})
     branches = [_branch([t.name], _input_schema(t)) for t in tools]
     branches.append(_branch([final_action], {"type": "string"}))
-    return {"anyOf": branches}
+    return {"type": "object", "anyOf": branches}  # OpenAI wants an object at the root
 
 
 def schema_for_agent(
