@@ -32,9 +32,9 @@ def build(agent_type: str, base_url: str):  # type: ignore[no-untyped-def]
     from langchain_openai import ChatOpenAI
 
     llm = ChatOpenAI(model="smollm2", base_url=base_url, api_key="none", temperature=0,
-                     max_tokens=256, timeout=120, max_retries=0)
+                     max_tokens=100, timeout=60, max_retries=0)
     tools = load_tools(["llm-math"], llm=llm)
-    limits = {"max_iterations": 5, "max_execution_time": 180, "handle_parsing_errors": True}
+    limits = {"max_iterations": 3, "max_execution_time": 45, "handle_parsing_errors": True}
     if agent_type == "tool-calling":
         from langchain_core.prompts import ChatPromptTemplate
 

@@ -63,8 +63,8 @@ def run_one(base_url: str, agent_type: str, mode: str, compact: bool, question: 
             ) -> dict[str, Any]:
     """One question through one configuration; never raises."""
     flags = {"model": "custom/smollm2", "base_url": base_url, "agent": agent_type,
-             "tools": ["llm-math"], "max_iterations": 5, "max_execution_time": 180,
-             "structured_actions": mode, "local_max_tokens": 256, "request_timeout": 120,
+             "tools": ["llm-math"], "max_iterations": 3, "max_execution_time": 45,
+             "structured_actions": mode, "local_max_tokens": 100, "request_timeout": 60,
              "max_retries": 0, "verbose": False, "self_ask_tool": "Calculator"}
     started = time.monotonic()
     try:
@@ -96,8 +96,8 @@ def _use_compact_prompt(agent: Any, agent_type: str) -> None:
 
 def configs(wanted: list[str], types: list[str]) -> Iterator[tuple[str, str, bool]]:
     """(agent type, structured_actions, compact) in the order they are run."""
-    for kind in wanted:
-        for agent_type in types:
+    for agent_type in types:
+        for kind in wanted:
             blob = agent_type in JSON_BLOB_AGENT_TYPES
             if kind == "off":
                 yield agent_type, "off", False

@@ -21,6 +21,10 @@ from agentcli.tools.base import Tool
 
 FINAL_ANSWER = "Final Answer"
 SCHEMA_NAME = "agent_action"  # the name OpenAI requires beside a json_schema
+# A bound on text inputs and answers: without it a small model fills the string until the
+# token cap (one measured SmolLM2 reply: 1,024 tokens of Calculator "input", 75 s).
+MAX_INPUT_CHARS = 400
+_TEXT: dict[str, Any] = {"type": "string", "maxLength": MAX_INPUT_CHARS}
 # Keywords that grammar converters (llama.cpp, Outlines, xgrammar) may reject or mishandle;
 # dropped from tool argument schemas, which only need to steer, not validate.
 # Agent types whose reply is one action blob: a schema for it fits their prompt and parser.
@@ -37,9 +41,9 @@ def action_schema(tools: Sequence[Tool], *, final_action: str = FINAL_ANSWER) ->
     names = [t.name for t in tools]
     structured = [t for t in tools if _takes_object(t)]
     if not structured:
-        return _branch([*names, final_action], {"type": "string"})
+        return _branch([*names, final_action], dict(_TEXT))
     branches = [_branch([t.name], _input_schema(t)) for t in tools]
-    branches.append(_branch([final_action], {"type": "string"}))
+    branches.append(_branch([final_action], dict(_TEXT)))
     return {"type": "object", "anyOf": branches}  # OpenAI wants an object at the root
 
 
@@ -72,7 +76,7 @@ def _takes_object(tool: Tool) -> bool:
 
 def _input_schema(tool: Tool) -> dict[str, Any]:
     if not _takes_object(tool):
-        return {"type": "string"}
+        return dict(_TEXT)
     schema: dict[str, Any] = _clean(tool.args_schema or {})
     schema.setdefault("type", "object")
     return schema
