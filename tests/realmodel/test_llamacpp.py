@@ -50,11 +50,11 @@ def test_agent_run_ends_cleanly_on_a_real_model(
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.update(AGENT_DB=str(tmp_path / "a.db"), AGENT_SELF_ASK_TOOL="Calculator",
-               AGENT_TIMEOUT="120")
+               AGENT_BASE_URL=server.base_url, AGENT_TIMEOUT="120",
+               AGENT_LOCAL_MAX_TOKENS="128")
     argv = [sys.executable, "-m", "agentcli", "run", "-m", "custom/smollm2",
-            "--base-url", server.base_url, "--agent", agent_type, "--tools", "llm-math",
-            "--structured-actions", "on", "--max-iterations", "4", "--max-time", "240",
-            "--json", QUESTION]
+            "--agent", agent_type, "--tools", "llm-math", "--structured-actions", "on",
+            "--max-iterations", "3", "--max-time", "120", "--json", QUESTION]
     started = time.monotonic()
     proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=600)
@@ -63,7 +63,7 @@ def test_agent_run_ends_cleanly_on_a_real_model(
     assert proc.returncode in (0, 3), proc.stderr  # answered, or stopped by a limit
     result = json.loads(proc.stdout)
     assert result["stop_reason"] in STOP_REASONS
-    assert result["model_calls"] <= 5  # 4 iterations (+ one final answer call at most)
+    assert result["model_calls"] <= 8  # 3 iterations, each may also call llm-math's model
     with open(cache_dir() / "answers.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"agent": agent_type, "answer": result["output"],
                              "stop_reason": result["stop_reason"], "seconds": round(took, 1),
