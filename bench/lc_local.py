@@ -55,13 +55,11 @@ def build(agent_type: str, base_url: str):  # type: ignore[no-untyped-def]
 def correct(answer: str, expected: float) -> bool:
     import re
 
-    for raw in re.findall(r"-?\d[\d,]*(?:\.\d+)?", answer or ""):
-        try:
-            if abs(float(raw.replace(",", "")) - expected) < 0.01:
-                return True
-        except ValueError:
-            pass
-    return False
+    numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?", answer or "")
+    try:
+        return bool(numbers) and abs(float(numbers[-1].replace(",", "")) - expected) < 0.01
+    except ValueError:
+        return False
 
 
 def main() -> None:

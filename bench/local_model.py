@@ -51,11 +51,10 @@ _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
 def correct(answer: str, expected: float) -> bool:
-    """A number in the answer equals the expected one (to 0.01)."""
-    for raw in _NUMBER.findall(answer or ""):
-        with contextlib.suppress(ValueError):
-            if abs(float(raw.replace(",", "")) - expected) < 0.01:
-                return True
+    """The last number in the answer equals the expected one (to 0.01)."""
+    numbers = _NUMBER.findall(answer or "")
+    with contextlib.suppress(ValueError):
+        return bool(numbers) and abs(float(numbers[-1].replace(",", "")) - expected) < 0.01
     return False
 
 

@@ -215,8 +215,16 @@ class OpenAICompatModel(BaseChatModel):
 
         ``response_schema`` (a JSON Schema) constrains the reply where the server can.
         """
-        if on_token is None and self.local and stop:
-            # Stream so a stop string the server ignores ends the request right there.
+        constrained = self._sends_schema(params)
+        if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
+            # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
+            result = self.generate(messages, stop=stop, tools=tools, **params)
+            if result.text:
+                on_token(result.text)
+            return result
+        if on_token is None and self.local and stop and not constrained:
+            # Stream so a stop string the server ignores ends the request right there (a
+            # constrained reply needs no such guard: the schema ends it).
             return self._collect(self.stream(messages, stop=stop, tools=tools, **params))
         try:
             return self._generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
@@ -234,7 +242,13 @@ class OpenAICompatModel(BaseChatModel):
         **params: Any,
     ) -> ChatResult:
         """Async twin of :meth:`generate`."""
-        if on_token is None and self.local and stop:
+        constrained = self._sends_schema(params)
+        if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
+            result = await self.agenerate(messages, stop=stop, tools=tools, **params)
+            if result.text:
+                on_token(result.text)
+            return result
+        if on_token is None and self.local and stop and not constrained:
             on_token = _ignore_token  # streaming lets a stop string end the request
         try:
             return await self._agenerate(messages, stop=stop, tools=tools, on_token=on_token,
@@ -281,6 +295,10 @@ class OpenAICompatModel(BaseChatModel):
                 if attempt:
                     raise
                 self._drop_schema_or_raise(err, params)
+
+    def _sends_schema(self, params: dict[str, Any]) -> bool:
+        """Whether this request will carry a JSON Schema."""
+        return params.get("response_schema") is not None and self.structured_mechanism is not None
 
     def _drop_schema_or_raise(self, err: ProviderError, params: dict[str, Any]) -> None:
         """After a refused schema field: stop sending it (``auto``), else raise ``err``."""

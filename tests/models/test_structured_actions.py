@@ -286,3 +286,13 @@ def test_local_read_timeout_is_not_retried_and_names_the_setting() -> None:
         model.generate(MESSAGES)
     assert len(calls) == 1
     assert "request_timeout" in str(info.value) and "not retried" in str(info.value)
+
+
+def test_constrained_llamacpp_requests_are_not_streamed() -> None:
+    # llama-cpp-python 0.3 sends no content when it streams under a grammar (seen live).
+    model, bodies = model_with(lambda body: httpx.Response(200, json=reply(BLOB)), local=True)
+    tokens: list[str] = []
+    result = model.generate(MESSAGES, stop=["Observation:"], on_token=tokens.append,
+                            response_schema={"type": "object"})
+    assert result.text == BLOB and tokens == [BLOB]
+    assert "stream" not in bodies[0] and "response_format" in bodies[0]
