@@ -1,7 +1,8 @@
 """LangChain on the same real local server and the same 20 questions as ``local_model.py``.
 
 Runs inside a LangChain venv (``pip install langchain langchain-community langchain-openai
-numexpr mypy_extensions``); agentcli itself is not imported, the questions are read from ``--questions``.
+numexpr mypy_extensions``); agentcli is not imported. QUESTIONS.json holds [question, expected]
+pairs (dump ``local_model.QUESTIONS``).
 
     LC/bin/python bench/lc_local.py BASE_URL QUESTIONS.json OUT.jsonl [AGENT_TYPES]
 """
