@@ -63,9 +63,10 @@ def test_agent_run_ends_cleanly_on_a_real_model(
     assert proc.returncode in (0, 3), proc.stderr  # answered, or stopped by a limit
     result = json.loads(proc.stdout)
     assert result["stop_reason"] in STOP_REASONS
-    assert result["model_calls"] <= 8  # 3 iterations, each may also call llm-math's model
+    assert len(result["steps"]) <= 3  # --max-iterations 3
+    assert result["usage"]["model_calls"] <= 8  # each step may also call llm-math's model
     with open(cache_dir() / "answers.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"agent": agent_type, "answer": result["output"],
+        fh.write(json.dumps({"agent": agent_type, "answer": result["answer"],
                              "stop_reason": result["stop_reason"], "seconds": round(took, 1),
-                             "calls": result["model_calls"]}) + "\n")
+                             "calls": result["usage"]["model_calls"]}) + "\n")
     assert server.alive()
