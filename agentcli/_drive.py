@@ -42,8 +42,8 @@ def _model_kwargs(ex: AgentExecutor, run: Run, effect: CallModel) -> dict[str, A
     kwargs: dict[str, Any] = {"stop": list(req.stop) or None, "tools": list(req.tools) or None}
     if ex.stream_tokens:
         kwargs["on_token"] = lambda text: run.emit(ModelToken(text))
-    if req.response_format is not None:
-        kwargs["response_format"] = req.response_format
+    if req.response_format is not None:  # the provider picks its mechanism for the schema
+        kwargs["response_schema"] = req.response_format
     return kwargs
 
 

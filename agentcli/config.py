@@ -84,6 +84,12 @@ def _bool(v: Any) -> bool:
     raise ValueError("true or false")
 
 
+def _bool_or_none(v: Any) -> bool | None:
+    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", "auto", ""}):
+        return None
+    return _bool(v)
+
+
 def _choice(*options: str) -> Check:
     def check(v: Any) -> str:
         if not isinstance(v, str) or v not in options:
@@ -320,6 +326,20 @@ class Settings:
     stall_limit: int | None = _setting(
         _positive_int_or_none, "AGENT_STALL_LIMIT",
         "stop after this many identical replies in a row (null: never)", 3)
+    structured_actions: str = _setting(
+        _choice("auto", "on", "off"), "AGENT_STRUCTURED_ACTIONS",
+        "constrain action blobs with a JSON Schema (auto: where the server supports it)", "auto")
+    local_max_tokens: int | None = _setting(
+        _positive_int_or_none, "AGENT_LOCAL_MAX_TOKENS",
+        "reply cap per request to a local server (null: none)", 1024)
+    prompt_style: str = _setting(
+        _choice("auto", "full", "compact"), "AGENT_PROMPT_STYLE",
+        "prompt variant (auto: compact for small local models)", "auto")
+    compact_below_b: float = _setting(
+        _float_range(0.0, 1000.0), None,
+        "auto prompt_style: compact below this model size (billions of parameters)", 4.0)
+    markdown: bool | None = _setting(
+        _bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 

@@ -30,6 +30,9 @@ def build_model(
         "request_timeout": settings.request_timeout,
         "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
         "on_retry": _report_retry,
+        # local-models (issue 14): how a JSON Schema is sent, and the reply cap of local servers
+        "structured_actions": settings.structured_actions,
+        "local_max_tokens": settings.local_max_tokens,
     }
     options.update({k: settings.retry[k] for k in ("backoff_base", "backoff_max")
                     if k in settings.retry})
@@ -105,6 +108,19 @@ def build_executor(
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool
     if settings.system:
         agent_kwargs["system_extra"] = settings.system
+    from agentcli.agents.action_schema import schema_for_agent
+
+    action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions)
+    if action is not None:  # each JSON-blob request carries it (local servers constrain to it)
+        agent_kwargs["action_schema"] = action
+    from agentcli.agents.prompt_style import resolve_style
+    from agentcli.models.presets import PRESETS
+
+    provider = (settings.model or "").partition("/")[0]
+    local_preset = provider in PRESETS and PRESETS[provider].local  # ollama, llamacpp...
+    agent_kwargs["prompt_style"] = resolve_style(
+        settings.prompt_style, llm.name, local=local_preset,
+        compact_below_b=settings.compact_below_b)
     return initialize_agent(
         tools,
         llm,

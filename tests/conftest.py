@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-_ENV_PREFIXES = ("AGENT_", "OPENAI_", "DASHSCOPE_", "DEEPSEEK_", "OLLAMA_", "VLLM_", "LMSTUDIO_",
-                 "OPENROUTER_")
+from agentcli.models.presets import provider_env_prefixes
+
+_ENV_PREFIXES = ("AGENT_", *provider_env_prefixes())  # one list: the presets' own
 
 
 def _is_loopback(address: Any) -> bool:

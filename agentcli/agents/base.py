@@ -47,10 +47,26 @@ class Agent(ABC):
     native_tools: ClassVar[bool] = False  # True when it needs the model's function calling
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
-                 system_extra: str = "") -> None:
+                 system_extra: str = "", action_schema: dict[str, Any] | None = None,
+                 prompt_style: str = "full") -> None:
         self.tools = list(tools)
         self.response_schema = response_schema  # the JSON Schema a final answer must match
         self.system_extra = system_extra  # the user's extra instructions (--system)
+        self.action_schema = action_schema  # constrains each action blob (structured actions)
+        self.prompt_style = prompt_style  # "full", or "compact" for small models
+
+    def prompt(self, base: str, *, quoted_names: bool = False, **values: str) -> str:
+        """The prompt file ``base`` filled in; its compact variant for the compact style.
+
+        A template the user replaced (``--prompt``) always wins over the compact variant.
+        """
+        from agentcli.agents.prompt_style import compact_values, prompt_name
+        from agentcli.agents.prompts import has_override, render
+
+        name = base if has_override(base) else prompt_name(base, self.prompt_style)
+        if name != base:
+            values = {**values, **compact_values(self.tools, quoted_names=quoted_names)}
+        return render(load(name), **values)
 
     @property
     def allowed_tools(self) -> list[str]:
@@ -114,9 +130,11 @@ class TextAgent(Agent):
         """The prompt for this step; ``final`` adds the answer-now instruction."""
 
     def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
-        """The prompt built from the steps so far, with this type's stop sequences."""
+        """The prompt built from the steps so far, with this type's stop sequences (and the
+        action schema, where one constrains replies; never on the answer-now request)."""
         steps = state.get("intermediate_steps") or ()
-        return ChatRequest(tuple(self.build_messages(steps, state, final=final)), stop=self.stop)
+        return ChatRequest(tuple(self.build_messages(steps, state, final=final)), stop=self.stop,
+                           response_format=None if final else self.action_schema)
 
     def decide(self, result: ChatResult) -> Decision:
         """Parse the model's text."""

@@ -12,7 +12,7 @@ from agentcli.agents.base import (
     scratchpad,
 )
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.agents.prompts import load, render
+from agentcli.agents.prompts import load
 from agentcli.agents.react import tool_lines
 from agentcli.schema import AgentStep, Message, system, user
 from agentcli.tools.base import Tool
@@ -29,8 +29,8 @@ class ChatAgent(TextAgent):
         super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = JsonBlobOutputParser()
-        self.system_prompt = self.with_instructions(render(
-            load("chat_system"),
+        self.system_prompt = self.with_instructions(self.prompt(
+            "chat_system",
             tools=tool_lines(self.tools),
             tool_names=", ".join(self.allowed_tools),
         ).strip())

@@ -121,8 +121,8 @@ class ChatConversationalAgent(TextAgent):
         super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = JsonBlobOutputParser()
-        self.system_prompt = self.with_instructions(render(
-            load("chat_conversational_system"),
+        self.system_prompt = self.with_instructions(self.prompt(
+            "chat_conversational_system",
             tools=tool_lines(self.tools) or "(no tools)",
             tool_names=", ".join(self.allowed_tools),
         ).strip())

@@ -12,7 +12,7 @@ from agentcli.agents.base import (
     scratchpad,
 )
 from agentcli.agents.parsers import ReActOutputParser
-from agentcli.agents.prompts import load, render
+from agentcli.agents.prompts import render
 from agentcli.schema import AgentStep, Message, user
 from agentcli.tools.base import Tool
 
@@ -33,11 +33,9 @@ class ReActAgent(TextAgent):
         super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = ReActOutputParser()
-        self.template = render(
-            self.with_instructions(load("react"), before=True),
-            tools=tool_lines(self.tools),
-            tool_names=", ".join(self.allowed_tools),
-        )
+        self.template = self.with_instructions(self.prompt(
+            "react", tools=tool_lines(self.tools), tool_names=", ".join(self.allowed_tools),
+        ), before=True)
 
     def build_messages(
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False

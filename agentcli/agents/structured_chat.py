@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from agentcli.agents.base import TextAgent, chat_history, final_instruction, scratchpad
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.agents.prompts import load, render
+from agentcli.agents.prompts import load
 from agentcli.schema import AgentStep, Message, system, user
 from agentcli.tools.base import Tool
 
@@ -39,8 +39,8 @@ class StructuredChatAgent(TextAgent):
     def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
         super().__init__(tools, **kw)
         self.parser = JsonBlobOutputParser()
-        self.system_prompt = self.with_instructions(render(
-            load("structured_chat_system"),
+        self.system_prompt = self.with_instructions(self.prompt(
+            "structured_chat_system", quoted_names=True,
             tools=tool_schemas(self.tools),
             tool_names=", ".join(json.dumps(n) for n in self.allowed_tools),
         ).strip())

@@ -165,7 +165,7 @@ def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], int]:
         return {}, 0
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         value = maybe_json(raw)
         if not isinstance(value, dict):
             raise OutputParserError(

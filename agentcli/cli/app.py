@@ -208,6 +208,12 @@ def run(
     option: list[str] | None = option_opt("--option", "-o"),
     system: str | None = system_opt("--system", "-s"),
     prompt: str | None = PROMPT_OPT,
+    markdown: bool | None = typer.Option(
+        None, "--markdown/--no-markdown", help="Answer as Markdown (default: by content)."
+    ),
+    structured_actions: str | None = typer.Option(
+        None, "--structured-actions", help="auto, on or off: JSON Schema for action blobs."
+    ),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -223,6 +229,7 @@ def run(
             "verbose": verbose if verbose is not None else (False if json_out else None),
             "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
             **model_flags(base_url, option, system, prompt),
+            "markdown": markdown, "structured_actions": structured_actions,
         }
         from agentcli.config import load_settings
 

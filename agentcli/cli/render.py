@@ -124,12 +124,20 @@ class TraceRenderer(BaseCallbackHandler):
             self.console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
 
 
-def print_answer(console: Console, answer: str) -> None:
-    """The answer as Markdown in a terminal, as plain text when piped (controls neutralized)."""
-    answer = display(answer)
-    if console.is_terminal:
-        from rich.markdown import Markdown  # markdown-it and pygments: only for a terminal
+def print_answer(console: Console, answer: str, *, markdown: bool | None = None) -> None:
+    """The answer as written; as Markdown in a terminal when it has Markdown block structure.
 
-        console.print(Markdown(answer))
+    ``markdown`` True/False (``--markdown/--no-markdown``) overrides the content check.
+    Controls are neutralized and secrets redacted either way.
+    """
+    from agentcli.cli.answer_markdown import has_markdown_blocks, protect_inline
+
+    answer = display(answer)
+    if markdown is None:
+        markdown = console.is_terminal and has_markdown_blocks(answer)
+    if markdown:
+        from rich.markdown import Markdown  # markdown-it and pygments: only when drawn
+
+        console.print(Markdown(protect_inline(answer)))
     else:
         console.print(answer, markup=False, highlight=False, soft_wrap=True)

@@ -193,7 +193,7 @@ def execute(
         if stopped:
             err.print(Text(stopped, style="yellow"))
         if answer is not None:
-            print_answer(out, answer)
+            print_answer(out, answer, markdown=settings.markdown)
     return exit_code(result)
 
 

@@ -21,9 +21,17 @@ import httpx
 from agentcli import deadline as run_deadline
 from agentcli.deadline import socket_watchdog as _watchdog
 from agentcli.errors import DeadlineExceeded, ModelOutputError, ProviderError
-from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.models.base import (
+    BaseChatModel,
+    StopStream,
+    TokenSink,
+    assemble_chunks,
+    cut_at_stop,
+    report,
+)
 from agentcli.models.http_pool import TimedClient, finish_body, loop_client, shared_client
 from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
+from agentcli.models.structured import choose_mechanism, rejects_schema, schema_fields
 from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
@@ -125,6 +133,10 @@ class OpenAICompatModel(BaseChatModel):
         async_client: httpx.AsyncClient | None = None,
         on_retry: Callable[[dict[str, Any]], None] | None = None,
         options: dict[str, Any] | None = None,
+        structured_actions: str = "auto",
+        structured_mechanism: str | None = None,
+        local: bool = False,
+        local_max_tokens: int | None = 1024,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -150,6 +162,15 @@ class OpenAICompatModel(BaseChatModel):
         self._client = client
         self._async_client = async_client
         self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
+        # Local servers (llama.cpp, Ollama, LM Studio, vLLM on this machine) serve one request
+        # at a time: cap each reply, and never resend after a read timeout (still generating).
+        self.local = local
+        self.local_max_tokens = local_max_tokens
+        # How a ``response_schema`` reaches this server (None: it is not sent); see structured.py.
+        self.structured_actions = structured_actions
+        self.structured_mechanism = choose_mechanism(
+            structured_actions, structured_mechanism, self.base_url
+        )
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
@@ -165,7 +186,119 @@ class OpenAICompatModel(BaseChatModel):
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """One completion; streams over SSE and feeds ``on_token`` when it is given."""
+        """One completion; streams over SSE and feeds ``on_token`` when it is given.
+
+        ``response_schema`` (a JSON Schema) constrains the reply where the server can.
+        """
+        constrained = self._sends_schema(params)
+        if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
+            # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
+            result = self.generate(messages, stop=stop, tools=tools, **params)
+            if result.text:
+                on_token(result.text)
+            return result
+        if on_token is None and self.local and stop and not constrained:
+            # Stream so a stop string the server ignores ends the request right there (a
+            # constrained reply needs no such guard: the schema ends it).
+            return self._collect(self.stream(messages, stop=stop, tools=tools, **params))
+        try:
+            return self._generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
+        except ProviderError as err:
+            self._drop_schema_or_raise(err, params)
+        return self._generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
+
+    async def agenerate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """Async twin of :meth:`generate`."""
+        constrained = self._sends_schema(params)
+        if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
+            result = await self.agenerate(messages, stop=stop, tools=tools, **params)
+            if result.text:
+                on_token(result.text)
+            return result
+        if on_token is None and self.local and stop and not constrained:
+            on_token = _ignore_token  # streaming lets a stop string end the request
+        try:
+            return await self._agenerate(messages, stop=stop, tools=tools, on_token=on_token,
+                                         **params)
+        except ProviderError as err:
+            self._drop_schema_or_raise(err, params)
+        return await self._agenerate(messages, stop=stop, tools=tools, on_token=on_token,
+                                     **params)
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> Iterator[ChatChunk]:
+        """Stream deltas over SSE; no text past a stop string is ever yielded."""
+        try:
+            yield from self._stream(messages, stop=stop, tools=tools, **params)
+            return
+        except ProviderError as err:  # a refused schema fails before any chunk
+            self._drop_schema_or_raise(err, params)
+        yield from self._stream(messages, stop=stop, tools=tools, **params)
+
+    async def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> AsyncGenerator[ChatChunk, None]:
+        """Async twin of :meth:`stream`."""
+        for attempt in range(2):
+            try:
+                async with contextlib.aclosing(
+                    self._astream(messages, stop=stop, tools=tools, **params)
+                ) as chunks:
+                    async for chunk in chunks:
+                        yield chunk
+                return
+            except ProviderError as err:
+                if attempt:
+                    raise
+                self._drop_schema_or_raise(err, params)
+
+    def _sends_schema(self, params: dict[str, Any]) -> bool:
+        """Whether this request will carry a JSON Schema."""
+        return params.get("response_schema") is not None and self.structured_mechanism is not None
+
+    def _drop_schema_or_raise(self, err: ProviderError, params: dict[str, Any]) -> None:
+        """After a refused schema field: stop sending it (``auto``), else raise ``err``."""
+        if (params.get("response_schema") is None or self.structured_mechanism is None
+                or "structured_actions" in str(err) or not rejects_schema(err.status, str(err))):
+            raise err
+        if self.structured_actions == "on":
+            raise self._error(
+                f"{err} (the server refused the JSON Schema sent because structured_actions "
+                "is on; set structured_actions: off or pass --structured-actions off)",
+                err.status,
+            ) from err
+        self.structured_mechanism = None  # for the rest of this session
+        report(f"{self.provider} at {self.base_url} refused the JSON Schema for actions "
+               f"({err.status}); continuing without structured actions", kind="notice")
+
+    def _generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        on_token: TokenSink | None = None,
+        **params: Any,
+    ) -> ChatResult:
         if on_token is not None:
             chunks = self.stream(messages, stop=stop, tools=tools, **params)
             return self._collect(_tap(chunks, on_token))
@@ -194,7 +327,7 @@ class OpenAICompatModel(BaseChatModel):
                 _sleep(self._retry_delay(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def agenerate(
+    async def _agenerate(
         self,
         messages: Sequence[Message],
         *,
@@ -236,7 +369,7 @@ class OpenAICompatModel(BaseChatModel):
                     await _asleep(self._retry_delay(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def stream(
+    def _stream(
         self,
         messages: Sequence[Message],
         *,
@@ -244,7 +377,6 @@ class OpenAICompatModel(BaseChatModel):
         tools: Sequence[dict[str, Any]] | None = None,
         **params: Any,
     ) -> Iterator[ChatChunk]:
-        """Stream deltas over SSE; no text past a stop string is ever yielded."""
         payload = self._payload(messages, stop, tools, params, stream=True)
         client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
@@ -278,7 +410,7 @@ class OpenAICompatModel(BaseChatModel):
                 self._give_up_unless_retryable(failure, attempt, emitted=emitted)
                 _sleep(self._retry_delay(attempt, failure))
 
-    async def astream(
+    async def _astream(
         self,
         messages: Sequence[Message],
         *,
@@ -286,7 +418,6 @@ class OpenAICompatModel(BaseChatModel):
         tools: Sequence[dict[str, Any]] | None = None,
         **params: Any,
     ) -> AsyncGenerator[ChatChunk, None]:
-        """Async twin of :meth:`stream`."""
         payload = self._payload(messages, stop, tools, params, stream=True)
         async with self._aclient() as client:
             for attempt in range(self.max_retries + 1):
@@ -358,6 +489,14 @@ class OpenAICompatModel(BaseChatModel):
             payload["stop"] = stops[:_MAX_SERVER_STOPS]
         if tools:
             payload["tools"] = list(tools)
+        params = dict(params)
+        schema = params.pop("response_schema", None)
+        if schema is not None and self.structured_mechanism is not None:
+            payload.update(schema_fields(self.structured_mechanism, schema))
+        if self.local and self.local_max_tokens and not (
+            {"max_tokens", "max_completion_tokens"} & set(params)
+        ):
+            payload["max_tokens"] = self.local_max_tokens
         payload.update(params)
         if stream:
             payload["stream"] = True
@@ -433,6 +572,9 @@ class OpenAICompatModel(BaseChatModel):
         elif isinstance(err, httpx.ReadTimeout):
             message = (f"{self.provider} at {self.base_url} sent nothing for "
                        f"{self.timeout.read:g}s (read timeout)")
+            if self.local:  # resending would queue behind the reply it is still generating
+                message += "; not retried, the local server may still be generating"
+            message += "; raise request_timeout in the config (or AGENT_TIMEOUT) if it needs longer"
         elif isinstance(err, httpx.RemoteProtocolError | httpx.ReadError):
             where = "in the middle of the stream" if emitted else "before a complete response"
             message = f"{self.provider} at {self.base_url} closed the connection {where}"
@@ -442,7 +584,7 @@ class OpenAICompatModel(BaseChatModel):
             err,
             httpx.ConnectError | httpx.ConnectTimeout | httpx.ReadTimeout
             | httpx.RemoteProtocolError | httpx.ReadError,
-        )
+        ) and not (self.local and isinstance(err, httpx.ReadTimeout))
         return _Failure(message, retryable=retryable)
 
     def _give_up_unless_retryable(
@@ -615,6 +757,10 @@ class _SSEState:
             raise self.model._bad_output("a stream that holds no choices")
         rest = self.stopper.flush()
         return [ChatChunk(text=rest)] if rest else []
+
+
+def _ignore_token(_: str) -> None:
+    """A token sink that keeps nothing (the chunks are collected anyway)."""
 
 
 def _tap(chunks: Iterator[ChatChunk], on_token: TokenSink) -> Iterator[ChatChunk]:

@@ -28,6 +28,8 @@ class Preset:
     key_env: str | None = None
     base_url_env: str | None = None
     key_required: bool = False
+    structured: str | None = None  # how a JSON Schema reaches it (models/structured.py)
+    local: bool = False  # a single-slot server on the user's machine
 
 
 PRESETS: dict[str, Preset] = {}
@@ -113,8 +115,12 @@ def create_model(
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"base URL {url!r} for {provider} must start with http:// or https://")
     from agentcli.models.openai_compat import OpenAICompatModel  # httpx only when needed
+    from agentcli.models.structured import is_local_url
 
     try:
+        if provider != CUSTOM:
+            options.setdefault("structured_mechanism", preset.structured)
+        options.setdefault("local", (provider != CUSTOM and preset.local) or is_local_url(url))
         return OpenAICompatModel(model, base_url=url, api_key=api_key, provider=provider,
                                  **options)
     except TypeError as err:
@@ -122,14 +128,20 @@ def create_model(
 
 
 _BUILTINS = (
-    Preset("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL", True),
+    Preset("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL", True,
+           structured="json_schema"),
     Preset("dashscope", "https://dashscope.aliyuncs.com/compatible-mode/v1",
            "DASHSCOPE_API_KEY", "DASHSCOPE_BASE_URL", True),
     Preset("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL",
            True),
-    Preset("ollama", "http://127.0.0.1:11434/v1", None, "OLLAMA_BASE_URL", False),
-    Preset("vllm", "http://127.0.0.1:8000/v1", "VLLM_API_KEY", "VLLM_BASE_URL", False),
-    Preset("lmstudio", "http://127.0.0.1:1234/v1", None, "LMSTUDIO_BASE_URL", False),
+    Preset("ollama", "http://127.0.0.1:11434/v1", None, "OLLAMA_BASE_URL", False,
+           structured="json_schema", local=True),
+    Preset("vllm", "http://127.0.0.1:8000/v1", "VLLM_API_KEY", "VLLM_BASE_URL", False,
+           structured="guided_json", local=True),
+    Preset("lmstudio", "http://127.0.0.1:1234/v1", None, "LMSTUDIO_BASE_URL", False,
+           structured="json_schema", local=True),
+    Preset("llamacpp", "http://127.0.0.1:8080/v1", None, "LLAMACPP_BASE_URL", False,
+           structured="llamacpp", local=True),
     Preset("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
            "OPENROUTER_BASE_URL", True),
 )

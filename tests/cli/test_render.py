@@ -44,8 +44,11 @@ def test_thought_extraction() -> None:
 
 def test_answer_markdown_in_terminal_plain_when_piped() -> None:
     con, buf = console()
-    print_answer(con, "**75**")
-    assert "**" not in buf.getvalue()
+    print_answer(con, "# 75\n\n- **75**\n- 76")  # block structure: rendered
+    assert "**" not in buf.getvalue() and "#" not in buf.getvalue()
+    con, buf = console()
+    print_answer(con, "**75**")  # inline emphasis alone: shown as written
+    assert "**75**" in buf.getvalue()
     plain = io.StringIO()
     print_answer(Console(file=plain, force_terminal=False), "**75** [not markup]")
     assert plain.getvalue() == "**75** [not markup]\n"

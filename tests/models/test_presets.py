@@ -147,7 +147,7 @@ def test_provider_env_prefixes_come_from_the_presets() -> None:
     from agentcli.models.presets import PRESETS, provider_env_prefixes
 
     prefixes = provider_env_prefixes()
-    assert {"OPENAI_", "DASHSCOPE_", "DEEPSEEK_", "OLLAMA_", "VLLM_", "LMSTUDIO_",
+    assert {"OPENAI_", "DASHSCOPE_", "DEEPSEEK_", "OLLAMA_", "VLLM_", "LMSTUDIO_", "LLAMACPP_",
             "OPENROUTER_"} == set(prefixes)
     for preset in PRESETS.values():
         for name in (preset.key_env, preset.base_url_env):

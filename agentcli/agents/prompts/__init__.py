@@ -40,6 +40,11 @@ def load(name: str) -> str:
     return override[0] if override is not None else _builtin(name)
 
 
+def has_override(name: str) -> bool:
+    """Whether the user replaced template ``name`` (``--prompt`` / ``prompt_file:``)."""
+    return name in _overrides
+
+
 def render(template: str, **values: str) -> str:
     """Fill ``{key}`` placeholders for the given keys only (JSON braces stay untouched)."""
     for key, value in values.items():

@@ -1,0 +1,95 @@
+"""The JSON Schema of one action blob, for servers that can constrain a reply to a schema.
+
+The JSON-blob agent types ask the model for ``{"action": <tool>, "action_input": <input>}``.
+A server with constrained decoding (OpenAI ``json_schema``, llama.cpp grammars, vLLM
+``guided_json``, Ollama ``format``) can then only produce a blob naming a real tool, which is
+what lets a 135M model act at all. The parsers stay: a server may ignore the schema.
+
+Shape: when every tool takes one string, one flat object whose ``action`` is an enum of the
+tool names plus ``"Final Answer"``. When some tool takes named arguments, an ``anyOf`` with one
+branch per tool (its argument schema as ``action_input``) and one for the answer, so the
+grammar also constrains the arguments. ``action`` comes first in ``properties`` because
+grammar-based servers generate keys in that order, and the tool choice should come first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agentcli.tools.base import Tool
+
+FINAL_ANSWER = "Final Answer"
+SCHEMA_NAME = "agent_action"  # the name OpenAI requires beside a json_schema
+# A bound on text inputs and answers: without it a small model fills the string until the
+# token cap (one measured SmolLM2 reply: 1,024 tokens of Calculator "input", 75 s).
+MAX_INPUT_CHARS = 400
+_TEXT: dict[str, Any] = {"type": "string", "maxLength": MAX_INPUT_CHARS}
+# Keywords that grammar converters (llama.cpp, Outlines, xgrammar) may reject or mishandle;
+# dropped from tool argument schemas, which only need to steer, not validate.
+# Agent types whose reply is one action blob: a schema for it fits their prompt and parser.
+JSON_BLOB_AGENT_TYPES = frozenset({
+    "chat-zero-shot-react-description",
+    "structured-chat-zero-shot-react-description",
+    "chat-conversational-react-description",
+})
+_DROPPED_KEYWORDS = frozenset({"title", "examples", "$schema", "default", "format", "pattern"})
+
+
+def action_schema(tools: Sequence[Tool], *, final_action: str = FINAL_ANSWER) -> dict[str, Any]:
+    """A JSON Schema that admits exactly one action blob for ``tools`` or the final answer."""
+    names = [t.name for t in tools]
+    structured = [t for t in tools if _takes_object(t)]
+    if not structured:
+        return _branch([*names, final_action], dict(_TEXT))
+    branches = [_branch([t.name], _input_schema(t)) for t in tools]
+    branches.append(_branch([final_action], dict(_TEXT)))
+    return {"type": "object", "anyOf": branches}  # OpenAI wants an object at the root
+
+
+def schema_for_agent(
+    agent_type: str, tools: Sequence[Tool], mode: str = "auto"
+) -> dict[str, Any] | None:
+    """The action schema an agent type's requests should carry, or None (off, or no blob)."""
+    if mode == "off" or agent_type not in JSON_BLOB_AGENT_TYPES:
+        return None
+    return action_schema(tools)
+
+
+def _branch(actions: list[str], action_input: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": actions},
+            "action_input": action_input,
+        },
+        "required": ["action", "action_input"],
+        "additionalProperties": False,
+    }
+
+
+def _takes_object(tool: Tool) -> bool:
+    """Whether the tool's input is an object of several named arguments."""
+    props = (tool.args_schema or {}).get("properties") or {}
+    return tool.is_structured and len(props) > 1
+
+
+def _input_schema(tool: Tool) -> dict[str, Any]:
+    if not _takes_object(tool):
+        return dict(_TEXT)
+    schema: dict[str, Any] = _clean(tool.args_schema or {})
+    schema.setdefault("type", "object")
+    return schema
+
+
+def _clean(value: Any) -> Any:
+    """A copy of a schema without the keywords that only decorate it."""
+    if isinstance(value, dict):
+        return {
+            k: ({name: _clean(sub) for name, sub in v.items()} if k == "properties"
+                and isinstance(v, dict) else _clean(v))
+            for k, v in value.items() if k not in _DROPPED_KEYWORDS
+        }
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value

@@ -1,0 +1,87 @@
+"""The compact prompt variant for small models: which style to use, and what fills it.
+
+``prompt_style: compact`` swaps an agent type's prompt file ``<name>.txt`` for
+``<name>_compact.txt`` when one exists: one short line per tool, the reply format in two
+lines, one worked example. With five tools it fits a 2,048-token context with room for the
+question and several steps. ``auto`` picks compact for models below ``compact_below_b``
+billion parameters (read from the model name, e.g. ``SmolLM2-135M``, ``qwen2.5:0.5b``) and,
+when the name tells no size, for models on a local server (where small models live).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib.resources import files
+
+from agentcli.tools.base import Tool
+
+STYLES = ("auto", "full", "compact")
+_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
+_DESCRIPTION_CHARS = 80
+_CALCULATOR_EXAMPLE = {
+    "example_question": "What is 7 times 6?", "example_tool": "Calculator",
+    "example_input": "7 * 6", "example_result": "Answer: 42", "example_answer": "42",
+}
+
+
+def model_size_b(model_name: str) -> float | None:
+    """Billions of parameters written in a model name (``135M`` -> 0.135), or None."""
+    sizes = [float(n) / (1000.0 if unit.lower() == "m" else 1.0)
+             for n, unit in _SIZE.findall(model_name.rsplit("/", 1)[-1])]
+    return min(sizes) if sizes else None
+
+
+def resolve_style(
+    style: str, model_name: str, *, local: bool = False, compact_below_b: float = 4.0
+) -> str:
+    """``full`` or ``compact`` for a model, from the ``prompt_style`` setting."""
+    if style in ("full", "compact"):
+        return style
+    size = model_size_b(model_name)
+    if size is None:
+        return "compact" if local else "full"
+    return "compact" if size < compact_below_b else "full"
+
+
+def prompt_name(base: str, style: str) -> str:
+    """The prompt file to load: ``<base>_compact`` when compact and it exists, else ``base``."""
+    if style == "compact" and _exists(f"{base}_compact"):
+        return f"{base}_compact"
+    return base
+
+
+def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict[str, str]:
+    """The placeholders of a compact prompt: short tool lines, names and the example."""
+    names = [t.name for t in tools]
+    values = {
+        "tools": "\n".join(_tool_line(t) for t in tools),
+        "tool_names": ", ".join(f'"{n}"' if quoted_names else n for n in names),
+    }
+    if "Calculator" in names or not tools:
+        values.update(_CALCULATOR_EXAMPLE)
+    else:
+        first = tools[0].name
+        values.update(example_question="<a question>", example_tool=first,
+                      example_input="<input>", example_result="<result>",
+                      example_answer="<answer>")
+    return values
+
+
+def short_description(description: str, limit: int = _DESCRIPTION_CHARS) -> str:
+    """The first sentence of a description, at most ``limit`` characters."""
+    text = " ".join(description.split())
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
+
+
+def _tool_line(tool: Tool) -> str:
+    props = (tool.args_schema or {}).get("properties") or {}
+    args = f"({', '.join(props)})" if tool.is_structured and len(props) > 1 else ""
+    return f"{tool.name}{args}: {short_description(tool.description)}"
+
+
+@cache
+def _exists(name: str) -> bool:
+    return files("agentcli.agents.prompts").joinpath(f"{name}.txt").is_file()

@@ -1,0 +1,78 @@
+"""The compact prompt variant: style selection, file choice, and that it is filled and short."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agentcli.agents.prompt_style import (
+    compact_values,
+    model_size_b,
+    prompt_name,
+    resolve_style,
+    short_description,
+)
+from agentcli.agents.prompts import load, render
+from agentcli.agents.react import tool_lines
+from agentcli.tools.base import Tool
+
+BASES = ["react", "chat_system", "structured_chat_system", "chat_conversational_system"]
+
+
+def five_tools() -> list[Tool]:
+    long = "Search the encyclopedia for a topic. " + "It returns summaries of pages. " * 8
+    args = {"type": "object", "properties": {"path": {"type": "string"},
+                                             "limit": {"type": "integer"}}}
+    return [Tool("Calculator", "Evaluate arithmetic safely. Uses numexpr.", lambda s: s),
+            Tool("wikipedia", long, lambda s: s),
+            Tool("current_datetime", "The current date and time.", lambda s: s),
+            Tool("read_file", "Read a file under the root.", lambda **kw: "", args_schema=args),
+            Tool("list_directory", "List a directory under the root.", lambda s: s)]
+
+
+@pytest.mark.parametrize(("name", "size"), [
+    ("llamacpp/SmolLM2-135M-Instruct", 0.135), ("ollama/qwen2.5:0.5b", 0.5),
+    ("ollama/llama3.1:8b", 8.0), ("vllm/Qwen/Qwen2.5-1.5B-Instruct", 1.5),
+    ("openai/gpt-4o-mini", None), ("llamacpp/smollm2", None), ("x/gemma-3-270m-it", 0.27),
+])
+def test_model_size_from_the_name(name: str, size: float | None) -> None:
+    assert model_size_b(name) == size
+
+
+def test_auto_style_by_size_then_by_locality() -> None:
+    assert resolve_style("auto", "ollama/qwen2.5:0.5b") == "compact"
+    assert resolve_style("auto", "ollama/llama3.1:8b", local=True) == "full"
+    assert resolve_style("auto", "llamacpp/smollm2", local=True) == "compact"
+    assert resolve_style("auto", "openai/gpt-4o-mini") == "full"
+    assert resolve_style("full", "x/tiny-135m") == "full"
+    assert resolve_style("auto", "x/phi-3.8b", compact_below_b=2.0) == "full"
+
+
+def test_prompt_name_falls_back_to_the_full_file() -> None:
+    assert prompt_name("chat_system", "compact") == "chat_system_compact"
+    assert prompt_name("chat_system", "full") == "chat_system"
+    assert prompt_name("self_ask", "compact") == "self_ask"  # no compact variant
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
+    tools = five_tools()
+    values = {**compact_values(tools), "input": "What is 2 + 2?", "agent_scratchpad": ""}
+    compact = render(load(prompt_name(base, "compact")), **values)
+    assert not re.search(r"\{[a-z_]+\}", compact), compact  # every placeholder filled
+    assert "read_file(path, limit)" in compact and "Calculator" in compact
+    full = render(load(base), tools=tool_lines(tools), tool_names="x", input="",
+                  agent_scratchpad="")
+    assert len(compact) < 0.75 * len(full)
+    assert len(compact) / 4 < 400  # far inside a 2,048-token context
+
+
+def test_example_is_generic_without_a_calculator() -> None:
+    values = compact_values([Tool("search", "Search.", lambda s: s)])
+    assert values["example_tool"] == "search" and values["example_input"] == "<input>"
+
+
+def test_short_description_keeps_the_first_sentence() -> None:
+    assert short_description("Do math. Safely, with numexpr.") == "Do math."
+    assert len(short_description("word " * 50)) <= 80
