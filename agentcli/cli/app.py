@@ -35,9 +35,9 @@ _MAX_ERROR = 2000  # characters of an error line
 
 
 def _stderr() -> Any:
-    from rich.console import Console
+    from agentcli.cli.consoles import err_console
 
-    return Console(stderr=True)
+    return err_console()
 
 
 def fail(message: str, code: int) -> NoReturn:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
+from agentcli.cli.consoles import err_console
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
@@ -95,7 +96,7 @@ def execute(
 
     expand(settings.tools)  # unknown names fail before any model is contacted
     agent_class(settings.agent or "chat-zero-shot-react-description")
-    err = Console(stderr=True)
+    err = err_console()
     out = Console()
     settings, llm, notice = choose_model(settings, env, question, record)
     if notice:

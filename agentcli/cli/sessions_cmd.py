@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from agentcli.textsafe import safe_json, safe_text
+from agentcli.textsafe import safe_json, safe_line, safe_text
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
 _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
@@ -140,6 +140,14 @@ def logs(
         if json_out:
             for r in runs:
                 typer.echo(safe_json(json.dumps(r, ensure_ascii=False)))
+            return
+        if not _console().is_terminal:  # piped: one unwrapped line per run
+            for r in runs:
+                tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
+                typer.echo("\t".join([str(r["id"]), _when(r["started"]), r["session"] or "-",
+                                      safe_line(r["question"]), safe_line(r["answer"]),
+                                      str(len(r["steps"])), str(tokens),
+                                      f"{r['elapsed']:.2f}"]))
             return
         from rich.table import Table
 

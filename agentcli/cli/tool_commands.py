@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.cli.consoles import err_console
 from agentcli.config import Settings
 from agentcli.errors import ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_text
@@ -50,7 +51,7 @@ def _print_plain(rows: list[dict[str, Any]]) -> None:
 
 def print_tools(settings: Settings, json_out: bool) -> None:
     """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs."""
-    out, err = Console(), Console(stderr=True)
+    out, err = Console(), err_console()
     rows = [_row(s) for s in sorted(_prepare(settings, err).values(), key=lambda s: s.name)]
     if json_out:
         out.print_json(json.dumps(rows))
@@ -69,7 +70,7 @@ def print_tools(settings: Settings, json_out: bool) -> None:
 
 def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     """One tool's description, argument schema, danger and needs."""
-    out, err = Console(), Console(stderr=True)
+    out, err = Console(), err_console()
     specs = _prepare(settings, err)
     if name not in specs:
         from agentcli.tools.registry import expand
@@ -108,7 +109,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     from agentcli.cli.approve import build_approver, human_input
     from agentcli.tools.custom import load_configured_tools
 
-    out, err = Console(), Console(stderr=True)
+    out, err = Console(), err_console()
     _prepare(settings, err)
     if name in registry() and registry()[name].members:
         raise ConfigError(f"{name!r} is a group; call one of its tools: "
