@@ -17,6 +17,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 
+from agentcli import exit_codes
 from agentcli.cli.live import TokenPrinter, note, render_answer, render_event, warn
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
@@ -238,7 +239,7 @@ class ChatRepl:
                 self.ask(text)
         finally:
             self.close()
-        return 0
+        return exit_codes.OK
 
     def close(self) -> None:
         """Release the model client, the event loop and the database."""
