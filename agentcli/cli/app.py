@@ -119,7 +119,9 @@ def main_options(
         # stderr; our own error line says what went wrong. --debug shows them.
         import logging
 
-        logging.getLogger().addHandler(logging.NullHandler())
+        root = logging.getLogger()
+        if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
+            root.addHandler(logging.NullHandler())
 
 
 def _env() -> dict[str, str]:
