@@ -14,7 +14,7 @@ from agentcli import exit_codes
 from agentcli.cli.consoles import err_console
 from agentcli.config import Settings
 from agentcli.errors import ConfigError, ToolInputError
-from agentcli.textsafe import display, safe_text
+from agentcli.textsafe import display, safe_line, safe_text
 from agentcli.tools.registry import ToolSpec, registry
 
 
@@ -39,7 +39,7 @@ def _print_plain(rows: list[dict[str, Any]]) -> None:
     header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
     lines = [header] + [
         (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
-         r["source"], r["needs"], r["description"])
+         r["source"], r["needs"], safe_line(r["description"]))
         for r in rows
     ]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
@@ -63,7 +63,8 @@ def print_tools(settings: Settings, json_out: bool) -> None:
     for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["name"], r["description"], "yes" if r["needs_llm"] else "no", r["needs"],
+        table.add_row(r["name"], Text(safe_text(r["description"])),
+                      "yes" if r["needs_llm"] else "no", r["needs"],
                       "[bold red]yes[/]" if r["dangerous"] else "no", r["source"])
     out.print(table)
 
@@ -93,7 +94,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
         out.print_json(json.dumps(info, default=str))
         return
     out.print(Text(spec.name, style="bold"))
-    out.print(info["description"])
+    out.print(Text(safe_text(info["description"])))  # MCP / YAML text: no markup, no escapes
     out.print(f"source: {spec.source}    needs: {info['needs']}")
     danger = f"yes - {spec.danger_reason}" if spec.dangerous else "no"
     out.print(f"dangerous: {danger}")
