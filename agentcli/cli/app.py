@@ -110,7 +110,9 @@ def main_options(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
     ),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show tracebacks on errors (also accepted after the subcommand)."
+    ),
 ) -> None:
     """Global options."""
     _state["debug"] = debug
