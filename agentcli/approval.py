@@ -109,7 +109,9 @@ class ApprovalPolicy:
 
 def gate_by_policy(tools: list[Tool], policy: Mapping[str, str]) -> None:
     """Tools with an explicit ``ask``/``deny`` policy go through the approver even if safe."""
-    for t in tools:
+    from dataclasses import replace
+
+    for i, t in enumerate(tools):
         if policy.get(t.name) in ("ask", "deny") and not t.dangerous:
-            t.dangerous = True
-            t.danger_reason = t.danger_reason or f"tool_policy is {policy[t.name]}"
+            tools[i] = replace(t, dangerous=True, danger_reason=t.danger_reason
+                               or f"tool_policy is {policy[t.name]}")

@@ -25,8 +25,9 @@ from agentcli.schema import ChatResult, Message, ToolCall, Usage
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
     """``$XDG_CACHE_HOME/agentcli/responses.sqlite`` (``~/.cache`` by default)."""
-    base = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "agentcli" / "responses.sqlite"
+    from agentcli.paths import cache_dir
+
+    return cache_dir(env) / "responses.sqlite"
 
 
 def cache_key(

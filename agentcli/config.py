@@ -7,6 +7,7 @@ variable or flag), the key and what is allowed.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -38,8 +39,8 @@ def _positive_float_or_none(v: Any) -> float | None:
         f = float(v)
     except (TypeError, ValueError):
         raise ValueError("a positive number of seconds or null") from None
-    if f <= 0:
-        raise ValueError("a positive number of seconds or null")
+    if not math.isfinite(f) or f <= 0:  # nan, inf, zero and negatives are all mistakes
+        raise ValueError("a positive, finite number or null")
     return f
 
 
@@ -51,7 +52,7 @@ def _float_range(lo: float, hi: float) -> Check:
             f = float(v)
         except (TypeError, ValueError):
             raise ValueError(f"a number from {lo} to {hi}") from None
-        if not lo <= f <= hi:
+        if not lo <= f <= hi:  # also false for nan
             raise ValueError(f"a number from {lo} to {hi}")
         return f
 
@@ -160,12 +161,29 @@ def _retry(v: Any) -> dict[str, float]:
         raise ValueError("a mapping with attempts, backoff_base and/or backoff_max")
     out: dict[str, float] = {}
     for key, raw in v.items():
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+        if (isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw)
+                or raw < 0):
             raise ValueError(f"a mapping whose {key} is a number >= 0")
         out[key] = int(raw) if key == "attempts" else float(raw)
     if out.get("attempts", 0) > 20:
         raise ValueError("a mapping whose attempts is at most 20")
     return out
+
+
+def _aliases(v: Any) -> dict[str, str]:
+    table = _mapping(v)
+    for name, target in table.items():
+        if not isinstance(target, str) or ("/" not in target and ":" not in target):
+            raise ValueError(f"a mapping of alias: provider/model (alias {name!r} has {target!r})")
+        if "/" in str(name) or ":" in str(name):
+            raise ValueError(f"a mapping whose aliases have no '/' or ':' (got {name!r})")
+    return {str(k): str(t).strip() for k, t in table.items()}
+
+
+def _model_options(v: Any) -> dict[str, Any]:
+    from agentcli.models.options import check_options
+
+    return check_options(v)
 
 
 @dataclass(frozen=True)
@@ -177,101 +195,144 @@ class Field:
     help: str
 
 
-FIELDS: dict[str, Field] = {
-    "model": Field(_str_or_none, "AGENT_MODEL", "provider/model, e.g. openai/gpt-4o-mini"),
-    "base_url": Field(_str_or_none, "AGENT_BASE_URL", "OpenAI-compatible endpoint override"),
-    "agent": Field(_str_or_none, "AGENT_TYPE", "agent type (see `agent agents list`)"),
-    "tools": Field(_name_list, "AGENT_TOOLS", "tool names to load"),
-    "allow": Field(_name_list, "AGENT_ALLOW", "dangerous tools allowed by name"),
-    "allow_dangerous_tools": Field(_bool, "AGENT_ALLOW_DANGEROUS_TOOLS", "allow every tool"),
-    "max_iterations": Field(_positive_int_or_none, "AGENT_MAX_ITERATIONS", "step limit"),
-    "max_execution_time": Field(_positive_float_or_none, "AGENT_MAX_TIME", "seconds limit"),
-    "early_stopping_method": Field(
-        _choice("force", "generate"), "AGENT_EARLY_STOPPING", "what to do at a limit"
-    ),
-    "handle_parsing_errors": Field(
-        _parsing_errors, "AGENT_HANDLE_PARSING_ERRORS", "send parse errors back to the model"
-    ),
-    "max_observation_chars": Field(_int_range(200, 10_000_000), None, "observation size cap"),
-    "temperature": Field(_float_range(0.0, 2.0), "AGENT_TEMPERATURE", "sampling temperature"),
-    "request_timeout": Field(_float_range(0.1, 3600), "AGENT_TIMEOUT", "model read timeout (s)"),
-    "max_retries": Field(_int_range(0, 20), "AGENT_MAX_RETRIES", "retries on 429/5xx/timeouts"),
-    "verbose": Field(_bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace"),
-    "stream": Field(_bool, "AGENT_STREAM", "stream tokens from the model"),
-    "tool_settings": Field(_mapping, None, "settings passed to tools (base URLs, limits)"),
-    "tool_policy": Field(_tool_policy, None, "per dangerous tool: allow, ask (default) or deny"),
-    "approve": Field(_choice("ask", "auto"), "AGENT_APPROVE", "ask before dangerous calls; auto"),
-    "tools_module": Field(_path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools"),
-    "yaml_tools": Field(_yaml_tools, None, "command and http tools declared in YAML"),
-    "mcp_servers": Field(_mcp_servers, None, "MCP servers over stdio: {name: {command, args}}"),
-    "retry": Field(_retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds)"),
-    "fallback_models": Field(_name_list, "AGENT_FALLBACK_MODELS", "models to try on failure"),
-    "cache": Field(_bool, "AGENT_CACHE", "cache model responses in SQLite"),
-    "cache_path": Field(_str_or_none, "AGENT_CACHE_PATH", "response cache file"),
-    "max_tokens": Field(_positive_int_or_none, "AGENT_MAX_TOKENS", "token budget per run"),
-    "max_cost": Field(_positive_float_or_none, "AGENT_MAX_COST", "USD budget per run"),
-    "prices": Field(_str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in"),
-    "self_ask_tool": Field(
-        _str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search"
-    ),
-    "profile": Field(_str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`"),
-    "memory": Field(
-        _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
-        "chat memory kind (auto: buffer when the agent type can use memory)",
-    ),
-    "memory_k": Field(_int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory"),
-    "memory_max_tokens": Field(
-        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS", "token budget of tokens memory"
-    ),
-    "db_path": Field(_str_or_none, "AGENT_DB", "SQLite file for sessions and run logs"),
-    "profiles": Field(_mapping, None, "named groups of settings"),
-}
+def _setting(check: Check, env: str | None, help: str, default: Any = None,
+             *, factory: Callable[[], Any] | None = None) -> Any:
+    """A :class:`Settings` field carrying its :class:`Field` (the one settings table)."""
+    meta = {"field": Field(check, env, help)}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+CHAT_AGENT = "chat-conversational-react-description"  # `agent chat` when `agent` is unset
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The effective settings of one command."""
+    """The effective settings of one command; each field is one row of the settings table.
 
-    model: str | None = None
-    base_url: str | None = None
-    agent: str | None = "chat-zero-shot-react-description"
-    tools: list[str] = field(default_factory=lambda: ["llm-math"])
-    allow: list[str] = field(default_factory=list)
-    allow_dangerous_tools: bool = False
-    max_iterations: int | None = 15
-    max_execution_time: float | None = None
-    early_stopping_method: str = "force"
-    handle_parsing_errors: bool | str = True
-    max_observation_chars: int = 8_000
-    temperature: float = 0.0
-    request_timeout: float = 60.0
-    max_retries: int = 3
-    verbose: bool = True
-    stream: bool = False
-    tool_settings: dict[str, Any] = field(default_factory=dict)
-    tool_policy: dict[str, str] = field(default_factory=dict)
-    approve: str = "ask"
-    tools_module: list[str] = field(default_factory=list)
-    yaml_tools: list[dict[str, Any]] = field(default_factory=list)
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    retry: dict[str, float] = field(default_factory=dict)
-    fallback_models: list[str] = field(default_factory=list)
-    cache: bool = False
-    cache_path: str | None = None
-    max_tokens: int | None = None
-    max_cost: float | None = None
-    prices: str | None = None
-    self_ask_tool: str | None = None
-    profile: str | None = None
-    profiles: dict[str, Any] = field(default_factory=dict)
-    memory: str = "auto"
-    memory_k: int = 5
-    memory_max_tokens: int = 2_000
-    db_path: str | None = None
+    ``configs/default.yaml`` and ``.env.example`` are generated from these rows
+    (``python -m agentcli.config_docs --write``); a test checks they match.
+    """
+
+    model: str | None = _setting(
+        _str_or_none, "AGENT_MODEL",
+        "provider/model (e.g. openai/gpt-4o-mini, dashscope/qwen-turbo, ollama/qwen2.5) or an "
+        "alias; null: a local Ollama if one runs, else the offline demo")
+    base_url: str | None = _setting(
+        _str_or_none, "AGENT_BASE_URL", "OpenAI-compatible endpoint override (any provider)")
+    aliases: dict[str, str] = _setting(
+        _aliases, None, "short model names: {q: dashscope/qwen-turbo}", factory=dict)
+    model_options: dict[str, Any] = _setting(
+        _model_options, None,
+        "request body options: temperature, top_p, max_tokens, seed, frequency_penalty, "
+        "presence_penalty; other body fields as extra.NAME", factory=dict)
+    agent: str | None = _setting(
+        _str_or_none, "AGENT_TYPE",
+        "agent type (see `agent agents list`); null: chat-zero-shot-react-description for "
+        f"run and batch, {CHAT_AGENT} for chat")
+    system: str | None = _setting(
+        _str_or_none, "AGENT_SYSTEM", "instructions added to the agent type's system prompt")
+    prompt_file: str | None = _setting(
+        _str_or_none, "AGENT_PROMPT_FILE",
+        "a template file replacing the agent type's prompt (see `agent prompts show`)")
+    tools: list[str] = _setting(
+        _name_list, "AGENT_TOOLS", "tool names to load", factory=lambda: ["llm-math"])
+    allow: list[str] = _setting(
+        _name_list, "AGENT_ALLOW", "dangerous tools allowed by name", factory=list)
+    allow_dangerous_tools: bool = _setting(
+        _bool, "AGENT_ALLOW_DANGEROUS_TOOLS", "allow every dangerous tool", False)
+    max_iterations: int | None = _setting(
+        _positive_int_or_none, "AGENT_MAX_ITERATIONS", "step limit", 15)
+    max_execution_time: float | None = _setting(
+        _positive_float_or_none, "AGENT_MAX_TIME", "time limit in seconds")
+    early_stopping_method: str = _setting(
+        _choice("force", "generate"), "AGENT_EARLY_STOPPING",
+        "at a limit: force (stop) or generate (ask for an answer now)", "force")
+    handle_parsing_errors: bool | str = _setting(
+        _parsing_errors, "AGENT_HANDLE_PARSING_ERRORS",
+        "send parse errors back to the model: true, false or the text to send", True)
+    max_observation_chars: int = _setting(
+        _int_range(200, 10_000_000), None, "observation size cap", 8_000)
+    temperature: float = _setting(
+        _float_range(0.0, 2.0), "AGENT_TEMPERATURE", "sampling temperature (0.0 - 2.0)", 0.0)
+    request_timeout: float = _setting(
+        _float_range(0.1, 86_400), "AGENT_TIMEOUT", "total seconds for one model response", 600.0)
+    read_timeout: float = _setting(
+        _float_range(0.1, 3600), "AGENT_READ_TIMEOUT", "seconds the model may send nothing", 60.0)
+    max_retries: int = _setting(
+        _int_range(0, 20), "AGENT_MAX_RETRIES", "retries on 429 / 5xx / timeouts", 3)
+    verbose: bool = _setting(
+        _bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace", True)
+    stream: bool = _setting(_bool, "AGENT_STREAM", "stream tokens from the model", False)
+    tool_settings: dict[str, Any] = _setting(
+        _mapping, None, "settings passed to tools (base URLs, limits)", factory=dict)
+    tool_policy: dict[str, str] = _setting(
+        _tool_policy, None, "per dangerous tool: allow, ask (default) or deny", factory=dict)
+    approve: str = _setting(
+        _choice("ask", "auto"), "AGENT_APPROVE",
+        "dangerous calls: ask before each, or auto (run them)", "ask")
+    tools_module: list[str] = _setting(
+        _path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list)
+    yaml_tools: list[dict[str, Any]] = _setting(
+        _yaml_tools, None, "command and http tools declared in YAML", factory=list)
+    mcp_servers: dict[str, dict[str, Any]] = _setting(
+        _mcp_servers, None, "MCP servers over stdio: {name: {command, args}}", factory=dict)
+    retry: dict[str, float] = _setting(
+        _retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
+        "overrides max_retries", factory=dict)
+    fallback_models: list[str] = _setting(
+        _name_list, "AGENT_FALLBACK_MODELS", "models tried in order when the model fails",
+        factory=list)
+    cache: bool = _setting(_bool, "AGENT_CACHE", "cache model responses in SQLite", False)
+    cache_path: str | None = _setting(
+        _str_or_none, "AGENT_CACHE_PATH",
+        "response cache file (default $XDG_CACHE_HOME/agentcli/responses.sqlite)")
+    max_tokens: int | None = _setting(
+        _positive_int_or_none, "AGENT_MAX_TOKENS",
+        "token budget per run, stops like the iteration limit (per request: "
+        "model_options.max_tokens)")
+    max_cost: float | None = _setting(
+        _positive_float_or_none, "AGENT_MAX_COST", "USD budget per run (needs a price)")
+    prices: str | None = _setting(
+        _str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in one")
+    self_ask_tool: str | None = _setting(
+        _str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search")
+    profile: str | None = _setting(
+        _str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`")
+    profiles: dict[str, Any] = _setting(
+        _mapping, None, "named groups of settings", factory=dict)
+    memory: str = _setting(
+        _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
+        "chat memory: auto (buffer when the agent type reads memory), none, buffer, window, "
+        "tokens or summary", "auto")
+    memory_k: int = _setting(
+        _int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory", 5)
+    memory_max_tokens: int = _setting(
+        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS", "token budget of tokens memory",
+        2_000)
+    db_path: str | None = _setting(
+        _str_or_none, "AGENT_DB",
+        "SQLite file for sessions and run logs (default $XDG_DATA_HOME/agentcli/agent.db)")
+    state: dict[str, Any] = _setting(
+        _mapping, None, "run state fields: {name: {type, default, input, output}}",
+        factory=dict)
+    stall_limit: int | None = _setting(
+        _positive_int_or_none, "AGENT_STALL_LIMIT",
+        "stop after this many identical replies in a row (null: never)", 3)
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
 
+FIELDS: dict[str, Field] = {
+    f.name: f.metadata["field"] for f in fields(Settings) if "field" in f.metadata
+}
+# Settings whose mapping values merge key by key across layers instead of replacing.
+_MERGED = frozenset({"aliases", "model_options"})
+
+
 def _checked(key: str, value: Any, where: str) -> Any:
+    from agentcli.models.options import OptionError
+
     spec = FIELDS.get(key)
     if spec is None:
         close = difflib.get_close_matches(key, list(FIELDS), n=1)
@@ -281,8 +342,26 @@ def _checked(key: str, value: Any, where: str) -> Any:
         )
     try:
         return spec.check(value)
+    except OptionError as err:
+        raise ConfigError(f"{where}: {err}") from None
     except ValueError as err:
         raise ConfigError(f"{where}: {key!r} must be {err}, got {value!r}") from None
+
+
+def resolve_alias(name: str, aliases: Mapping[str, str]) -> str:
+    """``name`` itself when it is ``provider/model`` or ``kind:...``, else its alias target."""
+    name = name.strip()
+    if "/" in name or ":" in name:
+        return name
+    if name in aliases:
+        return aliases[name]
+    close = difflib.get_close_matches(name, list(aliases), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    known = ", ".join(sorted(aliases)) or "none defined"
+    raise ConfigError(
+        f"unknown model alias {name!r}{hint}; aliases: {known}; write provider/model "
+        "(e.g. openai/gpt-4o-mini) or add it under `aliases:` in the config"
+    )
 
 
 def read_yaml(path: Path) -> dict[str, Any]:
@@ -315,12 +394,29 @@ def read_yaml(path: Path) -> dict[str, Any]:
 
 
 def default_config_path(env: Mapping[str, str]) -> Path | None:
-    """``$AGENT_CONFIG``, else ``~/.config/agentcli/config.yaml`` if it exists."""
+    """``$AGENT_CONFIG``, else the user config file if it exists."""
     if env.get("AGENT_CONFIG"):
         return Path(env["AGENT_CONFIG"]).expanduser()
-    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    candidate = base / "agentcli" / "config.yaml"
+    from agentcli.paths import user_config_file
+
+    candidate = user_config_file(env)
     return candidate if candidate.is_file() else None
+
+
+def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list[Path]:
+    """The YAML files read, lowest precedence first: the user config, then --config."""
+    from agentcli.paths import user_config_file
+
+    user = user_config_file(env)
+    chosen = Path(config_path).expanduser() if config_path else default_config_path(env)
+    files = [user] if user.is_file() else []
+    if chosen is not None and (not files or chosen.resolve() != user.resolve()):
+        files.append(chosen)
+    return files
+
+
+def _flag_label(key: str) -> str:
+    return "-o/--option" if key == "model_options" else f"--{key.replace('_', '-')}"
 
 
 def load_settings(
@@ -329,22 +425,32 @@ def load_settings(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    """Merge defaults, a YAML file, the environment and flags (None flags are ignored)."""
+    """Merge defaults, the user config, a YAML file, the environment and flags.
+
+    ``None`` flags are ignored. ``aliases`` and ``model_options`` merge key by key across
+    layers; every other key is replaced by the layer above. Model aliases are resolved last.
+    """
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    path = Path(config_path).expanduser() if config_path else default_config_path(env)
-    file_data: dict[str, Any] = read_yaml(path) if path is not None else {}
-    for key, raw in file_data.items():
-        values[key] = _checked(str(key), raw, str(path))
-        sources[key] = str(path)
+
+    def put(key: str, value: Any, label: str) -> None:
+        if key in _MERGED and isinstance(values.get(key), dict):
+            value = {**values[key], **value}
+        values[key] = value
+        sources[key] = label
+
+    files = config_files(config_path, env)
+    path = files[-1] if files else None
+    for source in files:
+        for key, raw in read_yaml(source).items():
+            put(str(key), _checked(str(key), raw, str(source)), str(source))
     env_values: dict[str, Any] = {}
     for key, spec in FIELDS.items():
         if spec.env and env.get(spec.env, "") != "":
             env_values[key] = _checked(key, env[spec.env], f"environment {spec.env}")
     flag_values = {
-        k: _checked(k, v, f"--{k.replace('_', '-')}")
-        for k, v in (flags or {}).items() if v is not None
+        k: _checked(k, v, _flag_label(k)) for k, v in (flags or {}).items() if v is not None
     }
     profile = flag_values.get("profile") or env_values.get("profile") or values.get("profile")
     if profile:
@@ -357,11 +463,14 @@ def load_settings(
         for key, raw in profiles[profile].items():
             if key in ("profiles", "profile"):
                 raise ConfigError(f"{path}: profile {profile!r} cannot set {key!r}")
-            values[key] = _checked(str(key), raw, f"{path}: profiles.{profile}")
-            sources[key] = f"profile {profile}"
+            put(str(key), _checked(str(key), raw, f"{path}: profiles.{profile}"),
+                f"profile {profile}")
     for layer, label in ((env_values, "environment"), (flag_values, "flag")):
         for key, value in layer.items():
-            values[key] = value
-            sources[key] = label
-    names = {f.name for f in fields(Settings)}
-    return replace(Settings(), **{k: v for k, v in values.items() if k in names}, sources=sources)
+            put(key, value, label)
+    aliases = values.get("aliases", {})
+    if values.get("model"):
+        values["model"] = resolve_alias(values["model"], aliases)
+    if values.get("fallback_models"):
+        values["fallback_models"] = [resolve_alias(m, aliases) for m in values["fallback_models"]]
+    return replace(Settings(), **values, sources=sources)

@@ -7,6 +7,8 @@
     │   ├── ModelOutputError       the server answered 200 with a body we cannot use
     │   └── ReplayMissError        a replay cassette has no answer for this request
     ├── OutputParserError          the model's text could not be parsed (carries the raw text)
+    ├── DeadlineExceeded           the run's max_execution_time passed while something waited
+    ├── SessionConflictError       another chat wrote the session's memory first (retry merges)
     └── ToolInputError             a tool refused its input (becomes an observation)
 
 Errors caused by the model (bad output, unknown tool, failing tool) become observations
@@ -62,6 +64,20 @@ class OutputParserError(AgentCliError):
         self.llm_output = llm_output
         # What to tell the model when the executor sends the error back as an observation.
         self.observation = observation or message
+
+
+class DeadlineExceeded(AgentCliError):
+    """The run deadline (``max_execution_time``) passed during a model call, retry or tool.
+
+    The executor turns it into the stop reason ``max_execution_time`` (exit 3); it is never a
+    provider failure, so fallbacks and retries do not catch it.
+    """
+
+    exit_code = 3
+
+
+class SessionConflictError(AgentCliError):
+    """Another writer changed a session's memory since it was read (optimistic concurrency)."""
 
 
 class ToolInputError(AgentCliError):

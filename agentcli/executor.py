@@ -1,140 +1,160 @@
 """The AgentExecutor: plan, act, observe, repeat, within limits. No terminal I/O here.
 
-The loop is written once, as a generator (:meth:`AgentExecutor._loop`) that *yields effects*
-(plan this step, run these tools, report this event) and receives their results. Drivers
-fulfil the effects: :meth:`_drive` synchronously and :meth:`_adrive` with asyncio. ``invoke``,
-``stream``, ``ainvoke``, ``astream`` and ``batch`` are thin wrappers over the two drivers, so
-every feature of the loop exists in every mode.
+The loop is written once, as a generator (:meth:`AgentExecutor._loop`) that *yields
+effects* and receives their results: :class:`CallModel` (send this request),
+:class:`RunTools` (run these actions) and the run's events. The agent itself is pure: it
+builds each request and reads each reply. Drivers fulfil the effects, :mod:`agentcli._drive`
+synchronously or with asyncio, so ``invoke``, ``stream``, ``ainvoke``, ``astream`` and
+``batch`` share every feature of the loop.
+
+State updates (from tools' :class:`~agentcli.state.Command` and from middleware) are
+collected during a step and applied after it, in the order the actions were declared.
 """
 
 from __future__ import annotations
 
-import asyncio
 import difflib
+import json
 import time
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import (
-    CallbackManager,
-    ensure_manager,
-    reset_current_manager,
-    set_current_manager,
+from agentcli.callbacks.manager import CallbackManager, ensure_manager
+from agentcli.errors import AgentCliError, ConfigError, OutputParserError
+from agentcli.events import (
+    ActionEvent,
+    End,
+    Finish,
+    Limit,
+    Observation,
+    ParseError,
+    RunEvent,
+    StateUpdate,
 )
-from agentcli.errors import AgentCliError, OutputParserError
+from agentcli.middleware import (
+    AgentMiddleware,
+    Approval,
+    ApprovalGate,
+    Approver,
+    Budget,
+    Denied,
+    ObservationCap,
+    RunInfo,
+    StopRun,
+    allow_all,
+    deny_all,
+    truncate_middle,
+)
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
     AgentStep,
+    ChatRequest,
     ChatResult,
-    Decision,
+    Message,
     RunResult,
     StopReason,
-    Usage,
+    user,
 )
-from agentcli.tools.base import Tool, ToolInput
+from agentcli.state import JUMP_TARGETS, Command, StateSchema
+from agentcli.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agentcli.models.base import BaseChatModel
+    from agentcli.structured import ResponseFormat
 
 FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
 PARSE_ERROR_TOOL = "_Exception"
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
+ToolStatus = Literal["ok", "error", "invalid", "denied"]
+
+__all__ = [
+    "FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all", "deny_all",
+    "truncate_middle",
+]
 
 
 @dataclass(frozen=True)
-class Approval:
-    """An approver's verdict on one dangerous call; ``tool_input`` replaces the input if set."""
+class CallModel:
+    """Effect: send this request to the model; the driver answers with the ChatResult."""
 
-    allowed: bool
-    reason: str = ""
-    tool_input: ToolInput | None = None
-
-
-Approver = Callable[[Tool, ToolInput], Approval]
-
-
-def deny_all(tool: Tool, tool_input: ToolInput) -> Approval:
-    """The core default: dangerous calls are refused unless an approver says otherwise."""
-    return Approval(False, "no approver is configured for dangerous tools")
-
-
-def allow_all(tool: Tool, tool_input: ToolInput) -> Approval:
-    """Approve every call (``--yes``)."""
-    return Approval(True, "approved by --yes")
+    request: ChatRequest
 
 
 @dataclass(frozen=True)
-class RunEvent:
-    """One thing that happened in a run, in order: an action, an observation, the end."""
+class RunTools:
+    """Effect: run these actions; the driver answers with one outcome per action."""
 
-    kind: Literal["action", "observation", "parse_error", "finish", "limit", "end"]
-    action: AgentAction | None = None
-    step: AgentStep | None = None
-    output: str = ""
-    result: RunResult | None = None
-    finish: AgentFinish | None = None
-
-
-@dataclass(frozen=True)
-class _Plan:
-    steps: list[AgentStep]
-    final: bool = False
-
-
-@dataclass(frozen=True)
-class _RunTools:
     actions: list[AgentAction]
+    state: dict[str, Any]
 
 
-_Effect = _Plan | _RunTools | RunEvent
+class Expired:
+    """What a driver sends back when the run's deadline passed during an effect."""
+
+
+EXPIRED = Expired()
+Outcome = tuple["str | Command", ToolStatus]
+Effect = CallModel | RunTools | RunEvent
+
+
+class ToolFailed(str):
+    """An observation that reports a tool's error."""
+
+    __slots__ = ()
 
 
 @dataclass
-class _RunState:
-    inputs: dict[str, Any]
+class Run:
+    """One run in progress: state values, steps, counters and its event subscribers."""
+
+    values: dict[str, Any]
     callbacks: CallbackManager
+    info: RunInfo
+    deadline: float | None
     started: float = field(default_factory=time.monotonic)
     steps: list[AgentStep] = field(default_factory=list)
-    iterations: int = 0
+    pending: list[RunEvent] = field(default_factory=list)
+    repairs: int = 0
+    last_key: str = ""
+    repeats: int = 0
+    priced: bool = False
 
+    def emit(self, event: RunEvent) -> None:
+        """Send an event to the subscribers now; ``stream`` yields it next."""
+        self.pending.append(event)
+        self.callbacks.dispatch(event)
 
-class _UsageCounter(BaseCallbackHandler):
-    def __init__(self, *, priced: bool = False) -> None:
-        self.usage = Usage()
-        self.calls = 0
-        self.errors = 0
-        self.priced = priced  # only a cost budget needs the price table
-        self.cost = 0.0
-        self.repairs = 0  # tool calls the agent recovered from text or broken JSON
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline, or None."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
 
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
-        self.usage = self.usage + result.usage
-        self.calls += 1
-        if self.priced:
-            from agentcli.pricing import cost_of
+    def account(self, result: ChatResult, model: str) -> float | None:
+        """Count a reply's usage (and cost when a cost budget needs it)."""
+        self.info.model_calls += 1
+        self.info.usage = self.info.usage + result.usage
+        if not self.priced:
+            return None
+        from agentcli.pricing import cost_of
 
-            # An unknown price counts as zero here; the CLI refuses --max-cost without one.
-            self.cost += cost_of(str(kw.get("model") or result.model), result.usage) or 0.0
-
-    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
-        self.errors += 1
-
-    def on_text(self, text: str, **kw: Any) -> None:
-        if kw.get("kind") == "repair":
-            self.repairs += int(kw.get("count", 1))
-
-
-def truncate_middle(text: str, limit: int | None) -> str:
-    """Keep the head and tail of a long text, with a marker saying how much was cut."""
-    if limit is None or limit <= 0 or len(text) <= limit:
-        return text
-    head = int(limit * 0.7)
-    tail = max(0, limit - head)
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n[... {cut:,} characters cut ...]\n{text[len(text) - tail:]}"
+        cost = cost_of(model or result.model, result.usage)
+        if cost is None:
+            self.info.unpriced = True  # the CLI refuses --max-cost without a price
+            return None
+        self.info.cost += cost
+        return cost
 
 
 class AgentExecutor:
@@ -145,6 +165,7 @@ class AgentExecutor:
         agent: Agent,
         tools: Sequence[Tool] | None = None,
         *,
+        llm: BaseChatModel | None = None,
         max_iterations: int | None = 15,
         max_execution_time: float | None = None,
         early_stopping_method: Literal["force", "generate"] = "force",
@@ -157,6 +178,11 @@ class AgentExecutor:
         max_tool_workers: int = 8,
         max_tokens: int | None = None,
         max_cost: float | None = None,
+        stream_tokens: bool = False,
+        stall_limit: int | None = 3,
+        state_schema: type | StateSchema | None = None,
+        response_format: ResponseFormat | None = None,
+        middleware: Sequence[AgentMiddleware] = (),
     ) -> None:
         if early_stopping_method not in ("force", "generate"):
             raise ValueError(
@@ -164,6 +190,7 @@ class AgentExecutor:
                 f"got {early_stopping_method!r}"
             )
         self.agent = agent
+        self.llm = llm
         self.tools = list(tools if tools is not None else agent.tools)
         self.tool_map = {t.name: t for t in self.tools}
         self.max_iterations = max_iterations
@@ -178,35 +205,72 @@ class AgentExecutor:
         self.max_tool_workers = max_tool_workers
         self.max_tokens = max_tokens  # budget: total tokens in + out across the run
         self.max_cost = max_cost  # budget: USD across the run (see agentcli.pricing)
+        self.stream_tokens = stream_tokens
+        self.stall_limit = stall_limit
+        self.schema = StateSchema.of(state_schema)
+        self.response_format = response_format
+        self.user_middleware = list(middleware)
+        self._check_injections()
+
+    @property
+    def middleware(self) -> list[AgentMiddleware]:
+        """Every hook in force, outermost first: the cap, the gate, budgets, then the user's."""
+        built: list[AgentMiddleware] = [ObservationCap(self.max_observation_chars),
+                                        ApprovalGate(self.approver)]
+        if self.max_tokens is not None or self.max_cost is not None:
+            built.append(Budget(self.max_tokens, self.max_cost))
+        return [*built, *self.user_middleware]
+
+    def _check_injections(self) -> None:
+        """A tool asking for a state field the schema lacks is a setup error, found early."""
+        for t in self.tools:
+            for inj in t.injected:
+                if inj.source == "field" and inj.field not in self.schema.fields:
+                    raise ConfigError(
+                        f"tool {t.name!r} injects state field {inj.field!r}, which the state "
+                        f"schema does not declare (fields: {', '.join(sorted(self.schema.fields))})"
+                        "; declare it in the state schema or fix the tool"
+                    )
+
+    # ------------------------------------------------------------------ starting a run
+    def start(
+        self, inputs: str | Mapping[str, Any], callbacks: Iterable[BaseCallbackHandler] | None
+    ) -> Run:
+        """Validate the input against the state schema and open a run."""
+        data: dict[str, Any] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
+        if "input" not in data and "messages" not in data and self.schema.fields.keys() == {
+            *StateSchema.of().fields
+        }:
+            raise AgentCliError("the run needs an 'input' (the question)")
+        values = self.schema.accept(data)
+        if "input" in values:
+            values["messages"] = [*values.get("messages", []), user(str(values["input"]))]
+        values.setdefault("messages", [])
+        manager = ensure_manager([*self.callbacks, *(callbacks or ())])
+        manager.on_chain_start(data)
+        info = RunInfo(manager.run_id)
+        deadline = (None if self.max_execution_time is None
+                    else time.monotonic() + self.max_execution_time)
+        run = Run(values, manager, info, deadline, priced=self.max_cost is not None)
+        info.emit = run.emit
+        return run
 
     # ------------------------------------------------------------------ the loop (once)
-    def _limit(self, state: _RunState) -> StopReason | None:
-        if self.max_iterations is not None and state.iterations >= self.max_iterations:
+    def _limit(self, run: Run) -> StopReason | None:
+        if self.max_iterations is not None and run.info.iterations >= self.max_iterations:
             return "max_iterations"
-        if (
-            self.max_execution_time is not None
-            and time.monotonic() - state.started >= self.max_execution_time
-        ):
+        if run.deadline is not None and time.monotonic() >= run.deadline:
             return "max_execution_time"
-        if self.max_tokens is not None or self.max_cost is not None:
-            counter = self._counter(state)
-            if self.max_tokens is not None and counter.usage.total_tokens >= self.max_tokens:
-                return "budget"
-            if self.max_cost is not None and counter.cost >= self.max_cost:
-                return "budget"
         return None
 
-    @staticmethod
-    def _counter(state: _RunState) -> _UsageCounter:
-        return next(
-            (h for h in state.callbacks.handlers if isinstance(h, _UsageCounter)), _UsageCounter()
-        )
-
-    def _agent_steps(self, steps: list[AgentStep]) -> list[AgentStep]:
+    def _view(self, run: Run) -> dict[str, Any]:
         trim = self.trim_intermediate_steps
+        steps = run.steps
         if callable(trim):
-            return trim(list(steps))
-        return list(steps[-trim:]) if trim > 0 else list(steps)
+            steps = trim(list(steps))
+        elif trim > 0:
+            steps = steps[-trim:]
+        return {**run.values, "intermediate_steps": steps}
 
     def _parse_error_observation(self, err: OutputParserError) -> str:
         handler = self.handle_parsing_errors
@@ -218,275 +282,235 @@ class AgentExecutor:
             return handler
         return handler(err)
 
-    def _loop(self, state: _RunState) -> Generator[_Effect, Any, RunResult]:
-        cb = state.callbacks
-        while (reason := self._limit(state)) is None:
-            decision: Decision | OutputParserError = yield _Plan(self._agent_steps(state.steps))
-            state.iterations += 1
-            if isinstance(decision, OutputParserError):
-                observation = self._parse_error_observation(decision)
-                action = AgentAction(PARSE_ERROR_TOOL, observation, decision.llm_output)
-                step = AgentStep(action, observation)
-                state.steps.append(step)
-                cb.on_text(f"Could not parse the model's reply; told it: {observation}",
-                           kind="parse_error")
-                yield RunEvent("parse_error", action=action, step=step)
-                continue
-            if isinstance(decision, AgentFinish):
-                cb.on_agent_finish(decision)
-                yield RunEvent("finish", output=decision.output, finish=decision)
-                return self._result(state, decision.output, "finished")
-            actions = decision if isinstance(decision, list) else [decision]
-            for action in actions:
-                cb.on_agent_action(action)
-                yield RunEvent("action", action=action)
-            observations: list[str] = yield _RunTools(actions)
-            for action, observation in zip(actions, observations, strict=True):
-                step = AgentStep(action, observation)
-                state.steps.append(step)
-                yield RunEvent("observation", action=action, step=step)
-            for action, observation in zip(actions, observations, strict=True):
-                tool = self.tool_map.get(action.tool)
-                if tool is not None and tool.return_direct:
-                    direct = AgentFinish({"output": observation}, action.log)
-                    cb.on_agent_finish(direct)
-                    yield RunEvent("finish", output=observation, finish=direct)
-                    return self._result(state, observation, "return_direct")
-        cb.on_text(f"Stopped: {reason.replace('_', ' ')} reached", kind="limit", reason=reason)
-        yield RunEvent("limit", output=reason)
-        if self.early_stopping_method == "generate":
-            final: AgentFinish = yield _Plan(self._agent_steps(state.steps), final=True)
-            cb.on_agent_finish(final)
-        else:
-            final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
-            cb.on_agent_finish(final)
-        output = final.output
-        yield RunEvent("finish", output=output, finish=final)
-        return self._result(state, output, reason)
+    def _update(self, run: Run, updates: Sequence[Mapping[str, Any]]) -> str | None:
+        """Apply updates in order; returns a ``jump_to`` target if one was set."""
+        if not updates:
+            return None
+        run.values = self.schema.apply(run.values, updates)
+        jump = run.values.pop("jump_to", None)
+        if jump is not None and jump not in JUMP_TARGETS:
+            raise ConfigError(f"jump_to must be one of {', '.join(JUMP_TARGETS)}, got {jump!r}")
+        fields = {k: v for u in updates for k, v in u.items() if k not in ("messages", "jump_to")}
+        if fields:
+            run.emit(StateUpdate(fields))
+        return str(jump) if jump else None
 
-    def _result(self, state: _RunState, output: str, reason: StopReason) -> RunResult:
-        counter = self._counter(state)
+    def _stalled(self, run: Run, key: str) -> bool:
+        """True when the model sent the same thing ``stall_limit`` times in a row."""
+        run.repeats = run.repeats + 1 if key == run.last_key else 1
+        run.last_key = key
+        return self.stall_limit is not None and run.repeats >= self.stall_limit
+
+    def _check_answer(self, run: Run, finish: AgentFinish) -> AgentFinish:
+        """With a response format, the answer must validate (else OutputParserError)."""
+        if self.response_format is None:
+            return finish
+        value = self.response_format.parse(finish)
+        run.values["structured_response"] = value
+        return finish
+
+    def _loop(self, run: Run) -> Generator[Effect, Any, RunResult]:
+        middleware = self.middleware
+        reason: StopReason | None = None
+        while (reason := self._limit(run)) is None:
+            try:
+                view = self._view(run)
+                updates = [u for m in middleware if (u := m.before_model(view, run.info))]
+            except StopRun as stop:
+                reason = stop.reason  # type: ignore[assignment]
+                break
+            if self._update(run, updates) == "end":
+                return (yield from self._finish(run, self._last_text(run), "jump_to_end"))
+            result = yield CallModel(self.agent.request(self._view(run)))
+            if result is EXPIRED:
+                reason = "max_execution_time"
+                break
+            run.info.iterations += 1
+            updates = [u for m in middleware
+                       if (u := m.after_model(self._view(run), result, run.info))]
+            jump = self._update(run, updates)
+            if jump == "end":
+                return (yield from self._finish(run, result.text.strip(), "jump_to_end"))
+            if jump == "model":
+                continue
+            try:
+                decision = self.agent.decide(result)
+                if isinstance(decision, AgentFinish):
+                    decision = self._check_answer(run, decision)
+            except OutputParserError as err:
+                observation = self._parse_error_observation(err)
+                action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
+                step = AgentStep(action, observation)
+                run.steps.append(step)
+                self._update(run, [{"messages": [Message("assistant", result.text),
+                                                 user(observation)]}])
+                yield ParseError(step)
+                if self._stalled(run, "parse:" + (err.llm_output or result.text).strip()):
+                    reason = "stalled"
+                    break
+                continue
+            self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
+            if isinstance(decision, AgentFinish):
+                return (yield from self._finish(run, decision, "finished"))
+            actions = decision if isinstance(decision, list) else [decision]
+            run.repairs += sum(a.repaired for a in actions)
+            for action in actions:
+                yield ActionEvent(action)
+            if self._stalled(run, "act:" + json.dumps(
+                [[a.tool, a.tool_input] for a in actions], sort_keys=True, default=str
+            )):
+                reason = "stalled"
+                break
+            outcomes = yield RunTools(actions, dict(run.values))
+            if outcomes is EXPIRED:
+                reason = "max_execution_time"
+                break
+            ended = yield from self._observe(run, actions, outcomes)
+            if ended is not None:
+                return ended
+        return (yield from self._stop(run, reason or "max_iterations"))
+
+    def _observe(
+        self, run: Run, actions: list[AgentAction], outcomes: list[Outcome]
+    ) -> Generator[Effect, Any, RunResult | None]:
+        """Record each step, apply the step's state updates, end on return_direct/goto end."""
+        updates: list[dict[str, Any]] = []
+        direct: str | None = None
+        for action, (value, status) in zip(actions, outcomes, strict=True):
+            call_id = action.tool_call_id
+            if isinstance(value, Command):
+                observation = value.observation(call_id)
+                update = dict(value.update)
+                if value.goto == "end" and direct is None:
+                    direct = observation
+            else:
+                observation, update = value, {}
+            if "messages" not in update:
+                update["messages"] = [Message("tool", observation, tool_call_id=call_id,
+                                              name=action.tool)]
+            updates.append(update)
+            step = AgentStep(action, observation)
+            run.steps.append(step)
+            yield Observation(step, status)
+            tool = self.tool_map.get(action.tool)
+            if direct is None and tool is not None and tool.return_direct and status == "ok":
+                direct = observation
+        if self._update(run, updates) == "end" and direct is None:
+            direct = run.steps[-1].observation
+        if direct is not None:
+            finish = AgentFinish({"output": direct}, actions[-1].log)
+            return (yield from self._finish(run, finish, "return_direct"))
+        return None
+
+    def _last_text(self, run: Run) -> AgentFinish:
+        text = next((m.content for m in reversed(run.values.get("messages") or [])
+                     if m.role == "assistant" and m.content), "")
+        return AgentFinish({"output": text}, text)
+
+    def _finish(
+        self, run: Run, finish: AgentFinish | str, reason: StopReason
+    ) -> Generator[Effect, Any, RunResult]:
+        if isinstance(finish, str):
+            finish = AgentFinish({"output": finish}, finish)
+        yield Finish(finish)
+        return self._result(run, finish.output, reason)
+
+    def _stop(self, run: Run, reason: StopReason) -> Generator[Effect, Any, RunResult]:
+        """A limit ended the loop: force a stop message, or ask for one last answer."""
+        yield Limit(reason)
+        final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
+        if self.early_stopping_method == "generate" and reason != "max_execution_time":
+            result = yield CallModel(self.agent.request(self._view(run), final=True))
+            if result is not EXPIRED:
+                final = self.agent.finish(result)
+        return (yield from self._finish(run, final, reason))
+
+    def _result(self, run: Run, output: str, reason: StopReason) -> RunResult:
+        info = run.info
         return RunResult(
             output=output,
-            steps=tuple(state.steps) if self.return_intermediate_steps else (),
+            steps=tuple(run.steps) if self.return_intermediate_steps else (),
             stop_reason=reason,
-            usage=counter.usage,
-            model_calls=counter.calls,
-            elapsed=time.monotonic() - state.started,
-            stats={"tool_call_repairs": counter.repairs},
+            usage=info.usage,
+            model_calls=info.model_calls,
+            elapsed=time.monotonic() - run.started,
+            stats={"tool_call_repairs": run.repairs},
+            state=self.schema.output(run.values),
+            cost=None if not run.priced or info.unpriced else info.cost,
         )
 
     # ------------------------------------------------------------------ tools
-    def _resolve(self, action: AgentAction) -> tuple[Tool | None, str | None]:
+    def lookup(self, action: AgentAction) -> tuple[Tool | None, str]:
         """The tool for an action, or the observation explaining why it cannot run."""
         tool = self.tool_map.get(action.tool)
-        if tool is None:
-            names = ", ".join(self.tool_map) or "(none)"
-            close = difflib.get_close_matches(action.tool, list(self.tool_map), n=1)
-            hint = f" Did you mean {close[0]}?" if close else ""
-            return None, f"{action.tool} is not a valid tool, try one of [{names}].{hint}"
-        return tool, None
+        if tool is not None:
+            return tool, ""
+        names = ", ".join(self.tool_map) or "(none)"
+        close = difflib.get_close_matches(action.tool, list(self.tool_map), n=1)
+        hint = f" Did you mean {close[0]}?" if close else ""
+        return None, f"{action.tool} is not a valid tool, try one of [{names}].{hint}"
 
-    def _gate(self, tool: Tool, action: AgentAction, cb: CallbackManager) -> tuple[ToolInput, str]:
-        """Ask the approver about a dangerous call; return the input to use or a denial."""
-        tool_input = action.tool_input
-        if not tool.dangerous:
-            return tool_input, ""
-        verdict = self.approver(tool, tool_input)
-        cb.on_text(
-            f"{'approved' if verdict.allowed else 'denied'} {tool.name}: {verdict.reason}",
-            kind="approval", tool=tool.name, allowed=verdict.allowed,
-            verdict="approved" if verdict.allowed else "denied", reason=verdict.reason,
-            tool_input=tool_input, edited_input=verdict.tool_input,
-        )
-        if not verdict.allowed:
-            return tool_input, f"Denied: the user did not approve running {tool.name}" + (
-                f" ({verdict.reason})" if verdict.reason else ""
-            ) + ". Try another way or answer without it."
-        return (verdict.tool_input if verdict.tool_input is not None else tool_input), ""
-
-    def _finish_tool(self, tool: Tool, raw: str | BaseException, cb: CallbackManager) -> str:
-        if isinstance(raw, BaseException):
-            if tool.raise_errors or not isinstance(raw, Exception):
-                raise raw
-            cb.on_tool_error(raw, tool=tool.name)
-            message = str(raw) or type(raw).__name__
-            raw = message if message.startswith("Error") else f"Error: {message}"
-        observation = truncate_middle(raw, self.max_observation_chars)
-        cb.on_tool_end(observation, tool=tool.name)
-        return observation
-
-    def _run_tool(self, action: AgentAction, cb: CallbackManager) -> str:
-        tool, problem = self._resolve(action)
-        if tool is None:
-            cb.on_tool_end(problem or "", tool=action.tool, invalid=True)
-            return problem or ""
-        tool_input, denial = self._gate(tool, action, cb)
-        if denial:
-            cb.on_tool_end(denial, tool=tool.name, denied=True)
-            return denial
-        cb.on_tool_start(tool.name, tool_input)
-        token = set_current_manager(cb)
-        try:
-            raw: str | BaseException = tool.run(tool_input)
-        except Exception as err:
-            raw = err
-        finally:
-            reset_current_manager(token)
-        return self._finish_tool(tool, raw, cb)
-
-    async def _arun_tool(self, action: AgentAction, cb: CallbackManager) -> str:
-        tool, problem = self._resolve(action)
-        if tool is None:
-            cb.on_tool_end(problem or "", tool=action.tool, invalid=True)
-            return problem or ""
-        tool_input, denial = await asyncio.to_thread(self._gate, tool, action, cb)
-        if denial:
-            cb.on_tool_end(denial, tool=tool.name, denied=True)
-            return denial
-        cb.on_tool_start(tool.name, tool_input)
-        token = set_current_manager(cb)
-        try:
-            raw: str | BaseException = await tool.arun(tool_input)
-        except Exception as err:
-            raw = err
-        finally:
-            reset_current_manager(token)
-        return self._finish_tool(tool, raw, cb)
-
-    def _run_tools(self, actions: list[AgentAction], cb: CallbackManager) -> list[str]:
-        if len(actions) == 1:
-            return [self._run_tool(actions[0], cb)]
-        workers = min(self.max_tool_workers, len(actions))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(lambda a: self._run_tool(a, cb), actions))
-
-    # ------------------------------------------------------------------ drivers
-    def _start(
-        self, inputs: str | dict[str, Any], callbacks: Iterable[BaseCallbackHandler] | None
-    ) -> _RunState:
-        data = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
-        if "input" not in data:
-            raise AgentCliError("the run needs an 'input' (the question)")
-        counter = _UsageCounter(priced=self.max_cost is not None)
-        manager = ensure_manager([*self.callbacks, *(callbacks or ()), counter])
-        manager.on_chain_start(data)
-        return _RunState(inputs=data, callbacks=manager)
-
-    def _plan(self, effect: _Plan, state: _RunState) -> Any:
-        if effect.final:
-            return self.agent.plan_final(effect.steps, state.inputs, state.callbacks)
-        try:
-            return self.agent.plan(effect.steps, state.inputs, state.callbacks)
-        except OutputParserError as err:
-            return err
-
-    async def _aplan(self, effect: _Plan, state: _RunState) -> Any:
-        if effect.final:
-            return await self.agent.aplan_final(effect.steps, state.inputs, state.callbacks)
-        try:
-            return await self.agent.aplan(effect.steps, state.inputs, state.callbacks)
-        except OutputParserError as err:
-            return err
-
-    def _interrupted(self, state: _RunState) -> RunResult:
-        state.callbacks.on_text("Interrupted: the run was cancelled", kind="interrupted")
-        return self._result(state, "", "interrupted")
-
-    def _end(self, state: _RunState, result: RunResult) -> RunEvent:
-        state.callbacks.on_chain_end(result.to_dict())
-        return RunEvent("end", output=result.output, result=result)
-
-    def _drive(self, state: _RunState) -> Iterator[RunEvent]:
-        loop = self._loop(state)
-        value: Any = None
-        try:
-            while True:
-                effect = loop.send(value)
-                value = None
-                if isinstance(effect, RunEvent):
-                    yield effect
-                elif isinstance(effect, _Plan):
-                    value = self._plan(effect, state)
-                else:
-                    value = self._run_tools(effect.actions, state.callbacks)
-        except StopIteration as done:
-            result: RunResult = done.value
-        except KeyboardInterrupt:
-            result = self._interrupted(state)
-        except BaseException as err:
-            state.callbacks.on_chain_error(err)
-            raise
-        yield self._end(state, result)
-
-    async def _adrive(self, state: _RunState) -> AsyncIterator[RunEvent]:
-        loop = self._loop(state)
-        value: Any = None
-        try:
-            while True:
-                effect = loop.send(value)
-                value = None
-                if isinstance(effect, RunEvent):
-                    yield effect
-                elif isinstance(effect, _Plan):
-                    value = await self._aplan(effect, state)
-                else:
-                    value = list(await asyncio.gather(
-                        *(self._arun_tool(a, state.callbacks) for a in effect.actions)
-                    ))
-        except StopIteration as done:
-            result: RunResult = done.value
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            result = self._interrupted(state)
-        except BaseException as err:
-            state.callbacks.on_chain_error(err)
-            raise
-        yield self._end(state, result)
+    @staticmethod
+    def status_of(value: str | Command) -> ToolStatus:
+        """How a tool call ended, from the kind of text it produced."""
+        if isinstance(value, Denied):
+            return "denied"
+        return "error" if isinstance(value, ToolFailed) else "ok"
 
     # ------------------------------------------------------------------ public API
     def stream(
-        self, inputs: str | dict[str, Any], callbacks: Iterable[BaseCallbackHandler] | None = None
+        self, inputs: str | Mapping[str, Any],
+        callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> Iterator[RunEvent]:
-        """Yield each action, observation and the finish as they happen; the last is 'end'."""
-        return self._drive(self._start(inputs, callbacks))
+        """Yield every event of the run as it happens; the last is ``End`` with the result."""
+        from agentcli._drive import drive
+
+        return drive(self, self.start(inputs, callbacks))
 
     def invoke(
-        self, inputs: str | dict[str, Any], callbacks: Iterable[BaseCallbackHandler] | None = None
+        self, inputs: str | Mapping[str, Any],
+        callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> RunResult:
         """Run to the end and return the result."""
-        event = None
+        event: RunEvent | None = None
         for event in self.stream(inputs, callbacks):  # noqa: B007 - the last event holds the result
             pass
-        assert event is not None and event.result is not None
+        assert isinstance(event, End)
         return event.result
 
     def astream(
-        self, inputs: str | dict[str, Any], callbacks: Iterable[BaseCallbackHandler] | None = None
+        self, inputs: str | Mapping[str, Any],
+        callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> AsyncIterator[RunEvent]:
-        """Async twin of :meth:`stream`."""
-        return self._adrive(self._start(inputs, callbacks))
+        """Async :meth:`stream`."""
+        from agentcli._drive import adrive
+
+        return adrive(self, self.start(inputs, callbacks))
 
     async def ainvoke(
-        self, inputs: str | dict[str, Any], callbacks: Iterable[BaseCallbackHandler] | None = None
+        self, inputs: str | Mapping[str, Any],
+        callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> RunResult:
-        """Async twin of :meth:`invoke`."""
-        event = None
+        """Async :meth:`invoke`."""
+        event: RunEvent | None = None
         async for event in self.astream(inputs, callbacks):  # noqa: B007
             pass
-        assert event is not None and event.result is not None
+        assert isinstance(event, End)
         return event.result
 
     async def abatch(
         self,
-        inputs: Sequence[str | dict[str, Any]],
+        inputs: Sequence[str | Mapping[str, Any]],
         *,
         concurrency: int = 8,
         return_exceptions: bool = True,
     ) -> list[RunResult | BaseException]:
         """Run many inputs with at most ``concurrency`` at once; results keep input order."""
+        import asyncio
+
         gate = asyncio.Semaphore(max(1, concurrency))
 
-        async def one(item: str | dict[str, Any]) -> RunResult:
+        async def one(item: str | Mapping[str, Any]) -> RunResult:
             async with gate:
                 return await self.ainvoke(item)
 
@@ -495,7 +519,9 @@ class AgentExecutor:
         ))
 
     def batch(
-        self, inputs: Sequence[str | dict[str, Any]], *, concurrency: int = 8
+        self, inputs: Sequence[str | Mapping[str, Any]], *, concurrency: int = 8
     ) -> list[RunResult | BaseException]:
         """Synchronous wrapper over :meth:`abatch`."""
+        import asyncio
+
         return asyncio.run(self.abatch(inputs, concurrency=concurrency))

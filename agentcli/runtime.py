@@ -17,12 +17,17 @@ def build_model(
 ) -> BaseChatModel:
     """The configured model (``settings.model`` must be set)."""
     from agentcli.models import get_model
+    from agentcli.models.options import effective_options
 
     if not settings.model:
         raise ConfigError("no model configured")
+    sent = effective_options(settings.temperature, settings.model_options)
+    body = {k: v for k, v in sent.items() if k != "temperature"}
     options: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "timeout": settings.request_timeout,
+        "temperature": sent["temperature"],
+        "options": body,
+        "timeout": settings.read_timeout,  # between bytes; request_timeout bounds the whole
+        "request_timeout": settings.request_timeout,
         "max_retries": int(settings.retry.get("attempts", settings.max_retries)),
         "on_retry": _report_retry,
     }
@@ -40,7 +45,7 @@ def build_model(
 
         path = Path(settings.cache_path).expanduser() if settings.cache_path else (
             default_cache_path(env))
-        model = CachedChatModel(model, path, params={"temperature": settings.temperature})
+        model = CachedChatModel(model, path, params=sent)
     return model
 
 
@@ -72,22 +77,40 @@ def build_executor(
     approver: Any = None,
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
+    response_schema: Mapping[str, Any] | None = None,
 ) -> Any:
     """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.
 
-    ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function.
+    ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function;
+    ``response_schema`` is a JSON Schema the final answer must match (``--schema``).
     """
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
+    from agentcli.agents.prompts import use_template_file
     from agentcli.executor import deny_all
     from agentcli.tools.custom import load_configured_tools
 
     check_budget(settings, llm.name)
+    use_template_file(settings.agent or DEFAULT_AGENT, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
+    fmt = None
+    if response_schema is not None:
+        from agentcli.structured import ResponseFormat
+
+        fmt = ResponseFormat.of(response_schema)
+        agent_kwargs_extra = {"response_schema": fmt.schema}
+    else:
+        agent_kwargs_extra = {}
+    agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
+    if settings.self_ask_tool:
+        agent_kwargs["self_ask_tool"] = settings.self_ask_tool
+    if settings.system:
+        agent_kwargs["system_extra"] = settings.system
     return initialize_agent(
         tools,
         llm,
         settings.agent or DEFAULT_AGENT,
-        agent_kwargs={"stream": settings.stream, "self_ask_tool": settings.self_ask_tool},
+        agent_kwargs=agent_kwargs,
+        stream_tokens=settings.stream,
         max_iterations=settings.max_iterations,
         max_execution_time=settings.max_execution_time,
         early_stopping_method=settings.early_stopping_method,
@@ -98,4 +121,18 @@ def build_executor(
         callbacks=callbacks,
         max_tokens=settings.max_tokens,
         max_cost=settings.max_cost,
+        stall_limit=settings.stall_limit,
+        state_schema=state_schema(settings),
+        response_format=fmt,
     )
+
+
+def state_schema(settings: Settings) -> Any:
+    """The run's state schema: a --tools-module's ``state_schema`` plus YAML ``state:``."""
+    from agentcli.state import StateSchema, fields_from_yaml
+    from agentcli.tools.custom import state_schemas
+
+    schema = StateSchema.of(state_schemas[-1] if state_schemas else None)
+    if settings.state:
+        schema = schema.extend(fields_from_yaml(settings.state, "config `state`"))
+    return schema

@@ -7,9 +7,12 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
-    "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget"
+    "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget",
+    "stalled", "jump_to_end",
 ]
-LIMIT_REASONS: frozenset[str] = frozenset({"max_iterations", "max_execution_time", "budget"})
+LIMIT_REASONS: frozenset[str] = frozenset(
+    {"max_iterations", "max_execution_time", "budget", "stalled"}
+)
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,7 @@ class AgentAction:
     tool_input: str | dict[str, Any]
     log: str = ""
     tool_call_id: str | None = None
+    repaired: bool = False  # the agent rebuilt this call from text or broken JSON
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,16 @@ Decision = AgentFinish | AgentAction | list[AgentAction]
 
 
 @dataclass(frozen=True)
+class ChatRequest:
+    """What an agent asks of the model for one step; the executor sends it."""
+
+    messages: tuple[Message, ...]
+    stop: tuple[str, ...] = ()
+    tools: tuple[dict[str, Any], ...] = ()
+    response_format: dict[str, Any] | None = None  # a JSON Schema the reply must match
+
+
+@dataclass(frozen=True)
 class RunResult:
     """What a run produced: the answer, the steps, usage and why it stopped."""
 
@@ -150,6 +164,8 @@ class RunResult:
     model_calls: int = 0
     elapsed: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)  # the output-filtered run state
+    cost: float | None = None  # USD, when the model has a price
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the result."""
@@ -174,4 +190,22 @@ class RunResult:
             },
             "elapsed_seconds": round(self.elapsed, 3),
             "stats": self.stats,
+            "state": _jsonable(self.state),
         }
+
+
+def _jsonable(value: Any) -> Any:
+    """State values as JSON-ready data (messages become dicts)."""
+    if isinstance(value, Message):
+        return value.to_openai()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return _jsonable(asdict(value))
+    return str(value)

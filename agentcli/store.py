@@ -3,6 +3,11 @@
 One file (WAL mode) under the user's data directory, overridable with ``db_path`` /
 ``$AGENT_DB``. Every write is one transaction, committed before the call returns, so a
 process killed right after a turn loses nothing that completed.
+
+Opening is cheap on purpose (a run is logged in well under 2 ms): the schema runs only when
+the file is new or ``PRAGMA user_version`` is below :data:`SCHEMA_VERSION`, and closing does not
+checkpoint the WAL (SQLite's auto-checkpoint does, every ~1,000 pages), because a checkpoint
+costs two fsyncs, ~10 ms each run.
 """
 
 from __future__ import annotations
@@ -17,19 +22,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentcli.errors import ConfigError
+from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.redact import redact, redact_data
 from agentcli.schema import RunResult
+from agentcli.sqlite_wal import keep_wal_on_close
 
+SCHEMA_VERSION = 2  # bump when _SCHEMA changes: existing files then run it once more
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     name TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
-    model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}'
+    model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}',
+    memory_version INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, started REAL NOT NULL, session TEXT, question TEXT NOT NULL,
     answer TEXT NOT NULL, steps TEXT NOT NULL, model TEXT, agent TEXT, stop_reason TEXT,
-    prompt_tokens INTEGER, completion_tokens INTEGER, elapsed REAL
+    prompt_tokens INTEGER, completion_tokens INTEGER, elapsed REAL, meta TEXT
 );
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY, session TEXT NOT NULL REFERENCES sessions(name) ON DELETE CASCADE,
@@ -46,8 +54,9 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("AGENT_DB"):
         return Path(env["AGENT_DB"]).expanduser()
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "agent.db"
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "agent.db"
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,7 @@ class SessionInfo:
     agent: str | None
     turns: int
     memory_state: dict[str, Any]
+    memory_version: int = 0  # bumped by every memory write; see Store.add_turn
 
 
 def _steps_text(result: RunResult) -> str:
@@ -81,13 +91,28 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA busy_timeout=5000")
-            self.db.executescript(_SCHEMA)
+            if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                _create_schema(self.db)
+            keep_wal_on_close(self.db)
         except (OSError, sqlite3.Error) as err:
             raise ConfigError(f"cannot open the database {self.path}: {err}") from None
+
+    def _check_version(self, db: sqlite3.Connection, session: str,
+                       expected: int | None) -> None:
+        """Inside a write transaction: refuse when the memory changed since ``expected``."""
+        if expected is None:
+            return
+        row = db.execute("SELECT memory_version FROM sessions WHERE name = ?",
+                         (session,)).fetchone()
+        current = int(row["memory_version"]) if row else 0
+        if current != expected:
+            raise SessionConflictError(
+                f"session {session!r} memory changed (version {current}, this chat read "
+                f"version {expected}): another chat on the same session wrote first"
+            )
 
     def close(self) -> None:
         """Close the connection."""
@@ -105,16 +130,24 @@ class Store:
 
     # -- runs ---------------------------------------------------------------------------
     def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
-                    model: str | None, agent: str | None, session: str | None) -> int:
+                    model: str | None, agent: str | None, session: str | None,
+                    meta: dict[str, Any] | None = None,
+                    options: Mapping[str, Any] | None = None) -> int:
         steps = _steps_text(result)
         question, answer = redact(question), redact(result.output)
+        if options:
+            meta = {**(meta or {}), "options": dict(options)}
+        state = {k: v for k, v in result.to_dict()["state"].items() if k != "messages"}
+        if state:  # the run's final state (its messages are the steps)
+            meta = {**(meta or {}), "state": state}
         cur = db.execute(
             "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
-            "stop_reason, prompt_tokens, completion_tokens, elapsed) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "stop_reason, prompt_tokens, completion_tokens, elapsed, meta) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (time.time() - result.elapsed, session, question, answer, steps, model, agent,
              result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
-             result.elapsed),
+             result.elapsed,
+             json.dumps(redact_data(meta), ensure_ascii=False) if meta else None),
         )
         run_id = int(cur.lastrowid or 0)
         db.execute("INSERT INTO runs_fts (rowid, question, answer, steps) VALUES (?,?,?,?)",
@@ -122,10 +155,15 @@ class Store:
         return run_id
 
     def log_run(self, question: str, result: RunResult, *, model: str | None = None,
-                agent: str | None = None, session: str | None = None) -> int:
-        """Log one run (question, steps, answer, model, tokens, timing); returns its id."""
+                agent: str | None = None, session: str | None = None,
+                meta: dict[str, Any] | None = None,
+                options: Mapping[str, Any] | None = None) -> int:
+        """Log one run (question, steps, answer, model, tokens, timing); returns its id.
+
+        ``meta`` holds what the columns do not: options, cost, per-step timings.
+        """
         with self._tx() as db:
-            return self._insert_run(db, question, result, model, agent, session)
+            return self._insert_run(db, question, result, model, agent, session, meta, options)
 
     def runs(self, *, limit: int = 20, query: str | None = None) -> list[dict[str, Any]]:
         """The most recent runs, newest first; ``query`` is a full-text search."""
@@ -139,7 +177,39 @@ class Store:
         else:
             rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
                                    (limit,)).fetchall()
-        return [dict(r) | {"steps": json.loads(r["steps"])} for r in rows]
+        return [_run_row(r) | {"options": _run_row(r)["meta"].get("options", {})} for r in rows]
+
+    def query_runs(self, *, limit: int = 20, query: str | None = None,
+                   model: str | None = None, since: float | None = None
+                   ) -> list[dict[str, Any]]:
+        """Recent runs, newest first, filtered by search text, model and start time."""
+        where: list[str] = ["1=1"]
+        args: list[Any] = []
+        if query:
+            where.append("runs.id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
+            args.append(_fts_query(query))
+        if model:  # the full name, or the name after the provider prefix
+            where.append("(runs.model = ? OR runs.model LIKE ? ESCAPE '\\')")
+            args += [model, "%/" + _like_literal(model)]
+        if since is not None:
+            where.append("runs.started >= ?")
+            args.append(since)
+        sql = f"SELECT * FROM runs WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
+        try:
+            rows = self.db.execute(sql, (*args, limit)).fetchall()
+        except sqlite3.OperationalError as err:
+            raise ConfigError(f"bad search {query!r}: {err}") from None
+        return [_run_row(r) for r in rows]
+
+    def run(self, run_id: int) -> dict[str, Any] | None:
+        """One logged run by id, or None."""
+        row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return _run_row(row) if row else None
+
+    def last_run(self) -> dict[str, Any] | None:
+        """The most recently logged run, or None."""
+        row = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        return _run_row(row) if row else None
 
     # -- sessions -----------------------------------------------------------------------
     def session(self, name: str) -> SessionInfo | None:
@@ -169,22 +239,52 @@ class Store:
 
     def add_turn(self, session: str, question: str, result: RunResult, *,
                  memory_state: dict[str, Any], model: str | None = None,
-                 agent: str | None = None) -> int:
-        """Commit a finished turn, its run log and the new memory state in one transaction."""
+                 agent: str | None = None, meta: dict[str, Any] | None = None,
+                 options: Mapping[str, Any] | None = None,
+                 expected_version: int | None = None) -> int:
+        """Commit a finished turn, its run log and the new memory state in one transaction.
+
+        With ``expected_version`` the write happens only if the memory is still at that
+        version (else :class:`SessionConflictError`, nothing written); every write bumps it.
+        """
         now = time.time()
         with self._tx() as db:
-            run_id = self._insert_run(db, question, result, model, agent, session)
+            self._check_version(db, session, expected_version)
+            run_id = self._insert_run(db, question, result, model, agent, session, meta,
+                                      options)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)",
                        (session, run_id, redact(question), redact(result.output), now))
-            db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ? "
-                       "WHERE name = ?", (now, model, agent, _json(memory_state), session))
+            db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ?, "
+                       "memory_version = memory_version + 1 WHERE name = ?",
+                       (now, model, agent, _json(memory_state), session))
         return run_id
+
+    def adopt_run(self, session: str, run_id: int, memory_state: dict[str, Any], *,
+                  agent: str | None = None) -> None:
+        """Start session ``session`` from a logged run (its first turn), in one transaction.
+
+        ``agent run --continue`` after a plain run turns that run into a thread this way.
+        """
+        now = time.time()
+        with self._tx() as db:
+            row = db.execute("SELECT question, answer, model FROM runs WHERE id = ?",
+                             (run_id,)).fetchone()
+            if row is None:
+                raise ConfigError(f"no run with id {run_id}")
+            db.execute("INSERT OR IGNORE INTO sessions (name, created, updated, model, agent, "
+                       "memory_state) VALUES (?,?,?,?,?,?)",
+                       (session, now, now, row["model"], agent, json.dumps(memory_state)))
+            db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
+                       "VALUES (?,?,?,?,?)", (session, run_id, row["question"], row["answer"],
+                                              now))
+            db.execute("UPDATE runs SET session = ? WHERE id = ?", (session, run_id))
 
     def save_memory(self, session: str, memory_state: dict[str, Any]) -> None:
         """Replace the stored memory state (after /clear or /retry)."""
         with self._tx() as db:
-            db.execute("UPDATE sessions SET memory_state = ?, updated = ? WHERE name = ?",
+            db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
+                       "memory_version = memory_version + 1 WHERE name = ?",
                        (_json(memory_state), time.time(), session))
 
     def drop_last_turn(self, session: str, memory_state: dict[str, Any]) -> None:
@@ -192,7 +292,8 @@ class Store:
         with self._tx() as db:
             db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
                        (session,))
-            db.execute("UPDATE sessions SET memory_state = ? WHERE name = ?",
+            db.execute("UPDATE sessions SET memory_state = ?, "
+                       "memory_version = memory_version + 1 WHERE name = ?",
                        (_json(memory_state), session))
 
     def turns(self, session: str) -> list[dict[str, Any]]:
@@ -212,9 +313,40 @@ class Store:
         return cur.rowcount > 0
 
 
+def _create_schema(db: sqlite3.Connection) -> None:
+    """Create or upgrade the tables (idempotent), then record the schema version."""
+    db.execute("PRAGMA journal_mode=WAL")  # stored in the file: set once
+    db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+    _upgrade(db)  # idempotent: a file made by an older version gains the new columns
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    db.commit()
+
+
+def _upgrade(db: sqlite3.Connection) -> None:
+    """Add columns that newer versions write to a database made by an older one."""
+    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+    if "meta" not in columns:
+        db.execute("ALTER TABLE runs ADD COLUMN meta TEXT")
+    columns = {r[1] for r in db.execute("PRAGMA table_info(sessions)")}
+    if "memory_version" not in columns:
+        db.execute("ALTER TABLE sessions ADD COLUMN memory_version INTEGER NOT NULL DEFAULT 0")
+
+
+def _run_row(row: sqlite3.Row) -> dict[str, Any]:
+    data = dict(row)
+    data["steps"] = json.loads(data["steps"] or "[]")
+    data["meta"] = json.loads(data.get("meta") or "{}")
+    return data
+
+
+def _like_literal(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _info(row: sqlite3.Row) -> SessionInfo:
     return SessionInfo(row["name"], row["created"], row["updated"], row["model"], row["agent"],
-                       int(row["n"]), json.loads(row["memory_state"] or "{}"))
+                       int(row["n"]), json.loads(row["memory_state"] or "{}"),
+                       int(row["memory_version"] or 0))
 
 
 def _fts_query(text: str) -> str:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
-from agentcli.models.base import BaseChatModel
 from agentcli.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agentcli.agents.base import Agent
+    from agentcli.executor import AgentExecutor
+    from agentcli.models.base import BaseChatModel
 
 
 class AgentType(str, Enum):
@@ -49,7 +53,7 @@ def agent_names() -> list[str]:
     return list(_AGENTS)
 
 
-def agent_class(name: str | AgentType) -> Any:
+def agent_class(name: str | AgentType) -> type[Agent]:
     """The agent class for a type name; unknown names raise a ConfigError with suggestions."""
     key = name.value if isinstance(name, AgentType) else str(name)
     target = _AGENTS.get(key)
@@ -60,7 +64,26 @@ def agent_class(name: str | AgentType) -> Any:
     from importlib import import_module
 
     module, cls = target.split(":")
-    return getattr(import_module(module), cls)
+    found: type[Agent] = getattr(import_module(module), cls)
+    return found
+
+
+def build_agent(
+    agent: str | AgentType, tools: Sequence[Tool], llm: BaseChatModel | None = None,
+    **agent_kwargs: Any,
+) -> Agent:
+    """An agent of type ``agent`` over ``tools``; refuses a model it cannot work with."""
+    cls = agent_class(agent)
+    if cls.native_tools and llm is not None and not getattr(llm, "supports_tools", True):
+        raise ConfigError(
+            f"the model {llm.name!r} does not support native tool calling; use a text "
+            "agent type such as --agent chat-zero-shot-react-description"
+        )
+    try:
+        built: Agent = cls(tools, **agent_kwargs)
+    except TypeError as err:
+        raise ConfigError(f"agent type {cls.agent_type!r}: {err}") from None
+    return built
 
 
 def initialize_agent(
@@ -69,13 +92,24 @@ def initialize_agent(
     agent: str | AgentType = DEFAULT_AGENT,
     *,
     agent_kwargs: dict[str, Any] | None = None,
+    verbose: bool = False,
     **executor_options: Any,
-) -> Any:
-    """Build an AgentExecutor for ``agent`` over ``tools`` and ``llm``."""
+) -> AgentExecutor:
+    """Build an AgentExecutor for ``agent`` over ``tools`` and ``llm``.
+
+    ``verbose=True`` prints the trace to stderr, as the seed's example does.
+    """
     from agentcli.executor import AgentExecutor
 
-    agent_obj = agent_class(agent)(llm, tools, **(agent_kwargs or {}))
-    return AgentExecutor(agent_obj, tools, **executor_options)
+    agent_obj = build_agent(agent, tools, llm, **(agent_kwargs or {}))
+    if verbose:
+        from agentcli.callbacks.stdout import StdOutCallbackHandler
+
+        executor_options["callbacks"] = [*executor_options.get("callbacks", ()),
+                                         StdOutCallbackHandler()]
+    return AgentExecutor(agent_obj, tools, llm=llm, **executor_options)
 
 
-__all__ = ["DEFAULT_AGENT", "AgentType", "agent_class", "agent_names", "initialize_agent"]
+__all__ = [
+    "DEFAULT_AGENT", "AgentType", "agent_class", "agent_names", "build_agent", "initialize_agent",
+]

@@ -1,17 +1,24 @@
-"""The agent step contract: given the steps so far, decide to act or to finish."""
+"""The agent step contract: the request for the next step, and the decision in the reply."""
 
 from __future__ import annotations
 
+import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentcli.agents.prompts import load
-from agentcli.callbacks.manager import CallbackManager
-from agentcli.errors import ConfigError, OutputParserError
-from agentcli.models.base import BaseChatModel, acall_model, call_model
-from agentcli.schema import AgentFinish, AgentStep, ChatResult, Decision, Message
+from agentcli.errors import ConfigError, OutputParserError, ProviderError
+from agentcli.schema import (
+    AgentFinish,
+    AgentStep,
+    ChatRequest,
+    ChatResult,
+    Decision,
+    Message,
+    assistant,
+)
 from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -22,19 +29,28 @@ _LEADING_THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.I)
 
 
 class Agent(ABC):
-    """Decides the next step. The executor only ever sees AgentAction / AgentFinish."""
+    """One agent type: a prompt and two pure functions, no model I/O.
+
+    :meth:`request` turns the run state into the next model request; :meth:`decide` turns
+    the model's reply into an action, several actions, or the answer (raising
+    :class:`OutputParserError` when the reply cannot be read). The executor sends the request
+    and feeds the reply back, so one agent serves sync, async and streaming runs alike.
+
+    The state holds ``input``, ``chat_history`` (memory), ``messages`` (the conversation so
+    far), ``intermediate_steps`` (the steps the agent may see) and any user fields.
+    """
 
     agent_type: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     accepts: ClassVar[str] = "single-input tools"
-    uses_memory: ClassVar[bool] = False  # True when the prompt includes inputs["chat_history"]
+    uses_memory: ClassVar[bool] = False  # True when the prompt includes state["chat_history"]
+    native_tools: ClassVar[bool] = False  # True when it needs the model's function calling
 
-    def __init__(
-        self, llm: BaseChatModel, tools: Sequence[Tool], *, stream: bool = False, **_: Any
-    ) -> None:
-        self.llm = llm
+    def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
+                 system_extra: str = "") -> None:
         self.tools = list(tools)
-        self.stream = stream
+        self.response_schema = response_schema  # the JSON Schema a final answer must match
+        self.system_extra = system_extra  # the user's extra instructions (--system)
 
     @property
     def allowed_tools(self) -> list[str]:
@@ -42,28 +58,47 @@ class Agent(ABC):
         return [t.name for t in self.tools]
 
     @abstractmethod
-    def plan(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> Decision:
-        """Decide the next action(s) or finish."""
+    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+        """The model request for the next step; ``final`` asks for an answer now, no tools."""
 
     @abstractmethod
-    async def aplan(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> Decision:
-        """Async twin of :meth:`plan`."""
+    def decide(self, result: ChatResult) -> Decision:
+        """The decision in the model's reply; raises OutputParserError when there is none."""
 
-    @abstractmethod
-    def plan_final(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> AgentFinish:
-        """One last call without tools: answer from what has been observed."""
+    def finish(self, result: ChatResult) -> AgentFinish:
+        """The forced last answer: the reply's answer, or its text when it still wanted a tool."""
+        try:
+            decision = self.decide(result)
+        except OutputParserError:
+            decision = None
+        if isinstance(decision, AgentFinish):
+            return decision
+        return AgentFinish({"output": result.text.strip()}, result.text)
 
-    @abstractmethod
-    async def aplan_final(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> AgentFinish:
-        """Async twin of :meth:`plan_final`."""
+    def turn_messages(self, result: ChatResult, decision: Decision) -> list[Message]:
+        """How the model's reply is kept in ``state["messages"]``."""
+        return [assistant(result.text)]
+
+    def explain(self, error: ProviderError) -> ProviderError:
+        """A clearer provider error for this agent type (e.g. no native tool calling)."""
+        return error
+
+    def with_instructions(self, prompt: str, *, before: bool = False) -> str:
+        """The prompt with the answer format and the user's extra instructions.
+
+        They follow a system prompt; ``before`` puts them first, for the one-message
+        completion prompts that end with the scratchpad.
+        """
+        extra = []
+        if self.response_schema is not None:
+            extra.append(load("structured_answer").strip().replace(
+                "{schema}", json.dumps(self.response_schema, ensure_ascii=False)))
+        if self.system_extra:
+            extra.append(self.system_extra.strip())
+        if not extra:
+            return prompt
+        parts = [*extra, prompt] if before else [prompt.rstrip("\n"), *extra]
+        return "\n\n".join(parts)
 
 
 class TextAgent(Agent):
@@ -74,59 +109,18 @@ class TextAgent(Agent):
 
     @abstractmethod
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """The prompt for this step; ``final`` adds the answer-now instruction."""
 
-    def plan(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> Decision:
-        """Ask the model, then parse its text."""
-        result = call_model(
-            self.llm, self.build_messages(steps, inputs), callbacks,
-            stop=self.stop, stream=self.stream,
-        )
+    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+        """The prompt built from the steps so far, with this type's stop sequences."""
+        steps = state.get("intermediate_steps") or ()
+        return ChatRequest(tuple(self.build_messages(steps, state, final=final)), stop=self.stop)
+
+    def decide(self, result: ChatResult) -> Decision:
+        """Parse the model's text."""
         return self.parser.parse(result.text)
-
-    async def aplan(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> Decision:
-        """Async twin of :meth:`plan`."""
-        result = await acall_model(
-            self.llm, self.build_messages(steps, inputs), callbacks,
-            stop=self.stop, stream=self.stream,
-        )
-        return self.parser.parse(result.text)
-
-    def plan_final(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> AgentFinish:
-        """Ask once more for a final answer from the steps so far."""
-        result = call_model(
-            self.llm, self.build_messages(steps, inputs, final=True), callbacks,
-            stop=self.stop, stream=self.stream,
-        )
-        return self._as_finish(result)
-
-    async def aplan_final(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> AgentFinish:
-        """Async twin of :meth:`plan_final`."""
-        result = await acall_model(
-            self.llm, self.build_messages(steps, inputs, final=True), callbacks,
-            stop=self.stop, stream=self.stream,
-        )
-        return self._as_finish(result)
-
-    def _as_finish(self, result: ChatResult) -> AgentFinish:
-        try:
-            decision = self.parser.parse(result.text)
-        except OutputParserError:
-            decision = None
-        if isinstance(decision, AgentFinish):
-            return decision
-        # The model still wanted a tool; its text is the best answer we have.
-        return AgentFinish({"output": result.text.strip()}, result.text)
 
 
 def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False) -> str:
@@ -135,15 +129,10 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
     A log that follows a ``Thought:`` already written (every step after the first, and the
     first when the prompt ends with one) loses its own leading ``Thought:`` so it never doubles.
     """
-    text = ""
-    for i, step in enumerate(steps):
-        log = step.action.log.strip()
-        if i > 0 or starts_after_thought:
-            if log[:7].lower() == "thought":  # cheap test first: this runs for every step
-                log = _LEADING_THOUGHT.sub("", log)
-            log = " " + log
-        text += f"{log}\nObservation: {step.observation}\nThought:"
-    return text
+    # Incremental: each call renders only the steps added since the last one (agents/_pad.py).
+    from agentcli.agents._pad import scratchpad_text
+
+    return scratchpad_text(steps, starts_after_thought)
 
 
 def final_instruction() -> str:
@@ -151,7 +140,7 @@ def final_instruction() -> str:
     return load("final_answer").strip()
 
 
-def chat_history(inputs: dict[str, Any]) -> list[Message]:
+def chat_history(inputs: Mapping[str, Any]) -> list[Message]:
     """The memory's prior turns (``inputs["chat_history"]``), or none."""
     history = inputs.get("chat_history") or []
     return [m for m in history if isinstance(m, Message)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agentcli.agents.base import (
@@ -14,7 +14,6 @@ from agentcli.agents.base import (
 from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.prompts import load, render
 from agentcli.agents.react import tool_lines
-from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentStep, Message, system, user
 from agentcli.tools.base import Tool
 
@@ -26,18 +25,18 @@ class ChatAgent(TextAgent):
     summary: ClassVar[str] = "Chat ReAct with a JSON action blob; the default for chat models."
     stop: ClassVar[tuple[str, ...]] = ("Observation:",)
 
-    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(llm, tools, **kw)
+    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = JsonBlobOutputParser()
-        self.system_prompt = render(
+        self.system_prompt = self.with_instructions(render(
             load("chat_system"),
             tools=tool_lines(self.tools),
             tool_names=", ".join(self.allowed_tools),
-        ).strip()
+        ).strip())
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System prompt, then the question with the prior work replayed after it."""
         human = str(inputs["input"])

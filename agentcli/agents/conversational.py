@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agentcli.agents.base import (
@@ -26,7 +26,6 @@ from agentcli.agents.parsers import JsonBlobOutputParser, ReActOutputParser
 from agentcli.agents.prompts import load, render
 from agentcli.agents.react import tool_lines
 from agentcli.errors import OutputParserError
-from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, assistant, system, user
 from agentcli.tools.base import Tool
 
@@ -80,18 +79,18 @@ class ConversationalAgent(TextAgent):
     uses_memory: ClassVar[bool] = True
     stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\nHuman:")
 
-    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(llm, tools, **kw)
+    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = ConversationalOutputParser()
         self.template = render(
-            load("conversational").rstrip("\n"),
+            self.with_instructions(load("conversational").rstrip("\n"), before=True),
             tools=tool_lines(self.tools) or "(no tools)",
             tool_names=", ".join(self.allowed_tools),
         )
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """One prompt: the tools, the earlier conversation, the input and the work so far."""
         pad = "".join(
@@ -118,18 +117,18 @@ class ChatConversationalAgent(TextAgent):
     uses_memory: ClassVar[bool] = True
     stop: ClassVar[tuple[str, ...]] = ("Observation:",)
 
-    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(llm, tools, **kw)
+    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = JsonBlobOutputParser()
-        self.system_prompt = render(
+        self.system_prompt = self.with_instructions(render(
             load("chat_conversational_system"),
             tools=tool_lines(self.tools) or "(no tools)",
             tool_names=", ".join(self.allowed_tools),
-        ).strip()
+        ).strip())
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System, history, the input, then each step as the reply and the tool's response."""
         messages = [system(self.system_prompt), *chat_history(inputs), user(str(inputs["input"]))]

@@ -54,7 +54,8 @@ class AgentOutputParser(Protocol):
 # A section label such as "Action:", "**Action 1:**", "Final answer :" or "最终答案：".
 _MARKER = re.compile(
     r"(?<![A-Za-z0-9])(?P<open>\*\*|__)?"
-    r"(?P<label>final[ \t_-]{0,3}answer|最终答案|action[ \t_-]{0,3}input|action"
+    r"(?P<label>final[ \t_-]{0,3}answer|最终答案|action[ \t_-]{0,3}(?:#?\d{1,3}[ \t_-]{0,3})?input"
+    r"|action"
     r"|thought|observation|question)"
     r"(?:[ \t]{0,3}#?\d{1,3})?[ \t]{0,3}(?P<c1>\*\*|__|\*)?[ \t]{0,3}[:：]"
     r"(?(open)(?P<c2>[ \t]{0,3}(?:\*\*|__))?)",
@@ -85,6 +86,9 @@ _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"',
 _TOOL_WITH_DESCRIPTION = re.compile(r"([\w.\-]{1,64})[ \t]*[:：][ \t]+\S")
 _TRAILING_NOTE = re.compile(r"\n[ \t]*\n[ \t]*[(\[][^\n]*[)\]][ \t]*$")
 _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
+_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")  # my\_tool is Markdown for my_tool
+_DOTTED_CALL = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+\s*\(")  # os.path.join(, df.head(
+_STOP_WORD = "Observation"
 
 _REACT_FORMAT = (
     "To use a tool, write exactly these lines and then stop:\n"
@@ -177,7 +181,7 @@ def _clean_blob(text: str) -> AgentAction | None:
     if not isinstance(data, dict) or set(data) != {"action", "action_input"}:
         return None
     tool, tool_input = data["action"], data["action_input"]
-    if not isinstance(tool, str) or not tool or tool != tool.strip():
+    if not isinstance(tool, str) or not tool or tool != tool.strip() or "\\" in tool:
         return None
     low = tool.lower()
     if "final" in low or "finish" in low or low in {"answer", "none", "n/a", "null", "done"}:
@@ -207,6 +211,15 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
     usable = [(c.pos, c.result) for c in candidates if c.result is not None]
     if usable:
         return min(usable, key=lambda found: found[0])[1]
+    code = next((c for c in candidates if c.problem == "code"), None)
+    if code is not None:
+        line = code.tool[:120]
+        raise OutputParserError(
+            f"The Action line {line!r} is code, not a tool name.", llm_output=raw,
+            observation=f"'Action: {line}' is code, not a tool name. The Action line holds only "
+            "the name of one of your tools; put code or text in the input of a tool that takes "
+            "it. " + help_text,
+        )
     missing = next((c for c in candidates if c.problem == "input"), None)
     if missing is not None:
         tool = missing.tool[:80]
@@ -329,7 +342,10 @@ def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidat
     body = reply.section(i, inline=True)
     if body.startswith(("```", "~~~", "{")) or re.match(r"\[\s*\{", body):
         return None  # a JSON blob after "Action:": the blob candidates read it
-    tool = _tool_name(body.split("\n", 1)[0])
+    line = body.split("\n", 1)[0]
+    if _is_code(line):
+        return _Candidate(pos, problem="code", tool=line.strip())
+    tool = _tool_name(line)
     if tool.lower() in _NOT_A_TOOL:
         return None
     raw_input = None
@@ -369,6 +385,7 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
         if fields is None:
             continue
         tool, has_input, tool_input = fields
+        tool = _MD_ESCAPE.sub(r"\1", tool)
         if _norm_name(tool) in _FINAL_TOOLS:
             found = _finish(start, _as_text(tool_input) if has_input else "", raw)
         elif not has_input:
@@ -402,8 +419,30 @@ def _tool_name(line: str) -> str:
     name = name.strip().strip("*_`'\"").strip().rstrip(".,;:").strip()
     if name.startswith("[") and name.endswith("]") and name.count("[") == 1:
         name = name[1:-1].strip()
+    name = _MD_ESCAPE.sub(r"\1", name)
     described = _TOOL_WITH_DESCRIPTION.match(name)  # "search: the web search tool"
     return described.group(1) if described else name
+
+
+def _is_code(line: str) -> bool:
+    """True when an ``Action:`` line holds a code expression rather than a tool name:
+    backticked code (``print(x)``), a dotted call (``os.path.join(a)``) or an assignment
+    or comparison outside brackets (``x = search("y")``); ``search(query="y")`` is a call."""
+    quoted = _BACKTICKED.search(line)
+    if quoted and re.search(r"[()=;]", quoted.group(1)):
+        return True
+    target = line.strip().strip("*_`'\"").strip()
+    if _DOTTED_CALL.match(target):
+        return True
+    depth = 0
+    for ch in target:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "=" and depth <= 0:
+            return True
+    return False
 
 
 def _call_form(tool: str) -> tuple[str, str | None]:
@@ -417,7 +456,8 @@ def _call_form(tool: str) -> tuple[str, str | None]:
 
 def _clean_input(raw: str) -> str:
     """An Action Input without fences, surrounding quotes or text after a JSON value."""
-    text = _TRAILING_NOTE.sub("", raw.strip()).strip()  # "(waiting for the observation)"
+    text = _drop_partial_stop(raw.strip())
+    text = _TRAILING_NOTE.sub("", text).strip()  # "(waiting for the observation)"
     text = _unfence(text) if text.startswith(("```", "~~~")) else _drop_dangling_fence(text)
     if text.startswith(("{", "[")):
         try:
@@ -428,6 +468,16 @@ def _clean_input(raw: str) -> str:
     for quote in ('"', "'", "`"):
         if len(text) >= 2 and text[0] == quote == text[-1] and quote not in text[1:-1]:
             return text[1:-1].strip()
+    return text
+
+
+def _drop_partial_stop(text: str) -> str:
+    """Remove a last line that is the start of ``Observation`` (``Obs``, ``Observ:``): the
+    server cut the reply in the middle of the stop word."""
+    head, nl, last = text.rpartition("\n")
+    word = last.strip().rstrip(":").strip()
+    if nl and len(word) >= 2 and _STOP_WORD.startswith(word):
+        return head.rstrip()
     return text
 
 

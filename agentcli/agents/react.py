@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agentcli.agents.base import (
@@ -13,7 +13,6 @@ from agentcli.agents.base import (
 )
 from agentcli.agents.parsers import ReActOutputParser
 from agentcli.agents.prompts import load, render
-from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentStep, Message, user
 from agentcli.tools.base import Tool
 
@@ -30,18 +29,18 @@ class ReActAgent(TextAgent):
     summary: ClassVar[str] = "Text ReAct (Thought/Action/Action Input); any model, any size."
     stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\n\tObservation:")
 
-    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(llm, tools, **kw)
+    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(tools, **kw)
         require_single_input(self.agent_type, self.tools)
         self.parser = ReActOutputParser()
         self.template = render(
-            load("react"),
+            self.with_instructions(load("react"), before=True),
             tools=tool_lines(self.tools),
             tool_names=", ".join(self.allowed_tools),
         )
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """The ReAct prompt with the scratchpad after the last ``Thought:``."""
         pad = scratchpad(steps, starts_after_thought=True)

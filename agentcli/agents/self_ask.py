@@ -8,13 +8,12 @@ ends the run. The tool is the one named by ``self_ask_tool`` or the only tool pr
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agentcli.agents.base import TextAgent, final_instruction
 from agentcli.agents.prompts import load, render
 from agentcli.errors import ConfigError, OutputParserError
-from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, user
 from agentcli.tools.base import Tool
 
@@ -88,15 +87,14 @@ class SelfAskAgent(TextAgent):
     stop: ClassVar[tuple[str, ...]] = ("\nIntermediate answer:",)
 
     def __init__(
-        self, llm: BaseChatModel, tools: Sequence[Tool], *, self_ask_tool: str | None = None,
-        **kw: Any,
+        self, tools: Sequence[Tool], *, self_ask_tool: str | None = None, **kw: Any,
     ) -> None:
         search = pick_tool(list(tools), self_ask_tool)
-        super().__init__(llm, [search], **kw)
+        super().__init__([search], **kw)
         self.parser = SelfAskOutputParser(search.name)
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """The few-shot prompt with each follow-up and its intermediate answer replayed."""
         pad = "".join(
@@ -106,5 +104,5 @@ class SelfAskAgent(TextAgent):
         )
         if final:
             pad += final_instruction().replace("Final Answer:", "So the final answer is:")
-        template = load("self_ask").rstrip("\n")
+        template = self.with_instructions(load("self_ask").rstrip("\n"), before=True)
         return [user(render(template, input=str(inputs["input"]), agent_scratchpad=pad))]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agentcli.agents.base import TextAgent, chat_history, final_instruction, scratchpad
 from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.prompts import load, render
-from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentStep, Message, system, user
 from agentcli.tools.base import Tool
 
@@ -37,17 +36,17 @@ class StructuredChatAgent(TextAgent):
     uses_memory: ClassVar[bool] = True
     stop: ClassVar[tuple[str, ...]] = ("Observation:",)
 
-    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(llm, tools, **kw)
+    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
+        super().__init__(tools, **kw)
         self.parser = JsonBlobOutputParser()
-        self.system_prompt = render(
+        self.system_prompt = self.with_instructions(render(
             load("structured_chat_system"),
             tools=tool_schemas(self.tools),
             tool_names=", ".join(json.dumps(n) for n in self.allowed_tools),
-        ).strip()
+        ).strip())
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System prompt, prior turns, then the question with the work so far replayed."""
         human = str(inputs["input"])

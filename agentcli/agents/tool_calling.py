@@ -7,16 +7,14 @@ one tool message per call, in call order. A reply without tool calls is the answ
 
 Local models often write a call as JSON text instead (``{"name": ..., "arguments": ...}``,
 ``<tool_call>...</tool_call>``, ``{"tool_calls": [...]}``...): such text naming a known tool
-is run as if it had been a native call, and each repair is reported with
-``on_text(kind="repair")`` so the run's stats count it.
+is run as if it had been a native call, marked ``repaired`` so the run's stats count it.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -24,13 +22,11 @@ from agentcli.agents import _json_repair
 from agentcli.agents.base import Agent, chat_history
 from agentcli.agents.parsers import maybe_json
 from agentcli.agents.prompts import load
-from agentcli.callbacks.manager import CallbackManager
-from agentcli.errors import ConfigError, OutputParserError, ProviderError
-from agentcli.models.base import BaseChatModel, acall_model, call_model
+from agentcli.errors import OutputParserError, ProviderError
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
-    AgentStep,
+    ChatRequest,
     ChatResult,
     Decision,
     Message,
@@ -42,6 +38,7 @@ from agentcli.schema import (
 from agentcli.tools.base import Tool
 
 TEXT_AGENT_HINT = "--agent chat-zero-shot-react-description"
+RESPOND_TOOL = "final_response"  # the tool a structured answer is given through
 NO_FINAL_ANSWER = (
     "The agent reached its limit and the model asked for more tools instead of answering."
 )
@@ -65,113 +62,82 @@ class ToolCallingAgent(Agent):
     )
     accepts: ClassVar[str] = "any tools, including multi-argument (sent as JSON schemas)"
     uses_memory: ClassVar[bool] = True
+    native_tools: ClassVar[bool] = True
 
-    def __init__(self, llm: BaseChatModel, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(llm, tools, **kw)
-        if not getattr(llm, "supports_tools", True):
-            raise ConfigError(
-                f"the model {llm.name!r} does not support native tool calling; use a text "
-                f"agent type such as {TEXT_AGENT_HINT}"
-            )
+    def __init__(self, tools: Sequence[Tool], *, system_prompt: str | None = None,
+                 **kw: Any) -> None:
+        super().__init__(tools, **kw)
         self.schemas = [t.to_openai() for t in self.tools]
+        if self.response_schema is not None:
+            self.schemas.append({"type": "function", "function": {
+                "name": RESPOND_TOOL, "description": load("respond_tool").strip(),
+                "parameters": self.response_schema,
+            }})
+        base = load("tool_calling_system").strip() if system_prompt is None else system_prompt
+        self.system_prompt = self.with_instructions(base)
 
     # -- prompt -------------------------------------------------------------------------
-    def build_messages(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], *, final: bool = False
-    ) -> list[Message]:
-        """System, history, the question, then each turn's calls and their tool messages."""
-        messages = [system(load("tool_calling_system").strip()), *chat_history(inputs),
-                    user(str(inputs["input"]))]
-        i = 0
-        while i < len(steps):
-            action = steps[i].action
-            if not isinstance(action, ToolCallAction):  # a parse-error step: plain text
-                messages += [assistant(action.log), user(steps[i].observation)]
-                i += 1
-                continue
-            turn = [s for s in steps[i:] if isinstance(s.action, ToolCallAction)]
-            group = []
-            for s in turn:
-                assert isinstance(s.action, ToolCallAction)
-                if s.action.turn != action.turn:
-                    break
-                group.append(s)
-            calls = tuple(
-                ToolCall(s.action.tool_call_id or f"call_{i + n}", s.action.tool,
-                         _arguments_text(s.action.tool_input))
-                for n, s in enumerate(group)
-            )
-            messages.append(assistant(action.content, tool_calls=calls))
-            messages += [
-                Message("tool", s.observation, tool_call_id=c.id, name=c.name)
-                for s, c in zip(group, calls, strict=True)
-            ]
-            i += len(group)
+    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+        """System, history, then the conversation so far (calls and their tool messages)."""
+        messages = [system(self.system_prompt), *chat_history(state),
+                    *(state.get("messages") or ())]
         if final:
-            messages.append(user(load("tool_calling_final").strip()))
-        return messages
+            return ChatRequest((*messages, user(load("tool_calling_final").strip())))
+        return ChatRequest(tuple(messages), tools=tuple(self.schemas))
 
-    # -- planning -----------------------------------------------------------------------
-    def plan(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> Decision:
-        """Call the model with the tool schemas and turn its calls into actions."""
-        with _tool_support_hint():
-            result = call_model(self.llm, self.build_messages(steps, inputs), callbacks,
-                                tools=self.schemas or None, stream=self.stream)
-        return self._decide(result, callbacks)
+    def turn_messages(self, result: ChatResult, decision: Decision) -> list[Message]:
+        """The assistant turn with the calls as they will run (ids included)."""
+        if not isinstance(decision, list) or not decision:
+            return [assistant(result.text)]
+        first = decision[0]
+        content = first.content if isinstance(first, ToolCallAction) else ""
+        calls = tuple(ToolCall(a.tool_call_id or f"call_{n}", a.tool, _arguments_text(a.tool_input))
+                      for n, a in enumerate(decision))
+        return [assistant(content, tool_calls=calls)]
 
-    async def aplan(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> Decision:
-        """Async twin of :meth:`plan`."""
-        with _tool_support_hint():
-            result = await acall_model(self.llm, self.build_messages(steps, inputs), callbacks,
-                                       tools=self.schemas or None, stream=self.stream)
-        return self._decide(result, callbacks)
-
-    def plan_final(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> AgentFinish:
-        """One last call with the tools removed: answer from what you have."""
-        result = call_model(self.llm, self.build_messages(steps, inputs, final=True), callbacks,
-                            stream=self.stream)
-        return _final(result)
-
-    async def aplan_final(
-        self, steps: Sequence[AgentStep], inputs: dict[str, Any], callbacks: CallbackManager
-    ) -> AgentFinish:
-        """Async twin of :meth:`plan_final`."""
-        result = await acall_model(self.llm, self.build_messages(steps, inputs, final=True),
-                                   callbacks, stream=self.stream)
-        return _final(result)
-
-    def _decide(self, result: ChatResult, callbacks: CallbackManager) -> Decision:
+    # -- reading the reply ----------------------------------------------------------------
+    def decide(self, result: ChatResult) -> Decision:
+        """Native calls (or calls written as text) become actions; plain text is the answer."""
         turn = uuid.uuid4().hex[:12]
-        calls: list[tuple[str, str, Any]] = []
-        repairs = 0
+        calls: list[tuple[str, str, Any, bool]] = []
         for n, call in enumerate(result.tool_calls):
             args, repaired = _decode_arguments(call, result.text)
-            repairs += repaired
-            calls.append((call.id or f"call_{turn}_{n}", call.name, args))
+            calls.append((call.id or f"call_{turn}_{n}", call.name, args, bool(repaired)))
         if not calls and result.text.strip():
-            found = text_tool_calls(result.text, {t.name for t in self.tools})
-            repairs += len(found)
-            calls = [(f"call_{turn}_{n}", name, args) for n, (name, args) in enumerate(found)]
-        if repairs:
-            callbacks.on_text(f"Repaired {repairs} tool call(s) the model wrote as text or "
-                              "broken JSON", kind="repair", count=repairs)
+            names = {t.name for t in self.tools} | (
+                {RESPOND_TOOL} if self.response_schema is not None else set())
+            found = text_tool_calls(result.text, names)
+            calls = [(f"call_{turn}_{n}", name, args, True) for n, (name, args) in enumerate(found)]
+        answer = next((c for c in calls if c[1] == RESPOND_TOOL), None)
+        if answer is not None and self.response_schema is not None:
+            text = json.dumps(answer[2], ensure_ascii=False)
+            return AgentFinish({"output": text, "structured_response": answer[2]}, result.text)
         if calls:
             content = "" if not result.tool_calls else result.text
             return [ToolCallAction(name, args, result.text, tool_call_id=call_id, turn=turn,
-                                   content=content)
-                    for call_id, name, args in calls]
+                                   content=content, repaired=repaired)
+                    for call_id, name, args, repaired in calls]
         if not result.text.strip():
             raise OutputParserError(
                 "The model returned neither text nor a tool call.", llm_output=result.text,
                 observation="Your reply was empty. Call a tool, or answer the question in text.",
             )
         return AgentFinish({"output": result.text.strip()}, result.text)
+
+    def finish(self, result: ChatResult) -> AgentFinish:
+        """The forced answer; a server that ignored the missing tools may still send calls."""
+        return _final(result)
+
+    def explain(self, error: ProviderError) -> ProviderError:
+        """A 400 about tools means the server cannot do native calls: say what to use instead."""
+        message = str(error)
+        if error.status == 400 and "tool" in message.lower():
+            return ProviderError(
+                f"{message}; this model or server does not seem to support native tool "
+                f"calling, use a text agent type such as {TEXT_AGENT_HINT}",
+                provider=error.provider, status=error.status,
+            )
+        return error
 
 
 def _final(result: ChatResult) -> AgentFinish:
@@ -237,19 +203,3 @@ def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any
                 args = {"input": args}
             found.append((call[0], args))
     return found[:20]
-
-
-@contextmanager
-def _tool_support_hint() -> Iterator[None]:
-    """A 400 about tools means the server cannot do native calls: say what to use instead."""
-    try:
-        yield
-    except ProviderError as err:
-        message = str(err)
-        if err.status == 400 and "tool" in message.lower():
-            raise ProviderError(
-                f"{message}; this model or server does not seem to support native tool "
-                f"calling, use a text agent type such as {TEXT_AGENT_HINT}",
-                provider=err.provider, status=err.status,
-            ) from err
-        raise

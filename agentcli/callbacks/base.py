@@ -1,14 +1,25 @@
-"""The callback handler base class: every hook does nothing unless overridden."""
+"""The callback handler base class: every hook does nothing unless overridden.
+
+Handlers subscribe to the run's event stream (:mod:`agentcli.events`): :meth:`on_event`
+receives each typed event; the ``on_*`` hooks are the same events in LangChain's shape,
+for code written against that API.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 
 class BaseCallbackHandler:
     """Receives run events. Subclass and override only the hooks you need."""
+
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Any event of the run, typed (see :mod:`agentcli.events`)."""
 
     def on_chain_start(self, inputs: dict[str, Any], **kw: Any) -> None:
         """A run started."""

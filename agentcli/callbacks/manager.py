@@ -6,9 +6,12 @@ import contextvars
 import logging
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 log = logging.getLogger("agentcli.callbacks")
 
@@ -57,6 +60,14 @@ class CallbackManager:
                     "callback handler %s failed in %s", type(handler).__name__, hook, exc_info=True
                 )
 
+    def dispatch(self, event: RunEvent) -> None:
+        """Send one run event to every handler: ``on_event``, then its ``on_*`` hook."""
+        self.emit("on_event", event)
+        legacy = _legacy(event)
+        if legacy is not None:
+            hook, args, kw = legacy
+            self.emit(hook, *args, **kw)
+
     def __getattr__(self, name: str) -> Any:
         if name in _HOOKS:
             return lambda *args, **kw: self.emit(name, *args, **kw)
@@ -91,3 +102,42 @@ def set_current_manager(manager: CallbackManager | None) -> contextvars.Token[An
 def reset_current_manager(token: contextvars.Token[Any]) -> None:
     """Undo :func:`set_current_manager`."""
     _current.reset(token)
+
+
+def _legacy(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
+    """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
+    from agentcli import events as ev
+
+    if isinstance(event, ev.ModelStart):
+        return "on_llm_start", (list(event.request.messages),), {"model": event.model}
+    if isinstance(event, ev.ModelToken):
+        return "on_llm_new_token", (event.text,), {}
+    if isinstance(event, ev.ModelEnd):
+        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost}
+    if isinstance(event, ev.ModelError):
+        return "on_llm_error", (event.error,), {"model": event.model}
+    if isinstance(event, ev.ActionEvent):
+        return "on_agent_action", (event.action,), {}
+    if isinstance(event, ev.ToolStart):
+        return "on_tool_start", (event.tool, event.tool_input), {"call_id": event.call_id}
+    if isinstance(event, ev.ToolError):
+        return "on_tool_error", (event.error,), {"tool": event.tool}
+    if isinstance(event, ev.Observation):
+        return "on_tool_end", (event.step.observation,), {
+            "tool": event.step.action.tool, "invalid": event.status == "invalid",
+            "denied": event.status == "denied",
+        }
+    if isinstance(event, ev.ParseError):
+        return "on_text", (
+            f"Could not parse the model's reply; told it: {event.step.observation}",
+        ), {"kind": "parse_error"}
+    if isinstance(event, ev.Notice):
+        return "on_text", (event.text,), {**event.data, "kind": event.topic}
+    if isinstance(event, ev.Limit):
+        return "on_text", (f"Stopped: {event.reason.replace('_', ' ')} reached",), {
+            "kind": "limit", "reason": event.reason}
+    if isinstance(event, ev.Finish):
+        return "on_agent_finish", (event.finish,), {}
+    if isinstance(event, ev.End):
+        return "on_chain_end", (event.result.to_dict(),), {}
+    return None

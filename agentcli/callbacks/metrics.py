@@ -8,10 +8,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.schema import ChatResult, Message
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -115,14 +118,17 @@ class MetricsHandler(BaseCallbackHandler):
         with self._lock:
             self.tool_errors += 1
 
-    def on_text(self, text: str, **kw: Any) -> None:
-        kind = kw.get("kind")
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        from agentcli.events import Notice
+
+        if not isinstance(event, Notice):
+            return
         with self._lock:
-            if kind == "retry":
+            if event.topic == "retry":
                 self.retries += 1
-            elif kind == "fallback":
+            elif event.topic == "fallback":
                 self.fallbacks += 1
-            elif kind == "cache_hit":
+            elif event.topic == "cache_hit":
                 self.cache_hits += 1
 
     def summary(self) -> dict[str, Any]:

@@ -12,12 +12,20 @@ from typing import Any, NoReturn
 import typer
 
 from agentcli import __version__, exit_codes
+from agentcli.cli.model_flags import (
+    BASE_URL_OPT,
+    PROMPT_OPT,
+    PairCommand,
+    model_flags,
+    option_opt,
+    system_opt,
+)
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
     + exit_codes.HELP,
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     # Plain help: Typer's Rich help imports rich.markdown and pygments (~90 ms of start-up).
@@ -35,9 +43,9 @@ _MAX_ERROR = 2000  # characters of an error line
 
 
 def _stderr() -> Any:
-    from agentcli.cli.consoles import err_console
+    from agentcli.cli.consoles import console
 
-    return err_console()
+    return console(stderr=True)
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -135,35 +143,23 @@ def _env() -> dict[str, str]:
     load_dotenv(found, override=False)
     if found:  # a .env key shadowed by the environment is still a secret to redact
         remember_env(dotenv_values(found))
-    return dict(os.environ)
+    from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
 
-
-def _stdin_text() -> str:
-    """Piped stdin as text: invalid UTF-8 or binary data is a usage error, not a crash."""
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-    if isinstance(data, str):
-        return data
-    if b"\0" in data:
-        raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"stdin is not UTF-8 text (byte {err.start + 1}); convert it, e.g. "
-                          "with iconv -t utf-8") from None
+    return apply_stored_keys(dict(os.environ))
 
 
 def _read_question(question: str) -> str:
-    if question == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
-                              "pass it as an argument")
-        question = _stdin_text()
-    if not question.strip():
-        raise ConfigError("the question is empty; pass one, e.g. agent run \"What is 2+2?\"")
-    return question.strip()
+    from agentcli.cli.question import read_question
+
+    def notice(message: str) -> None:
+        from rich.text import Text
+
+        _stderr().print(Text(message, style="yellow"))
+
+    return read_question(question, sys.stdin, notice)
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def run(
     question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
@@ -194,6 +190,26 @@ def run(
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
+    state: list[str] | None = typer.Option(
+        None, "--state", help="A run state field, NAME=VALUE (repeatable)."),
+    state_file: Path | None = typer.Option(
+        None, "--state-file", help="JSON object of run state fields."),
+    schema: Path | None = typer.Option(
+        None, "--schema", help="JSON Schema the answer must match; prints the JSON object."),
+    continue_last: bool = typer.Option(
+        False, "--continue", "-C", help="Continue the conversation of the last run."
+    ),
+    thread: str | None = typer.Option(
+        None, "--thread", help="Continue (or start) the named conversation; a chat session."
+    ),
+    log: bool | None = typer.Option(
+        None, "--log/--no-log", help="Log this run even if `agent logs off`, or do not."
+    ),
+    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -207,13 +223,18 @@ def run(
             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
             "tools_module": tools_module,
             "verbose": verbose if verbose is not None else (False if json_out else None),
-            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost,
+            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
+            **model_flags(base_url, option, system, prompt),
         }
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
+        from agentcli.cli.state_opts import RunInputs
+
+        extra = RunInputs.from_flags(state or [], state_file, schema)
         code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
-                       record=record, stats=stats, trace=trace)
+                       record=record, stats=stats, trace=trace, extra=extra, thread=thread,
+                       continue_last=continue_last, log=log)
         raise typer.Exit(code)
 
 
@@ -227,7 +248,7 @@ def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) 
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def batch(
     input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
                                       help='JSONL lines {"id", "input", ...}; - for stdin.'),
@@ -246,6 +267,10 @@ def batch(
     retry_errors: bool = typer.Option(
         True, "--retry-errors/--no-retry-errors",
         help="On resume, run again the items whose last line in OUT is a provider error."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Run many questions concurrently; resumable; with --expect, an eval report.
 
@@ -257,7 +282,8 @@ def batch(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
-                 "max_iterations": max_iterations, "verbose": False}
+                 "max_iterations": max_iterations, "verbose": False,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -330,7 +356,7 @@ def agents_list(
         print_agents(json_out)
 
 
-@app.command()
+@app.command(cls=PairCommand)
 def chat(
     session: str = typer.Option("default", "--session", "-s", help="Session to start or resume."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
@@ -345,6 +371,10 @@ def chat(
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
     verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system"),
+    prompt: str | None = PROMPT_OPT,
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     with errors_to_exit():
@@ -353,15 +383,28 @@ def chat(
 
         env = _env()
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
-                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose}
+                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
-from agentcli.cli.sessions_cmd import logs, sessions_app  # noqa: E402 - registered after app
+from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app
+from agentcli.cli.logs_cmd import logs_app  # noqa: E402
+from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
 
 app.add_typer(sessions_app, name="sessions")
-app.command("logs")(logs)
+app.add_typer(logs_app, name="logs")
+app.command("completion")(completion)
+from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
+
+app.add_typer(prompts_app, name="prompts")
+from agentcli.cli.keys_cmd import keys_app  # noqa: E402
+
+app.add_typer(keys_app, name="keys")
+from agentcli.cli.models_cmd import models_app  # noqa: E402
+
+app.add_typer(models_app, name="models")
 
 
 def _global_flags_first(argv: list[str]) -> list[str]:
@@ -377,8 +420,12 @@ def _global_flags_first(argv: list[str]) -> list[str]:
 def main() -> None:
     """Console-script entry point."""
     sys.argv = _global_flags_first(sys.argv)
+    if "_AGENT_COMPLETE" in os.environ:  # the shell asks for completions: wire them only now
+        from agentcli.cli.completion import attach_completions
+
+        attach_completions(app)
     try:
-        app()
+        app(prog_name="agent")  # also under `python -m agentcli`: one name in help and completion
     finally:
         try:
             sys.stdout.flush()

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from agentcli.cli.consoles import err_console
+from agentcli.cli.consoles import console
 from agentcli.config import Settings
 
 
@@ -44,7 +44,7 @@ def run_batch_command(
         raise ConfigError("--concurrency must be at least 1")
     check_out_path(out)
     items = read_items(input_path, expect=expect)
-    err = err_console()
+    err = console(stderr=True)
     llm = build_model(settings, env)
     observers = Observers(stats=stats, trace=trace, env=env)
     try:

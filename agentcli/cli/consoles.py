@@ -1,16 +1,22 @@
-"""The Rich consoles of the CLI: wrapped to a terminal's width, never hard-wrapped when piped."""
+"""Rich consoles for the CLI: when a stream is not a terminal, text is never hard-wrapped."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def err_console() -> Console:
-    """stderr for notices, warnings, the trace and error lines.
+def console(*, stderr: bool = False) -> Console:
+    """A console on stdout (or stderr) that soft-wraps when piped.
 
-    Piped, Rich would break lines at 80 columns and split one message over several lines;
-    soft wrap keeps each message on one line for logs and ``grep``.
+    Rich assumes 80 columns when no stream is a terminal and would cut long lines there;
+    a pipe or a file wants each line whole.
     """
-    console = Console(stderr=True)
-    console.soft_wrap = not console.is_terminal
-    return console
+    from rich.console import Console  # lazily: piped list commands print without Rich
+
+    out = Console(stderr=stderr)
+    if not out.is_terminal:
+        out.soft_wrap = True
+    return out

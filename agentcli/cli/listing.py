@@ -3,27 +3,29 @@
 from __future__ import annotations
 
 import json
-
-from rich.console import Console
-from rich.table import Table
+from typing import Any
 
 
 def print_agents(json_out: bool) -> None:
     """The agent types as a table or JSON."""
     from agentcli.agents import DEFAULT_AGENT, agent_class, agent_names
+    from agentcli.config import CHAT_AGENT
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in agent_names():
         cls = agent_class(name)
+        default_for = [*(["run", "batch"] if name == DEFAULT_AGENT else []),
+                       *(["chat"] if name == CHAT_AGENT else [])]
         rows.append({"name": name, "summary": cls.summary, "accepts": cls.accepts,
-                     "default": name == DEFAULT_AGENT})
-    console = Console()
+                     "default": name == DEFAULT_AGENT, "default_for": default_for})
+    from agentcli.cli.consoles import console as make_console
+
+    console = make_console()
     if json_out:
         console.print_json(json.dumps(rows))
         return
-    table = Table(title="Agent types")
-    for col in ("name", "suits", "tools it accepts", "default"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        table.add_row(r["name"], r["summary"], r["accepts"], "yes" if r["default"] else "")
-    console.print(table)
+    from agentcli.cli.tables import print_rows
+
+    print_rows(console, "Agent types", ("name", "suits", "tools it accepts", "default for"),
+               [(r["name"], r["summary"], r["accepts"], ", ".join(r["default_for"]))
+                for r in rows])

@@ -1,22 +1,15 @@
-"""Live rendering for the chat REPL: streamed tokens as they arrive, then the structured trace."""
+"""Live rendering for the chat REPL: streamed tokens as they arrive (the trace is render.py's)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.cli.render import (
-    _ACTION_START,
-    STYLES,
-    _input_text,
-    print_answer,
-    thought_of,
-    tool_style,
-)
-from agentcli.executor import RunEvent
+from agentcli.cli.render import _ACTION_START, STYLES, print_answer
 from agentcli.schema import ChatResult
 from agentcli.textsafe import display, safe_text
 
@@ -31,8 +24,9 @@ class TokenPrinter(BaseCallbackHandler):
     blob never flashes on screen; a newline ends each model call.
     """
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, visible: Callable[[], bool] = lambda: True) -> None:
         self.console = console
+        self.visible = visible  # `/verbose off` hides the streamed thoughts too
         self.streamed = False  # whether the current model call printed anything
         self.answer_streamed = False  # whether it streamed a final answer
         self._text = ""
@@ -54,7 +48,7 @@ class TokenPrinter(BaseCallbackHandler):
         self._shown = max(self._shown, upto)
 
     def on_llm_new_token(self, token: str, **kw: Any) -> None:
-        if self._stopped:
+        if self._stopped or not self.visible():
             return
         self._text += token
         match = _ACTION_START.search(self._text)
@@ -71,10 +65,6 @@ class TokenPrinter(BaseCallbackHandler):
         if self.streamed:
             self.console.print()
 
-    def on_text(self, text: str, **kw: Any) -> None:
-        if kw.get("kind") in ("approval", "interrupted"):
-            self.console.print(Text(safe_text(text), style=STYLES["notice"]))
-
 
 def _held(text: str) -> int:
     """How many trailing characters could be the start of an action marker."""
@@ -85,38 +75,9 @@ def _held(text: str) -> int:
     return 0
 
 
-def _line(console: Console, label: str, body: str, style: str) -> None:
-    text = Text(f"{label}: ", style=f"bold {style}")
-    text.append(display(body), style=style)
-    console.print(text)
-
-
-def render_event(console: Console, event: RunEvent, *, verbose: bool, streamed: bool) -> None:
-    """The trace line(s) for one run event; thoughts are skipped when already streamed."""
-    if not verbose:
-        return
-    if event.kind == "action" and event.action is not None:
-        thought = thought_of(event.action.log)
-        if thought and not streamed:
-            _line(console, "Thought", thought, STYLES["thought"])
-        text = Text("Action: ", style="bold")
-        text.append(safe_text(event.action.tool), style=f"bold {tool_style(event.action.tool)}")
-        text.append("  input: ", style="bold")
-        text.append(_input_text(event.action.tool_input), style=tool_style(event.action.tool))
-        console.print(text)
-    elif event.kind == "observation" and event.step is not None:
-        _line(console, "Observation", event.step.observation, STYLES["observation"])
-    elif event.kind == "parse_error" and event.step is not None:
-        _line(console, "Could not parse the reply; told the model", event.step.observation,
-              STYLES["notice"])
-    elif event.kind == "limit":
-        console.print(Text(f"Stopped: {event.output.replace('_', ' ')} reached",
-                           style=STYLES["notice"]))
-
-
 def render_answer(console: Console, answer: str) -> None:
     """The final answer, set apart from the trace."""
-    console.print(Text("Answer:", style=f"bold {STYLES['answer']}"))
+    console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
     print_answer(console, answer)
 
 

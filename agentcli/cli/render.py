@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -16,7 +16,7 @@ from agentcli.schema import AgentAction, AgentFinish
 from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
-    from agentcli.executor import RunEvent
+    from agentcli.events import RunEvent
 
 STYLES = {
     "thought": "italic bright_black",
@@ -48,18 +48,27 @@ def _input_text(tool_input: str | dict[str, Any]) -> str:
     return display(text)
 
 
-class VerboseHandler(BaseCallbackHandler):
-    """Prints the trace, each part in its own colour.
+class TraceRenderer(BaseCallbackHandler):
+    """The one trace renderer (``run``, ``chat``, ``batch``): subscribes to the event stream.
 
-    With ``events=True`` the action / observation / finish lines come from the executor's
-    event stream through :meth:`render` (the CLI's way); the callbacks then print only
-    notices. Without it the callbacks print everything, for callers that only invoke.
+    Thought, action, observation, parse errors, notices, limits and the answer, each in its
+    own colour. ``answer`` says what a finish prints: ``full`` (label and answer), ``label``
+    (the answer follows on stdout) or ``none`` (the caller prints it). ``streamed`` tells
+    whether the thought was already shown as streamed tokens; ``visible`` turns it off.
     """
 
-    def __init__(self, console: Console, *, show_answer: bool = True, events: bool = False):
+    def __init__(
+        self,
+        console: Console,
+        *,
+        answer: Literal["full", "label", "none"] = "full",
+        streamed: Callable[[], bool] = lambda: False,
+        visible: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.console = console
-        self.show_answer = show_answer  # False when the answer is rendered right below
-        self.events = events
+        self.answer = answer
+        self.streamed = streamed
+        self.visible = visible
 
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
@@ -67,19 +76,31 @@ class VerboseHandler(BaseCallbackHandler):
         text.append(display(body), style=style)
         self.console.print(text)
 
-    def render(self, event: RunEvent) -> None:
-        """Print one event of :meth:`AgentExecutor.stream`."""
-        if event.kind == "action" and event.action is not None:
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Draw the lines for one event (most events draw nothing)."""
+        from agentcli import events as ev
+
+        if not self.visible():
+            return
+        if isinstance(event, ev.ActionEvent):
             self.print_action(event.action)
-        elif event.kind == "observation" and event.step is not None:
-            self.print_observation(event.step.observation)
-        elif event.kind == "finish":
-            self.print_finish(event.finish or AgentFinish({"output": event.output}, ""))
+        elif isinstance(event, ev.Observation):
+            self._line("Observation", event.step.observation, STYLES["observation"])
+        elif isinstance(event, ev.ParseError):
+            self._line("Could not parse the reply; told the model", event.step.observation,
+                       STYLES["notice"])
+        elif isinstance(event, ev.Notice):
+            self.console.print(Text(display(event.text), style=STYLES["notice"]))
+        elif isinstance(event, ev.Limit):
+            self.console.print(Text(f"Stopped: {event.reason.replace('_', ' ')} reached",
+                                    style=STYLES["notice"]))
+        elif isinstance(event, ev.Finish):
+            self.print_finish(event.finish)
 
     def print_action(self, action: AgentAction) -> None:
         """The thought behind an action, then the tool and its input."""
         thought = thought_of(action.log)
-        if thought:
+        if thought and not self.streamed():
             self._line("Thought", thought, STYLES["thought"])
         style = tool_style(action.tool)
         text = Text("Action: ", style="bold")
@@ -88,40 +109,27 @@ class VerboseHandler(BaseCallbackHandler):
         text.append(_input_text(action.tool_input), style=style)
         self.console.print(text)
 
-    def print_observation(self, observation: str) -> None:
-        """What a tool returned."""
-        self._line("Observation", observation, STYLES["observation"])
-
     def print_finish(self, finish: AgentFinish) -> None:
         """The last thought and the final answer (or its label when it is printed below)."""
+        from agentcli.executor import FORCE_STOP_MESSAGE
+
+        if self.answer == "none" or (finish.output == FORCE_STOP_MESSAGE and not finish.log):
+            return  # a limit's placeholder is not an answer (the stop line says why)
         thought = thought_of(finish.log)
-        if thought and thought != finish.output:
+        if thought and thought != finish.output and not self.streamed():
             self._line("Thought", thought, STYLES["thought"])
-        if self.show_answer:
+        if self.answer == "full":
             self._line("Final Answer", finish.output, STYLES["answer"])
         else:
             self.console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
-
-    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
-        if not self.events:
-            self.print_action(action)
-
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
-        if not self.events:
-            self.print_observation(observation)
-
-    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
-        if not self.events:
-            self.print_finish(finish)
-
-    def on_text(self, text: str, **kw: Any) -> None:
-        self.console.print(Text(safe_text(text), style=STYLES["notice"]))
 
 
 def print_answer(console: Console, answer: str) -> None:
     """The answer as Markdown in a terminal, as plain text when piped (controls neutralized)."""
     answer = display(answer)
     if console.is_terminal:
+        from rich.markdown import Markdown  # markdown-it and pygments: only for a terminal
+
         console.print(Markdown(answer))
     else:
         console.print(answer, markup=False, highlight=False, soft_wrap=True)

@@ -18,7 +18,10 @@ from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 
 from agentcli import exit_codes
-from agentcli.cli.live import TokenPrinter, note, render_answer, render_event, warn
+from agentcli.cli.live import TokenPrinter, note, render_answer, warn
+from agentcli.cli.render import TraceRenderer
+from agentcli.cli.running import sent_options
+from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.config import Settings
 from agentcli.memory import Memory, make_memory, restore
 from agentcli.models.base import BaseChatModel
@@ -33,8 +36,9 @@ ModelFactory = Callable[[Settings], BaseChatModel]
 
 def history_path(env: dict[str, str]) -> Path:
     """The input-history file under the user's data directory."""
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "chat_history"
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "chat_history"
 
 
 def _key_bindings() -> KeyBindings:
@@ -87,10 +91,15 @@ class ChatRepl:
         self.llm: BaseChatModel | None = None
         self.executor: Any = None
         self.uses_memory = False
-        self.printer = TokenPrinter(self.console)
+        self.printer = TokenPrinter(self.console, visible=lambda: self.settings.verbose)
+        self.spinner = ThinkingSpinner(self.console, tokens_visible=self.printer.visible)
+        self.trace = TraceRenderer(self.console, answer="none",
+                                   streamed=lambda: self.printer.streamed,
+                                   visible=lambda: self.settings.verbose)
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.session = session
         self.memory: Memory = make_memory("buffer")
+        self.memory_version = 0  # the stored memory version this chat last read or wrote
         self.open_session(session)
 
     # -- state ----------------------------------------------------------------------------
@@ -107,6 +116,11 @@ class ChatRepl:
         kind = self.settings.memory
         return "buffer" if kind in ("auto", "none") else kind
 
+    @property
+    def memory_label(self) -> str:
+        """The memory kind to report: ``none`` when the model is shown no earlier turns."""
+        return "none" if self.settings.memory == "none" else self.memory.kind
+
     def rebuild(self, *, new_model: bool = False) -> None:
         """Build the executor from the settings; warn loudly if memory cannot be used."""
         from agentcli.agents import agent_class
@@ -121,7 +135,8 @@ class ChatRepl:
             if hasattr(self.memory, "llm"):  # summary memory writes with the current model
                 self.memory.llm = llm
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
-                                       approver=self.approver, callbacks=[self.printer])
+                                       approver=self.approver,
+                                       callbacks=[self.spinner, self.printer, self.trace])
         self.uses_memory = bool(cls.uses_memory) and self.settings.memory != "none"
         if self.settings.memory != "none" and not cls.uses_memory:
             warn(self.console, f"agent type {self.agent_name} cannot use memory: the model will "
@@ -132,6 +147,7 @@ class ChatRepl:
         """Switch to session ``name`` (created if new) and load its memory."""
         info = self.store.ensure_session(name, model=self.settings.model, agent=self.agent_name)
         self.session = name
+        self.memory_version = info.memory_version  # for optimistic concurrency on save
         self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
                           for t in self.store.turns(name))
         if self.executor is None:
@@ -144,14 +160,14 @@ class ChatRepl:
         self.last = None
         if info.turns:
             note(self.console, f"Resumed session {name!r}: {info.turns} earlier turn(s) "
-                 f"({self.memory.kind} memory).")
+                 f"(memory: {self.memory_label}).")
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
 
     def toolbar(self) -> str:
         """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
         return (f" model {self.llm.name if self.llm else '-'} | agent {self.agent_name} | "
-                f"session {self.session} | memory {self.memory.kind} | {self.tokens} tokens ")
+                f"session {self.session} | memory {self.memory_label} | {self.tokens} tokens ")
 
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any]) -> RunResult:
@@ -159,16 +175,16 @@ class ChatRepl:
         async for event in self.executor.astream(inputs):
             if event.kind == "end":
                 result = event.result
-            else:
-                render_event(self.console, event, verbose=self.settings.verbose,
-                             streamed=self.printer.streamed)
         assert result is not None
         return result
 
     def _run(self, inputs: dict[str, Any]) -> RunResult:
-        if self._runner is not None:
-            return self._runner.run(self._consume(inputs))
-        return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+        try:
+            if self._runner is not None:
+                return self._runner.run(self._consume(inputs))
+            return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+        finally:
+            self.spinner.stop()
 
     def ask(self, question: str) -> RunResult | None:
         """Run one question with the memory, render it, and commit the finished turn."""
@@ -199,14 +215,16 @@ class ChatRepl:
             render_answer(self.console, answer)
         self.tokens += result.usage.total_tokens
         self.last = (question, before)
-        try:
-            self.memory.add_turn(question, result.output)
-        except Exception as err:
-            warn(self.console, f"memory could not record this turn: {err}")
-        try:
-            self.store.add_turn(self.session, question, result,
-                                memory_state=self.memory.to_state(), model=model,
-                                agent=self.agent_name)
+        from agentcli.session_sync import commit_turn
+
+        try:  # another chat on this session may have written first: its turns are merged in
+            self.memory_version = commit_turn(
+                self.store, self.session, self.memory, question, result,
+                version=self.memory_version, model=model, agent=self.agent_name,
+                options=sent_options(self.settings),
+                on_memory_error=lambda err: warn(
+                    self.console, f"memory could not record this turn: {err}"),
+            )
         except Exception as err:
             warn(self.console, f"could not save this turn: {err}")
         return result
@@ -251,9 +269,6 @@ class ChatRepl:
         self.store.close()
 
 
-CHAT_DEFAULT_AGENT = "chat-conversational-react-description"
-
-
 def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     from agentcli.cli.approve import build_approver
@@ -262,8 +277,10 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     from agentcli.tools.registry import expand
 
     expand(settings.tools)
-    if "agent" not in settings.sources:  # chat defaults to an agent type that uses memory
-        settings = replace(settings, agent=CHAT_DEFAULT_AGENT)
+    if settings.agent is None:  # chat defaults to an agent type that uses memory
+        from agentcli.config import CHAT_AGENT
+
+        settings = replace(settings, agent=CHAT_AGENT)
     if not settings.model:
         settings, probe, notice = choose_model(settings, env, "", None)
         probe.close()

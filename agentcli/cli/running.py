@@ -5,21 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-from agentcli.cli.consoles import err_console
+from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.outcome import exit_code, real_answer, stop_line
 from agentcli.redact import redact_data
+from agentcli.run_logging import logging_enabled
 from agentcli.schema import RunResult
-
-if TYPE_CHECKING:
-    from agentcli.executor import RunEvent
 
 
 def choose_model(
@@ -40,7 +38,9 @@ def choose_model(
         )
     from agentcli.agents import DEFAULT_AGENT
 
-    demo_ready = settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+    # The replay only answers the exact recorded requests: anything that changes them is out.
+    demo_ready = (settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
+                  and not (settings.system or settings.prompt_file or settings.model_options))
     if not (demo_ready and demo.is_demo_question(question)):
         raise ConfigError(f"no model configured: {demo.HOW_TO_CONFIGURE}")
     from agentcli.models.replay import ReplayChatModel
@@ -54,7 +54,7 @@ def choose_model(
 
 def log_run(
     settings: Settings, env: dict[str, str], question: str, result: RunResult, model: str,
-    err: Console,
+    err: Console, meta: dict[str, Any] | None = None,
 ) -> None:
     """Add the run to the SQLite log; a failure is a one-line warning, never a failed run."""
     try:
@@ -62,19 +62,33 @@ def log_run(
 
         store = open_store(settings.db_path, env)
         try:
-            store.log_run(question, result, model=model, agent=settings.agent)
+            from agentcli.agents import DEFAULT_AGENT
+
+            store.log_run(question, result, model=model, agent=settings.agent or DEFAULT_AGENT,
+                          meta=meta)
         finally:
             store.close()
     except Exception as exc:
         err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
 
 
-def _placeholder(event: RunEvent) -> bool:
-    """The forced stop's placeholder "answer": not drawn as a Final Answer."""
-    from agentcli.executor import FORCE_STOP_MESSAGE
+def sent_options(settings: Settings) -> dict[str, object]:
+    """The model options every request of this run carries (for --json and the run log)."""
+    from agentcli.models.options import effective_options
 
-    return event.kind == "finish" and event.output == FORCE_STOP_MESSAGE and (
-        event.finish is None or not event.finish.log)
+    return effective_options(settings.temperature, settings.model_options)
+
+
+def run_meta(settings: Settings, result: RunResult, model: str, timings: Any) -> dict[str, Any]:
+    """What the run log keeps beyond its columns: options, cost and per-call timings."""
+    from agentcli.pricing import cost_of
+
+    try:
+        cost = cost_of(model, result.usage)
+    except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
+        cost = None
+    return {"options": sent_options(settings), "cost": cost, "timings": timings.summary(),
+            "model_calls": result.model_calls}
 
 
 def execute(
@@ -87,48 +101,93 @@ def execute(
     record: Path | None = None,
     stats: bool = False,
     trace: Path | None = None,
+    extra: RunInputs | None = None,
+    thread: str | None = None,
+    continue_last: bool = False,
+    log: bool | None = None,
 ) -> int:
-    """Run one question and print the outcome; returns the exit code."""
+    """Run one question and print the outcome; returns the exit code.
+
+    ``thread`` / ``continue_last`` make the run a turn of a saved conversation; ``log``
+    overrides the ``agent logs on|off`` switch for this run.
+    """
     from agentcli.agents import agent_class
-    from agentcli.cli.render import VerboseHandler, print_answer
+    from agentcli.cli.render import TraceRenderer, print_answer
     from agentcli.runtime import build_executor
     from agentcli.tools.registry import expand
 
     expand(settings.tools)  # unknown names fail before any model is contacted
     agent_class(settings.agent or "chat-zero-shot-react-description")
-    err = err_console()
-    out = Console()
+    from agentcli.cli.consoles import console
+
+    err, out = console(stderr=True), console()
+    conversation = None
+    if thread is not None or continue_last:
+        from agentcli.cli.threads import open_thread
+
+        settings, conversation = open_thread(settings, env, name=thread,
+                                             continue_last=continue_last)
     settings, llm, notice = choose_model(settings, env, question, record)
+    if conversation is not None:
+        conversation.attach_model(llm)
+        _thread_notice(err, settings, conversation)
+    if settings.model is None:  # the offline demo: replay the seed's wording exactly
+        from agentcli.demo import DEMO_QUESTION
+
+        question = DEMO_QUESTION
     if notice:
         err.print(Text(notice, style="bold yellow"))
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
-    printer = (VerboseHandler(err, show_answer=not inline, events=True)
+    printer = (TraceRenderer(err, answer="label" if inline else "full")
                if settings.verbose else None)
     from agentcli.cli.observe import Observers
+    from agentcli.cli.spinner import ThinkingSpinner
+    from agentcli.cli.timings import TimingsHandler
 
     observers = Observers(stats=stats, trace=trace, env=env)
+    timings = TimingsHandler()
+    # `run` prints no streamed tokens, so the spinner lasts until each reply is complete.
+    spinner = ThinkingSpinner(err, tokens_visible=lambda: False)
     result: RunResult | None = None
     try:
         from agentcli.cli.approve import build_approver, human_input
 
+        extra = extra or RunInputs()
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),
-                                  callbacks=[*([printer] if printer else []), *observers.handlers],
-                                  tool_extras={"human_input": human_input()})
-        for event in executor.stream(question):  # the trace is rendered from the events
-            if printer is not None and not _placeholder(event):
-                printer.render(event)
-            result = event.result or result
+                                  callbacks=[spinner, *([printer] if printer else []),
+                                             *observers.handlers, timings],
+                                  tool_extras={"human_input": human_input()},
+                                  response_schema=extra.schema)
+        base = conversation.inputs(question) if conversation else {"input": question}
+        inputs = {**base, **extra.values(executor.schema)}
+        for event in executor.stream(inputs):  # the renderer subscribes to the events
+            if event.kind == "end":
+                result = event.result
     finally:
+        spinner.stop()
         llm.close()
         observers.close(err)
+        if conversation is not None and result is None:
+            conversation.close()
     assert result is not None  # the stream always ends with an "end" event holding it
-    log_run(settings, env, question, result, llm.name, err)
+    meta = run_meta(settings, result, llm.name, timings)
+    if conversation is not None:
+        _commit(conversation, question, result, llm.name, settings, meta, err)
+    elif log if log is not None else logging_enabled(env):
+        log_run(settings, env, question, result, llm.name, err, meta)
     answer = real_answer(result)
     if json_out:
         # A forced stop has no answer: null, with the reason in stop_reason / limit.
-        payload = result.to_dict() | {"answer": answer, "model": llm.name}
+        payload = result.to_dict() | {"answer": answer, "model": llm.name,
+                                       "model_options": sent_options(settings)}
+        if conversation is not None:
+            payload["thread"] = conversation.name
         out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))
+    elif extra.schema is not None and "structured_response" in result.state:
+        value = result.to_dict()["state"]["structured_response"]
+        out.print(json.dumps(redact_data(value), ensure_ascii=False), markup=False,
+                  highlight=False, soft_wrap=True)
     else:
         stopped = stop_line(result)
         if stopped:
@@ -136,3 +195,24 @@ def execute(
         if answer is not None:
             print_answer(out, answer)
     return exit_code(result)
+
+
+def _thread_notice(err: Console, settings: Settings, conversation: Any) -> None:
+    if not conversation.uses_memory:
+        err.print(Text(f"WARNING: agent type {settings.agent} cannot use memory: the model will "
+                       "NOT see earlier turns of this thread", style="bold red"))
+    elif settings.verbose:
+        err.print(Text(f"Thread {conversation.name!r}: {conversation.earlier_turns} earlier "
+                       "turn(s).", style="yellow"))
+
+
+def _commit(conversation: Any, question: str, result: RunResult, model: str,
+            settings: Settings, meta: dict[str, Any], err: Console) -> None:
+    """Save the turn to its thread; a failure is a warning, the answer still prints."""
+    try:
+        conversation.commit(question, result, model=model, agent=settings.agent, meta=meta)
+    except Exception as exc:
+        err.print(Text(f"warning: could not save this turn to thread {conversation.name!r}: "
+                       f"{exc}", style="yellow"))
+    finally:
+        conversation.close()

@@ -1,4 +1,4 @@
-"""``agent sessions list|show|rm|export`` and ``agent logs``: read the SQLite store."""
+"""``agent sessions list|show|rm|export``: read the SQLite store."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from agentcli.textsafe import safe_json, safe_line, safe_text
+from agentcli.textsafe import safe_json, safe_text
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
 _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
@@ -17,9 +17,9 @@ _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 def _store(db: Path | None) -> Any:
     from agentcli.cli.app import _env
-    from agentcli.store import open_store
+    from agentcli.cli.db import read_store
 
-    return open_store(str(db) if db else None, _env())
+    return read_store(db, _env())
 
 
 def _when(ts: float) -> str:
@@ -27,9 +27,9 @@ def _when(ts: float) -> str:
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from agentcli.cli.consoles import console
 
-    return Console()
+    return console()
 
 
 def _cell(text: str) -> Any:
@@ -59,15 +59,10 @@ def sessions_list(
         if json_out:
             typer.echo(json.dumps(rows))
             return
-        from rich.table import Table
+        from agentcli.cli.tables import print_rows
 
-        table = Table(title="Sessions")
-        for col in ("name", "turns", "updated", "model", "agent"):
-            table.add_column(col)
-        for r in rows:
-            table.add_row(_cell(r["name"]), str(r["turns"]), r["updated"],
-                          _cell(r["model"] or ""), _cell(r["agent"] or ""))
-        _console().print(table)
+        print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
+                   [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])
 
 
 @sessions_app.command("show")
@@ -124,39 +119,3 @@ def sessions_rm(
         if not _store(db).delete_session(name):
             _missing(name)
         typer.echo(f"deleted session {name}")
-
-
-def logs(
-    n: int = typer.Option(20, "-n", help="How many runs."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON lines, steps included."),
-    query: str | None = typer.Option(None, "-q", "--query", help="Full-text search."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
-) -> None:
-    """List recent runs (every `run` and chat turn), or search them, steps included."""
-    from agentcli.cli.app import errors_to_exit
-
-    with errors_to_exit():
-        runs = _store(db).runs(limit=n, query=query)
-        if json_out:
-            for r in runs:
-                typer.echo(safe_json(json.dumps(r, ensure_ascii=False)))
-            return
-        if not _console().is_terminal:  # piped: one unwrapped line per run
-            for r in runs:
-                tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
-                typer.echo("\t".join([str(r["id"]), _when(r["started"]), r["session"] or "-",
-                                      safe_line(r["question"]), safe_line(r["answer"]),
-                                      str(len(r["steps"])), str(tokens),
-                                      f"{r['elapsed']:.2f}"]))
-            return
-        from rich.table import Table
-
-        table = Table(title="Runs" + (f" matching {query!r}" if query else ""))
-        for col in ("id", "when", "session", "question", "answer", "steps", "tokens", "secs"):
-            table.add_column(col, overflow="fold")
-        for r in runs:
-            tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
-            table.add_row(str(r["id"]), _when(r["started"]), _cell(r["session"] or ""),
-                          _cell(r["question"]), _cell(r["answer"]), str(len(r["steps"])),
-                          str(tokens), f"{r['elapsed']:.2f}")
-        _console().print(table)

@@ -95,10 +95,14 @@ def _verbose(repl: ChatRepl, arg: str) -> None:
 
 def _memory(repl: ChatRepl, arg: str) -> None:
     messages = repl.memory.messages()
-    if not repl.uses_memory:
+    if not repl.uses_memory and repl.memory_label != "none":
         warn(repl.console, f"agent type {repl.agent_name} does not read memory; the model "
              "sees none of this")
-    note(repl.console, f"{repl.memory.kind} memory, {len(messages)} message(s):")
+    if repl.memory_label == "none":
+        note(repl.console, f"memory none: the model sees no earlier turns ({len(messages)} "
+             "message(s) kept in the session):")
+    else:
+        note(repl.console, f"{repl.memory.kind} memory, {len(messages)} message(s):")
     for m in messages:
         repl.console.print(Text(f"{m.role}: ", style="bold") + Text(display(m.content)))
 

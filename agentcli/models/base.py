@@ -1,34 +1,21 @@
-"""The chat-model protocol shared by every provider, and the one place model calls are traced."""
+"""The chat-model protocol shared by every provider, and stop-sequence handling."""
 
 from __future__ import annotations
 
-import contextvars
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from agentcli.callbacks.manager import CallbackManager
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
 TokenSink = Callable[[str], None]
 
-# The callbacks of the model call in progress, so wrappers (retries, fallback, cache) can
-# report on the right run without every provider taking a callbacks argument.
-_active: contextvars.ContextVar[CallbackManager | None] = contextvars.ContextVar(
-    "agentcli_llm_callbacks", default=None
-)
 
+def report(text: str, *, kind: str, **data: Any) -> None:
+    """A notice (retry, fallback, cache hit) for the run in progress, if any."""
+    from agentcli.events import notify
 
-def active_callbacks() -> CallbackManager | None:
-    """The callbacks of the model call in progress in this context, if any."""
-    return _active.get()
-
-
-def report(text: str, **kw: Any) -> None:
-    """Send ``on_text`` to the model call in progress (a no-op outside one)."""
-    manager = _active.get()
-    if manager is not None:
-        manager.on_text(text, **kw)
+    notify(kind, text, **data)
 
 
 def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
@@ -193,53 +180,3 @@ def _find_slot(
     if chunk.tool_call_name and last["name"] and chunk.tool_call_name != last["name"]:
         return None  # no index, no id, another name: the next call
     return len(calls) - 1
-
-
-def call_model(
-    llm: BaseChatModel,
-    messages: Sequence[Message],
-    callbacks: CallbackManager,
-    *,
-    stop: Sequence[str] | None = None,
-    tools: Sequence[dict[str, Any]] | None = None,
-    stream: bool = False,
-    **params: Any,
-) -> ChatResult:
-    """Call a model with tracing: ``on_llm_start``, tokens when streaming, end or error."""
-    callbacks.on_llm_start(list(messages), model=llm.name)
-    on_token = (lambda t: callbacks.on_llm_new_token(t)) if stream else None
-    token = _active.set(callbacks)
-    try:
-        result = llm.generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
-    except BaseException as err:
-        callbacks.on_llm_error(err)
-        raise
-    finally:
-        _active.reset(token)
-    callbacks.on_llm_end(result, model=llm.name)
-    return result
-
-
-async def acall_model(
-    llm: BaseChatModel,
-    messages: Sequence[Message],
-    callbacks: CallbackManager,
-    *,
-    stop: Sequence[str] | None = None,
-    tools: Sequence[dict[str, Any]] | None = None,
-    stream: bool = False,
-    **params: Any,
-) -> ChatResult:
-    """Async twin of :func:`call_model`."""
-    callbacks.on_llm_start(list(messages), model=llm.name)
-    on_token = (lambda t: callbacks.on_llm_new_token(t)) if stream else None
-    token = _active.set(callbacks)
-    try:
-        result = await llm.agenerate(messages, stop=stop, tools=tools, on_token=on_token, **params)
-    except BaseException as err:
-        callbacks.on_llm_error(err)
-        raise
-    finally:
-        _active.reset(token)
-    callbacks.on_llm_end(result, model=llm.name)
-    return result

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import email.utils
 import json
 import random
-import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -20,8 +18,12 @@ from typing import Any
 
 import httpx
 
-from agentcli.errors import ModelOutputError, ProviderError
+from agentcli import deadline as run_deadline
+from agentcli.deadline import socket_watchdog as _watchdog
+from agentcli.errors import DeadlineExceeded, ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.models.http_pool import TimedClient, finish_body, loop_client, shared_client
+from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
 from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
@@ -33,49 +35,15 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 _USER_AGENT = "agentcli/0.1"
 _NOT_JSON = object()
-
-_TimeoutKey = tuple[float, float, float, float]
-_clients: dict[_TimeoutKey, httpx.Client] = {}
-_clients_lock = threading.Lock()
-_async_pool: contextvars.ContextVar[httpx.AsyncClient | None] = contextvars.ContextVar(
-    "agentcli_async_pool", default=None
-)
+_SLACK = 0.05  # a socket timeout may fire a hair early; this close to the deadline is "at" it
 
 
-def shared_client(timeout: httpx.Timeout) -> httpx.Client:
-    """The process-wide pooled client for these timeouts (created on first use)."""
-    key: _TimeoutKey = (
-        timeout.connect or 0.0, timeout.read or 0.0, timeout.write or 0.0, timeout.pool or 0.0
-    )
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None or client.is_closed:
-            client = _clients[key] = httpx.Client(timeout=timeout, follow_redirects=False)
-        return client
+@dataclass(frozen=True)
+class _Limit:
+    """When one attempt must be over (monotonic clock) and whether that is the run deadline."""
 
-
-@contextlib.asynccontextmanager
-async def async_pool(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
-    """One pooled AsyncClient for every async call made inside the block (a batch).
-
-    Without it each async call opens its own client, which is right for one-off runs (a
-    client is bound to one event loop) but wasteful for hundreds of calls on one loop.
-    """
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
-        token = _async_pool.set(client)
-        try:
-            yield client
-        finally:
-            _async_pool.reset(token)
-
-
-def close_shared_clients() -> None:
-    """Close every pooled client (at exit, or between tests)."""
-    with _clients_lock:
-        for client in _clients.values():
-            client.close()
-        _clients.clear()
+    at: float
+    run: bool
 
 
 @dataclass
@@ -148,6 +116,7 @@ class OpenAICompatModel(BaseChatModel):
         temperature: float | None = None,
         timeout: float = 60.0,
         connect_timeout: float = 10.0,
+        request_timeout: float = 600.0,
         max_retries: int = 3,
         backoff_base: float = 0.5,
         backoff_max: float = 20.0,
@@ -155,6 +124,7 @@ class OpenAICompatModel(BaseChatModel):
         client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
         on_retry: Callable[[dict[str, Any]], None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -162,12 +132,14 @@ class OpenAICompatModel(BaseChatModel):
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
         self.temperature = temperature
+        self.options = dict(options or {})  # model options merged into every request body
         self.max_retries = max(0, max_retries)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.timeout = httpx.Timeout(
             connect=connect_timeout, read=timeout, write=timeout, pool=timeout
         )
+        self.request_timeout = request_timeout  # total seconds for one response, all bytes
         self._api_key = api_key or None
         self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
         if self._api_key:
@@ -198,12 +170,22 @@ class OpenAICompatModel(BaseChatModel):
             chunks = self.stream(messages, stop=stop, tools=tools, **params)
             return self._collect(_tap(chunks, on_token))
         payload = self._payload(messages, stop, tools, params, stream=False)
-        client = self._client or shared_client(self.timeout)
+        client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
+            limit = self._attempt_limit()
             try:
                 try:
-                    resp = client.post(self.url, json=payload, headers=self._headers)
+                    request = client.build_request("POST", self.url, json=payload,
+                                                   headers=self._headers,
+                                                   timeout=self._timeout_until(limit))
+                    resp = client.send(request, stream=True)
+                    try:
+                        with _watchdog(resp, limit.at):
+                            resp.read()
+                    finally:
+                        resp.close()
                 except httpx.TransportError as err:
+                    self._check_overdue(limit)
                     raise self._transport_failure(err) from err
                 return self._parse_response(resp.status_code, resp.reason_phrase,
                                             resp.headers, resp.text, stop)
@@ -235,10 +217,17 @@ class OpenAICompatModel(BaseChatModel):
         payload = self._payload(messages, stop, tools, params, stream=False)
         async with self._aclient() as client:
             for attempt in range(self.max_retries + 1):
+                limit = self._attempt_limit()
                 try:
                     try:
-                        resp = await client.post(self.url, json=payload, headers=self._headers)
+                        async with asyncio.timeout_at(limit.at):
+                            resp = await client.post(self.url, json=payload,
+                                                     headers=self._headers,
+                                                     timeout=self._timeout_until(limit))
+                    except TimeoutError:
+                        raise self._overdue(limit) from None
                     except httpx.TransportError as err:
+                        self._check_overdue(limit)
                         raise self._transport_failure(err) from err
                     return self._parse_response(resp.status_code, resp.reason_phrase,
                                                 resp.headers, resp.text, stop)
@@ -257,20 +246,23 @@ class OpenAICompatModel(BaseChatModel):
     ) -> Iterator[ChatChunk]:
         """Stream deltas over SSE; no text past a stop string is ever yielded."""
         payload = self._payload(messages, stop, tools, params, stream=True)
-        client = self._client or shared_client(self.timeout)
+        client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
             emitted = False
+            limit = self._attempt_limit()
             try:
                 try:
                     with client.stream(
-                        "POST", self.url, json=payload, headers=self._headers
-                    ) as resp:
+                        "POST", self.url, json=payload, headers=self._headers,
+                        timeout=self._timeout_until(limit),
+                    ) as resp, _watchdog(resp, limit.at):
                         if resp.status_code >= 400:
                             resp.read()
                             self._raise_status(resp.status_code, resp.reason_phrase,
                                                resp.headers, resp.text)
                         events = _SSEState(self, stop)
                         for line in resp.iter_lines():
+                            self._check_overdue(limit)  # an endless stream ends here
                             for chunk in events.feed(line):
                                 emitted = True
                                 yield chunk
@@ -279,8 +271,10 @@ class OpenAICompatModel(BaseChatModel):
                         yield from events.end(emitted)
                         return
                 except httpx.TransportError as err:
+                    self._check_overdue(limit)
                     raise self._transport_failure(err, emitted=emitted) from err
             except _Failure as failure:
+                self._check_overdue(limit)  # a stream cut by the watchdog ends short
                 self._give_up_unless_retryable(failure, attempt, emitted=emitted)
                 _sleep(self._retry_delay(attempt, failure))
 
@@ -297,26 +291,42 @@ class OpenAICompatModel(BaseChatModel):
         async with self._aclient() as client:
             for attempt in range(self.max_retries + 1):
                 emitted = False
+                limit = self._attempt_limit()
                 try:
                     try:
-                        async with client.stream(
-                            "POST", self.url, json=payload, headers=self._headers
-                        ) as resp:
+                        async with contextlib.AsyncExitStack() as stack:
+                            async with asyncio.timeout_at(limit.at):
+                                resp = await stack.enter_async_context(client.stream(
+                                    "POST", self.url, json=payload, headers=self._headers,
+                                    timeout=self._timeout_until(limit),
+                                ))
+                                if resp.status_code >= 400:
+                                    await resp.aread()
                             if resp.status_code >= 400:
-                                await resp.aread()
                                 self._raise_status(resp.status_code, resp.reason_phrase,
                                                    resp.headers, resp.text)
                             events = _SSEState(self, stop)
-                            async for line in resp.aiter_lines():
+                            lines = resp.aiter_lines()  # closed with the response
+                            while True:
+                                # Each read is bounded by the deadline, never the consumer.
+                                async with asyncio.timeout_at(limit.at):
+                                    line = await anext(lines, None)
+                                if line is None:
+                                    break
                                 for chunk in events.feed(line):
                                     emitted = True
                                     yield chunk
                                 if events.finished:
+                                    if not events.stopper.stopped:  # [DONE]: keep the connection
+                                        await finish_body(lines)
                                     break
                             for chunk in events.end(emitted):
                                 yield chunk
                             return
+                    except TimeoutError:
+                        raise self._overdue(limit) from None
                     except httpx.TransportError as err:
+                        self._check_overdue(limit)
                         raise self._transport_failure(err, emitted=emitted) from err
                 except _Failure as failure:
                     self._give_up_unless_retryable(failure, attempt, emitted=emitted)
@@ -342,6 +352,7 @@ class OpenAICompatModel(BaseChatModel):
         }
         if self.temperature is not None:
             payload["temperature"] = self.temperature
+        payload.update(self.options)
         stops = [s for s in (stop or ()) if s]
         if stops:
             payload["stop"] = stops[:_MAX_SERVER_STOPS]
@@ -354,17 +365,12 @@ class OpenAICompatModel(BaseChatModel):
         return payload
 
     @contextlib.asynccontextmanager
-    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient]:
-        # An AsyncClient is bound to one event loop, so without an injected one each call
-        # gets its own (a process-wide cache would break across asyncio.run calls).
+    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient | TimedClient]:
+        # An AsyncClient is bound to one event loop: pooled clients are kept per loop.
         if self._async_client is not None:
             yield self._async_client
             return
-        pooled = _async_pool.get()
-        if pooled is not None:
-            yield _Timed(pooled, self.timeout)  # type: ignore[misc]
-            return
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with loop_client(self.base_url, self.timeout) as client:
             yield client
 
     def _collect(self, chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
@@ -457,8 +463,19 @@ class OpenAICompatModel(BaseChatModel):
         return cls(message, provider=self.provider, status=status)
 
     def _retry_delay(self, attempt: int, failure: _Failure) -> float:
-        """The backoff before the next attempt, reported to ``on_retry`` first."""
+        """The backoff before the next attempt, reported to ``on_retry`` first.
+
+        A wait longer than the run has left is not started: the run stops at once.
+        """
         delay = self._backoff(attempt, failure.retry_after)
+        left = run_deadline.remaining()
+        if left is not None and delay >= left:
+            asked = (f"asked to retry in {failure.retry_after:g}s (Retry-After)"
+                     if failure.retry_after is not None else f"needs a {delay:.1f}s backoff")
+            raise DeadlineExceeded(
+                f"{self.provider} failed ({self._error(failure.message, None).args[0]}) and "
+                f"{asked}, but the run has only {left:.1f}s left (max_execution_time)"
+            ) from failure
         if self.on_retry is not None:
             self.on_retry({
                 "model": self.name, "attempt": attempt + 1, "delay": round(delay, 3),
@@ -466,25 +483,49 @@ class OpenAICompatModel(BaseChatModel):
             })
         return delay
 
+    # -- deadlines --------------------------------------------------------------------------
+
+    def _attempt_limit(self) -> _Limit:
+        """The deadline of one attempt: ``request_timeout`` or the run's, whichever is first."""
+        run_deadline.check(f"the call to {self.name}")
+        own = time.monotonic() + self.request_timeout
+        run_at = run_deadline.deadline()
+        if run_at is not None and run_at <= own:
+            return _Limit(run_at, True)
+        return _Limit(own, False)
+
+    def _timeout_until(self, limit: _Limit) -> httpx.Timeout:
+        """This model's timeouts, none longer than the time left before ``limit``."""
+        left = max(0.001, limit.at - time.monotonic())
+        t = self.timeout
+
+        def cap(value: float | None) -> float:
+            return left if value is None else min(value, left)
+
+        return httpx.Timeout(connect=cap(t.connect), read=cap(t.read), write=cap(t.write),
+                             pool=cap(t.pool))
+
+    def _overdue(self, limit: _Limit) -> Exception:
+        """The error for an attempt cut at its deadline (the run's, or ``request_timeout``)."""
+        if limit.run:
+            return DeadlineExceeded(
+                f"the call to {self.name} was cut at the time limit (max_execution_time)"
+            )
+        return self._error(
+            f"{self.provider} at {self.base_url} did not finish its response within "
+            f"{self.request_timeout:g}s (request_timeout)", None,
+        )
+
+    def _check_overdue(self, limit: _Limit) -> None:
+        """Raise :meth:`_overdue` when the attempt's deadline has passed."""
+        if time.monotonic() >= limit.at - _SLACK:
+            raise self._overdue(limit)
+
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before the next attempt: ``Retry-After`` or full jitter."""
         if retry_after is not None:
             return min(retry_after, self.backoff_max)
         return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**attempt))
-
-
-class _Timed:
-    """A pooled client seen through this model's timeouts (the pool has none of its own)."""
-
-    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
-        self._client = client
-        self._timeout = timeout
-
-    async def post(self, url: str, **kw: Any) -> httpx.Response:
-        return await self._client.post(url, timeout=self._timeout, **kw)
-
-    def stream(self, method: str, url: str, **kw: Any) -> Any:
-        return self._client.stream(method, url, timeout=self._timeout, **kw)
 
 
 class _SSEState:

@@ -21,10 +21,17 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-FaultKind = Literal["status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices"]
+FaultKind = Literal["status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices",
+                   "trickle", "endless_sse", "slow_first_byte"]
 FAULT_KINDS: tuple[str, ...] = (
-    "status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices"
+    "status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices",
+    "trickle", "endless_sse", "slow_first_byte",
 )
+# Slow faults (deadline tests): trickle sends a valid reply one byte every ``delay`` (0.5 s);
+# endless_sse streams a content delta every ``delay`` (0.1 s) and never finishes;
+# slow_first_byte waits ``delay`` (20 s) before answering ``text``. A 429 with ``retry_after``
+# is the "status" fault. Each stops when the client goes away or the server stops.
+_SLOW_FAULT_CAP = 300.0  # seconds; no slow fault outlives this even if nobody disconnects
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -105,6 +112,7 @@ class MockOpenAIServer:
         self._requests: list[RecordedRequest] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.stopping = threading.Event()  # ends slow faults still being served
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -112,6 +120,7 @@ class MockOpenAIServer:
         """Bind a free port and serve in a daemon thread."""
         if self._httpd is not None:
             return self
+        self.stopping.clear()
         handler = type("_BoundHandler", (_Handler,), {"mock": self})
         self._httpd = _Server(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
@@ -126,6 +135,7 @@ class MockOpenAIServer:
         """Stop serving and release the port (safe to call twice)."""
         if self._httpd is None:
             return
+        self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread is not None:
@@ -324,6 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chunk(b"")
             else:
                 self._send_raw(200, b"<html>502 Bad Gateway</html>", "text/html")
+        elif fault.kind in ("trickle", "endless_sse", "slow_first_byte"):
+            self._slow(fault, body, streaming)
         else:  # empty_choices
             empty = {"id": "chatcmpl-mock", "object": "chat.completion", "choices": []}
             if streaming:
@@ -333,6 +345,53 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chunk(b"")
             else:
                 self._send_json(200, empty)
+
+    def _slow(self, fault: _Fault, body: dict[str, Any], streaming: bool) -> None:
+        """Serve one of the slow faults; a client that hangs up ends it (BrokenPipe)."""
+        stop = self.mock.stopping
+        if fault.kind == "slow_first_byte":
+            stop.wait(20.0 if fault.delay is None else fault.delay)
+            self._reply(_Reply(fault.text or "Final Answer: late"), body)
+            return
+        ends = time.monotonic() + _SLOW_FAULT_CAP
+        self.close_connection = True
+        if fault.kind == "endless_sse":
+            base = self._base(body)
+            self._start_stream()
+            self._event(self._delta(base, {"role": "assistant", "content": ""}))
+            while not stop.wait(0.1 if fault.delay is None else fault.delay):
+                if time.monotonic() > ends:
+                    return
+                self._event(self._delta(base, {"content": fault.text or " tick"}))
+            return
+        # trickle: a well-formed reply, one byte at a time
+        text = fault.text or "Final Answer: " + "slow " * 20_000
+        if streaming:
+            base = self._base(body)
+            data = b"".join(
+                f"data: {json.dumps(self._delta(base, {'content': piece}))}\n\n".encode()
+                for piece in _split_text(text)) + b"data: [DONE]\n\n"
+            self._start_stream()
+            send: Callable[[bytes], None] = self._chunk
+        else:
+            message = {"role": "assistant", "content": text}
+            data = json.dumps({**self._base(body), "object": "chat.completion", "choices": [
+                {"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.flush()
+
+            def raw(piece: bytes) -> None:
+                self.wfile.write(piece)
+                self.wfile.flush()
+
+            send = raw
+        for i in range(len(data)):
+            if stop.wait(0.5 if fault.delay is None else fault.delay) or time.monotonic() > ends:
+                return
+            send(data[i:i + 1])
 
     def _status_message(self, status: int) -> str:
         if status == 401:  # like a real server, echo the credential: the client must scrub it

@@ -7,11 +7,15 @@ import json
 import re
 import types
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolInputError
+from agentcli.tools.inject import Injection, fill, injections
+
+if TYPE_CHECKING:
+    from agentcli.state import Command
 
 ToolInput = str | dict[str, Any]
 
@@ -36,12 +40,14 @@ class ToolNeeds:
         return ", ".join(parts) or "-"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Tool:
     """A callable the agent may use.
 
     Without ``args_schema`` the tool takes one string. With a JSON-object schema it takes a
     dict validated against it; a string given to a one-argument tool maps onto that argument.
+    ``injected`` parameters (run state, call id) are filled by the executor, never by the
+    model. A tool returns text, or a :class:`~agentcli.state.Command` to update the state.
     """
 
     name: str
@@ -55,6 +61,7 @@ class Tool:
     raise_errors: bool = False
     needs: ToolNeeds = field(default_factory=ToolNeeds)
     source: str = "built-in"
+    injected: tuple[Injection, ...] = ()
 
     @property
     def is_structured(self) -> bool:
@@ -71,32 +78,58 @@ class Tool:
             return tool_input
         return validate_args(self.name, self.args_schema, tool_input)
 
-    def run(self, tool_input: ToolInput) -> str:
-        """Run synchronously and return the observation text."""
+    def invoke(
+        self,
+        tool_input: ToolInput,
+        *,
+        state: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+    ) -> str | Command:
+        """Run synchronously with injected values; text or a state ``Command``."""
         prepared = self.prepare_input(tool_input)
+        extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
         if self.func is None:
             if self.coroutine is None:
                 raise ToolInputError(f"tool {self.name!r} has nothing to run")
             import asyncio
 
-            return _to_text(asyncio.run(self._call_async(prepared)))
+            return _result(asyncio.run(self._call_async(prepared, extra)))
         if isinstance(prepared, dict):
-            return _to_text(self.func(**prepared))
-        return _to_text(self.func(prepared))
+            return _result(self.func(**prepared, **extra))
+        return _result(self.func(prepared, **extra))
 
-    async def arun(self, tool_input: ToolInput) -> str:
-        """Run asynchronously; sync-only tools run in a worker thread."""
+    async def ainvoke(
+        self,
+        tool_input: ToolInput,
+        *,
+        state: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+    ) -> str | Command:
+        """Async :meth:`invoke`; sync-only tools run in a worker thread."""
         if self.coroutine is None:
             import asyncio
+            import contextvars
 
-            return await asyncio.to_thread(self.run, tool_input)
-        return _to_text(await self._call_async(self.prepare_input(tool_input)))
+            ctx = contextvars.copy_context()  # the run's deadline and callbacks go along
+            return await asyncio.to_thread(
+                ctx.run, lambda: self.invoke(tool_input, state=state, call_id=call_id)
+            )
+        extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
+        return _result(await self._call_async(self.prepare_input(tool_input), extra))
 
-    async def _call_async(self, prepared: ToolInput) -> Any:
+    def run(self, tool_input: ToolInput) -> str:
+        """Run synchronously and return the observation text."""
+        return _text_of(self.invoke(tool_input))
+
+    async def arun(self, tool_input: ToolInput) -> str:
+        """Run asynchronously and return the observation text."""
+        return _text_of(await self.ainvoke(tool_input))
+
+    async def _call_async(self, prepared: ToolInput, extra: dict[str, Any]) -> Any:
         assert self.coroutine is not None
         if isinstance(prepared, dict):
-            return await self.coroutine(**prepared)
-        return await self.coroutine(prepared)
+            return await self.coroutine(**prepared, **extra)
+        return await self.coroutine(prepared, **extra)
 
     def to_openai(self) -> dict[str, Any]:
         """The tool as an OpenAI function-calling schema."""
@@ -109,6 +142,16 @@ class Tool:
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
+
+
+def _result(value: Any) -> str | Command:
+    from agentcli.state import Command
+
+    return value if isinstance(value, Command) else _to_text(value)
+
+
+def _text_of(value: str | Command) -> str:
+    return value if isinstance(value, str) else value.observation(None)
 
 
 def _to_text(value: Any) -> str:
@@ -136,6 +179,8 @@ def validate_args(tool: str, schema: dict[str, Any], tool_input: ToolInput) -> d
                 parsed = None
         if isinstance(parsed, dict):
             tool_input = parsed
+        elif not props:
+            tool_input = {}  # a tool without arguments: whatever text came is ignored
         elif len(props) == 1 or len(required) == 1:
             key = required[0] if len(required) == 1 else next(iter(props))
             tool_input = {key: tool_input}
@@ -203,10 +248,11 @@ def schema_from_function(func: Callable[..., Any]) -> dict[str, Any]:
     """A JSON-object schema from a function's signature and docstring ``Args:`` section."""
     hints = typing.get_type_hints(func)
     arg_docs = _docstring_args(inspect.getdoc(func) or "")
+    hidden = {i.param for i in injections(func)}
     props: dict[str, Any] = {}
     required: list[str] = []
     for name, param in inspect.signature(func).parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name in hidden:
             continue
         prop = _json_type(hints.get(name, str))
         if name in arg_docs:
@@ -235,7 +281,9 @@ def tool(
     def wrap(fn: Callable[..., Any]) -> Tool:
         doc = inspect.getdoc(fn) or ""
         description = doc.split("\n\n")[0].replace("\n", " ").strip() or fn.__name__
-        params = list(inspect.signature(fn).parameters.values())
+        injected = injections(fn)
+        hidden = {i.param for i in injected}
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name not in hidden]
         hints = typing.get_type_hints(fn)
         single = len(params) == 1 and hints.get(params[0].name, str) is str
         is_async = inspect.iscoroutinefunction(fn)
@@ -248,6 +296,7 @@ def tool(
             return_direct=return_direct,
             dangerous=dangerous,
             danger_reason="declared dangerous by its author" if dangerous else "",
+            injected=injected,
         )
 
     return wrap(func) if func is not None else wrap

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agentcli.errors import ToolInputError
-from agentcli.models.base import BaseChatModel, call_model
+from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, evaluate
@@ -51,10 +51,8 @@ def calculate(question: str, llm: BaseChatModel | None) -> str:
         pass
     if llm is None:
         raise ToolInputError(f"{question!r} is not an arithmetic expression")
-    from agentcli.callbacks.manager import current_manager
-
     prompt = _prompt_template().replace("{question}", question)
-    reply = call_model(llm, [user(prompt)], current_manager(), stop=["```output"]).text
+    reply = llm.generate([user(prompt)], stop=["```output"]).text
     expression = extract_expression(reply)
     try:
         return f"Answer: {evaluate(expression)}"

@@ -16,6 +16,7 @@ from agentcli.tools.registry import ToolSpec, load_tools, register_tool, registr
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 warnings_seen: list[str] = []  # one line per broken plugin; the CLI prints them
+state_schemas: list[type] = []  # `state_schema = MyState` in a --tools-module file
 _plugins_loaded = False
 
 
@@ -78,6 +79,9 @@ def load_module(path: str | Path) -> list[str]:
         spec.loader.exec_module(module)
     except Exception as err:
         raise ToolLoadError(f"--tools-module {file} raised {type(err).__name__}: {err}") from None
+    declared = getattr(module, "state_schema", None)
+    if isinstance(declared, type) and declared not in state_schemas:
+        state_schemas.append(declared)
     found = [v for k, v in vars(module).items()
              if not k.startswith("_") and isinstance(v, (Tool, ToolSpec))]
     if not found:

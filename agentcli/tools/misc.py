@@ -7,9 +7,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from agentcli.errors import ToolInputError
+from agentcli import deadline
+from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import float_setting
 
 HUMAN_DESCRIPTION = (
@@ -47,15 +47,10 @@ def _sleep(**settings: Any) -> Tool:
             raise ToolInputError(f"sleep needs a number of seconds, got {seconds!r}") from None
         if not 0 <= value <= limit:
             raise ToolInputError(f"sleep accepts 0 to {limit:g} seconds, got {value:g}")
-        time.sleep(value)
+        time.sleep(deadline.bound(value) or 0.0)
+        if deadline.expired():
+            raise DeadlineExceeded("sleep was cut at the run's time limit")
         return f"Slept for {value:g} seconds."
 
     return Tool("sleep", "Make the agent sleep for a while. Input: a number of seconds.",
                 func=nap)
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("human", _human, "Ask the person at the terminal (refused without one)."),
-    ToolSpec("current_datetime", _datetime, "The current date and time."),
-    ToolSpec("sleep", _sleep, "Wait a number of seconds (capped by sleep_max)."),
-)

@@ -8,12 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from agentcli.errors import ToolInputError
+from agentcli import deadline
+from agentcli.errors import DeadlineExceeded, ToolInputError
 
 DEFAULT_MAX_BYTES = 1_000_000
 DEFAULT_TIMEOUT = 15.0
 MAX_REDIRECTS = 5
-_METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
+_METADATA = {ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "fd00:ec2::254",  # AWS, GCP, Azure, ...
+    "100.100.100.200",  # Alibaba Cloud (DashScope is a preset)
+)}
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
 
 
 @dataclass(frozen=True)
@@ -26,19 +32,47 @@ class Response:
     url: str
 
 
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[str, list[ipaddress.IPv4Address]]:
+    """The IPv4 addresses an IPv6 address carries (mapped, 6to4, Teredo, NAT64), if any."""
+    if ip.ipv4_mapped is not None:
+        return "IPv4-mapped", [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return "6to4", [ip.sixtofour]
+    if ip.teredo is not None:
+        return "Teredo", list(ip.teredo)  # the relay server and the client behind it
+    if any(ip in net for net in _NAT64):
+        return "NAT64", [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    return "", []
+
+
 def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    """Why ``ip`` may not be fetched, or None when it is globally routable.
+
+    Allow-listing by ``is_global`` (rather than listing bad ranges) also refuses ranges
+    nobody thought of, such as carrier-grade NAT 100.64.0.0/10. An IPv6 address that wraps
+    an IPv4 one is judged by what it wraps, so 6to4 or NAT64 cannot smuggle 127.0.0.1.
+    """
+    if isinstance(ip, ipaddress.IPv6Address):
+        form, inner = _embedded_ipv4(ip)
+        if inner:
+            for v4 in inner:
+                why = _blocked(v4)
+                if why:
+                    return f"{why} wrapped in a {form} IPv6 address"
+            return None
     if ip in _METADATA:
         return "a cloud metadata address"
+    if ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified):
+        return None
     for label, flag in (
         ("a loopback", ip.is_loopback), ("a link-local", ip.is_link_local),
-        ("a private", ip.is_private), ("a multicast", ip.is_multicast),
-        ("a reserved", ip.is_reserved), ("an unspecified", ip.is_unspecified),
+        ("a multicast", ip.is_multicast), ("an unspecified", ip.is_unspecified),
+        ("a reserved", ip.is_reserved), ("a private", ip.is_private),
+        ("a shared (carrier-grade NAT)", ip in _CGNAT),
     ):
         if flag:
             return f"{label} address"
-    return None
+    return "a non-global address"
 
 
 def check_url(url: str, *, allow_private: bool = False) -> list[str]:
@@ -80,14 +114,18 @@ def fetch(
     ``max_bytes`` of the body as a stream so a huge response never sits in memory."""
     import httpx
 
+    run_at = deadline.deadline()  # the run's deadline bounds every wait, body reads included
     with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             check_url(url, allow_private=allow_private)
+            deadline.check(f"{method} {url}")
             try:
                 request = client.build_request(method, url, headers=headers, params=params,
-                                               content=content, json=json_body)
+                                               content=content, json=json_body,
+                                               timeout=deadline.bound(timeout))
                 response = client.send(request, stream=True)
             except httpx.HTTPError as err:
+                deadline.check(f"{method} {url}")
                 raise ToolInputError(
                     f"{method} {url} failed: {type(err).__name__}: {err}"
                 ) from None
@@ -97,11 +135,13 @@ def fetch(
                     method = "GET" if response.status_code in (301, 302, 303) else method
                     content = json_body = params = None
                     continue
-                body, truncated = _read_capped(response, max_bytes)
+                with deadline.socket_watchdog(response, run_at):
+                    body, truncated = _read_capped(response, max_bytes)
                 encoding = response.encoding or "utf-8"
                 return Response(response.status_code, body.decode(encoding, "replace"),
                                 truncated, str(response.url))
             except httpx.HTTPError as err:
+                deadline.check(f"{method} {url}")
                 raise ToolInputError(f"{method} {url} failed while reading: {err}") from None
             finally:
                 response.close()
@@ -112,6 +152,8 @@ def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     for chunk in response.iter_bytes():
+        if deadline.expired():  # a trickling server cannot outlast the run
+            raise DeadlineExceeded("the HTTP response was cut at the run's time limit")
         chunks.append(chunk)
         size += len(chunk)
         if size > max_bytes:

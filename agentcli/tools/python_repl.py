@@ -9,16 +9,16 @@ import secrets
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from agentcli.errors import ToolInputError
+from agentcli import deadline
+from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import cap_output, float_setting, int_setting, scrubbed_env, tool_root
 from agentcli.tools.shell import kill_group
 
-DANGER = "it runs any Python code the model writes, with your permissions"
 DESCRIPTION = (
     "A Python shell. Use this to execute python commands. Input should be valid python code. "
     "Use print(...) to see a value; the value of a final expression is shown too. "
@@ -93,11 +93,17 @@ class PythonSession:
             proc.stdin.write(json.dumps({"code": code}) + "\n")
             proc.stdin.flush()
             stray: list[str] = []
+            # One end time for the whole block: output arriving line by line cannot extend it.
+            ends = time.monotonic() + (deadline.bound(self.timeout) or 0.0)
             while True:
                 try:
-                    line = self._lines.get(timeout=self.timeout)
+                    line = self._lines.get(timeout=max(0.0, ends - time.monotonic()))
                 except queue.Empty:
                     self.close()
+                    if deadline.expired():
+                        raise DeadlineExceeded(
+                            "python_repl was killed at the run's time limit"
+                        ) from None
                     raise ToolInputError(
                         f"the code ran longer than {self.timeout:g}s; the interpreter was "
                         "killed and restarted, so earlier variables are gone"
@@ -132,9 +138,3 @@ def _factory(**settings: Any) -> Tool:
         int_setting(settings, "python_max_output", 20_000),
     )
     return Tool("python_repl", DESCRIPTION, func=session.run)
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("python_repl", _factory, "Python in a subprocess, state kept for the run.",
-             dangerous=True, danger_reason=DANGER),
-)

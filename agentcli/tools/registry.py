@@ -29,6 +29,7 @@ class ToolSpec:
     danger_reason: str = ""
     members: tuple[str, ...] = ()  # a group name expands to these
     source: str = "built-in"
+    also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
 
 
 _REGISTRY: dict[str, ToolSpec] = {}
@@ -64,6 +65,10 @@ def expand(names: Iterable[str]) -> list[str]:
         spec = specs.get(name)
         if spec is None:
             close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
+            if not close:
+                known = {a.lower(): s.name for s in specs.values() for a in s.also_known_as}
+                hits = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
+                close = [known[hit] for hit in hits]
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ToolLoadError(
                 f"unknown tool {name!r}{hint} (see `agent tools list` for every tool)"
@@ -120,9 +125,9 @@ def load_tools(
         for t in built if isinstance(built, list) else [built]:
             if t.dangerous and not permitted:  # dangerous because of a setting or by its author
                 raise _refuse_dangerous(replace(spec, danger_reason=t.danger_reason), group)
-            t.dangerous = t.dangerous or spec.dangerous
-            t.danger_reason = t.danger_reason or spec.danger_reason
-            t.needs = spec.needs
-            t.source = spec.source
-            tools.append(t)
+            tools.append(replace(
+                t, dangerous=t.dangerous or spec.dangerous,
+                danger_reason=t.danger_reason or spec.danger_reason,
+                needs=spec.needs, source=spec.source,
+            ))
     return tools

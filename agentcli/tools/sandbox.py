@@ -90,7 +90,7 @@ def float_setting(settings: Mapping[str, Any], key: str, default: float) -> floa
         number = float(value)
     except (TypeError, ValueError):
         raise ToolLoadError(f"tool_settings {key} must be a number, got {value!r}") from None
-    if number <= 0 or isinstance(value, bool):
+    if not number > 0 or number == float("inf") or isinstance(value, bool):  # nan fails too
         raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
     return number
 

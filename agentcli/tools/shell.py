@@ -9,12 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from agentcli.errors import ToolInputError
+from agentcli import deadline
+from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import cap_output, float_setting, int_setting, scrubbed_env, tool_root
 
-DANGER = "it runs any shell command the model writes, with your permissions"
 DESCRIPTION = (
     "Run shell commands on this machine (POSIX sh). Input should be a valid shell command; "
     "the output (stdout and stderr) is returned."
@@ -25,19 +24,37 @@ def run_command(command: str, cwd: Path, timeout: float, max_output: int) -> str
     """Run ``command`` through /bin/sh -c; return exit status and combined output."""
     if not command.strip():
         raise ToolInputError("terminal needs a command")
+    code, out, _ = run_bounded(["/bin/sh", "-c", command], cwd=cwd, timeout=timeout,
+                               what="command", merge_stderr=True)
+    text = cap_output(out.decode("utf-8", "replace"), max_output)
+    return text if code == 0 else f"[exit status {code}]\n{text}"
+
+
+def run_bounded(
+    argv: list[str], *, cwd: Path, timeout: float, what: str, merge_stderr: bool = False
+) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` in its own session for at most ``timeout`` or the run's time left.
+
+    On expiry the whole process group is killed; :class:`DeadlineExceeded` says the run
+    deadline was the limit, :class:`ToolInputError` that the tool's own timeout was.
+    """
+    limit = deadline.bound(timeout)
     proc = subprocess.Popen(
-        ["/bin/sh", "-c", command], cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, start_new_session=True,
     )
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
         kill_group(proc)
+        if deadline.expired():
+            raise DeadlineExceeded(
+                f"the {what} was killed (with its children) at the run's time limit"
+            ) from None
         raise ToolInputError(
-            f"command timed out after {timeout:g}s and was killed (with its children)"
+            f"{what} timed out after {timeout:g}s and was killed (with its children)"
         ) from None
-    text = cap_output(out.decode("utf-8", "replace"), max_output)
-    return text if proc.returncode == 0 else f"[exit status {proc.returncode}]\n{text}"
+    return proc.returncode, out or b"", err or b""
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -56,9 +73,3 @@ def _factory(**settings: Any) -> Tool:
     max_output = int_setting(settings, "terminal_max_output", 20_000)
     return Tool("terminal", DESCRIPTION,
                 func=lambda cmd: run_command(cmd, cwd, timeout, max_output))
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("terminal", _factory, "Shell commands (timeout, output cap, scrubbed env).",
-             dangerous=True, danger_reason=DANGER),
-)

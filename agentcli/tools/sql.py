@@ -7,29 +7,66 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentcli import deadline as run_deadline
 from agentcli.errors import ToolInputError, ToolLoadError
-from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.registry import ToolSpec
+from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
 WRITE_DANGER = "sql_allow_writes is on: queries can change or delete your data"
+# Functions that read or write files, or load code, whatever the connection mode.
+_FILE_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
+# Pragmas that take an argument yet only read; any other pragma with an argument sets a value.
+_READ_PRAGMAS = frozenset({"table_info", "table_xinfo", "index_list", "index_info",
+                           "index_xinfo", "foreign_key_list", "foreign_key_check",
+                           "integrity_check", "quick_check"})
+_WRITE_PRAGMAS = frozenset({"optimize", "wal_checkpoint", "incremental_vacuum", "shrink_memory"})
+_MAX_VALUE_BYTES = 1_000_000  # SQLite refuses to build a longer string or blob (zeroblob bombs)
+
+
+def _authorizer(writable: bool) -> Any:
+    """An SQLite authorizer: nothing may touch another file; read-only means no pragma writes.
+
+    VACUUM and VACUUM INTO reach the authorizer as ATTACH (of '' or of the target file).
+    """
+
+    def check(action: int, arg1: str | None, arg2: str | None, db: str | None,
+              source: str | None) -> int:
+        if action == sqlite3.SQLITE_ATTACH:
+            return sqlite3.SQLITE_OK if writable and arg1 == "" else sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_DETACH:
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _FILE_FUNCTIONS:
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and not writable:
+            name = (arg1 or "").lower()
+            if name in _WRITE_PRAGMAS or (arg2 is not None and name not in _READ_PRAGMAS):
+                return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    return check
 
 
 class SQLiteDatabase:
     """A SQLite file opened read-only (``mode=ro``) unless ``writable``."""
 
-    def __init__(self, path: str, *, writable: bool, max_rows: int, timeout: float) -> None:
+    def __init__(self, path: str, *, writable: bool, max_rows: int, timeout: float,
+                 max_chars: int = 20_000) -> None:
         file = Path(path).expanduser()
         if not file.is_file():
             raise ToolLoadError(f"tool_settings sqlite_path: no SQLite file at {file}")
         mode = "rw" if writable else "ro"
         self.path, self.max_rows, self.timeout = file, max_rows, timeout
+        self.writable, self.max_chars = writable, max_chars
         self._uri = f"{file.resolve().as_uri()}?mode={mode}"
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + (run_deadline.bound(self.timeout) or 0.0)
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_VALUE_BYTES)
+        if not self.writable:  # plain VACUUM attaches a temporary database internally
+            conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        conn.set_authorizer(_authorizer(self.writable))
         return conn
 
     def tables(self) -> list[str]:
@@ -53,7 +90,8 @@ class SQLiteDatabase:
                                       (name,)).fetchone()
                 cur = conn.execute(f'SELECT * FROM "{name}" LIMIT 3')
                 cols = [d[0] for d in cur.description]
-                rows = "\n".join("\t".join(map(str, r)) for r in cur.fetchall())
+                rows = "\n".join("\t".join(str(_cap_value(v, 200)) for v in r)
+                                 for r in cur.fetchall())
                 parts.append(f"{sql}\n\n/*\n3 rows from {name} table:\n"
                              f"{chr(9).join(cols)}\n{rows}\n*/")
         return "\n\n".join(parts)
@@ -65,16 +103,55 @@ class SQLiteDatabase:
         try:
             with self._connect() as conn:
                 cur = conn.execute(sql)
-                rows = cur.fetchmany(self.max_rows + 1)
+                text, rows = _format_rows(cur, self.max_rows, self.max_chars)
                 conn.commit()
         except sqlite3.Error as err:
-            hint = " (the database is read-only; set sql_allow_writes)" if "readonly" in str(
-                err).replace("-", "") else ""
-            raise ToolInputError(f"Error: {err}{hint}") from None
-        cut = f"\n...[only the first {self.max_rows} rows]" if len(rows) > self.max_rows else ""
+            raise ToolInputError(f"Error: {err}{_hint(str(err))}") from None
         if not rows and cur.description is None:
             return f"OK, {cur.rowcount} row(s) changed" if cur.rowcount >= 0 else "OK"
-        return str(rows[: self.max_rows]) + cut
+        return text
+
+
+def _hint(error: str) -> str:
+    if "readonly" in error.replace("-", ""):
+        return " (the database is read-only; set sql_allow_writes)"
+    if "not authorized" in error or "authorization denied" in error:
+        return (" (ATTACH, VACUUM, pragma writes and file functions are refused: the tool may "
+                "only read this database)")
+    if "too big" in error:
+        return f" (values over {_MAX_VALUE_BYTES:,} bytes are refused; select less)"
+    return ""
+
+
+def _format_rows(cur: sqlite3.Cursor, max_rows: int, max_chars: int) -> tuple[str, int]:
+    """Rows as a list of tuples, fetched one at a time and cut at ``max_chars`` characters
+    (one huge value is cut too), so a giant result is never built before it is capped."""
+    parts: list[str] = []
+    size = 0
+    note = ""
+    while (row := cur.fetchone()) is not None:
+        if len(parts) >= max_rows:
+            note = f"\n...[only the first {max_rows} rows]"
+            break
+        text = repr(tuple(_cap_value(v, max_chars) for v in row))
+        if size + len(text) > max_chars:
+            if not parts:
+                parts.append(text[:max_chars])
+                note = f"\n...[the first row is cut at {max_chars:,} characters]"
+            else:
+                note = f"\n...[output cut at {max_chars:,} characters after {len(parts)} rows]"
+            break
+        parts.append(text)
+        size += len(text) + 2
+    return "[" + ", ".join(parts) + "]" + note, len(parts)
+
+
+def _cap_value(value: Any, max_chars: int) -> Any:
+    if isinstance(value, str) and len(value) > max_chars:
+        return value[:max_chars] + f"...[{len(value) - max_chars:,} characters cut]"
+    if isinstance(value, bytes) and len(value) > max_chars // 4:
+        return value[: max_chars // 4] + b"...[cut]"
+    return value
 
 
 def _database(settings: dict[str, Any]) -> SQLiteDatabase:
@@ -82,6 +159,7 @@ def _database(settings: dict[str, Any]) -> SQLiteDatabase:
         str(settings["sqlite_path"]), writable=bool_setting(settings, "sql_allow_writes"),
         max_rows=int_setting(settings, "sql_max_rows", 100),
         timeout=float_setting(settings, "sql_timeout", 10.0),
+        max_chars=int_setting(settings, "sql_max_chars", 20_000),
     )
 
 
@@ -105,12 +183,3 @@ def _query(**settings: Any) -> Tool:
                 "from the database. If the query is not correct, an error message is returned.",
                 func=db.query, dangerous=writes, danger_reason=WRITE_DANGER if writes else "")
 
-
-_NEEDS = ToolNeeds(settings=("sqlite_path",))
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("sql_db_list_tables", _list, "SQLite: list tables.", needs=_NEEDS),
-    ToolSpec("sql_db_schema", _schema, "SQLite: schemas and sample rows.", needs=_NEEDS),
-    ToolSpec("sql_db_query", _query,
-             "SQLite: run a query (read-only; sql_allow_writes makes it dangerous).",
-             needs=_NEEDS),
-)

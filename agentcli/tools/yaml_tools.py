@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from typing import Any
 from urllib.parse import quote
 
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.registry import ToolSpec, register_tool
-from agentcli.tools.sandbox import cap_output, scrubbed_env, tool_root
+from agentcli.tools.sandbox import cap_output, tool_root
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ENV = re.compile(r"\$\{(\w+)\}")
@@ -37,6 +36,11 @@ def _check_one(i: int, d: Any) -> dict[str, Any]:
     unknown = sorted(set(d) - _KEYS)
     if unknown:
         raise ValueError(f"tool definitions with keys {sorted(_KEYS)} ({where} has {unknown})")
+    timeout = d.get("timeout", 30)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
+            0 < timeout < float("inf")):  # also refuses nan
+        raise ValueError(f"valid definitions ({where}: timeout must be a positive number of "
+                         "seconds)")
     kind = d.get("kind")
     args = d.get("args") or {}
     if not isinstance(args, dict) or not all(
@@ -103,15 +107,14 @@ def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
         values = _with_defaults(d, kwargs)
         argv = [_fill(item, values) for item in d["argv"]]
         try:
-            proc = subprocess.run(argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL,
-                                  capture_output=True, timeout=timeout, check=False)
+            from agentcli.tools.shell import run_bounded  # lazily: listing tools
+
+            code, stdout, stderr = run_bounded(argv, cwd=cwd, timeout=timeout,
+                                               what=f"{d['name']} command")
         except FileNotFoundError:
             raise ToolInputError(f"{d['name']}: program {argv[0]!r} not found") from None
-        except subprocess.TimeoutExpired:
-            raise ToolInputError(f"{d['name']}: timed out after {timeout:g}s") from None
-        out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-        out = cap_output(out, 20_000)
-        return out if proc.returncode == 0 else f"[exit status {proc.returncode}]\n{out}"
+        out = cap_output((stdout + stderr).decode("utf-8", "replace"), 20_000)
+        return out if code == 0 else f"[exit status {code}]\n{out}"
 
     return Tool(d["name"], d.get("description") or f"Runs {d['argv'][0]}", func=run,
                 args_schema=_schema(d))

@@ -97,6 +97,9 @@ def test_early_stopping_force(agent: str, llm: Any, mock_server: Any) -> None:
     assert len(mock_server.requests) == 1
 
 
+STEP_KINDS = ("action", "observation", "finish", "end")
+
+
 @pytest.mark.parametrize("agent", TYPES)
 def test_ainvoke_and_astream(agent: str, llm: Any, mock_server: Any) -> None:
     queue(mock_server, SCRIPTS[agent]["action"], SCRIPTS[agent]["final"])
@@ -105,7 +108,7 @@ def test_ainvoke_and_astream(agent: str, llm: Any, mock_server: Any) -> None:
     async def go() -> list[Any]:
         return [e async for e in executor.astream("What is 2+2?")]
 
-    events = asyncio.run(go())
+    events = [e for e in asyncio.run(go()) if e.kind in STEP_KINDS]
     assert [e.kind for e in events] == ["action", "observation", "finish", "end"]
     assert events[-1].result.output == "4"
 
@@ -114,7 +117,10 @@ def test_ainvoke_and_astream(agent: str, llm: Any, mock_server: Any) -> None:
 def test_stream_events_in_order(agent: str, llm: Any, mock_server: Any) -> None:
     queue(mock_server, SCRIPTS[agent]["action"], SCRIPTS[agent]["action"],
           SCRIPTS[agent]["final"])
-    events = list(build(llm, agent).stream("What is 2+2?"))
+    everything = list(build(llm, agent).stream("What is 2+2?"))
+    assert [e.kind for e in everything if e.kind.startswith("model_")] == [
+        "model_start", "model_end"] * 3
+    events = [e for e in everything if e.kind in STEP_KINDS]
     assert [e.kind for e in events] == [
         "action", "observation", "action", "observation", "finish", "end"]
     assert events[1].step.observation == "Answer: 4"

@@ -207,3 +207,12 @@ def test_parsing_long_text_does_not_run_away(text: str) -> None:
 def test_adversarial_input_does_not_run_away(text: str) -> None:
     for parser in ALL_PARSERS:
         assert _best_of_three(parser, text) < _RUNAWAY
+
+
+@pytest.mark.parametrize("parser", list(PARSERS.values()))
+def test_code_on_the_action_line_gets_a_hint(parser: AgentOutputParser) -> None:
+    text = "Thought: compute\nAction: `df.describe()`\nAction Input: df"
+    with pytest.raises(OutputParserError) as info:
+        parser.parse(text)
+    assert "is code, not a tool name" in info.value.observation
+    assert "df.describe()" in info.value.observation

@@ -14,18 +14,16 @@ import pytest
 
 from agentcli.agents import agent_class, agent_names
 from agentcli.agents.tool_calling import ToolCallAction
-from agentcli.callbacks.manager import CallbackManager
-from agentcli.models.fake import FakeChatModel
-from agentcli.schema import AgentAction, AgentStep, assistant, user
+from agentcli.schema import AgentAction, AgentStep, ChatResult, Message, assistant, user
 from agentcli.tools.base import Tool
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 
 def _render(agent_type: str) -> str:
-    llm = FakeChatModel(lambda messages: "Final Answer: ok")
     tools = [Tool("search", "Search the web for current events.", func=lambda q: q)]
-    agent = agent_class(agent_type)(llm, tools)
+    agent = agent_class(agent_type)(tools)
+    question = "Why are there tides?"
     if agent_type == "tool-calling":
         action: AgentAction = ToolCallAction("search", {"input": "tides"}, "",
                                              tool_call_id="call_1", turn="t1")
@@ -33,11 +31,13 @@ def _render(agent_type: str) -> str:
         action = AgentAction("search", "tides", "Thought: look\nAction: search\n"
                              "Action Input: tides")
     step = AgentStep(action, "the moon")
-    inputs = {"input": "Why are there tides?",
-              "chat_history": [user("Hi"), assistant("Hello!")]}
-    agent.plan([step], inputs, CallbackManager([]))
-    request = llm.requests[0]
-    parts = [f"stop: {json.dumps(request.stop)}",
+    turn = agent.turn_messages(ChatResult(action.log), [action])
+    state = {"input": question, "chat_history": [user("Hi"), assistant("Hello!")],
+             "intermediate_steps": [step],
+             "messages": [user(question), *turn,
+                          Message("tool", "the moon", tool_call_id="call_1", name="search")]}
+    request = agent.request(state)
+    parts = [f"stop: {json.dumps(list(request.stop) or None)}",
              f"tools: {json.dumps([t['function']['name'] for t in request.tools or []])}"]
     for message in request.messages:
         extra = "".join(f" call {c.id} {c.name}({c.arguments})" for c in message.tool_calls)

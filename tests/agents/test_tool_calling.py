@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentcli.agents import initialize_agent
+from agentcli.agents import build_agent, initialize_agent
 from agentcli.agents.tool_calling import ToolCallingAgent, text_tool_calls
 from agentcli.errors import ConfigError, ProviderError
 from agentcli.models.fake import FakeChatModel
@@ -81,7 +81,7 @@ def test_streamed_tool_calls_are_reassembled(llm: Any, mock_server: Any) -> None
     ])
     mock_server.add_reply("ok")
     executor = initialize_agent([slow_lookup([])], llm, "tool-calling",
-                                agent_kwargs={"stream": True}, return_intermediate_steps=True)
+                                stream_tokens=True, return_intermediate_steps=True)
     result = executor.invoke("go")
     assert [s.action.tool_input for s in result.steps] == [{"city": "Oslo"}, {"city": "Rome"}]
     assert mock_server.requests[0].body["stream"] is True
@@ -151,7 +151,7 @@ def test_single_input_tool_gets_its_string() -> None:
 
 def test_model_without_tool_support_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="chat-zero-shot-react-description"):
-        ToolCallingAgent(FakeChatModel([], supports_tools=False), [slow_lookup([])])
+        build_agent("tool-calling", [slow_lookup([])], FakeChatModel([], supports_tools=False))
 
 
 def test_server_refusing_tools_suggests_a_text_agent(llm: Any, mock_server: Any) -> None:

@@ -12,10 +12,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from agentcli import events as ev
 from agentcli.cli.app import app
-from agentcli.cli.live import render_answer, render_event
-from agentcli.cli.render import VerboseHandler
-from agentcli.executor import RunEvent
+from agentcli.cli.live import render_answer
+from agentcli.cli.render import TraceRenderer
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, RunResult
 from agentcli.store import Store
 
@@ -31,18 +31,15 @@ def raw_controls(text: str) -> list[str]:
 def test_trace_and_answer_show_escapes() -> None:
     buf = StringIO()
     console = Console(file=buf, width=200, force_terminal=True, color_system=None)
-    handler = VerboseHandler(console)
+    trace = TraceRenderer(console)
     action = AgentAction("terminal", f"rm x #{ESC}echo", f"Thought: hide{ESC}\nAction: t")
-    handler.render(RunEvent("action", action=action))
-    handler.render(RunEvent("observation", step=AgentStep(action, f"out{ESC}put")))
-    handler.render(RunEvent("finish", output=f"done{ESC}",
-                            finish=AgentFinish({"output": f"done{ESC}"}, "")))
-    render_event(console, RunEvent("observation", step=AgentStep(action, f"chat{ESC}")),
-                 verbose=True, streamed=False)
+    trace.on_event(ev.ActionEvent(action))
+    trace.on_event(ev.Observation(AgentStep(action, f"out{ESC}put")))
+    trace.on_event(ev.Finish(AgentFinish({"output": f"done{ESC}"}, "")))
     render_answer(console, f"answer{ESC}")
     out = buf.getvalue()
     for expected in (f"rm x #{SHOWN}echo", f"hide{SHOWN}", f"out{SHOWN}put", f"done{SHOWN}",
-                     f"chat{SHOWN}", f"answer{SHOWN}"):
+                     f"answer{SHOWN}"):
         assert expected in out
     assert ESC not in out
 

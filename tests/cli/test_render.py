@@ -6,8 +6,9 @@ import io
 
 from rich.console import Console
 
-from agentcli.cli.render import STYLES, VerboseHandler, print_answer, thought_of, tool_style
-from agentcli.schema import AgentAction, AgentFinish
+from agentcli.cli.render import STYLES, TraceRenderer, print_answer, thought_of, tool_style
+from agentcli.events import ActionEvent, Finish, Observation
+from agentcli.schema import AgentAction, AgentFinish, AgentStep
 
 
 def console() -> tuple[Console, io.StringIO]:
@@ -18,10 +19,11 @@ def console() -> tuple[Console, io.StringIO]:
 def test_trace_parts_have_distinct_colours() -> None:
     assert len({STYLES[k] for k in ("thought", "action", "observation", "answer")}) == 4
     con, buf = console()
-    handler = VerboseHandler(con)
-    handler.on_agent_action(AgentAction("Calculator", "300 * 0.25", "Thought: use it\nAction:"))
-    handler.on_tool_end("Answer: 75.0")
-    handler.on_agent_finish(AgentFinish({"output": "75"}, "Thought: done\nFinal Answer: 75"))
+    handler = TraceRenderer(con)
+    action = AgentAction("Calculator", "300 * 0.25", "Thought: use it\nAction:")
+    handler.on_event(ActionEvent(action))
+    handler.on_event(Observation(AgentStep(action, "Answer: 75.0")))
+    handler.on_event(Finish(AgentFinish({"output": "75"}, "Thought: done\nFinal Answer: 75")))
     out = buf.getvalue()
     for text in ("Thought: ", "use it", "Action: ", "Calculator", "Observation: ", "Answer: 75.0",
                  "Final Answer: ", "75"):

@@ -284,6 +284,17 @@ def test_real_conversational_agent_remembers(tmp_path: Path) -> None:
 
 def test_chat_defaults_to_a_memory_agent_type() -> None:
     from agentcli.agents import agent_class
-    from agentcli.cli.repl import CHAT_DEFAULT_AGENT
+    from agentcli.config import CHAT_AGENT as CHAT_DEFAULT_AGENT
 
     assert agent_class(CHAT_DEFAULT_AGENT).uses_memory
+
+
+def test_memory_none_is_reported_as_none(tmp_path: Path) -> None:
+    llm = FakeChatModel(["Final Answer: a1", "Final Answer: a2"])
+    out, repl = chat(tmp_path / "a.db", "q1\rq2\r/memory\r\x04", llm, memory="none")
+    assert "memory none: the model sees no earlier turns" in out
+    assert "buffer memory" not in out
+    assert repl.memory_label == "none" and "memory none" in repl.toolbar()
+    assert "q1" not in "\n".join(m.content for m in llm.requests[1].messages)
+    out, _ = chat(tmp_path / "a.db", "\x04", llm, memory="none")
+    assert "(memory: none)" in out

@@ -5,14 +5,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from agentcli.agents.base import Agent
 from agentcli.callbacks import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager
 from agentcli.errors import OutputParserError
 from agentcli.executor import (
     FORCE_STOP_MESSAGE,
@@ -21,40 +18,9 @@ from agentcli.executor import (
     allow_all,
     truncate_middle,
 )
-from agentcli.schema import AgentAction, AgentFinish, AgentStep, Decision
+from agentcli.schema import AgentAction, AgentFinish
+from agentcli.testing.scripted import ScriptedAgent, silent_model
 from agentcli.tools.base import Tool
-
-
-class ScriptedAgent(Agent):
-    """Plays back decisions; records the steps it was shown."""
-
-    def __init__(self, decisions: list[Any], tools: Sequence[Tool], final: str = "generated"):
-        super().__init__(None, tools)  # type: ignore[arg-type]
-        self.decisions = list(decisions)
-        self.seen: list[list[AgentStep]] = []
-        self.final = final
-        self.final_calls = 0
-
-    def plan(self, steps: Sequence[AgentStep], inputs: dict[str, Any],
-             callbacks: CallbackManager) -> Decision:
-        self.seen.append(list(steps))
-        item = self.decisions.pop(0) if self.decisions else AgentAction("echo", "again", "loop")
-        if isinstance(item, BaseException):
-            raise item
-        return item  # type: ignore[no-any-return]
-
-    async def aplan(self, steps: Sequence[AgentStep], inputs: dict[str, Any],
-                    callbacks: CallbackManager) -> Decision:
-        return self.plan(steps, inputs, callbacks)
-
-    def plan_final(self, steps: Sequence[AgentStep], inputs: dict[str, Any],
-                   callbacks: CallbackManager) -> AgentFinish:
-        self.final_calls += 1
-        return AgentFinish({"output": f"{self.final} after {len(steps)} steps"}, "")
-
-    async def aplan_final(self, steps: Sequence[AgentStep], inputs: dict[str, Any],
-                          callbacks: CallbackManager) -> AgentFinish:
-        return self.plan_final(steps, inputs, callbacks)
 
 
 def echo() -> Tool:
@@ -73,7 +39,7 @@ def run(decisions: list[Any], tools: list[Tool] | None = None, **options: Any) -
     tools = tools if tools is not None else [echo()]
     agent = ScriptedAgent(decisions, tools)
     options.setdefault("return_intermediate_steps", True)
-    executor = AgentExecutor(agent, tools, **options)
+    executor = AgentExecutor(agent, tools, llm=silent_model(), **options)
     return executor.invoke("question"), agent
 
 
@@ -140,7 +106,7 @@ def test_parsing_error_callable() -> None:
 
 
 def test_parsing_errors_count_as_iterations() -> None:
-    errs = [OutputParserError("bad", llm_output="x") for _ in range(5)]
+    errs = [OutputParserError("bad", llm_output=f"x{i}") for i in range(5)]
     result, _ = run(errs, handle_parsing_errors=True, max_iterations=3)
     assert result.stop_reason == "max_iterations"
     assert len(result.steps) == 3
@@ -194,7 +160,8 @@ def test_truncate_middle_leaves_short_text() -> None:
 
 
 def test_trim_intermediate_steps_int() -> None:
-    result, agent = run([act(), act(), act(), finish()], trim_intermediate_steps=2)
+    result, agent = run([act(tool_input="1"), act(tool_input="2"), act(tool_input="3"), finish()],
+                        trim_intermediate_steps=2)
     assert [len(s) for s in agent.seen] == [0, 1, 2, 2]
     assert len(result.steps) == 3  # the result keeps every step
 
@@ -253,7 +220,7 @@ class Broken(BaseCallbackHandler):
 def test_callbacks_in_order_and_failing_handler_isolated() -> None:
     rec = Recorder()
     agent = ScriptedAgent([act(tool_input="1"), finish("ok")], [echo()])
-    result = AgentExecutor(agent, callbacks=[Broken(), rec]).invoke("q")
+    result = AgentExecutor(agent, llm=silent_model(), callbacks=[Broken(), rec]).invoke("q")
     assert result.output == "ok"
     assert rec.events == ["action:echo", "start:echo", "end:echo:1", "finish:ok"]
 
@@ -263,7 +230,8 @@ def test_dangerous_tool_denied_by_default_and_reported() -> None:
     rm = Tool("rm", "delete", func=lambda s: ran.append(s) or "deleted", dangerous=True)
     rec = Recorder()
     agent = ScriptedAgent([act("rm", "/"), finish()], [rm])
-    result = AgentExecutor(agent, return_intermediate_steps=True, callbacks=[rec]).invoke("q")
+    result = AgentExecutor(agent, llm=silent_model(), return_intermediate_steps=True,
+                           callbacks=[rec]).invoke("q")
     assert ran == []
     assert result.steps[0].observation.startswith("Denied:")
     assert "text:approval" in rec.events
@@ -274,10 +242,10 @@ def test_approver_can_edit_input() -> None:
     rm = Tool("rm", "delete", func=lambda s: ran.append(s) or "ok", dangerous=True)
     agent = ScriptedAgent([act("rm", "/"), finish()], [rm])
     edit = lambda tool, value: Approval(True, "edited", tool_input="/tmp/x")  # noqa: E731
-    AgentExecutor(agent, approver=edit).invoke("q")
+    AgentExecutor(agent, llm=silent_model(), approver=edit).invoke("q")
     assert ran == ["/tmp/x"]
     agent = ScriptedAgent([act("rm", "/y"), finish()], [rm])
-    AgentExecutor(agent, approver=allow_all).invoke("q")
+    AgentExecutor(agent, llm=silent_model(), approver=allow_all).invoke("q")
     assert ran == ["/tmp/x", "/y"]
 
 
@@ -293,23 +261,27 @@ def test_keyboard_interrupt_keeps_steps() -> None:
 
 def test_stream_yields_events_in_order() -> None:
     agent = ScriptedAgent([act(tool_input="1"), finish("ok")], [echo()])
-    kinds = [e.kind for e in AgentExecutor(agent).stream("q")]
-    assert kinds == ["action", "observation", "finish", "end"]
+    kinds = [e.kind for e in AgentExecutor(agent, llm=silent_model()).stream("q")]
+    assert kinds == ["model_start", "model_end", "action", "tool_start", "observation",
+                     "model_start", "model_end", "finish", "end"]
 
 
 def test_ainvoke_matches_invoke() -> None:
     agent = ScriptedAgent([act(tool_input="1"), finish("ok")], [echo()])
-    result = asyncio.run(AgentExecutor(agent, return_intermediate_steps=True).ainvoke("q"))
+    executor = AgentExecutor(agent, llm=silent_model(), return_intermediate_steps=True)
+    result = asyncio.run(executor.ainvoke("q"))
     assert result.output == "ok"
     assert result.steps[0].observation == "echo:1"
 
 
 def test_batch_keeps_order_with_bounded_concurrency() -> None:
     class PerInput(ScriptedAgent):
-        def plan(self, steps: Sequence[AgentStep], inputs: dict[str, Any],
-                 callbacks: CallbackManager) -> Decision:
-            return finish(f"answer to {inputs['input']}")
+        def decide(self, result: Any) -> Any:
+            return finish(f"answer to {result.text}")  # the model echoes the question
 
-    executor = AgentExecutor(PerInput([], [echo()]))
+    from agentcli.models.fake import FakeChatModel
+
+    echo_model = FakeChatModel(lambda messages: messages[-1].content)
+    executor = AgentExecutor(PerInput([], [echo()]), llm=echo_model)
     results = executor.batch([f"q{i}" for i in range(10)], concurrency=3)
     assert [r.output for r in results] == [f"answer to q{i}" for i in range(10)]  # type: ignore[union-attr]

@@ -146,7 +146,7 @@ def test_500_questions_with_10_percent_faults_give_500_lines_and_no_traceback(
     write_questions(questions, 500)
     out = tmp_path / "out.jsonl"
     config = tmp_path / "c.yaml"
-    config.write_text("request_timeout: 0.2\n"
+    config.write_text("read_timeout: 0.2\n"
                       "retry: {attempts: 3, backoff_base: 0.001, backoff_max: 0.01}\n")
     env = {**os.environ, "OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-x"}
     proc = subprocess.run(

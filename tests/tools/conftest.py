@@ -118,27 +118,10 @@ def wiki_server(local_server: LocalServer) -> LocalServer:
 
 
 class PlannedAgent:
-    """A stand-in agent (the ReAct parser lives on another branch): ``plan_fn(steps)`` decides.
-
-    Built lazily so importing this conftest does not need the agents package.
-    """
+    """A stand-in agent: ``plan_fn(steps)`` decides (the library's ScriptedAgent)."""
 
     @staticmethod
     def build(plan_fn: Callable[[list[Any]], Any], tools: list[Any]) -> Any:
-        from agentcli.agents.base import Agent
-        from agentcli.schema import AgentFinish
+        from agentcli.testing.scripted import ScriptedAgent
 
-        class _Planned(Agent):  # type: ignore[misc]
-            def plan(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
-                return plan_fn(list(steps))
-
-            async def aplan(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
-                return plan_fn(list(steps))
-
-            def plan_final(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
-                return AgentFinish({"output": "stopped"}, "")
-
-            async def aplan_final(self, steps: Any, inputs: Any, callbacks: Any) -> Any:
-                return self.plan_final(steps, inputs, callbacks)
-
-        return _Planned(None, tools)
+        return ScriptedAgent(plan_fn, tools)

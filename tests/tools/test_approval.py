@@ -86,7 +86,10 @@ def _run(approver: Any, events: Any = None) -> Any:
 
     tools = [shell()]
     agent = PlannedAgent.build(plan, tools)
-    return AgentExecutor(agent, tools, approver=approver, callbacks=[events] if events else [],
+    from agentcli.testing.scripted import silent_model
+
+    return AgentExecutor(agent, tools, llm=silent_model(), approver=approver,
+                         callbacks=[events] if events else [],
                          return_intermediate_steps=True).invoke("clean up")
 
 

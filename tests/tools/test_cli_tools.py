@@ -106,7 +106,38 @@ def test_two_tool_run_wikipedia_and_llm_math(wiki_server: LocalServer) -> None:
         return AgentFinish({"output": steps[1].observation}, "")
 
     agent = PlannedAgent.build(plan, tools)
-    result = AgentExecutor(agent, tools, return_intermediate_steps=True).invoke(
+    from agentcli.testing.scripted import silent_model
+
+    result = AgentExecutor(agent, tools, llm=silent_model(), return_intermediate_steps=True).invoke(
         "How tall would two Eiffel Towers be?")
     assert result.output == "Answer: 660"
     assert [s.action.tool for s in result.steps] == ["wikipedia", "Calculator"]
+
+
+def test_calculator_without_a_model_on_an_expression() -> None:
+    ok = invoke("tools", "call", "llm-math", "300 * 0.25")
+    assert ok.exit_code == 0 and ok.stdout == "Answer: 75.0\n"
+    words = invoke("tools", "call", "llm-math", "a quarter of three hundred")
+    assert words.exit_code == 2
+    assert "needs a language model for this input; pass --model" in " ".join(
+        words.stderr.split())
+
+
+def test_did_you_mean_uses_the_name_the_model_sees() -> None:
+    for typo in ("calculater", "Calculator"):
+        result = invoke("tools", "call", typo, "1+1")
+        assert result.exit_code == 2
+        assert "did you mean llm-math?" in result.stderr
+
+
+def test_tools_show_calculator_as_the_model_sees_it() -> None:
+    from agentcli.tools.calculator import DESCRIPTION
+
+    result = invoke("tools", "show", "llm-math", "--json")
+    assert result.exit_code == 0
+    info = json.loads(result.stdout)
+    assert info["model_name"] == "Calculator" and info["description"] == DESCRIPTION
+    assert info["schema"]["properties"]["input"]["type"] == "string"
+    text = invoke("tools", "show", "llm-math").stdout
+    assert "the model sees it as Calculator:" in text and '"input"' in text
+    assert " ".join(DESCRIPTION.split()) in " ".join(text.split())

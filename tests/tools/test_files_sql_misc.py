@@ -140,3 +140,66 @@ def test_datetime_and_sleep() -> None:
     assert sleep.run("0.01") == "Slept for 0.01 seconds."
     with pytest.raises(ToolInputError, match="0 to 1 seconds"):
         sleep.run("5")
+
+
+@pytest.mark.parametrize("sql", [
+    "VACUUM INTO '{dir}/copy.db'",
+    "vacuum",
+    "/* hidden */ VACUUM main INTO '{dir}/copy.db'",
+    "ATTACH DATABASE '{dir}/new.db' AS other",
+    "DETACH DATABASE main",
+    "PRAGMA user_version = 7",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA optimize",
+    "SELECT load_extension('{dir}/evil')",
+])
+def test_read_only_sql_cannot_touch_files(db: str, sql: str, tmp_path: Path) -> None:
+    [query] = load_tools(["sql_db_query"], sqlite_path=db)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(ToolInputError, match="refused"):
+        query.run(sql.format(dir=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no file was created
+
+
+def test_read_pragmas_still_work(db: str) -> None:
+    [query] = load_tools(["sql_db_query"], sqlite_path=db)
+    assert "'name'" in query.run("PRAGMA table_info(items)")
+    assert query.run("PRAGMA user_version") == "[(0,)]"
+
+
+def test_writable_sql_still_cannot_attach_files(db: str, tmp_path: Path) -> None:
+    [query] = load_tools(["sql_db_query"], allow=["sql_db_query"], sqlite_path=db,
+                         sql_allow_writes=True)
+    with pytest.raises(ToolInputError, match="refused"):
+        query.run(f"VACUUM INTO '{tmp_path}/copy.db'")
+    assert not (tmp_path / "copy.db").exists()
+    assert query.run("VACUUM") == "OK"  # compacting its own file is a write it may do
+
+
+def test_zeroblob_bomb_is_refused_quickly(db: str) -> None:
+    [query] = load_tools(["sql_db_query"], sqlite_path=db)
+    with pytest.raises(ToolInputError, match="too big"):
+        query.run("SELECT hex(zeroblob(25000000))")
+
+
+def test_result_bytes_are_bounded_before_formatting(db: str) -> None:
+    [query] = load_tools(["sql_db_query"], sqlite_path=db, sql_max_chars=1000,
+                         sql_max_rows=10_000)
+    wide = query.run("SELECT hex(zeroblob(400000))")  # one 800 KB value
+    assert len(wide) < 1200 and "first row is cut at 1,000 characters" in wide
+    many = query.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                     "LIMIT 100000) SELECT i, 'row number ' || i FROM n")
+    assert len(many) < 1200 and "output cut at 1,000 characters" in many
+
+
+def test_sql_refusal_through_agent_tools_call(db: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentcli.cli.app import app
+
+    config = tmp_path / "c.yaml"
+    config.write_text(f"tool_settings: {{sqlite_path: '{db}'}}\n")
+    result = CliRunner().invoke(app, ["tools", "call", "sql_db_query",
+                                      f"VACUUM INTO '{tmp_path}/stolen.db'", "-c", str(config)])
+    assert "refused" in result.output
+    assert not (tmp_path / "stolen.db").exists()

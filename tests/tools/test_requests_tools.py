@@ -129,3 +129,47 @@ def test_timeout_becomes_tool_error(local_server: LocalServer) -> None:
     tools = _tools(allow_private_network=True, requests_timeout=0.3)
     with pytest.raises(ToolInputError, match="Timeout"):
         tools["requests_get"].run(local_server.url + "/slow")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("address", "why"), [
+    ("100.100.100.200", "metadata"),  # Alibaba Cloud metadata
+    ("100.64.0.1", "carrier-grade NAT"),
+    ("100.127.255.254", "carrier-grade NAT"),
+    ("2002:7f00:1::", "loopback address wrapped in a 6to4"),  # 6to4 of 127.0.0.1
+    ("::ffff:127.0.0.1", "loopback address wrapped in a IPv4-mapped"),
+    ("64:ff9b::a9fe:a9fe", "metadata address wrapped in a NAT64"),  # 169.254.169.254
+    ("64:ff9b:1::a00:1", "wrapped in a NAT64"),  # local-use NAT64 of 10.0.0.1
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback address wrapped in a Teredo"),
+    ("2001:0:a00:1:8000:63bf:3fff:fdd2", "private address wrapped in a Teredo"),  # server 10.0.0.1
+    ("::7f00:1", "reserved"),  # IPv4-compatible 127.0.0.1
+    ("fd00:ec2::254", "metadata"),
+    ("192.0.2.1", "address"),  # documentation range
+    ("224.0.0.1", "multicast"),
+    ("255.255.255.255", "address"),
+])
+def test_only_global_addresses_pass(address: str, why: str) -> None:
+    host = f"[{address}]" if ":" in address else address
+    with pytest.raises(ToolInputError, match=why):
+        check_url(f"http://{host}/")  # a literal resolves locally: no connection is made
+
+
+@pytest.mark.parametrize("address", [
+    "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111",
+    "2002:808:808::",  # 6to4 of 8.8.8.8
+    "64:ff9b::808:808",  # NAT64 of 8.8.8.8
+    "::ffff:8.8.8.8",
+])
+def test_public_addresses_still_pass(address: str) -> None:
+    host = f"[{address}]" if ":" in address else address
+    assert check_url(f"http://{host}/") != []
+
+
+def test_ssrf_refusal_through_agent_tools_call() -> None:
+    from typer.testing import CliRunner
+
+    from agentcli.cli.app import app
+
+    result = CliRunner().invoke(app, ["tools", "call", "requests_get",
+                                      "http://100.100.100.200/latest/meta-data/",
+                                      "--allow", "requests_get", "--yes"])
+    assert "metadata" in result.output and "refused" in result.output

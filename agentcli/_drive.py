@@ -1,0 +1,342 @@
+"""The two drivers of the executor's loop: one synchronous, one on asyncio.
+
+Each fulfils :class:`~agentcli.executor.CallModel` (send the request, emit model events,
+count usage) and :class:`~agentcli.executor.RunTools` (run each action through the
+middleware chain), and yields every event. The run's deadline bounds each effect: work
+still in flight when it passes is abandoned (async: cancelled) and the loop is told
+:data:`~agentcli.executor.EXPIRED`, so it ends with ``max_execution_time``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from agentcli.deadline import deadline_scope
+from agentcli.errors import DeadlineExceeded, ProviderError
+from agentcli.events import End, ModelEnd, ModelError, ModelStart, ModelToken, RunEvent, notifying
+from agentcli.executor import (
+    EXPIRED,
+    AgentExecutor,
+    CallModel,
+    Outcome,
+    Run,
+    RunTools,
+    ToolFailed,
+)
+from agentcli.middleware import AsyncHandler, Handler, ToolCallRequest
+from agentcli.schema import AgentAction, ChatResult, RunResult
+
+if TYPE_CHECKING:
+    from agentcli.state import Command
+
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------------- shared pieces
+def _model_kwargs(ex: AgentExecutor, run: Run, effect: CallModel) -> dict[str, Any]:
+    req = effect.request
+    kwargs: dict[str, Any] = {"stop": list(req.stop) or None, "tools": list(req.tools) or None}
+    if ex.stream_tokens:
+        kwargs["on_token"] = lambda text: run.emit(ModelToken(text))
+    if req.response_format is not None:
+        kwargs["response_format"] = req.response_format
+    return kwargs
+
+
+def _model_started(ex: AgentExecutor, run: Run, effect: CallModel) -> float:
+    run.emit(ModelStart(effect.request, _name(ex)))
+    return time.perf_counter()
+
+
+def _model_done(ex: AgentExecutor, run: Run, result: ChatResult, started: float) -> ChatResult:
+    cost = run.account(result, _name(ex))
+    run.emit(ModelEnd(result, _name(ex), time.perf_counter() - started, cost))
+    return result
+
+
+def _model_failed(ex: AgentExecutor, run: Run, err: BaseException) -> BaseException:
+    run.emit(ModelError(err, _name(ex)))
+    return ex.agent.explain(err) if isinstance(err, ProviderError) else err
+
+
+def _name(ex: AgentExecutor) -> str:
+    return ex.llm.name if ex.llm is not None else "model"
+
+
+def _need_model(ex: AgentExecutor) -> Any:
+    if ex.llm is None:
+        raise ValueError("this AgentExecutor has no model: pass llm=... (initialize_agent does)")
+    return ex.llm
+
+
+def _request(ex: AgentExecutor, run: Run, action: AgentAction, state: dict[str, Any]) -> (
+    ToolCallRequest | str
+):
+    tool, problem = ex.lookup(action)
+    if tool is None:
+        return problem
+    return ToolCallRequest(action, tool, action.tool_input, state, run.info)
+
+
+def _failure(call: ToolCallRequest, err: BaseException) -> str:
+    from agentcli.events import ToolError
+
+    if call.tool.raise_errors or not isinstance(err, Exception) or isinstance(
+        err, DeadlineExceeded
+    ):
+        raise err
+    call.run.emit(ToolError(call.tool.name, err, call.call_id))
+    message = str(err) or type(err).__name__
+    return ToolFailed(message if message.startswith("Error") else f"Error: {message}")
+
+
+def _started(call: ToolCallRequest) -> None:
+    from agentcli.events import ToolStart
+
+    call.run.emit(ToolStart(call.tool.name, call.tool_input, call.call_id))
+
+
+def _result(ex: AgentExecutor, run: Run, error: BaseException | None, done: Any) -> RunResult:
+    if error is not None:
+        run.callbacks.on_chain_error(error)
+        raise error
+    return done  # type: ignore[no-any-return]
+
+
+def _interrupted(ex: AgentExecutor, run: Run) -> RunResult:
+    from agentcli.events import Notice
+
+    run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
+    return ex._result(run, "", "interrupted")
+
+
+def _end(run: Run, result: RunResult) -> End:
+    event = End(result)
+    run.emit(event)
+    return event
+
+
+# ---------------------------------------------------------------------- synchronous
+def _bounded(run: Run, fn: Callable[[], T]) -> T | Any:
+    """Run ``fn`` within the deadline: in a daemon thread when there is one."""
+    left = run.remaining()
+    if left is None:
+        try:
+            return fn()
+        except DeadlineExceeded:  # a deadline of the caller's own, or a tool's
+            return EXPIRED
+    box: list[Any] = []
+    ctx = contextvars.copy_context()
+
+    def target() -> None:
+        with deadline_scope(left):
+            try:
+                box.append((True, fn()))
+            except BaseException as err:  # handed to the caller's thread
+                box.append((False, err))
+
+    worker = threading.Thread(target=ctx.run, args=(target,), daemon=True)
+    worker.start()
+    worker.join(left)
+    if not box:
+        return EXPIRED
+    ok, value = box[0]
+    if not ok:
+        if isinstance(value, DeadlineExceeded):
+            return EXPIRED
+        raise value
+    return value
+
+
+def _call_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
+    llm = _need_model(ex)
+    kwargs = _model_kwargs(ex, run, effect)
+    started = _model_started(ex, run, effect)
+
+    def call() -> ChatResult:
+        with notifying(run.emit):
+            return llm.generate(list(effect.request.messages), **kwargs)  # type: ignore[no-any-return]
+
+    try:
+        result = _bounded(run, call)
+    except BaseException as err:
+        better = _model_failed(ex, run, err)
+        if better is err:
+            raise
+        raise better from err
+    return result if result is EXPIRED else _model_done(ex, run, result, started)
+
+
+def _tool_chain(ex: AgentExecutor) -> Handler:
+    def innermost(call: ToolCallRequest) -> str | Command:
+        _started(call)
+        try:
+            return call.tool.invoke(call.tool_input, state=call.state, call_id=call.call_id)
+        except BaseException as err:
+            return _failure(call, err)
+
+    handler: Handler = innermost
+    for mw in reversed(ex.middleware):
+        handler = (lambda m, h: lambda c: m.wrap_tool_call(c, h))(mw, handler)
+    return handler
+
+
+def _run_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Outcome] | Any:
+    chain = _tool_chain(ex)
+
+    def one(action: AgentAction) -> Outcome:
+        call = _request(ex, run, action, effect.state)
+        if isinstance(call, str):
+            return call, "invalid"
+        with notifying(run.emit):
+            value = chain(call)
+        return value, ex.status_of(value)
+
+    def all_of() -> list[Outcome]:
+        if len(effect.actions) == 1:
+            return [one(effect.actions[0])]
+        from concurrent.futures import ThreadPoolExecutor
+
+        workers = min(ex.max_tool_workers, len(effect.actions))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(contextvars.copy_context().run, one, a)
+                       for a in effect.actions]
+            return [f.result() for f in futures]
+
+    return _bounded(run, all_of)
+
+
+def drive(ex: AgentExecutor, run: Run) -> Iterator[RunEvent]:
+    """Run the loop synchronously, yielding each event."""
+    loop = ex._loop(run)
+    value: Any = None
+    error: BaseException | None = None
+    done: RunResult | None = None
+    try:
+        while True:
+            effect = loop.send(value)
+            value = None
+            if isinstance(effect, CallModel):
+                value = _call_model(ex, run, effect)
+            elif isinstance(effect, RunTools):
+                value = _run_tools(ex, run, effect)
+            else:
+                run.emit(effect)
+            yield from _flush(run)
+    except StopIteration as stop:
+        done = stop.value
+    except KeyboardInterrupt:
+        done = _interrupted(ex, run)
+    except BaseException as err:
+        error = err
+    yield from _flush(run)
+    result = _result(ex, run, error, done)
+    _end(run, result)
+    yield from _flush(run)
+
+
+def _flush(run: Run) -> Iterator[RunEvent]:
+    while run.pending:
+        yield run.pending.pop(0)
+
+
+# ---------------------------------------------------------------------- asyncio
+async def _within(run: Run, coro: Any) -> Any:
+    """Await ``coro`` within the deadline; cancelled and EXPIRED when it passes."""
+    import asyncio
+
+    left = run.remaining()
+    try:
+        if left is None:
+            return await coro
+        with deadline_scope(left):
+            return await asyncio.wait_for(coro, left)
+    except (asyncio.TimeoutError, DeadlineExceeded):
+        return EXPIRED
+
+
+async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
+    llm = _need_model(ex)
+    kwargs = _model_kwargs(ex, run, effect)
+    started = _model_started(ex, run, effect)
+    try:
+        with notifying(run.emit):
+            result = await _within(run, llm.agenerate(list(effect.request.messages), **kwargs))
+    except BaseException as err:
+        better = _model_failed(ex, run, err)
+        if better is err:
+            raise
+        raise better from err
+    return result if result is EXPIRED else _model_done(ex, run, result, started)
+
+
+def _atool_chain(ex: AgentExecutor) -> AsyncHandler:
+    async def innermost(call: ToolCallRequest) -> str | Command:
+        _started(call)
+        try:
+            return await call.tool.ainvoke(call.tool_input, state=call.state,
+                                           call_id=call.call_id)
+        except Exception as err:
+            return _failure(call, err)
+
+    handler: AsyncHandler = innermost
+    for mw in reversed(ex.middleware):
+        handler = (lambda m, h: lambda c: m.awrap_tool_call(c, h))(mw, handler)
+    return handler
+
+
+async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Outcome] | Any:
+    import asyncio
+
+    chain = _atool_chain(ex)
+
+    async def one(action: AgentAction) -> Outcome:
+        call = _request(ex, run, action, effect.state)
+        if isinstance(call, str):
+            return call, "invalid"
+        with notifying(run.emit):
+            value = await chain(call)
+        return value, ex.status_of(value)
+
+    async def all_of() -> list[Outcome]:
+        return list(await asyncio.gather(*(one(a) for a in effect.actions)))
+
+    return await _within(run, all_of())
+
+
+async def adrive(ex: AgentExecutor, run: Run) -> AsyncIterator[RunEvent]:
+    """Run the loop on asyncio, yielding each event."""
+    import asyncio
+
+    loop = ex._loop(run)
+    value: Any = None
+    error: BaseException | None = None
+    done: RunResult | None = None
+    try:
+        while True:
+            effect = loop.send(value)
+            value = None
+            if isinstance(effect, CallModel):
+                value = await _acall_model(ex, run, effect)
+            elif isinstance(effect, RunTools):
+                value = await _arun_tools(ex, run, effect)
+            else:
+                run.emit(effect)
+            for event in _flush(run):
+                yield event
+    except StopIteration as stop:
+        done = stop.value
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        done = _interrupted(ex, run)
+    except BaseException as err:
+        error = err
+    for event in _flush(run):
+        yield event
+    result = _result(ex, run, error, done)
+    _end(run, result)
+    for event in _flush(run):
+        yield event

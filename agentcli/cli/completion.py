@@ -1,0 +1,162 @@
+"""Shell completion: which values each option and argument completes to.
+
+Typer serves ``agent --install-completion`` / ``--show-completion``; the shell then runs
+``agent`` with ``_AGENT_COMPLETE`` set, and the callbacks below answer. They must be cheap:
+they read registries and the SQLite file (read-only), never call a model or start an MCP
+server. :func:`attach_completions` wires them to every command's options and arguments by
+flag name (and, for arguments, by command group), so a command added later completes too.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.models import ArgumentInfo, OptionInfo
+
+Completer = Callable[..., list[str]]
+SHELLS = ("bash", "zsh", "fish")
+
+
+def _matching(values: Iterable[str], incomplete: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for value in values:
+        if value.startswith(incomplete):
+            seen.setdefault(value, None)
+    return list(seen)
+
+
+def _last_item(incomplete: str, values: Iterable[str]) -> list[str]:
+    """Complete the last name of a comma-separated list, keeping the ones before it."""
+    head, _, tail = incomplete.rpartition(",")
+    prefix = head + "," if head else ""
+    done = set(head.split(",")) if head else set()
+    return [prefix + v for v in _matching(values, tail) if v not in done]
+
+
+def tool_names() -> list[str]:
+    """Every registered tool and group name (built-ins and installed plugins; no MCP)."""
+    from agentcli.tools.registry import registry
+
+    return sorted(registry())
+
+
+def complete_tools(incomplete: str) -> list[str]:
+    """Tool names, for ``--tools a,b`` and ``--allow a,b`` too."""
+    return _last_item(incomplete, tool_names())
+
+
+def complete_tool(incomplete: str) -> list[str]:
+    """One tool name."""
+    return _matching(tool_names(), incomplete)
+
+
+def complete_agents(incomplete: str) -> list[str]:
+    """Agent type names."""
+    from agentcli.agents import agent_names
+
+    return _matching(agent_names(), incomplete)
+
+
+def _db(ctx: typer.Context | None) -> Path:
+    from agentcli.store import default_db_path
+
+    given = ctx.params.get("db") if ctx is not None else None
+    return Path(str(given)).expanduser() if given else default_db_path()
+
+
+def _read(ctx: typer.Context | None, sql: str) -> list[str]:
+    """Rows of a query on the store, read-only; nothing when the file is absent or odd."""
+    path = _db(ctx)
+    if not path.is_file():
+        return []
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.5)
+        try:
+            return [str(r[0]) for r in db.execute(sql) if r[0] is not None]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return []
+
+
+def complete_models(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Models used before (from the run log), then ``provider/`` prefixes and ``replay:``."""
+    from agentcli.models.presets import CUSTOM, PRESETS
+
+    used = _read(ctx, "SELECT model FROM runs GROUP BY model ORDER BY MAX(id) DESC LIMIT 50")
+    prefixes = [f"{name}/" for name in sorted([*PRESETS, CUSTOM])]
+    return _matching([*used, *prefixes, "replay:", "fake:"], incomplete)
+
+
+def complete_sessions(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Saved chat session (thread) names, most recently used first."""
+    return _matching(_read(ctx, "SELECT name FROM sessions ORDER BY updated DESC"), incomplete)
+
+
+def complete_runs(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Recent run ids."""
+    return _matching(_read(ctx, "SELECT id FROM runs ORDER BY id DESC LIMIT 30"), incomplete)
+
+
+def _choices(*values: str) -> Completer:
+    def complete(incomplete: str) -> list[str]:
+        return _matching(values, incomplete)
+
+    return complete
+
+
+OPTION_COMPLETERS: dict[str, Completer] = {
+    "--model": complete_models,
+    "--tools": complete_tools,
+    "--allow": complete_tools,
+    "--agent": complete_agents,
+    "--session": complete_sessions,
+    "--thread": complete_sessions,
+    "--memory": _choices("auto", "none", "buffer", "window", "tokens", "summary"),
+    "--early-stopping": _choices("force", "generate"),
+}
+# Arguments complete by the group of their command: `agent tools show <TAB>` -> tool names.
+ARGUMENT_COMPLETERS: dict[str, Completer] = {
+    "tools": complete_tool,
+    "sessions": complete_sessions,
+    "logs": complete_runs,
+    "models": complete_models,
+    "prompts": complete_agents,
+    "completion": _choices(*SHELLS),
+}
+
+
+def _attach(callback: Callable[..., Any] | None, group: str) -> None:
+    if callback is None:
+        return
+    for param in inspect.signature(callback).parameters.values():
+        info = param.default
+        if isinstance(info, OptionInfo) and info.autocompletion is None:
+            names = [d for decl in info.param_decls or () for d in decl.split("/")]
+            found = next((OPTION_COMPLETERS[n] for n in names if n in OPTION_COMPLETERS), None)
+            info.autocompletion = found
+        elif isinstance(info, ArgumentInfo) and info.autocompletion is None:
+            info.autocompletion = ARGUMENT_COMPLETERS.get(group)
+
+
+def attach_completions(app: typer.Typer, group: str = "") -> None:
+    """Give every option and argument of ``app`` (recursively) its completion callback."""
+    if app.registered_callback is not None:
+        _attach(app.registered_callback.callback, group)
+    for command in app.registered_commands:
+        _attach(command.callback, group or str(command.name or ""))
+    for sub in app.registered_groups:
+        if sub.typer_instance is not None:
+            attach_completions(sub.typer_instance, str(sub.name or group))
+
+
+def completion_script(shell: str) -> str:
+    """The completion script ``agent --show-completion`` prints, for the named shell."""
+    from typer._completion_shared import get_completion_script
+
+    return get_completion_script(prog_name="agent", complete_var="_AGENT_COMPLETE", shell=shell)

@@ -1,0 +1,58 @@
+"""``agent keys set | list | path``: API keys stored in a private file in the config dir."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+keys_app = typer.Typer(help="Store API keys (a 0600 file in the config dir).",
+                       no_args_is_help=True, rich_markup_mode=None)
+
+
+def _read_secret(name: str) -> str:
+    """The key from a hidden prompt in a terminal, else from stdin (one line)."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"Enter key for {name}: ")
+    return sys.stdin.readline() if sys.stdin is not None else ""
+
+
+@keys_app.command("set")
+def keys_set(
+    name: str = typer.Argument(..., help="A provider (openai, dashscope, ...) or a variable "
+                               "name such as SERPAPI_API_KEY."),
+) -> None:
+    """Store a key, read from a hidden prompt or from stdin; never printed."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        from agentcli.keys import canonical_name, key_variable, save_key
+
+        canonical = canonical_name(name)  # a bad name fails before the key is asked for
+        path = save_key(canonical, _read_secret(canonical))
+        typer.echo(f"stored key {canonical} ({key_variable(canonical)}) in {path}", err=True)
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """The names of the stored keys (never the keys)."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        import os
+
+        from agentcli.keys import read_keys
+        from agentcli.textsafe import safe_line
+
+        for name in sorted(read_keys(dict(os.environ))):
+            typer.echo(safe_line(name))
+
+
+@keys_app.command("path")
+def keys_path() -> None:
+    """Where the keys file is (it may not exist yet)."""
+    from agentcli.paths import keys_file
+
+    typer.echo(str(keys_file()))

@@ -1,0 +1,117 @@
+"""``agent models list | default``: presets, the models endpoints report, keys, the default."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+models_app = typer.Typer(help="List models and set the default one.", no_args_is_help=True,
+                         rich_markup_mode=None)
+
+
+def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(model, provider, key, status) rows: each reported model, else one row per provider."""
+    from agentcli.textsafe import safe_line
+
+    rows = []
+    for ep in data["providers"]:
+        key = ep["key"] + (f" ({ep['key_source']})" if ep["key_source"] else "")
+        status = ep["status"] + ("" if ep["status"] not in ("ok", "cached") else
+                                 f": {len(ep['models'])} models")
+        for model in ep["models"] or ["*"]:
+            rows.append((safe_line(f"{ep['provider']}/{model}"), ep["provider"], key,
+                         safe_line(status)))
+    for alias, target in data["aliases"].items():
+        rows.append((safe_line(alias), "alias", "-", safe_line(f"-> {target}")))
+    return rows
+
+
+@models_app.command("list")
+def models_list(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    refresh: bool = typer.Option(False, "--refresh", help="Ask the endpoints again now."),
+    base_url: str | None = typer.Option(None, "--base-url", help="Also query this endpoint."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+) -> None:
+    """The presets and the models each configured endpoint reports; which have a key."""
+    from agentcli.cli.app import _env, errors_to_exit
+
+    with errors_to_exit():
+        from agentcli.config import load_settings
+        from agentcli.keys import key_variable, read_keys
+        from agentcli.models.catalog import list_endpoints
+
+        env = _env()
+        settings = load_settings(config, flags={"base_url": base_url}, env=env)
+        stored = set()
+        for name in read_keys(env):
+            try:
+                stored.add(key_variable(name))
+            except Exception:  # a provider no longer registered
+                continue
+        found = list_endpoints(env, stored=stored, base_url=settings.base_url, refresh=refresh)
+        data = {"default": settings.model, "aliases": settings.aliases,
+                "providers": [ep.to_dict() for ep in found]}
+        _print(data, json_out)
+
+
+def _print(data: dict[str, Any], json_out: bool) -> None:
+    from rich.console import Console
+
+    out = Console()
+    if json_out:
+        out.print_json(json.dumps(data))  # ASCII escapes: nothing to obey
+        return
+    rows = _rows(data)
+    default = data["default"]
+    if not out.is_terminal:  # piped: tab-separated, one model a line, nothing wrapped
+        print("model\tprovider\tkey\tstatus\tdefault")
+        for row in rows:
+            print("\t".join([*row, "yes" if row[0] == default else ""]))
+        return
+    from rich.table import Table
+
+    table = Table(title="Models")
+    for col in ("model", "provider", "key", "status", "default"):
+        table.add_column(col, overflow="fold")
+    from rich.text import Text
+
+    for row in rows:  # Text cells: a model name from a server is never read as markup
+        table.add_row(*(Text(c) for c in row), "yes" if row[0] == default else "")
+    out.print(table)
+
+
+@models_app.command("default")
+def models_default(
+    name: str | None = typer.Argument(None, help="provider/model or an alias; omit to show."),
+) -> None:
+    """Show the default model, or set it in the user config file."""
+    from agentcli.cli.app import _env, errors_to_exit
+
+    with errors_to_exit():
+        from agentcli.config import load_settings, resolve_alias
+        from agentcli.textsafe import safe_line
+        from agentcli.user_config import read_user_value, set_user_value
+
+        env = _env()
+        if name is None:
+            current = read_user_value("model", env)
+            typer.echo(safe_line(str(current)) if current else "(none)")
+            if env.get("AGENT_MODEL"):
+                typer.echo(f"note: AGENT_MODEL={safe_line(env['AGENT_MODEL'])} overrides it "
+                           "in this environment", err=True)
+            return
+        settings = load_settings(None, env={k: v for k, v in env.items() if k != "AGENT_MODEL"})
+        target = resolve_alias(name, settings.aliases)
+        if ":" not in target:
+            from agentcli.models.presets import CUSTOM, get_preset, parse_spec
+
+            provider, _ = parse_spec(target)
+            if provider != CUSTOM:
+                get_preset(provider)
+        path = set_user_value("model", name.strip(), env)
+        shown = name if target == name else f"{name} ({target})"
+        typer.echo(f"default model: {safe_line(shown)} (saved in {path})", err=True)

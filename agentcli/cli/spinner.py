@@ -1,0 +1,88 @@
+"""A spinner with the elapsed time while the model is thinking (terminal only).
+
+It is a callback handler: ``on_llm_start`` starts a Rich status on the console (stderr for
+``agent run``); the first visible token, the reply or an error stops it. Lines printed on the
+same console meanwhile appear above it. When the console is not a terminal it does nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.text import Text
+
+from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.schema import ChatResult, Message
+
+
+class _Elapsed:
+    """Status text re-rendered at every refresh, so the seconds count up."""
+
+    def __init__(self, label: str, started: float) -> None:
+        self.label = label
+        self.started = started
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(f"{self.label}… {time.monotonic() - self.started:.1f}s", style="dim")
+
+
+class ThinkingSpinner(BaseCallbackHandler):
+    """Shows ``Thinking… 2.3s`` from a model request's start to its first visible output."""
+
+    def __init__(self, console: Console, *, label: str = "Thinking",
+                 tokens_visible: Callable[[], bool] = lambda: True) -> None:
+        self.console = console
+        self.label = label
+        self.tokens_visible = tokens_visible  # streamed tokens hidden: keep spinning
+        self._status: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def active(self) -> bool:
+        """Whether the spinner is on screen."""
+        return self._status is not None
+
+    def start(self) -> None:
+        """Show the spinner (a no-op when not a terminal or already shown)."""
+        if not self.console.is_terminal:
+            return
+        with self._lock:
+            if self._status is None:
+                self._status = self.console.status(_Elapsed(self.label, time.monotonic()),
+                                                   spinner="dots")
+                self._status.start()
+
+    def stop(self) -> None:
+        """Remove the spinner, if shown."""
+        with self._lock:
+            status, self._status = self._status, None
+        if status is not None:
+            status.stop()
+
+    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
+        self.start()
+
+    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+        if self._status is not None and self.tokens_visible():
+            self.stop()
+
+    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+        self.stop()
+
+    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
+        self.stop()
+
+    def on_text(self, text: str, **kw: Any) -> None:
+        # Notices printed on this console show above the spinner; an interruption ends it.
+        if kw.get("kind") == "interrupted":
+            self.stop()
+
+    def on_chain_end(self, outputs: dict[str, Any], **kw: Any) -> None:
+        self.stop()
+
+    def on_chain_error(self, error: BaseException, **kw: Any) -> None:
+        self.stop()

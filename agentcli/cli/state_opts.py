@@ -1,0 +1,56 @@
+"""``--state``, ``--state-file`` and ``--schema``: run state fields and a structured answer."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import ConfigError
+from agentcli.state import StateSchema
+
+
+def _json_file(path: Path, flag: str) -> Any:
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{flag} {path}: cannot read it ({type(err).__name__}: {err})") from None
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise ConfigError(f"{flag} {path} is not valid JSON ({err}); fix the file") from None
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """State fields and an answer schema given on the command line."""
+
+    pairs: tuple[str, ...] = ()
+    from_file: dict[str, Any] = field(default_factory=dict)
+    schema: dict[str, Any] | None = None
+
+    @classmethod
+    def from_flags(
+        cls, pairs: list[str], state_file: Path | None, schema: Path | None
+    ) -> RunInputs:
+        """Read the files now, so a bad file fails before any model is contacted."""
+        loaded: dict[str, Any] = {}
+        if state_file is not None:
+            data = _json_file(state_file, "--state-file")
+            if not isinstance(data, dict):
+                raise ConfigError(f"--state-file {state_file} must hold a JSON object of fields")
+            loaded = data
+        answer_schema = None
+        if schema is not None:
+            answer_schema = _json_file(schema, "--schema")
+            if not isinstance(answer_schema, dict):
+                raise ConfigError(f"--schema {schema} must hold a JSON Schema object")
+            from agentcli.structured import check_schema
+
+            check_schema(answer_schema, f"--schema {schema}")
+        return cls(tuple(pairs), loaded, answer_schema)
+
+    def values(self, schema: StateSchema) -> dict[str, Any]:
+        """The fields, checked against the run's state schema (flags win over the file)."""
+        return {**self.from_file, **schema.parse_pairs(self.pairs)}

@@ -1,0 +1,199 @@
+"""The run's one event stream: every thing that happens in a run, as a typed event.
+
+The executor emits each event once, in order, to its subscribers (callback handlers through
+:class:`agentcli.callbacks.manager.CallbackManager`, metrics, trace, the CLI renderers) and
+yields it from ``stream``/``astream``. ``kind`` tells the events apart::
+
+    model_start -> token* -> model_end | model_error     one model request
+    action                                               the agent chose a tool
+    tool_start -> observation | tool_error+observation   one tool call
+    state_update                                         updates applied after a step
+    parse_error                                          the reply could not be read
+    notice                                               retry, fallback, cache hit, approval...
+    limit -> finish -> end                               how the run ended
+
+Every event is a frozen dataclass; ``RunEvent`` is their union.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentcli.schema import (
+    AgentAction,
+    AgentFinish,
+    AgentStep,
+    ChatRequest,
+    ChatResult,
+    RunResult,
+)
+
+ToolInput = str | dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelStart:
+    """A model request is about to be sent."""
+
+    request: ChatRequest
+    model: str
+    kind: Literal["model_start"] = "model_start"
+
+
+@dataclass(frozen=True)
+class ModelToken:
+    """A streamed piece of the model's text."""
+
+    text: str
+    kind: Literal["token"] = "token"
+
+
+@dataclass(frozen=True)
+class ModelEnd:
+    """A model request completed; usage and cost come from here, nowhere else."""
+
+    result: ChatResult
+    model: str
+    elapsed: float
+    cost: float | None = None
+    kind: Literal["model_end"] = "model_end"
+
+
+@dataclass(frozen=True)
+class ModelError:
+    """A model request failed."""
+
+    error: BaseException
+    model: str
+    kind: Literal["model_error"] = "model_error"
+
+
+@dataclass(frozen=True)
+class ActionEvent:
+    """The agent chose a tool."""
+
+    action: AgentAction
+    kind: Literal["action"] = "action"
+
+
+@dataclass(frozen=True)
+class ToolStart:
+    """A tool is about to run with this input."""
+
+    tool: str
+    tool_input: ToolInput
+    call_id: str | None = None
+    kind: Literal["tool_start"] = "tool_start"
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """A tool raised; the error text becomes its observation."""
+
+    tool: str
+    error: BaseException
+    call_id: str | None = None
+    kind: Literal["tool_error"] = "tool_error"
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A tool call ended: the step (action and what the model will read)."""
+
+    step: AgentStep
+    status: Literal["ok", "error", "invalid", "denied"] = "ok"
+    kind: Literal["observation"] = "observation"
+
+    @property
+    def action(self) -> AgentAction:
+        """The action this observation answers."""
+        return self.step.action
+
+
+@dataclass(frozen=True)
+class StateUpdate:
+    """State updates applied after a step, in the order they were declared."""
+
+    update: dict[str, Any]
+    kind: Literal["state_update"] = "state_update"
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """The model's reply could not be read; the step tells it what was wrong."""
+
+    step: AgentStep
+    kind: Literal["parse_error"] = "parse_error"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth showing that is not a step: retry, fallback, cache hit, approval."""
+
+    topic: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    kind: Literal["notice"] = "notice"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit stopped the loop (``reason`` is the stop reason)."""
+
+    reason: str
+    kind: Literal["limit"] = "limit"
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The run's answer."""
+
+    finish: AgentFinish
+    kind: Literal["finish"] = "finish"
+
+    @property
+    def output(self) -> str:
+        """The answer text."""
+        return self.finish.output
+
+
+@dataclass(frozen=True)
+class End:
+    """The last event of every run; holds the result."""
+
+    result: RunResult
+    kind: Literal["end"] = "end"
+
+
+RunEvent = (
+    ModelStart | ModelToken | ModelEnd | ModelError | ActionEvent | ToolStart | ToolError
+    | Observation | StateUpdate | ParseError | Notice | Limit | Finish | End
+)
+
+
+# The emitter of the run in progress, so wrappers deep in a model call (retries, fallback,
+# cache) can report a Notice without every provider taking the run as an argument.
+_emitter: contextvars.ContextVar[Callable[[RunEvent], None] | None] = contextvars.ContextVar(
+    "agentcli_emitter", default=None
+)
+
+
+@contextmanager
+def notifying(emit: Callable[[RunEvent], None]) -> Iterator[None]:
+    """Send :func:`notify` calls made inside this block to ``emit``."""
+    token = _emitter.set(emit)
+    try:
+        yield
+    finally:
+        _emitter.reset(token)
+
+
+def notify(topic: str, text: str, **data: Any) -> None:
+    """Emit a :class:`Notice` to the run in progress (a no-op outside one)."""
+    emit = _emitter.get()
+    if emit is not None:
+        emit(Notice(topic, text, data))

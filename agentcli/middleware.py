@@ -1,0 +1,288 @@
+"""Middleware: hooks around the model call and each tool call.
+
+* ``before_model(state, run)`` / ``after_model(state, result, run)`` return a state update
+  (or None). An update may set ``jump_to``: ``"end"`` ends the run, ``"model"`` (after the
+  model) skips the tools and asks the model again, ``"tools"`` carries on as usual.
+  Raising :class:`StopRun` ends the loop as a limit (early stopping then applies).
+* ``wrap_tool_call(call, handler)`` runs around one tool call: call ``handler(call)`` to run
+  the tool (or what the next middleware wraps), or return text without calling it.
+
+The first middleware in the list is the outermost. The executor's own rules are middleware
+too (:class:`ObservationCap`, :class:`ApprovalGate`, :class:`Budget`), built from its options.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentcli.schema import AgentAction, ChatResult, Usage
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
+    from agentcli.models.base import BaseChatModel
+    from agentcli.state import Command
+    from agentcli.tools.base import Tool, ToolInput
+
+
+class StopRun(Exception):
+    """Raised by middleware to end the loop as a limit with this stop reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Denied(str):
+    """A tool observation that says the call was refused (not run)."""
+
+    __slots__ = ()
+
+
+@dataclass
+class RunInfo:
+    """What middleware may read about the run in progress (counters, per-run memos)."""
+
+    run_id: str
+    iterations: int = 0
+    model_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+    unpriced: bool = False
+    memo: dict[str, Any] = field(default_factory=dict)  # per-run scratch space, by middleware
+    emit: Callable[[RunEvent], None] = lambda event: None
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """One tool call on its way to the tool: what middleware sees and may replace."""
+
+    action: AgentAction
+    tool: Tool
+    tool_input: ToolInput
+    state: Mapping[str, Any]
+    run: RunInfo
+
+    @property
+    def call_id(self) -> str | None:
+        """The model's id for this call, if it gave one."""
+        return self.action.tool_call_id
+
+
+Handler = Callable[[ToolCallRequest], "str | Command"]
+AsyncHandler = Callable[[ToolCallRequest], Awaitable["str | Command"]]
+
+
+class AgentMiddleware:
+    """Base class: every hook passes through unless overridden."""
+
+    def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
+        """Runs before each model request; may return a state update."""
+        return None
+
+    def after_model(
+        self, state: Mapping[str, Any], result: ChatResult, run: RunInfo
+    ) -> dict[str, Any] | None:
+        """Runs after each model reply; may return a state update."""
+        return None
+
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+        """Runs around one tool call."""
+        return handler(call)
+
+    async def awrap_tool_call(
+        self, call: ToolCallRequest, handler: AsyncHandler
+    ) -> str | Command:
+        """Async :meth:`wrap_tool_call`; by default the sync hook runs in a worker thread."""
+        if type(self).wrap_tool_call is AgentMiddleware.wrap_tool_call:
+            return await handler(call)
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+
+        def bridge(c: ToolCallRequest) -> str | Command:
+            return asyncio.run_coroutine_threadsafe(handler(c), loop).result()  # type: ignore[arg-type]
+
+        return await asyncio.to_thread(self.wrap_tool_call, call, bridge)
+
+
+# ---------------------------------------------------------------------- the executor's rules
+def truncate_middle(text: str, limit: int | None) -> str:
+    """Keep the head and tail of a long text, with a marker saying how much was cut."""
+    if limit is None or limit <= 0 or len(text) <= limit:
+        return text
+    head = int(limit * 0.7)
+    tail = max(0, limit - head)
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n[... {cut:,} characters cut ...]\n{text[len(text) - tail:]}"
+
+
+class ObservationCap(AgentMiddleware):
+    """Observations longer than ``limit`` characters keep their head and tail."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+
+    def _cap(self, value: str | Command) -> str | Command:
+        if isinstance(value, str) and not isinstance(value, Denied):
+            return truncate_middle(value, self.limit)
+        return value
+
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+        """Cap the tool's text."""
+        return self._cap(handler(call))
+
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> str | Command:
+        """Cap the tool's text."""
+        return self._cap(await handler(call))
+
+
+@dataclass(frozen=True)
+class Approval:
+    """An approver's verdict on one dangerous call; ``tool_input`` replaces the input if set."""
+
+    allowed: bool
+    reason: str = ""
+    tool_input: ToolInput | None = None
+
+
+Approver = Callable[["Tool", "ToolInput"], Approval]
+
+
+def deny_all(tool: Tool, tool_input: ToolInput) -> Approval:
+    """The core default: dangerous calls are refused unless an approver says otherwise."""
+    return Approval(False, "no approver is configured for dangerous tools")
+
+
+def allow_all(tool: Tool, tool_input: ToolInput) -> Approval:
+    """Approve every call (``--yes``)."""
+    return Approval(True, "approved by --yes")
+
+
+class ApprovalGate(AgentMiddleware):
+    """Dangerous tools run only with the approver's yes; a no goes back to the model."""
+
+    def __init__(self, approver: Approver) -> None:
+        self.approver = approver
+
+    def _verdict(self, call: ToolCallRequest) -> tuple[ToolCallRequest | None, Denied | None]:
+        from dataclasses import replace
+
+        from agentcli.events import Notice
+
+        tool = call.tool
+        if not tool.dangerous:
+            return call, None
+        verdict = self.approver(tool, call.tool_input)
+        word = "approved" if verdict.allowed else "denied"
+        call.run.emit(Notice("approval", f"{word} {tool.name}: {verdict.reason}", {
+            "tool": tool.name, "allowed": verdict.allowed, "verdict": word,
+            "reason": verdict.reason, "tool_input": call.tool_input,
+            "edited_input": verdict.tool_input,
+        }))
+        if not verdict.allowed:
+            because = f" ({verdict.reason})" if verdict.reason else ""
+            return None, Denied(f"Denied: the user did not approve running {tool.name}{because}."
+                                " Try another way or answer without it.")
+        if verdict.tool_input is not None:
+            call = replace(call, tool_input=verdict.tool_input)
+        return call, None
+
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+        """Ask the approver before a dangerous call."""
+        approved, denial = self._verdict(call)
+        return denial if approved is None else handler(approved)  # type: ignore[return-value]
+
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> str | Command:
+        """Ask the approver (in a thread: it may prompt) before a dangerous call."""
+        import asyncio
+
+        approved, denial = await asyncio.to_thread(self._verdict, call)
+        return denial if approved is None else await handler(approved)  # type: ignore[return-value]
+
+
+class Budget(AgentMiddleware):
+    """Stops the run (stop reason ``budget``) once tokens or cost reach their limit."""
+
+    def __init__(self, max_tokens: int | None = None, max_cost: float | None = None) -> None:
+        self.max_tokens = max_tokens
+        self.max_cost = max_cost
+
+    def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
+        """Refuse another model call past the budget."""
+        if self.max_tokens is not None and run.usage.total_tokens >= self.max_tokens:
+            raise StopRun("budget")
+        if self.max_cost is not None and run.cost >= self.max_cost:
+            raise StopRun("budget")
+        return None
+
+
+# ---------------------------------------------------------------------- built-ins users ask for
+class ToolCallLimit(AgentMiddleware):
+    """At most ``limit`` calls per run to ``tool`` (each tool when None); later ones are refused."""
+
+    def __init__(self, limit: int, tool: str | None = None) -> None:
+        if limit < 0:
+            raise ValueError("the call limit must be 0 or more")
+        self.limit = limit
+        self.tool = tool
+        self._lock = threading.Lock()
+
+    def _allowed(self, call: ToolCallRequest) -> bool:
+        name = call.tool.name
+        if self.tool is not None and name != self.tool:
+            return True
+        key = f"{id(self)}:{name}"
+        with self._lock:
+            count = call.run.memo.get(key, 0)
+            call.run.memo[key] = count + 1
+        return bool(count < self.limit)
+
+    def _refusal(self, call: ToolCallRequest) -> Denied:
+        return Denied(f"{call.tool.name} may be called at most {self.limit} time(s) in a run; "
+                      "do not call it again. Use what you have.")
+
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+        """Run the call only while under the limit."""
+        return handler(call) if self._allowed(call) else self._refusal(call)
+
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> str | Command:
+        """Run the call only while under the limit."""
+        return await handler(call) if self._allowed(call) else self._refusal(call)
+
+
+class Summarization(AgentMiddleware):
+    """Past ``max_tokens`` (estimated at 4 characters a token), older messages become a summary.
+
+    The last ``keep`` messages stay as they are; a tool message is never separated from the
+    assistant turn that called it. The summary is written by ``llm``.
+    """
+
+    def __init__(self, llm: BaseChatModel, *, max_tokens: int = 4000, keep: int = 6) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.keep = keep
+
+    def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
+        """Replace old messages with one summary message when the history is too long."""
+        from agentcli.schema import Message, user
+        from agentcli.state import Overwrite
+
+        messages: list[Message] = list(state.get("messages") or [])
+        if sum(len(m.content) for m in messages) // 4 <= self.max_tokens:
+            return None
+        cut = max(0, len(messages) - self.keep)
+        while 0 < cut < len(messages) and messages[cut].role == "tool":
+            cut -= 1  # keep each tool result with the call before it
+        old, recent = messages[:cut], messages[cut:]
+        if not old:
+            return None
+        transcript = "\n".join(f"{m.role}: {m.content}" for m in old)
+        reply = self.llm.generate([user(
+            "Summarize this conversation so far in a few sentences, keeping every fact, "
+            f"number and decision that later turns may need:\n\n{transcript}"
+        )])
+        summary = user(f"Summary of the earlier conversation: {reply.text.strip()}")
+        return {"messages": Overwrite([summary, *recent])}

@@ -1,0 +1,131 @@
+"""Model options (``-o KEY VALUE`` and ``model_options:``): validated, then sent in every request.
+
+The rule: the well-known sampling keys are checked (range and type); any other field of the
+request body must be written ``extra.NAME`` (``-o extra.enable_thinking false``) and is passed
+through as given. A bare unknown key is an error, so a typo never silently does nothing.
+Fields agentcli sets itself (``model``, ``messages``, ``tools``, ...) cannot be overridden.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+EXTRA = "extra."
+_RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "stop"})
+
+
+class OptionError(ValueError):
+    """A model option that is unknown or out of range (the message is complete)."""
+
+
+def _number(lo: float, hi: float) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value)
+        if not lo <= number <= hi:
+            raise ValueError
+        return number
+
+    return check
+
+
+def _integer(minimum: int | None) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool | float):
+            raise ValueError
+        number = int(str(value).strip())
+        if minimum is not None and number < minimum:
+            raise ValueError
+        return number
+
+    return check
+
+
+# name -> (check, what is allowed)
+KNOWN: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "temperature": (_number(0.0, 2.0), "a number from 0 to 2"),
+    "top_p": (_number(0.0, 1.0), "a number from 0 to 1"),
+    "max_tokens": (_integer(1), "a positive integer (tokens per reply)"),
+    "seed": (_integer(None), "an integer"),
+    "frequency_penalty": (_number(-2.0, 2.0), "a number from -2 to 2"),
+    "presence_penalty": (_number(-2.0, 2.0), "a number from -2 to 2"),
+}
+
+
+def _unknown(key: str) -> OptionError:
+    close = difflib.get_close_matches(key, list(KNOWN), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return OptionError(
+        f"unknown model option {key!r}{hint}; known: {', '.join(KNOWN)}; "
+        f"send any other request field as extra.{key}"
+    )
+
+
+def _text_value(text: str) -> Any:
+    """A value typed on the command line: JSON when it parses (true, 3, {...}), else text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def check_option(key: str, value: Any) -> tuple[str, Any]:
+    """Validate one option; returns its canonical key (``extra.NAME`` kept) and value."""
+    key = str(key).strip()
+    if key.startswith(EXTRA):
+        name = key.removeprefix(EXTRA)
+        if not name:
+            raise OptionError("extra. needs a field name, e.g. extra.enable_thinking")
+        if name in _RESERVED:
+            raise OptionError(f"{key}: {name!r} is set by agentcli and cannot be overridden")
+        return key, value
+    if key not in KNOWN:
+        raise _unknown(key)
+    check, allowed = KNOWN[key]
+    try:
+        return key, check(value)
+    except (TypeError, ValueError):
+        raise OptionError(f"model option {key!r} must be {allowed}, got {value!r}") from None
+
+
+def check_options(raw: Any) -> dict[str, Any]:
+    """Validate a mapping of options; a nested ``extra: {NAME: value}`` is flattened."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise OptionError("model_options must be a mapping of option: value")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "extra" and isinstance(value, Mapping):
+            for name, inner in value.items():
+                canon, checked = check_option(EXTRA + str(name), inner)
+                out[canon] = checked
+            continue
+        canon, checked = check_option(str(key), value)
+        out[canon] = checked
+    return out
+
+
+def parse_pairs(pairs: list[tuple[str, str]] | None) -> dict[str, Any] | None:
+    """``-o KEY VALUE`` pairs as a raw mapping (validated later with the other settings).
+
+    An ``extra.NAME`` value is read as JSON when it parses (``true``, ``3``, ``{...}``).
+    """
+    if not pairs:
+        return None
+    return {key: _text_value(value) if key.startswith(EXTRA) else value
+            for key, value in pairs}
+
+
+def request_fields(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields to merge into a request body (``extra.`` prefixes removed)."""
+    return {key.removeprefix(EXTRA): value for key, value in options.items()}
+
+
+def effective_options(temperature: float, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option a request carries: the ``temperature`` setting, then the model options."""
+    return {"temperature": temperature, **request_fields(options)}

@@ -1,0 +1,64 @@
+"""Saving a chat turn to a session that other chats may be writing at the same time.
+
+Optimistic concurrency: a chat remembers the memory version it loaded; the store writes the
+turn only if the session is still at that version. When another chat wrote first, its state
+is re-read, this chat's turn is added on top of it (so the other writer's turns come first
+and are kept), and the write is tried again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agentcli.errors import SessionConflictError
+from agentcli.memory import Memory, restore
+from agentcli.schema import RunResult
+
+if TYPE_CHECKING:
+    from agentcli.store import Store
+
+_ATTEMPTS = 8
+
+
+def commit_turn(
+    store: Store,
+    session: str,
+    memory: Memory,
+    question: str,
+    result: RunResult,
+    *,
+    version: int,
+    model: str | None = None,
+    agent: str | None = None,
+    options: dict[str, Any] | None = None,
+    on_memory_error: Callable[[Exception], None] | None = None,
+) -> int:
+    """Add the turn to ``memory`` and commit it; return the session's new memory version.
+
+    ``memory`` ends up holding every writer's turns. A memory that cannot record the turn
+    (e.g. a summary model failing) is reported to ``on_memory_error``; the turn is saved.
+    """
+    for _ in range(_ATTEMPTS):
+        try:
+            memory.add_turn(question, result.output)
+        except Exception as err:
+            if on_memory_error is None:
+                raise
+            on_memory_error(err)
+        try:
+            store.add_turn(session, question, result, memory_state=memory.to_state(),
+                           model=model, agent=agent, options=options,
+                           expected_version=version)
+            return version + 1
+        except SessionConflictError:
+            info = store.session(session)
+            if info is None:
+                raise
+            memory.clear()  # the stored state replaces ours; our turn is added again on top
+            restore(memory, info.memory_state)
+            version = info.memory_version
+    raise SessionConflictError(
+        f"session {session!r} kept changing while this chat saved its turn; the answer is "
+        "in the run log (agent logs) but not in the session: try again or use another session"
+    )

@@ -1,0 +1,112 @@
+"""Middleware hooks: before/after the model, around tool calls, jump_to; the built-ins."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentcli import create_agent, tool
+from agentcli.agents import initialize_agent, register_agent
+from agentcli.middleware import (
+    AgentMiddleware,
+    RunInfo,
+    Summarization,
+    ToolCallLimit,
+    ToolCallRequest,
+)
+from agentcli.models.fake import FakeChatModel
+from agentcli.schema import ChatResult, Message, ToolCall
+
+
+@tool
+def lookup(city: str) -> str:
+    """Look up the weather."""
+    return f"sunny in {city}"
+
+
+def calls(*cities: str) -> ChatResult:
+    return ChatResult("", tool_calls=tuple(
+        ToolCall(f"c{i}", "lookup", f'{{"city": "{c}"}}') for i, c in enumerate(cities)))
+
+
+def test_tool_call_limit_refuses_calls_past_the_limit() -> None:
+    model = FakeChatModel([calls("Oslo"), calls("Rome"), "done"])
+    agent = create_agent(model, [lookup], middleware=[ToolCallLimit(1, tool="lookup")])
+    result = agent.executor.invoke("weather?")
+    observations = [s.observation for s in result.steps]
+    assert observations[0] == "sunny in Oslo"
+    assert "at most 1 time" in observations[1]
+
+
+def test_wrap_tool_call_sees_and_replaces_the_call() -> None:
+    seen: list[str] = []
+
+    class Shout(AgentMiddleware):
+        def wrap_tool_call(self, call: ToolCallRequest, handler: Any) -> Any:
+            seen.append(call.call_id or "")
+            return str(handler(call)).upper()
+
+    model = FakeChatModel([calls("Oslo"), "done"])
+    result = create_agent(model, [lookup], middleware=[Shout()]).executor.invoke("w?")
+    assert seen == ["c0"] and result.steps[0].observation == "SUNNY IN OSLO"
+
+
+def test_jump_to_end_after_the_model() -> None:
+    class EndOnRefusal(AgentMiddleware):
+        def after_model(self, state: Mapping[str, Any], result: ChatResult,
+                        run: RunInfo) -> dict[str, Any] | None:
+            return {"jump_to": "end"} if "cannot" in result.text else None
+
+    model = FakeChatModel(["I cannot help with that."])
+    result = create_agent(model, [lookup], middleware=[EndOnRefusal()]).executor.invoke("x")
+    assert (result.stop_reason, result.output) == ("jump_to_end", "I cannot help with that.")
+
+
+def test_before_model_update_reaches_the_request() -> None:
+    class AddHint(AgentMiddleware):
+        def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
+            if run.iterations == 0:
+                return {"messages": [Message("user", "Answer in French.")]}
+            return None
+
+    model = FakeChatModel(["Bonjour"])
+    create_agent(model, [], middleware=[AddHint()]).invoke("hello")
+    assert model.requests[0].messages[-1].content == "Answer in French."
+
+
+def test_summarization_replaces_old_messages_with_a_summary() -> None:
+    summarizer = FakeChatModel(lambda messages: "They talked about Oslo weather.")
+    model = FakeChatModel([calls("Oslo"), calls("Rome"), "done"])
+    middleware = Summarization(summarizer, max_tokens=10, keep=2)
+    out = create_agent(model, [lookup], middleware=[middleware]).invoke("weather " * 40)
+    last = model.requests[-1].messages
+    assert any("Summary of the earlier conversation: They talked" in m.content for m in last)
+    assert len(summarizer.requests) >= 1
+    assert out["messages"][0].content.startswith("Summary of the earlier conversation")
+
+
+def test_a_new_agent_type_is_a_module_a_prompt_and_one_registry_line(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The toy type below is the whole change: its module, its prompt file, one line."""
+    (tmp_path / "toy_prompt.txt").write_text("Answer in one word: {input}\n")
+    (tmp_path / "toy_agent.py").write_text(
+        "from pathlib import Path\n"
+        "from agentcli.agents.base import Agent\n"
+        "from agentcli.schema import AgentFinish, ChatRequest, user\n"
+        "PROMPT = (Path(__file__).parent / 'toy_prompt.txt').read_text()\n"
+        "class OneWord(Agent):\n"
+        "    agent_type = 'one-word'\n"
+        "    summary = 'Answers in one word, never uses tools.'\n"
+        "    def request(self, state, *, final=False):\n"
+        "        return ChatRequest((user(PROMPT.replace('{input}', state['input'])),))\n"
+        "    def decide(self, result):\n"
+        "        return AgentFinish({'output': result.text.split()[0]}, result.text)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_agent("one-word", "toy_agent:OneWord")  # the one registry line
+    model = FakeChatModel(["Blue, mostly."])
+    result = initialize_agent([], model, "one-word").invoke("Sky colour?")
+    assert result.output == "Blue,"
+    assert model.requests[0].messages[0].content == "Answer in one word: Sky colour?\n"
