@@ -24,10 +24,9 @@ def _prepare(settings: Settings, err: Console | None = None) -> dict[str, ToolSp
 
     prepare_registry(settings)
     if warnings_seen:
-        from rich.console import Console
         from rich.text import Text
 
-        err = err or Console(stderr=True)
+        err = err or console(stderr=True)
         for line in warnings_seen:
             err.print(Text("warning: " + line, style="yellow"))
     warnings_seen.clear()
