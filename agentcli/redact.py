@@ -16,6 +16,7 @@ The model itself may see file contents the user allowed; only what is kept or sh
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -38,6 +39,7 @@ _lock = threading.Lock()
 _remembered: set[str] = set()
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """True for variable names that hold secrets (``*_API_KEY``, ``*_TOKEN``, passwords, ...)."""
     return bool(_SECRET_NAME.search(name))

@@ -61,7 +61,6 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:9/v1")  # discard port: nothing there
     monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)

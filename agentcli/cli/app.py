@@ -118,7 +118,9 @@ def main_options(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
     ),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show tracebacks on errors (also accepted after the subcommand)."
+    ),
 ) -> None:
     """Global options."""
     _state["debug"] = debug
@@ -127,7 +129,9 @@ def main_options(
         # stderr; our own error line says what went wrong. --debug shows them.
         import logging
 
-        logging.getLogger().addHandler(logging.NullHandler())
+        root = logging.getLogger()
+        if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
+            root.addHandler(logging.NullHandler())
 
 
 def _env() -> dict[str, str]:

@@ -17,6 +17,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 
+from agentcli import exit_codes
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
 from agentcli.cli.running import sent_options
@@ -256,7 +257,7 @@ class ChatRepl:
                 self.ask(text)
         finally:
             self.close()
-        return 0
+        return exit_codes.OK
 
     def close(self) -> None:
         """Release the model client, the event loop and the database."""

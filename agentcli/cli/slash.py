@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcli.cli.live import note, warn
+from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
@@ -108,7 +109,7 @@ def _memory(repl: ChatRepl, arg: str) -> None:
     else:
         note(repl.console, f"{repl.memory.kind} memory, {len(messages)} message(s):")
     for m in messages:
-        repl.console.print(Text(f"{m.role}: ", style="bold") + Text(m.content))
+        repl.console.print(Text(f"{m.role}: ", style="bold") + Text(display(m.content)))
 
 
 def _clear(repl: ChatRepl, arg: str) -> None:
@@ -128,8 +129,8 @@ def _session(repl: ChatRepl, arg: str) -> None:
 def _sessions(repl: ChatRepl, arg: str) -> None:
     for info in repl.store.sessions():
         mark = "*" if info.name == repl.session else " "
-        repl.console.print(f"{mark} {info.name}  ({info.turns} turns)", markup=False,
-                           highlight=False)
+        repl.console.print(f"{mark} {safe_text(info.name)}  ({info.turns} turns)",
+                           markup=False, highlight=False)
 
 
 def _save(repl: ChatRepl, arg: str) -> None:
@@ -198,7 +199,8 @@ def dispatch(repl: ChatRepl, line: str) -> object:
     try:
         return entry[1](repl, arg.strip())
     except Exception as err:
-        repl.console.print(f"error: {err}", style="bold red", markup=False, highlight=False)
+        repl.console.print(f"error: {display(str(err))}", style="bold red", markup=False,
+                           highlight=False)
         return None
 
 

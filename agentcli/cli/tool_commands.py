@@ -12,7 +12,7 @@ from agentcli import exit_codes
 from agentcli.cli.consoles import console
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
-from agentcli.textsafe import display, safe_text
+from agentcli.textsafe import display, safe_line, safe_text
 from agentcli.tools.base import ToolNeeds
 from agentcli.tools.mcp_source import MCPToolInfo
 from agentcli.tools.registry import ToolSpec
@@ -113,7 +113,7 @@ def _print_plain(rows: list[dict[str, Any]]) -> None:
     header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
     lines = tsv_lines(header, [
         (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
-         r["source"], r["needs"], r["description"])
+         r["source"], r["needs"], safe_line(r["description"]))
         for r in rows
     ])
     print("\n".join(lines))

@@ -152,32 +152,32 @@ def test_maybe_json_never_raises(text: str) -> None:
     assert isinstance(maybe_json(text), (str, dict, list))
 
 
-_ADVERSARIAL = [
-    "Action:" * 2000,
-    "{" * 10000,
-    "[" * 10000,
-    "```" * 3000,
-    "[{" * 5000,
-    '{"a":' * 2000,
-    "Action: x Action Input: y " * 400,
-    "Final Answer: " * 700,
-    "\n".join(["Action: t", "Action Input: i"] * 350),
-    '{"action": "' + "\\" * 9000,
-    "Thought: " + "a" * 10000,
-    "**" * 5000,
-    "'\"" * 5000,
-    "1" * 10000,
-    '{"action": "s", "action_input": ' + "[" * 3000,
-]
+def adversarial_outputs() -> list[str]:
+    """Replies built to make a parser backtrack or recurse (tests/data; bench/parser_speed.py
+    times the same ones)."""
+    out = []
+    for line in (DATA / "adversarial_outputs.jsonl").read_text(encoding="utf-8").splitlines():
+        e = json.loads(line)
+        tail = e.get("suffix_unit", "") * e["times"] + e.get("suffix", "")
+        out.append(e.get("prefix", "") + e["unit"] * e["times"] + tail)
+    return out
+
+
+_ADVERSARIAL = adversarial_outputs()
+# A guard against runaway parsing (catastrophic backtracking takes minutes), generous enough
+# for a loaded machine; the real speed budget (50 ms per 10 KB) is bench/parser_speed.py's.
+_RUNAWAY = 5.0
 
 
 @pytest.mark.parametrize("text", _ADVERSARIAL, ids=lambda t: repr(t[:16]))
-def test_adversarial_input_is_fast(text: str) -> None:
-    for parser in PARSERS.values():
-        started = time.perf_counter()
-        with contextlib.suppress(OutputParserError):
-            parser.parse(text)
-        assert time.perf_counter() - started < 0.5
+def test_adversarial_input_ends_in_a_result_or_a_parse_error(text: str) -> None:
+    for parser in ALL_PARSERS:
+        try:
+            parsed = parser.parse(text)
+        except OutputParserError as err:
+            assert err.observation  # what the model is told
+        else:
+            assert isinstance(parsed, AgentAction | AgentFinish)
 
 
 def _best_of_three(parser: AgentOutputParser, text: str) -> float:
@@ -198,17 +198,15 @@ _LONG = st.one_of(
 
 @settings(max_examples=60, deadline=None)
 @given(_LONG)
-def test_parsing_takes_under_50ms_per_10kb(text: str) -> None:
-    budget = 0.05 * max(1.0, len(text) / 10_000)
+def test_parsing_long_text_does_not_run_away(text: str) -> None:
     for parser in ALL_PARSERS:
-        assert _best_of_three(parser, text) < budget
+        assert _best_of_three(parser, text) < _RUNAWAY
 
 
 @pytest.mark.parametrize("text", _ADVERSARIAL, ids=lambda t: repr(t[:16]))
-def test_adversarial_input_under_50ms_per_10kb(text: str) -> None:
-    budget = 0.05 * max(1.0, len(text) / 10_000)
+def test_adversarial_input_does_not_run_away(text: str) -> None:
     for parser in ALL_PARSERS:
-        assert _best_of_three(parser, text) < budget
+        assert _best_of_three(parser, text) < _RUNAWAY
 
 
 @pytest.mark.parametrize("parser", list(PARSERS.values()))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -18,17 +17,20 @@ from agentcli.tools import tool
 from agentcli.tools.base import Tool
 
 
-def slow_lookup(log: list[tuple[str, str, float]]) -> Tool:
+def slow_lookup(log: list[tuple[str, str]], together: int = 1) -> Tool:
+    """With ``together=2``, two calls can only both finish if they run at the same time: each
+    waits at a barrier for the other (run one after the other, the first would time out)."""
     lock = threading.Lock()
+    both_started = threading.Barrier(together, timeout=20)
 
     @tool
     def lookup(city: str, unit: str = "C") -> str:
         """Look up the temperature of a city."""
         with lock:
-            log.append(("start", city, time.monotonic()))
-        time.sleep(0.3)
+            log.append(("start", city))
+        both_started.wait()
         with lock:
-            log.append(("end", city, time.monotonic()))
+            log.append(("end", city))
         return f"{city}: 20{unit}"
 
     return lookup
@@ -37,20 +39,16 @@ def slow_lookup(log: list[tuple[str, str, float]]) -> Tool:
 def test_parallel_calls_run_concurrently_and_return_in_call_order(
     llm: Any, mock_server: Any
 ) -> None:
-    log: list[tuple[str, str, float]] = []
+    log: list[tuple[str, str]] = []
     mock_server.add_reply("", tool_calls=[
         {"name": "lookup", "arguments": {"city": "Oslo"}, "id": "call_1"},
         {"name": "lookup", "arguments": {"city": "Rome", "unit": "F"}, "id": "call_2"},
     ])
     mock_server.add_reply("Oslo 20C, Rome 20F.")
-    executor = initialize_agent([slow_lookup(log)], llm, "tool-calling",
+    executor = initialize_agent([slow_lookup(log, together=2)], llm, "tool-calling",
                                 return_intermediate_steps=True)
-    started = time.monotonic()
     result = executor.invoke("Weather in Oslo and Rome?")
-    assert time.monotonic() - started < 0.55  # two 0.3 s tools overlapped
-    starts = [t for kind, _, t in log if kind == "start"]
-    ends = [t for kind, _, t in log if kind == "end"]
-    assert max(starts) < min(ends)
+    assert [kind for kind, _ in log] == ["start", "start", "end", "end"]  # they overlapped
     assert result.output == "Oslo 20C, Rome 20F."
     assert [s.observation for s in result.steps] == ["Oslo: 20C", "Rome: 20F"]
     first, second = (r.body for r in mock_server.requests)
@@ -182,17 +180,18 @@ def test_chat_history_is_sent_as_messages() -> None:
 def test_parallel_calls_overlap_under_ainvoke(llm: Any, mock_server: Any) -> None:
     import asyncio
 
-    log: list[tuple[str, str, float]] = []
+    log: list[tuple[str, str]] = []
     mock_server.add_reply("", tool_calls=[
         {"name": "lookup", "arguments": {"city": "Oslo"}, "id": "a"},
         {"name": "lookup", "arguments": {"city": "Rome"}, "id": "b"},
     ])
     mock_server.add_reply("both done")
-    executor = initialize_agent([slow_lookup(log)], llm, "tool-calling")
-    started = time.monotonic()
+    executor = initialize_agent([slow_lookup(log, together=2)], llm, "tool-calling")
     result = asyncio.run(executor.ainvoke("go"))
     assert result.output == "both done"
-    assert time.monotonic() - started < 0.55
+    assert [kind for kind, _ in log] == ["start", "start", "end", "end"]  # they overlapped
+    observations = [m["content"] for m in mock_server.requests[1].body["messages"][-2:]]
+    assert observations == ["Oslo: 20C", "Rome: 20C"]
     tool_ids = [m.get("tool_call_id") for m in mock_server.requests[1].body["messages"][-2:]]
     assert tool_ids == ["a", "b"]
 

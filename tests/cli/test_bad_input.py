@@ -187,6 +187,7 @@ def test_batch_line_nested_deep_is_an_error_row_and_the_rest_runs(
     assert proc.returncode == 2 and "2 answered, 1 bad input line (exit 2)" in proc.stderr
 
 
+@pytest.mark.slow  # waits out the server's 2 s handshake timeout, then its shutdown
 def test_mcp_server_printing_garbage_is_one_line(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     server = tmp_path / "junk.py"

@@ -184,8 +184,9 @@ def test_ctrl_c_cancels_a_slow_run_and_keeps_state(tmp_path: Path, mock_server: 
     out, _repl = chat(tmp_path / "a.db", "first\rslow one\rthird\r\x04",
                       lambda s: build_model(s, env), model="openai/any")
     thread.join()
-    assert time.monotonic() - cancelled_at[0] < 3  # not the 5 s the reply takes
+    assert cancelled_at  # the interrupt came while the slow reply was pending ...
     assert "Cancelled; back at the prompt" in out
+    assert "too slow" not in out  # ... and the run was cancelled, not waited out
     store = Store(tmp_path / "a.db")
     assert [t["question"] for t in store.turns("s")] == ["first", "third"]
     assert [r["stop_reason"] for r in store.runs()] == ["finished", "interrupted", "finished"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -176,16 +177,19 @@ def test_intermediate_steps_hidden_unless_asked() -> None:
 
 
 def test_multi_action_runs_all_in_order() -> None:
+    all_started = threading.Barrier(3, timeout=20)  # passes only if all three run at once
+    order: list[str] = []
+
     def slow(s: str) -> str:
-        time.sleep(0.2)
+        order.append(f"start {s}")
+        all_started.wait()
         return f"slow:{s}"
 
     tools = [Tool("slow", "slow", func=slow)]
-    start = time.monotonic()
     result, _ = run([[act("slow", "a"), act("slow", "b"), act("slow", "c")], finish()],
                     tools=tools)
     assert [s.observation for s in result.steps] == ["slow:a", "slow:b", "slow:c"]
-    assert time.monotonic() - start < 0.55  # ran concurrently, not 0.6 s in a row
+    assert sorted(order) == ["start a", "start b", "start c"]
 
 
 class Recorder(BaseCallbackHandler):

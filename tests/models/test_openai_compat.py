@@ -548,3 +548,37 @@ def test_stop_stream_matches_cut_at_stop(text: str, sizes: list[int], stop: str)
         pos += size
     out.append(stopper.flush())
     assert "".join(out) == cut_at_stop(text, [stop])[0]
+
+
+@pytest.mark.parametrize(("events", "words"), [
+    ([{"choices": "nope"}], "'choices' are not objects"),
+    ([{"choices": [{"delta": "text"}]}], "'delta' that is a str"),
+    ([delta(content={"odd": 1})], "'content' that is not text"),
+    ([delta(tool_calls="call it")], "'tool_calls' that are not a list"),
+    ([delta(tool_calls=[{"index": 0, "function": "f"}])], "'tool_calls' that are not a list"),
+])
+def test_malformed_stream_events_are_model_output_errors(
+    events: list[object], words: str, waits: list[float]
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=sse(*events),
+                              headers={"Content-Type": "text/event-stream"})
+
+    model, client = transport_model(handler, max_retries=0)
+    with client, pytest.raises(ModelOutputError, match=words) as info:
+        model.generate(MESSAGES, on_token=lambda t: None)
+    assert info.value.exit_code == 4
+
+
+def test_content_as_text_parts_and_usage_as_strings_are_read(waits: list[float]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={
+            "choices": [{"message": {"content": [{"type": "text", "text": "Final "},
+                                                 {"type": "text", "text": "Answer: 4"}]}}],
+            "usage": {"prompt_tokens": "7", "completion_tokens": None}})
+
+    model, client = transport_model(handler)
+    with client:
+        result = model.generate(MESSAGES)
+    assert result.text == "Final Answer: 4"
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (7, 0)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from agentcli.agents import initialize_agent
@@ -130,6 +131,7 @@ def test_cli_batch_eval_table(mock_server: Any, tmp_path: Path) -> None:
     assert "skipped (already in OUT)" in again.stdout and len(mock_server.requests) == 40
 
 
+@pytest.mark.slow  # a soak: about a minute on a busy machine
 def test_500_questions_with_10_percent_faults_give_500_lines_and_no_traceback(
     mock_server: Any, tmp_path: Path,
 ) -> None:

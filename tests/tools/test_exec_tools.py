@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,12 +43,31 @@ def test_terminal_exit_status_and_cap(tmp_path: Path) -> None:
     assert "output cut at 50" in out
 
 
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
+
+
 def test_terminal_timeout_kills_the_group(tmp_path: Path) -> None:
     term = _one("terminal", files_root=str(tmp_path), terminal_timeout=0.5)
-    start = time.monotonic()
-    with pytest.raises(ToolInputError, match="timed out"):
-        term.run("sleep 30 & sleep 30")  # type: ignore[attr-defined]
-    assert time.monotonic() - start < 5
+    marker = "317.123"  # a sleep length no other process uses
+    errors: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            term.run(f"sleep {marker} & sleep {marker}")  # type: ignore[attr-defined]
+        except BaseException as err:
+            errors.append(err)
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(timeout=120)  # generous: the sleeps would keep it busy for 317 s
+    assert not worker.is_alive() and len(errors) == 1
+    assert isinstance(errors[0], ToolInputError) and "timed out" in str(errors[0])
+    alive = [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p) == f"sleep {marker}"]
+    assert alive == []  # the background sleep was killed with its group
 
 
 def test_python_repl_keeps_state_and_shows_last_value(tmp_path: Path) -> None:

@@ -120,9 +120,7 @@ def test_100_mb_response_cut_at_cap(local_server: LocalServer) -> None:
 
     local_server.routes["/huge"] = huge
     tools = _tools(allow_private_network=True, requests_max_bytes=100_000)
-    start = time.monotonic()
     out = tools["requests_get"].run(local_server.url + "/huge")  # type: ignore[attr-defined]
-    assert time.monotonic() - start < 10
     assert out.split("\n")[0] == "x" * 100_000 and "cut at the requests_max_bytes cap" in out
 
 
