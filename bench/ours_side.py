@@ -1,12 +1,13 @@
 """The agentcli side of the in-process benchmarks; runs in the project's venv.
 
 Usage: python ours_side.py MODE BASE_URL OUT.json [N] [CONCURRENCY]
-MODE: overhead (fake model) | steps (over HTTP) | batch | scratchpad | logging
+MODE: overhead | fakesteps (fake model) | steps (over HTTP) | batch | scratchpad | logging
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import statistics
@@ -62,7 +63,7 @@ def steps(base_url: str, n: int) -> dict[str, Any]:
     cpu0, t0 = time.process_time(), time.perf_counter()
     result = executor.invoke("loop")
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    return {"wall_s": wall, "cpu_s": cpu, "steps": len(result.steps)}
+    return {"wall_s": wall, "cpu_s": cpu, "stop_reason": result.stop_reason}
 
 
 def batch(base_url: str, n: int, concurrency: int) -> dict[str, Any]:
@@ -77,6 +78,24 @@ def batch(base_url: str, n: int, concurrency: int) -> dict[str, Any]:
     summary = asyncio.run(run_batch(executor, items, out, concurrency=concurrency))
     return {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - cpu0,
             "ok": summary.results}
+
+
+def fake_steps(n: int) -> dict[str, Any]:
+    """One ``n``-step run on a fake model: the time between model calls, first vs last 10."""
+    from agentcli.agents import initialize_agent
+    from agentcli.models.fake import FakeChatModel
+
+    stamps: list[float] = []
+
+    def reply(messages: Any) -> str:
+        stamps.append(time.perf_counter())
+        return ACTION
+
+    executor = initialize_agent([_echo()], FakeChatModel(reply), max_iterations=n,
+                                handle_parsing_errors=True)
+    executor.invoke("loop")
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
+    return {"first_s": statistics.median(gaps[:10]), "last_s": statistics.median(gaps[-10:])}
 
 
 def scratchpad(n: int) -> dict[str, Any]:
@@ -120,5 +139,6 @@ if __name__ == "__main__":
     os.environ.setdefault("NO_COLOR", "1")
     result = {"overhead": lambda: overhead(n), "steps": lambda: steps(base_url, n),
               "batch": lambda: batch(base_url, n, c), "scratchpad": lambda: scratchpad(n),
+              "fakesteps": lambda: fake_steps(n),
               "logging": lambda: logging_cost(n)}[mode]()
     Path(out).write_text(json.dumps(result))

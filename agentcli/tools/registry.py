@@ -8,11 +8,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolLoadError
-from agentcli.models.base import BaseChatModel
 from agentcli.tools.base import Tool, ToolNeeds
+
+if TYPE_CHECKING:  # listing or resolving tools must not import the model layer
+    from agentcli.models.base import BaseChatModel
 
 ToolFactory = Callable[..., "Tool | list[Tool]"]
 
