@@ -20,7 +20,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -276,18 +276,6 @@ def _error_line(item: BatchItem, error_type: str, kind: str, message: str,
     return line
 
 
-@contextlib.asynccontextmanager
-async def _http_pool(connections: int) -> AsyncIterator[None]:
-    """Share one pooled async HTTP client across the batch when a real provider is loaded."""
-    if "agentcli.models.openai_compat" not in sys.modules:
-        yield
-        return
-    from agentcli.models.openai_compat import async_pool
-
-    async with async_pool(connections):
-        yield
-
-
 async def run_batch(
     executor: Any,
     items: Iterable[BatchItem],
@@ -341,9 +329,9 @@ async def run_batch(
                 else:
                     emit(_result_line(item, result, time.perf_counter() - t0))
 
+        # Model clients are pooled per event loop (models/http_pool.py): nothing to set up.
         workers = max(1, min(concurrency, len(todo) or 1))
-        async with _http_pool(workers):
-            await asyncio.gather(*(worker() for _ in range(workers)))
+        await asyncio.gather(*(worker() for _ in range(workers)))
     summary.wall = time.perf_counter() - started
     return summary
 

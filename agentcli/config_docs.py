@@ -23,6 +23,8 @@ _GENERATED = "# Generated from the settings table in agentcli/config.py by\n" \
 # Variables read outside the settings table, with what they do.
 OTHER_VARIABLES: dict[str, str] = {
     "AGENT_CONFIG": "path of a YAML config file (read over the user config)",
+    "OPENBLAS_NUM_THREADS": "left alone when set; else the Calculator loads numexpr on one thread",
+    "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
 }
 DIRECTORY_VARIABLES: dict[str, str] = {
     "XDG_CONFIG_HOME": "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)",

@@ -1,21 +1,25 @@
-"""The agentcli side of the in-process benchmarks (overhead per step, batch throughput).
+"""The agentcli side of the in-process benchmarks; runs in the project's venv.
 
-Usage: python ours_side.py MODE BASE_URL OUT.json [N]   (MODE: overhead | batch)
+Usage: python ours_side.py MODE BASE_URL OUT.json [N] [CONCURRENCY]
+MODE: overhead (fake model) | steps (over HTTP) | batch | scratchpad | logging
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+ACTION = 'Thought: again\nAction:\n```\n{"action": "echo", "action_input": "x"}\n```\n'
 
 
-def overhead(steps: int) -> dict:
-    from agentcli.agents import initialize_agent
-    from agentcli.models.fake import FakeChatModel
+def _echo() -> Any:
     from agentcli.tools import tool
 
     @tool
@@ -23,37 +27,98 @@ def overhead(steps: int) -> dict:
         """Echo the input back."""
         return text
 
-    action = ('Thought: again\nAction:\n```\n{"action": "echo", "action_input": "x"}\n```\n')
+    return echo
+
+
+def _model(base_url: str) -> Any:
+    from agentcli.models.presets import create_model
+
+    return create_model("openai/mock-model", env={"OPENAI_BASE_URL": base_url,
+                                                  "OPENAI_API_KEY": "sk-bench"}, max_retries=0)
+
+
+def overhead(steps: int) -> dict[str, Any]:
+    """Per step with a zero-latency fake model: median of 5 runs."""
+    from agentcli.agents import initialize_agent
+    from agentcli.models.fake import FakeChatModel
+
     timings = []
     for _ in range(5):
-        llm = FakeChatModel([action] * steps + ["Final Answer: done"])
-        executor = initialize_agent([echo], llm, max_iterations=steps + 5,
+        llm = FakeChatModel([ACTION] * steps + ["Final Answer: done"])
+        executor = initialize_agent([_echo()], llm, max_iterations=steps + 5,
                                     handle_parsing_errors=True)
         t0 = time.perf_counter()
         executor.invoke("loop")
         timings.append((time.perf_counter() - t0) / (steps + 1))
-    return {"per_step_s": sorted(timings)[len(timings) // 2]}
+    return {"per_step_s": statistics.median(timings)}
 
 
-def batch(base_url: str, n: int, concurrency: int) -> dict:
+def steps(base_url: str, n: int) -> dict[str, Any]:
+    """One run of ``n`` steps over HTTP (the server always answers the echo action)."""
+    from agentcli.agents import initialize_agent
+
+    executor = initialize_agent([_echo()], _model(base_url), max_iterations=n,
+                                handle_parsing_errors=True)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    result = executor.invoke("loop")
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    return {"wall_s": wall, "cpu_s": cpu, "steps": len(result.steps)}
+
+
+def batch(base_url: str, n: int, concurrency: int) -> dict[str, Any]:
+    """``n`` one-call questions through ``run_batch`` at ``concurrency``."""
     from agentcli.agents import initialize_agent
     from agentcli.batch import BatchItem, run_batch
-    from agentcli.models.presets import create_model
 
-    llm = create_model("openai/mock-model", env={"OPENAI_BASE_URL": base_url,
-                                                 "OPENAI_API_KEY": "sk-bench"}, max_retries=0)
-    executor = initialize_agent([], llm, handle_parsing_errors=True)
+    executor = initialize_agent([], _model(base_url), handle_parsing_errors=True)
     items = [BatchItem(str(i), f"question {i}") for i in range(n)]
     out = Path(tempfile.mkdtemp()) / "out.jsonl"
-    t0 = time.perf_counter()
+    cpu0, t0 = time.process_time(), time.perf_counter()
     summary = asyncio.run(run_batch(executor, items, out, concurrency=concurrency))
-    wall = time.perf_counter() - t0
-    return {"wall_s": wall, "ok": summary.results}
+    return {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - cpu0,
+            "ok": summary.results}
+
+
+def scratchpad(n: int) -> dict[str, Any]:
+    """Cost of ``scratchpad()`` at step 1-10 and at the last 10 steps of an ``n``-step run."""
+    from agentcli.agents.base import scratchpad as pad
+    from agentcli.schema import AgentAction, AgentStep
+
+    history: list[AgentStep] = []
+    costs = []
+    for _ in range(n):
+        history.append(AgentStep(AgentAction("echo", "x", ACTION), "x"))
+        t0 = time.perf_counter()
+        pad(history)
+        costs.append(time.perf_counter() - t0)
+    return {"first_s": statistics.median(costs[:10]), "last_s": statistics.median(costs[-10:])}
+
+
+def logging_cost(n: int) -> dict[str, Any]:
+    """Warm ``agent run`` logging: open the store, log one run, close; median of ``n``."""
+    from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
+    from agentcli.store import open_store
+
+    path = Path(tempfile.mkdtemp()) / "agent.db"
+    step = AgentStep(AgentAction("Calculator", "300*0.25", ACTION), "Answer: 75.0")
+    result = RunResult("75", (step,), "finished", Usage(100, 20), 2, 0.3)
+    open_store(str(path)).close()  # the file exists: this is the warm case
+    costs = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        store = open_store(str(path))
+        store.log_run("What is 25% of 300?", result, model="openai/mock-model")
+        store.close()
+        costs.append(time.perf_counter() - t0)
+    return {"median_s": statistics.median(costs), "min_s": min(costs)}
 
 
 if __name__ == "__main__":
     mode, base_url, out = sys.argv[1], sys.argv[2], sys.argv[3]
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-    result = {"overhead": lambda: overhead(n), "batch": lambda: batch(base_url, n, 16)}[mode]()
-    with open(out, "w") as fh:
-        json.dump(result, fh)
+    c = int(sys.argv[5]) if len(sys.argv) > 5 else 16
+    os.environ.setdefault("NO_COLOR", "1")
+    result = {"overhead": lambda: overhead(n), "steps": lambda: steps(base_url, n),
+              "batch": lambda: batch(base_url, n, c), "scratchpad": lambda: scratchpad(n),
+              "logging": lambda: logging_cost(n)}[mode]()
+    Path(out).write_text(json.dumps(result))

@@ -1,7 +1,11 @@
-"""agentcli vs LangChain, side by side against the same local mock server, interleaved.
+"""agentcli vs LangChain (and vs bare httpx, vs ``python -c pass``), like for like, interleaved.
 
-Run by hand (not in CI): ``.venv/bin/python bench/run.py`` after creating the LangChain venv
-(see bench/README.md). Prints one table with ratios.
+Run by hand, never in CI: ``.venv/bin/python bench/run.py`` after creating the LangChain venv
+(see bench/README.md). Every row is a series of A/B pairs run alternately (A first in even
+pairs, B first in odd ones); it prints the min and the median of the per-pair ratios and the
+1-minute load average when the row finished, then one Markdown table (``--markdown FILE``
+also writes it). The model server is ``bench/server.py`` in its own process; its CPU time is
+printed for the batch rows so you can see it is not the bottleneck.
 """
 
 from __future__ import annotations
@@ -14,183 +18,393 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.testing.mock_server import MockOpenAIServer
-
 HERE = Path(__file__).resolve().parent
 LC_PY = os.environ.get("LC_PYTHON", "/tmp/agentcli-bench-lc/bin/python")
-OURS_PY = sys.executable
-AGENT = [OURS_PY, "-m", "agentcli"]
-LC_IMPORT = ("import langchain_classic.agents; "
-             "from langchain_classic.agents import AgentExecutor, initialize_agent, load_tools; "
-             "import langchain_openai")
-SEED_ACTION = (
-    "Thought: I need to calculate 25% of 300. I can use the Calculator tool for this.\n"
-    "Action:\n```\n{\n  \"action\": \"Calculator\",\n  \"action_input\": \"300 * 0.25\"\n}\n```\n"
-)
-SEED_FINAL = "The calculation shows that 25% of 300 is 75. \n\nFinal Answer: 75"
-MATH_REPLY = '```text\n300 * 0.25\n```\n...numexpr.evaluate("300 * 0.25")...\n'
-BATCH_DELAY = 0.05
-state: dict[str, Any] = {"mode": "seed"}
+PY = sys.executable
+AGENT = [PY, "-m", "agentcli"]
+SEED = ["run", "What is 25% of 300?", "-m", "openai/mock-model", "-q"]
 
 
-def responder(body: dict[str, Any]) -> dict[str, Any]:
-    """Plays the seed example for either framework (and LangChain's llm-math prompt)."""
-    if state["mode"] == "batch":
-        return {"text": "Final Answer: ok", "delay": BATCH_DELAY}
-    contents = [str(m.get("content") or "") for m in body.get("messages", [])]
-    if any("Translate a math problem" in c for c in contents):
-        return {"text": MATH_REPLY}
-    if "Observation: Answer: 75" in contents[-1]:
-        return {"text": SEED_FINAL}
-    return {"text": SEED_ACTION}
+@dataclass
+class Row:
+    """One line of the table: what A and B are, their medians, the ratio B/A, the target."""
+
+    name: str
+    a: str
+    b: str
+    a_values: list[float] = field(default_factory=list)
+    b_values: list[float] = field(default_factory=list)
+    unit: str = "ms"
+    target: str = ""
+    met: str = ""
+    note: str = ""
+    load: float = 0.0
+
+    def ratios(self) -> list[float]:
+        """B/A per pair."""
+        if len(self.a_values) != len(self.b_values):
+            return []
+        return [b / a for a, b in zip(self.a_values, self.b_values, strict=True) if a]
+
+    def cells(self) -> list[str]:
+        """Table cells."""
+        r = self.ratios()
+        return [self.name, f"{self.a}: {_fmt(statistics.median(self.a_values))}",
+                f"{self.b}: {_fmt(statistics.median(self.b_values))}" if self.b_values else "",
+                f"{min(r):.2f}" if r else "", f"{statistics.median(r):.2f}" if r else "",
+                self.target, self.met, f"{self.load:.1f}", self.note]
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS (KiB) and exit code of one child process."""
+def _fmt(value: float) -> str:
+    return f"{value:.3g}" if value < 100 else f"{value:.0f}"
+
+
+class Server:
+    """bench/server.py in its own process."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([PY, str(HERE / "server.py")], stdout=subprocess.PIPE,
+                                     text=True)
+        assert self.proc.stdout is not None
+        self.port = int(self.proc.stdout.readline().split()[1])
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+
+    def control(self, path: str, data: dict[str, Any] | None = None) -> Any:
+        """POST (with data) or GET a control path."""
+        body = json.dumps(data).encode() if data is not None else None
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=body,
+                                     method="POST" if body is not None else "GET")
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def mode(self, mode: str, delay: float = 0.0) -> None:
+        """Switch the reply mode and latency."""
+        self.control("/_mode", {"mode": mode, "delay": delay})
+
+    def stats(self) -> dict[str, Any]:
+        """CPU seconds so far, requests and inter-request gaps since the last reset."""
+        return dict(self.control("/_stats"))
+
+    def reset(self) -> None:
+        """Forget the request log."""
+        self.control("/_reset", {})
+
+    def stop(self) -> None:
+        """Kill the server process."""
+        self.proc.kill()
+        self.proc.wait()
+
+
+def timed_child(cmd: list[str], env: dict[str, str], stdin: str | None = None
+                ) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, from ``wait4``) of one child; exits the bench if it fails."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
     assert proc.stderr is not None
+    if stdin is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(stdin.encode())
+        proc.stdin.close()
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
-    if proc.returncode != 0:
+    if proc.returncode:
         raise SystemExit(f"{cmd} failed ({proc.returncode}):\n{err.decode()[-2000:]}")
-    return wall, usage.ru_maxrss, proc.returncode
+    return wall, usage.ru_maxrss / 1024
 
 
-def side(python: str, script: str, mode: str, base_url: str, n: int, env: dict[str, str]
-         ) -> dict[str, Any]:
+def side(python: str, script: str, args: list[str], env: dict[str, str]) -> dict[str, Any]:
     """Run one in-process benchmark in its own interpreter; return its JSON result."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
         out = fh.name
-    timed([python, str(HERE / script), mode, base_url, out, str(n)], env)
-    return dict(json.loads(Path(out).read_text()))
+    timed_child([python, str(HERE / script), args[0], args[1], out, *args[2:]], env)
+    data = dict(json.loads(Path(out).read_text()))
+    os.unlink(out)
+    return data
 
 
-def traffic(server: MockOpenAIServer, since: int) -> tuple[int, int]:
-    """Requests and prompt characters the server saw since request number ``since``."""
-    new = server.requests[since:]
-    chars = sum(len(str(m.get("content") or "")) for r in new for m in r.body.get("messages", []))
-    return len(new), chars
+def pairs(n: int, run_a: Callable[[], float], run_b: Callable[[], float]
+          ) -> tuple[list[float], list[float]]:
+    """``n`` interleaved A/B pairs (the order alternates so drift hits both sides)."""
+    a_values, b_values = [], []
+    for i in range(n):
+        if i % 2 == 0:
+            a_values.append(run_a())
+            b_values.append(run_b())
+        else:
+            b_values.append(run_b())
+            a_values.append(run_a())
+    return a_values, b_values
+
+
+def load() -> float:
+    """The 1-minute load average."""
+    return os.getloadavg()[0]
+
+
+def report(row: Row) -> Row:
+    """Print a row as soon as it is done."""
+    row.load = load()
+    print(" | ".join(row.cells()), flush=True)
+    return row
+
+
+# -- rows ----------------------------------------------------------------------------------
+
+def seed_vs_lc(n: int, env: dict[str, str], server: Server) -> Row:
+    """The seed example end to end as a child process: agentcli vs LangChain."""
+    server.mode("seed")
+
+    def ours() -> float:
+        return timed_child([*AGENT, *SEED], env)[0] * 1e3
+
+    def theirs() -> float:
+        t0 = time.perf_counter()
+        side(LC_PY, "lc_side.py", ["seed", server.base_url], env)
+        return (time.perf_counter() - t0) * 1e3
+
+    a, b = pairs(n, ours, theirs)
+    return report(Row("seed example wall: agentcli vs LangChain", "ours", "LC", a, b,
+                      note="ratio = LC / ours"))
+
+
+def chat_rows(n: int, env: dict[str, str], server: Server, turns: int, lc: bool) -> list[Row]:
+    """Per-turn overhead of a long chat session, read from the server's inter-request gaps."""
+    server.mode("chat")
+    questions = "".join(f"question {i}\n" for i in range(turns))
+    early: dict[str, list[float]] = {"ours": [], "lc": []}
+    late: dict[str, list[float]] = {"ours": [], "lc": []}
+
+    def record(who: str) -> None:
+        gaps = server.stats()["gaps"]
+        if len(gaps) < turns - 1:
+            raise SystemExit(f"{who} chat made {len(gaps) + 1} requests, expected {turns}")
+        early[who].append(statistics.median(gaps[0:10]) * 1e3)   # before turns 2-11
+        late[who].append(statistics.median(gaps[-10:]) * 1e3)    # before the last 10 turns
+
+    def ours() -> float:
+        data = tempfile.mkdtemp()
+        server.reset()
+        timed_child([*AGENT, "chat", "-m", "openai/mock-model", "--session", "bench"],
+                    {**env, "XDG_DATA_HOME": data, "HOME": data}, stdin=questions)
+        record("ours")
+        return 0.0
+
+    def theirs() -> float:
+        server.reset()
+        side(LC_PY, "lc_side.py", ["chat", server.base_url, str(turns)], env)
+        record("lc")
+        return 0.0
+
+    if lc:
+        pairs(n, ours, theirs)
+    else:
+        for _ in range(n):
+            ours()
+    rows = []
+    for label, data in ((f"turns 2-11 of {turns}", early),
+                        (f"turns {turns - 9}-{turns} of {turns}", late)):
+        row = Row(f"chat overhead per turn, {label}", "ours", "LC" if lc else "", data["ours"],
+                  data["lc"], target="ours <= 5 ms", note="ratio = LC / ours")
+        row.met = "yes" if statistics.median(data["ours"]) <= 5 else "no"
+        rows.append(report(row))
+    return rows
+
+
+def batch_rows(n: int, env: dict[str, str], server: Server, lc: bool) -> list[Row]:
+    """Batches at 16/64/256 in flight, 200 ms per call: agentcli vs bare httpx (vs LC)."""
+    delay = 0.2
+    server.mode("final", delay)
+    rows = []
+    for conc in (16, 64, 256):
+        items = conc * 6
+        ideal = items / conc * delay
+        cpu: dict[str, list[float]] = {"ours": [], "floor": [], "lc": []}
+
+        def run(who: str, python: str, script: str, args: list[str],
+                cpu: dict[str, list[float]] = cpu, items: int = items) -> float:
+            before = server.stats()["cpu"]
+            res = side(python, script, args, env)
+            cpu[who].append(server.stats()["cpu"] - before)
+            if res.get("ok") != items:
+                raise SystemExit(f"{who} batch answered {res.get('ok')} of {items}")
+            return float(res["wall_s"])
+
+        def ours(conc: int = conc, items: int = items, run: Callable[..., float] = run) -> float:
+            return run("ours", PY, "ours_side.py",
+                       ["batch", server.base_url, str(items), str(conc)])
+
+        def floor(conc: int = conc, items: int = items, run: Callable[..., float] = run
+                  ) -> float:
+            return run("floor", PY, "floor.py", ["-", server.base_url, str(items), str(conc)])
+
+        a, b = pairs(n, floor, ours)
+        row = Row(f"batch {items} x 200 ms @{conc} in flight (s; ideal {ideal:.1f})", "httpx",
+                  "ours", a, b, unit="s", target="ratio <= 1.2" if conc >= 64 else "",
+                  note=f"server CPU {statistics.median(cpu['ours']):.2f} s (ours run), "
+                       f"{statistics.median(cpu['floor']):.2f} s (httpx run)")
+        if conc >= 64:
+            row.met = "yes" if statistics.median(row.ratios()) <= 1.2 else "no"
+        rows.append(report(row))
+        if lc:
+            lc_walls = [run("lc", LC_PY, "lc_side.py",
+                            ["batch", server.base_url, str(items), str(conc)])
+                        for _ in range(max(3, n // 2))]
+            rows.append(report(Row(f"batch @{conc}: LangChain (s)", "ours", "LC",
+                                   b[:len(lc_walls)], lc_walls, unit="s",
+                                   note="ratio = LC / ours")))
+    return rows
+
+
+def step_rows(n: int, env: dict[str, str], server: Server, lc: bool, lc_max: int
+              ) -> list[Row]:
+    """Per-step overhead over loopback HTTP: the server-side gap between a reply and the
+    next request (tool call, parsing, prompt building, serialisation, the HTTP client)."""
+    server.mode("step")
+    rows = []
+    for steps in (10, 100, 1000):
+        first: dict[str, list[float]] = {"ours": [], "lc": []}
+        last: dict[str, list[float]] = {"ours": [], "lc": []}
+        cpu: list[float] = []
+
+        def run(who: str, python: str, script: str, steps: int = steps,
+                first: dict[str, list[float]] = first, last: dict[str, list[float]] = last,
+                cpu: list[float] = cpu) -> float:
+            server.reset()
+            res = side(python, script, ["steps", server.base_url, str(steps)], env)
+            gaps = server.stats()["gaps"]
+            first[who].append(statistics.median(gaps[:10]) * 1e6)
+            last[who].append(statistics.median(gaps[-10:]) * 1e6)
+            if who == "ours":
+                cpu.append(res["cpu_s"] / steps * 1e6)
+            return 0.0
+
+        if lc and steps <= lc_max:
+            pairs(n, lambda: run("ours", PY, "ours_side.py"),
+                  lambda: run("lc", LC_PY, "lc_side.py"))
+        else:
+            for _ in range(n):
+                run("ours", PY, "ours_side.py")
+        row = Row(f"per step over HTTP, {steps} steps: first 10 (us)", "ours", "LC",
+                  first["ours"], first["lc"], unit="us", target="ours <= 300",
+                  note=f"ours client CPU {statistics.median(cpu):.0f} us/step (incl. httpx)")
+        row.met = "yes" if statistics.median(first["ours"]) <= 300 else "no"
+        rows.append(report(row))
+        if steps >= 100:
+            row = Row(f"per step over HTTP, {steps} steps: last 10 (us)", "ours", "LC",
+                      last["ours"], last["lc"], unit="us", target="<= 2x first 10",
+                      note="ratio = LC / ours")
+            growth = statistics.median(last["ours"]) / statistics.median(first["ours"])
+            row.met = f"{'yes' if growth <= 2 else 'no'} ({growth:.2f}x)"
+            rows.append(report(row))
+    return rows
+
+
+def inproc_rows(env: dict[str, str]) -> list[Row]:
+    """In-process micro rows: the scratchpad at step 1 vs 1000, and warm run logging."""
+    pad = side(PY, "ours_side.py", ["scratchpad", "-", "1000"], env)
+    row = Row("scratchpad(): steps 1-10 vs 991-1000 (us)", "first", "last",
+              [pad["first_s"] * 1e6], [pad["last_s"] * 1e6], unit="us", target="ratio <= 2")
+    row.met = "yes" if pad["last_s"] <= 2 * pad["first_s"] else "no"
+    rows = [report(row)]
+    log = side(PY, "ours_side.py", ["logging", "-", "50"], env)
+    row = Row("run logging, warm (open + log + close, ms)", "median", "",
+              [log["median_s"] * 1e3], [], target="<= 2 ms")
+    row.met = "yes" if log["median_s"] <= 0.002 else "no"
+    rows.append(report(row))
+    return rows
+
+
+def markdown(rows: list[Row]) -> str:
+    """The table as Markdown."""
+    head = ["row", "A (median)", "B (median)", "B/A min", "B/A median", "target", "met",
+            "load", "note"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(c.replace("|", "/") for c in r.cells()) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--repeat", type=int, default=7, help="cold-start samples per command")
-    parser.add_argument("--steps", type=int, default=30, help="agent steps per overhead run")
-    parser.add_argument("--batch", type=int, default=320, help="questions in the batch test")
-    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=7, help="A/B pairs per row (>= 7)")
+    parser.add_argument("--turns", type=int, default=200, help="turns in the chat session")
+    parser.add_argument("--lc-max-steps", type=int, default=1000,
+                        help="skip LangChain in per-step rows longer than this")
+    parser.add_argument("--only", help="comma list of sections: cold,seed,chat,batch,steps,"
+                        "inproc")
+    parser.add_argument("--no-lc", action="store_true", help="agentcli rows only")
+    parser.add_argument("--markdown", type=Path, help="also write the table here")
     args = parser.parse_args()
-    if not Path(LC_PY).exists():
-        raise SystemExit(f"no LangChain venv at {LC_PY}; see bench/README.md")
-    server = MockOpenAIServer().start()
-    server.set_responder(responder)
+    lc = not args.no_lc
+    if lc and not Path(LC_PY).exists():
+        raise SystemExit(f"no LangChain venv at {LC_PY}; see bench/README.md (or --no-lc)")
+    server = Server()
     env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-bench",
-           "NO_COLOR": "1", "OLLAMA_BASE_URL": "http://127.0.0.1:9/v1"}
+           "NO_COLOR": "1", "OLLAMA_BASE_URL": "http://127.0.0.1:9/v1",
+           "XDG_DATA_HOME": tempfile.mkdtemp()}
     env.pop("AGENT_CONFIG", None)
-    r: dict[str, Any] = {}
-
-    # (a) cold start, interleaved
-    help_t, list_t, lc_t = [], [], []
-    for _ in range(args.repeat):
-        help_t.append(timed([*AGENT, "--help"], env)[0])
-        lc_t.append(timed([LC_PY, "-W", "ignore", "-c", LC_IMPORT], env)[0])
-        list_t.append(timed([*AGENT, "tools", "list"], env)[0])
-    r["help_ms"] = statistics.median(help_t) * 1000
-    r["tools_list_ms"] = statistics.median(list_t) * 1000
-    r["lc_import_ms"] = statistics.median(lc_t) * 1000
-
-    # (b) the seed example end to end, interleaved
-    ours, lc = [], []
-    for _ in range(max(3, args.repeat // 2)):
-        before = len(server.requests)
-        wall, rss, _ = timed([*AGENT, "run", "What is 25% of 300?", "-m", "openai/mock-model",
-                              "-q"], env)
-        ours.append((wall, rss, *traffic(server, before)))
-        before = len(server.requests)
-        with tempfile.NamedTemporaryFile(suffix=".json") as fh:
-            wall, rss, _ = timed([LC_PY, str(HERE / "lc_side.py"), "seed", server.base_url,
-                                  fh.name], env)
-            assert json.loads(Path(fh.name).read_text())["answer"].strip() == "75"
-        lc.append((wall, rss, *traffic(server, before)))
-    for name, runs in (("ours", ours), ("lc", lc)):
-        r[f"{name}_seed_wall_ms"] = statistics.median(x[0] for x in runs) * 1000
-        r[f"{name}_seed_rss_mb"] = statistics.median(x[1] for x in runs) / 1024
-        r[f"{name}_seed_requests"] = runs[0][2]
-        r[f"{name}_seed_prompt_chars"] = runs[0][3]
-
-    # (c) framework overhead per step, zero-latency fake models, interleaved
-    o_steps, l_steps = [], []
-    for _ in range(3):
-        o_steps.append(side(OURS_PY, "ours_side.py", "overhead", "-", args.steps, env)
-                       ["per_step_s"])
-        l_steps.append(side(LC_PY, "lc_side.py", "overhead", "-", args.steps, env)
-                       ["per_step_s"])
-    r["ours_step_us"] = min(o_steps) * 1e6
-    r["lc_step_us"] = min(l_steps) * 1e6
-
-    # (d) batch throughput at concurrency 16 with 50 ms per model call, interleaved
-    state["mode"] = "batch"
-    ideal = args.batch * BATCH_DELAY / 16
-    o_wall, l_wall = [], []
-    for _ in range(2):
-        res = side(OURS_PY, "ours_side.py", "batch", server.base_url, args.batch, env)
-        assert res["ok"] == args.batch, res
-        o_wall.append(res["wall_s"])
-        res = side(LC_PY, "lc_side.py", "batch", server.base_url, args.batch, env)
-        assert res["ok"] == args.batch, res
-        l_wall.append(res["wall_s"])
-    r["ideal_batch_s"] = ideal
-    r["ours_batch_s"] = min(o_wall)
-    r["lc_batch_s"] = min(l_wall)
-    server.stop()
-    print_table(r, args)
-    if args.json:
-        args.json.write_text(json.dumps(r, indent=2))
+    env.pop("COLUMNS", None)
+    sections = set((args.only or "cold,seed,chat,batch,steps,inproc").split(","))
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} CPUs, "
+          f"load {os.getloadavg()}, {args.pairs} pairs per row", flush=True)
+    rows: list[Row] = []
+    try:
+        if "cold" in sections:
+            rows += cold_start(args.pairs, env, server)
+        if "seed" in sections and lc:
+            rows.append(seed_vs_lc(args.pairs, env, server))
+        if "chat" in sections:
+            rows += chat_rows(args.pairs, env, server, args.turns, lc)
+        if "batch" in sections:
+            rows += batch_rows(args.pairs, env, server, lc)
+        if "steps" in sections:
+            rows += step_rows(args.pairs, env, server, lc, args.lc_max_steps)
+        if "inproc" in sections:
+            rows += inproc_rows(env)
+    finally:
+        server.stop()
+    table = markdown(rows)
+    print()
+    print(table)
+    if args.markdown:
+        args.markdown.write_text(table + "\n")
 
 
-def print_table(r: dict[str, Any], args: argparse.Namespace) -> None:
-    """One table: metric, agentcli, LangChain, ratio, target."""
-    def ratio(ours: float, lc: float) -> str:
-        return f"{lc / ours:.1f}x" if ours else "-"
+def cold_start(n: int, env: dict[str, str], server: Server) -> list[Row]:
+    """Cold start against `python -c pass`: `tools list`, the seed run (and its RSS)."""
+    server.mode("seed")
+    rows = []
+    passes, lists = pairs(n, lambda: timed_child([PY, "-c", "pass"], env)[0] * 1e3,
+                          lambda: timed_child([*AGENT, "tools", "list"], env)[0] * 1e3)
+    row = Row("cold: `agent tools list` vs `python -c pass` (ms)", "pass", "list", passes,
+              lists, target="ratio <= 5")
+    row.met = "yes" if statistics.median(row.ratios()) <= 5 else "no"
+    rows.append(report(row))
+    rss: list[float] = []
 
-    ideal_pct = r["ideal_batch_s"] / r["ours_batch_s"] * 100
-    lc_pct = r["ideal_batch_s"] / r["lc_batch_s"] * 100
-    rows = [
-        ("cold start: agent --help / LC import (ms)", f"{r['help_ms']:.0f}",
-         f"{r['lc_import_ms']:.0f}", ratio(r["help_ms"], r["lc_import_ms"]), "<= 150 ms"),
-        ("cold start: agent tools list (ms)", f"{r['tools_list_ms']:.0f}",
-         f"{r['lc_import_ms']:.0f}", ratio(r["tools_list_ms"], r["lc_import_ms"]), "<= 150 ms"),
-        ("seed example: wall (ms)", f"{r['ours_seed_wall_ms']:.0f}",
-         f"{r['lc_seed_wall_ms']:.0f}", ratio(r["ours_seed_wall_ms"], r["lc_seed_wall_ms"]), ""),
-        ("seed example: peak RSS (MB)", f"{r['ours_seed_rss_mb']:.1f}",
-         f"{r['lc_seed_rss_mb']:.1f}", ratio(r["ours_seed_rss_mb"], r["lc_seed_rss_mb"]),
-         "<= 1/2 of LC"),
-        ("seed example: model requests", str(r["ours_seed_requests"]),
-         str(r["lc_seed_requests"]), ratio(r["ours_seed_requests"], r["lc_seed_requests"]), ""),
-        ("seed example: prompt chars sent", str(r["ours_seed_prompt_chars"]),
-         str(r["lc_seed_prompt_chars"]),
-         ratio(r["ours_seed_prompt_chars"], r["lc_seed_prompt_chars"]), ""),
-        (f"overhead per step, fake model (us, {args.steps} steps)", f"{r['ours_step_us']:.0f}",
-         f"{r['lc_step_us']:.0f}", ratio(r["ours_step_us"], r["lc_step_us"]),
-         "<= 1/10 of LC"),
-        (f"batch {args.batch} x 50 ms @16 (s; ideal {r['ideal_batch_s']:.2f})",
-         f"{r['ours_batch_s']:.2f}", f"{r['lc_batch_s']:.2f}",
-         ratio(r["ours_batch_s"], r["lc_batch_s"]), ">= 90% of ideal"),
-        ("batch: % of ideal bound", f"{ideal_pct:.0f}%", f"{lc_pct:.0f}%", "", ""),
-    ]
-    head = ("metric", "agentcli", "LangChain", "LC/agentcli", "target")
-    widths = [max(len(str(row[i])) for row in [head, *rows]) for i in range(5)]
-    line = "  ".join("{:<" + str(w) + "}" for w in widths)
-    print(line.format(*head))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print(line.format(*row))
+    def seed() -> float:
+        wall, peak = timed_child([*AGENT, *SEED], env)
+        rss.append(peak)
+        return wall * 1e3
+
+    passes, seeds = pairs(n, lambda: timed_child([PY, "-c", "pass"], env)[0] * 1e3, seed)
+    row = Row("cold: `agent run` seed example vs `python -c pass` (ms)", "pass", "run",
+              passes, seeds, target="ratio <= 12")
+    row.met = "yes" if statistics.median(row.ratios()) <= 12 else "no"
+    rows.append(report(row))
+    row = Row("seed example: peak RSS of `agent run` (MiB)", "run", "", rss, [], unit="MiB",
+              target="<= 45")
+    row.met = "yes" if statistics.median(rss) <= 45 else "no"
+    rows.append(report(row))
+    return rows
 
 
 if __name__ == "__main__":

@@ -129,15 +129,10 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
     A log that follows a ``Thought:`` already written (every step after the first, and the
     first when the prompt ends with one) loses its own leading ``Thought:`` so it never doubles.
     """
-    text = ""
-    for i, step in enumerate(steps):
-        log = step.action.log.strip()
-        if i > 0 or starts_after_thought:
-            if log[:7].lower() == "thought":  # cheap test first: this runs for every step
-                log = _LEADING_THOUGHT.sub("", log)
-            log = " " + log
-        text += f"{log}\nObservation: {step.observation}\nThought:"
-    return text
+    # Incremental: each call renders only the steps added since the last one (agents/_pad.py).
+    from agentcli.agents._pad import scratchpad_text
+
+    return scratchpad_text(steps, starts_after_thought)
 
 
 def final_instruction() -> str:

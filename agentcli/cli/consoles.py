@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def console(*, stderr: bool = False) -> Console:
@@ -11,6 +14,8 @@ def console(*, stderr: bool = False) -> Console:
     Rich assumes 80 columns when no stream is a terminal and would cut long lines there;
     a pipe or a file wants each line whole.
     """
+    from rich.console import Console  # lazily: piped list commands print without Rich
+
     out = Console(stderr=stderr)
     if not out.is_terminal:
         out.soft_wrap = True

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -129,6 +128,8 @@ def print_answer(console: Console, answer: str) -> None:
     """The answer as Markdown in a terminal, as plain text when piped (controls neutralized)."""
     answer = display(answer)
     if console.is_terminal:
+        from rich.markdown import Markdown  # markdown-it and pygments: only for a terminal
+
         console.print(Markdown(answer))
     else:
         console.print(answer, markup=False, highlight=False, soft_wrap=True)

@@ -3,20 +3,15 @@ when piped (one line a row, nothing wrapped, control characters neutralized)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from agentcli.textsafe import safe_text
 
-# C0/C1 controls except newline and tab, which cell() handles itself; DEL included.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+neutral = safe_text  # one rule for control characters (agentcli.textsafe)
 
-
-def neutral(text: str) -> str:
-    """``text`` with control characters shown as ``\\xNN`` so nothing can drive the terminal."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def cell(value: object) -> str:
@@ -46,6 +41,9 @@ def print_rows(
         console.file.flush()
         return
     cells = [[neutral("" if v is None else str(v)) for v in row] for row in rows]
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=title)
     for col in columns:
         if col in wrap:

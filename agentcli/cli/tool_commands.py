@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+import os
+import sys
+from typing import TYPE_CHECKING, Any
 
 from agentcli import exit_codes
 from agentcli.cli.consoles import console
@@ -20,14 +18,25 @@ from agentcli.tools.mcp_source import MCPToolInfo
 from agentcli.tools.registry import ToolSpec
 from agentcli.tools.resolve import Catalog
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def _prepare(settings: Settings, err: Console) -> Catalog:
+
+def _warn(err: Console | None, text: str) -> None:
+    """One yellow warning line on stderr (Rich loads only when there is one)."""
+    from rich.text import Text
+
+    (err or console(stderr=True)).print(Text(f"warning: {text}", style="yellow"),
+                                        soft_wrap=True)
+
+
+def _prepare(settings: Settings, err: Console | None = None) -> Catalog:
     from agentcli.tools.custom import warnings_seen
     from agentcli.tools.resolve import build_catalog
 
     catalog = build_catalog(settings)
     for line in warnings_seen:
-        err.print(Text("warning: " + line, style="yellow"))
+        _warn(err, line)
     warnings_seen.clear()
     return catalog
 
@@ -40,7 +49,7 @@ def _row(s: ToolSpec) -> dict[str, Any]:
 
 
 def _mcp_infos(
-    catalog: Catalog, mode: str, err: Console, only: str | None = None
+    catalog: Catalog, mode: str, err: Console | None, only: str | None = None
 ) -> tuple[dict[str, list[MCPToolInfo] | None], set[str]]:
     """Each server's tool list: from the cache, or (``all``/``refresh``) from the server;
     and the servers that failed to start (each reported in one warning line)."""
@@ -62,13 +71,13 @@ def _mcp_infos(
             except AgentCliError as error:
                 text = safe_text(str(error))
                 text = text if repr(s) in text else f"MCP server {s!r}: {text}"
-                err.print(Text(f"warning: {text}", style="yellow"), soft_wrap=True)
+                _warn(err, text)
                 failed.add(s)
     return found, failed
 
 
 def _mcp_rows(
-    catalog: Catalog, mode: str, err: Console, only: str | None = None
+    catalog: Catalog, mode: str, err: Console | None, only: str | None = None
 ) -> list[dict[str, Any]]:
     rows = []
     mcp_needs = ToolNeeds(extra="mcp")
@@ -107,16 +116,22 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     ``mcp`` is ``cached`` (start no server), ``all`` (start servers never listed) or
     ``refresh`` (start every server and update the cache).
     """
-    out, err = console(), console(stderr=True)
-    catalog = _prepare(settings, err)
-    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
+    catalog = _prepare(settings)
+    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, None)
     rows.sort(key=lambda r: r["name"])
+    if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
+        _print_plain(rows)  # piped: no Rich at all (start-up is a feature)
+        return
+    out = console()
     if json_out:
         out.print_json(json.dumps(rows))
         return
     if not out.is_terminal:  # piped: tab-separated rows, grep-friendly and fast
         _print_plain(rows)
         return
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"Tools ({len(rows)})")
     for col in ("name", "description", "needs LLM", "needs", "dangerous", "source"):
         table.add_column(col, overflow="fold")
@@ -154,6 +169,8 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if json_out:
         out.print_json(json.dumps(info, default=str))
         return
+    from rich.text import Text
+
     out.print(Text(safe_text(spec.name), style="bold"))
     if "model_name" in info:
         out.print(Text(f"the model sees it as {safe_text(info['model_name'])}:", style="dim"))
@@ -168,7 +185,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
 
 
-def _mcp_spec(catalog: Catalog, name: str, err: Console) -> ToolSpec:
+def _mcp_spec(catalog: Catalog, name: str, err: Console | None) -> ToolSpec:
     """A listing spec for an MCP server or one of its tools (cached list first)."""
     found = catalog.server_tool(name)
     if found is None:
@@ -186,6 +203,8 @@ def _mcp_spec(catalog: Catalog, name: str, err: Console) -> ToolSpec:
 
 def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
     """Run one tool directly under the same load-time gate and call-time approval."""
+    from rich.text import Text
+
     from agentcli.approval import gate_by_policy
     from agentcli.cli.approve import build_approver, human_input
     from agentcli.tools.resolve import resolve_tools

@@ -8,12 +8,19 @@ when a real provider is built.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
+
+# httpx imports its own command-line client when click, rich and pygments are installed (they
+# are, for our CLI): ~30 ms and a few MiB on every run. A None entry makes that import fail,
+# and httpx then falls back to a stub ``httpx.main``, which we never call.
+if "httpx" not in sys.modules:
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 
 def get_model(

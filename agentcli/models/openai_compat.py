@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import email.utils
 import json
 import random
-import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +22,8 @@ from agentcli import deadline as run_deadline
 from agentcli.deadline import socket_watchdog as _watchdog
 from agentcli.errors import DeadlineExceeded, ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, StopStream, TokenSink, assemble_chunks, cut_at_stop
+from agentcli.models.http_pool import TimedClient, finish_body, loop_client, shared_client
+from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
 from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
@@ -36,49 +36,6 @@ _MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest 
 _USER_AGENT = "agentcli/0.1"
 _NOT_JSON = object()
 _SLACK = 0.05  # a socket timeout may fire a hair early; this close to the deadline is "at" it
-
-_TimeoutKey = tuple[float, float, float, float]
-_clients: dict[_TimeoutKey, httpx.Client] = {}
-_clients_lock = threading.Lock()
-_async_pool: contextvars.ContextVar[httpx.AsyncClient | None] = contextvars.ContextVar(
-    "agentcli_async_pool", default=None
-)
-
-
-def shared_client(timeout: httpx.Timeout) -> httpx.Client:
-    """The process-wide pooled client for these timeouts (created on first use)."""
-    key: _TimeoutKey = (
-        timeout.connect or 0.0, timeout.read or 0.0, timeout.write or 0.0, timeout.pool or 0.0
-    )
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None or client.is_closed:
-            client = _clients[key] = httpx.Client(timeout=timeout, follow_redirects=False)
-        return client
-
-
-@contextlib.asynccontextmanager
-async def async_pool(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
-    """One pooled AsyncClient for every async call made inside the block (a batch).
-
-    Without it each async call opens its own client, which is right for one-off runs (a
-    client is bound to one event loop) but wasteful for hundreds of calls on one loop.
-    """
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
-        token = _async_pool.set(client)
-        try:
-            yield client
-        finally:
-            _async_pool.reset(token)
-
-
-def close_shared_clients() -> None:
-    """Close every pooled client (at exit, or between tests)."""
-    with _clients_lock:
-        for client in _clients.values():
-            client.close()
-        _clients.clear()
 
 
 @dataclass(frozen=True)
@@ -213,7 +170,7 @@ class OpenAICompatModel(BaseChatModel):
             chunks = self.stream(messages, stop=stop, tools=tools, **params)
             return self._collect(_tap(chunks, on_token))
         payload = self._payload(messages, stop, tools, params, stream=False)
-        client = self._client or shared_client(self.timeout)
+        client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
             limit = self._attempt_limit()
             try:
@@ -289,7 +246,7 @@ class OpenAICompatModel(BaseChatModel):
     ) -> Iterator[ChatChunk]:
         """Stream deltas over SSE; no text past a stop string is ever yielded."""
         payload = self._payload(messages, stop, tools, params, stream=True)
-        client = self._client or shared_client(self.timeout)
+        client = self._client or shared_client(self.timeout, self.base_url)
         for attempt in range(self.max_retries + 1):
             emitted = False
             limit = self._attempt_limit()
@@ -360,6 +317,8 @@ class OpenAICompatModel(BaseChatModel):
                                     emitted = True
                                     yield chunk
                                 if events.finished:
+                                    if not events.stopper.stopped:  # [DONE]: keep the connection
+                                        await finish_body(lines)
                                     break
                             for chunk in events.end(emitted):
                                 yield chunk
@@ -406,17 +365,12 @@ class OpenAICompatModel(BaseChatModel):
         return payload
 
     @contextlib.asynccontextmanager
-    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient]:
-        # An AsyncClient is bound to one event loop, so without an injected one each call
-        # gets its own (a process-wide cache would break across asyncio.run calls).
+    async def _aclient(self) -> AsyncIterator[httpx.AsyncClient | TimedClient]:
+        # An AsyncClient is bound to one event loop: pooled clients are kept per loop.
         if self._async_client is not None:
             yield self._async_client
             return
-        pooled = _async_pool.get()
-        if pooled is not None:
-            yield _Timed(pooled, self.timeout)  # type: ignore[misc]
-            return
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with loop_client(self.base_url, self.timeout) as client:
             yield client
 
     def _collect(self, chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
@@ -572,22 +526,6 @@ class OpenAICompatModel(BaseChatModel):
         if retry_after is not None:
             return min(retry_after, self.backoff_max)
         return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**attempt))
-
-
-class _Timed:
-    """A pooled client seen through this model's timeouts (the pool has none of its own)."""
-
-    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
-        self._client = client
-        self._timeout = timeout
-
-    async def post(self, url: str, **kw: Any) -> httpx.Response:
-        kw.setdefault("timeout", self._timeout)
-        return await self._client.post(url, **kw)
-
-    def stream(self, method: str, url: str, **kw: Any) -> Any:
-        kw.setdefault("timeout", self._timeout)
-        return self._client.stream(method, url, **kw)
 
 
 class _SSEState:

@@ -7,7 +7,6 @@ from typing import Any
 
 from agentcli.errors import ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import float_setting, int_setting
 
 DESCRIPTION = (
@@ -69,8 +68,3 @@ def search(query: str, settings: dict[str, Any]) -> str:
 def _factory(**settings: Any) -> Tool:
     settings.pop("llm", None)
     return Tool("arxiv", DESCRIPTION, func=lambda q: search(q, settings))
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("arxiv", _factory, "arXiv paper search: title, authors, summary (Atom API)."),
-)

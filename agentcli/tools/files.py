@@ -10,10 +10,8 @@ from typing import Any
 
 from agentcli.errors import ToolInputError
 from agentcli.tools.base import Tool, tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import confined, int_setting, tool_root
 
-WRITE_DANGER = "it changes files under the tool root"
 _MAX_LIST = 500
 
 
@@ -137,14 +135,3 @@ def _factory(name: str) -> Any:
 
     return factory
 
-
-_SAFE = {"read_file": "Read a file under the root.",
-         "list_directory": "List a directory under the root.",
-         "file_search": "Find files by name pattern under the root."}
-_WRITES = {"write_file": "Write a file under the root.", "copy_file": "Copy a file.",
-           "move_file": "Move or rename a file.", "file_delete": "Delete a file."}
-SPECS: tuple[ToolSpec, ...] = (
-    *(ToolSpec(n, _factory(n), s) for n, s in _SAFE.items()),
-    *(ToolSpec(n, _factory(n), s, dangerous=True, danger_reason=WRITE_DANGER)
-      for n, s in _WRITES.items()),
-)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 import re
+import sys
 import warnings
 from typing import Any
 
@@ -141,8 +143,25 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
+def import_numexpr_lean() -> None:
+    """Import numexpr with OpenBLAS on one thread (unless the user chose, or numpy is loaded).
+
+    One scalar expression never uses BLAS, and starting OpenBLAS's thread pool is ~20% of
+    numpy's import time. OpenBLAS reads the variable once, at load, so it is removed again
+    and never reaches the tools' child processes.
+    """
+    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numexpr  # noqa: F401
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def evaluate(text: str) -> str:
     """Evaluate a checked expression and format the number the way the Calculator answers."""
+    import_numexpr_lean()
     import numexpr  # heavy: imported only when a calculation runs
 
     expr = normalise(text)

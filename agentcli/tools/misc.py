@@ -10,7 +10,6 @@ from typing import Any
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import float_setting
 
 HUMAN_DESCRIPTION = (
@@ -55,10 +54,3 @@ def _sleep(**settings: Any) -> Tool:
 
     return Tool("sleep", "Make the agent sleep for a while. Input: a number of seconds.",
                 func=nap)
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("human", _human, "Ask the person at the terminal (refused without one)."),
-    ToolSpec("current_datetime", _datetime, "The current date and time."),
-    ToolSpec("sleep", _sleep, "Wait a number of seconds (capped by sleep_max)."),
-)

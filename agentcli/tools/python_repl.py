@@ -16,11 +16,9 @@ from typing import Any
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import cap_output, float_setting, int_setting, scrubbed_env, tool_root
 from agentcli.tools.shell import kill_group
 
-DANGER = "it runs any Python code the model writes, with your permissions"
 DESCRIPTION = (
     "A Python shell. Use this to execute python commands. Input should be valid python code. "
     "Use print(...) to see a value; the value of a final expression is shown too. "
@@ -140,9 +138,3 @@ def _factory(**settings: Any) -> Tool:
         int_setting(settings, "python_max_output", 20_000),
     )
     return Tool("python_repl", DESCRIPTION, func=session.run)
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("python_repl", _factory, "Python in a subprocess, state kept for the run.",
-             dangerous=True, danger_reason=DANGER),
-)

@@ -7,10 +7,8 @@ import json
 from typing import Any
 
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
-DANGER = "it sends HTTP requests to any URL the model picks (data can leave your machine)"
 _URL_SCHEMA = {"type": "object", "required": ["url"],
                "properties": {"url": {"type": "string", "description": "The URL."}}}
 _BODY_SCHEMA = {
@@ -62,14 +60,5 @@ def _make(method: str, with_body: bool) -> Any:
                     f"{method} request to a website. Input should be a URL.",
                     func=lambda url: _request(method, settings, url), args_schema=_URL_SCHEMA)
 
-    return name, factory
+    return factory
 
-
-_METHODS = (("GET", False), ("POST", True), ("PUT", True), ("PATCH", True), ("DELETE", False))
-SPECS: tuple[ToolSpec, ...] = (
-    *(ToolSpec(name, factory, f"HTTP {m} (SSRF-guarded, size-capped).", dangerous=True,
-               danger_reason=DANGER)
-      for m, body in _METHODS for name, factory in [_make(m, body)]),
-    ToolSpec("requests_all", None, "Group: every requests_* tool.", dangerous=True,
-             danger_reason=DANGER, members=tuple(f"requests_{m.lower()}" for m, _ in _METHODS)),
-)

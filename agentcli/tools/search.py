@@ -7,8 +7,7 @@ import importlib
 from typing import Any
 
 from agentcli.errors import ToolInputError, ToolLoadError
-from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.registry import ToolSpec
+from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import float_setting, int_setting
 
 DDG_DESCRIPTION = (
@@ -69,11 +68,3 @@ def searx(query: str, settings: dict[str, Any]) -> str:
 def _searx_factory(**settings: Any) -> Tool:
     settings.pop("llm", None)
     return Tool("searx-search", SEARX_DESCRIPTION, func=lambda q: searx(q, settings))
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("ddg-search", _ddg_factory, "DuckDuckGo web search.",
-             needs=ToolNeeds(extra="ddg")),
-    ToolSpec("searx-search", _searx_factory, "Web search through a SearxNG instance.",
-             needs=ToolNeeds(settings=("searx_host",))),
-)

@@ -12,10 +12,8 @@ from typing import Any
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import cap_output, float_setting, int_setting, scrubbed_env, tool_root
 
-DANGER = "it runs any shell command the model writes, with your permissions"
 DESCRIPTION = (
     "Run shell commands on this machine (POSIX sh). Input should be a valid shell command; "
     "the output (stdout and stderr) is returned."
@@ -75,9 +73,3 @@ def _factory(**settings: Any) -> Tool:
     max_output = int_setting(settings, "terminal_max_output", 20_000)
     return Tool("terminal", DESCRIPTION,
                 func=lambda cmd: run_command(cmd, cwd, timeout, max_output))
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("terminal", _factory, "Shell commands (timeout, output cap, scrubbed env).",
-             dangerous=True, danger_reason=DANGER),
-)

@@ -9,8 +9,7 @@ from typing import Any
 
 from agentcli import deadline as run_deadline
 from agentcli.errors import ToolInputError, ToolLoadError
-from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.registry import ToolSpec
+from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
 WRITE_DANGER = "sql_allow_writes is on: queries can change or delete your data"
@@ -184,12 +183,3 @@ def _query(**settings: Any) -> Tool:
                 "from the database. If the query is not correct, an error message is returned.",
                 func=db.query, dangerous=writes, danger_reason=WRITE_DANGER if writes else "")
 
-
-_NEEDS = ToolNeeds(settings=("sqlite_path",))
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("sql_db_list_tables", _list, "SQLite: list tables.", needs=_NEEDS),
-    ToolSpec("sql_db_schema", _schema, "SQLite: schemas and sample rows.", needs=_NEEDS),
-    ToolSpec("sql_db_query", _query,
-             "SQLite: run a query (read-only; sql_allow_writes makes it dangerous).",
-             needs=_NEEDS),
-)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.errors import ToolInputError
-from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.registry import ToolSpec
+from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import float_setting, int_setting
 
 DESCRIPTION = (
@@ -54,9 +53,3 @@ def search(query: str, settings: dict[str, Any]) -> str:
 def _factory(**settings: Any) -> Tool:
     settings.pop("llm", None)
     return Tool("wikipedia", DESCRIPTION, func=lambda q: search(q, settings))
-
-
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("wikipedia", _factory, "Wikipedia search and page summaries (MediaWiki API).",
-             needs=ToolNeeds()),
-)

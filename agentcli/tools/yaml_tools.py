@@ -17,7 +17,6 @@ from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.registry import ToolSpec, register_tool
 from agentcli.tools.sandbox import cap_output, tool_root
-from agentcli.tools.shell import run_bounded
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ENV = re.compile(r"\$\{(\w+)\}")
@@ -108,6 +107,8 @@ def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
         values = _with_defaults(d, kwargs)
         argv = [_fill(item, values) for item in d["argv"]]
         try:
+            from agentcli.tools.shell import run_bounded  # lazily: listing tools
+
             code, stdout, stderr = run_bounded(argv, cwd=cwd, timeout=timeout,
                                                what=f"{d['name']} command")
         except FileNotFoundError:

@@ -1,0 +1,250 @@
+"""Pooled httpx clients: one sync client per process, one sharded async pool per event loop.
+
+Every model call outside a test goes through here, so connections are kept alive across
+calls, turns and batch items instead of being opened (and TLS-configured) per request.
+
+- **Sync**: :func:`shared_client` keeps one ``httpx.Client`` per timeout setting and scheme
+  for the whole process; :func:`close_shared_clients` runs at exit.
+- **Async**: an ``httpx.AsyncClient`` is bound to the event loop it first ran on, so each loop
+  gets its own :class:`_LoopPool`, created on first use and closed by the loop itself when it
+  shuts down (``asyncio.run`` and ``asyncio.Runner`` finalise async generators; the pool parks
+  one that closes it).
+- **Shards**: httpcore's pool does O(connections²) bookkeeping on every request event, so one
+  pool with 256 connections spends its CPU on itself. A loop's pool is a list of small
+  clients (at most ``SHARD_SIZE`` connections each); a request takes the least busy shard, and
+  a shard is added only when every shard is full. One run uses one small client; a batch with
+  256 requests in flight uses 64.
+- **TLS**: a verified SSL context (the CA bundle, ~40 ms to load) is built once per process and
+  only for ``https://`` URLs; ``http://`` clients are built without any SSL context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import functools
+import socket
+import ssl
+import threading
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import httpx
+
+# Requests go out as two writes (headers, then body): without TCP_NODELAY, Nagle's algorithm
+# holds the body back until the headers are acknowledged, a delay on every model call.
+SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+# Connections per async client. httpcore may hand one idle connection to several waiting
+# requests, and all but one then retry; the retries grow with the pool, so pools stay tiny
+# (measured at 256 in flight: 16 -> 3.1 s CPU, 4 -> 1.8 s, 1 -> 1.7 s for 1,536 calls).
+SHARD_SIZE = 4
+MAX_SHARDS = 256  # past 1,024 connections per loop, requests wait for a free connection
+
+_TimeoutKey = tuple[float, float, float, float, bool]
+_clients: dict[_TimeoutKey, httpx.Client] = {}
+_clients_lock = threading.Lock()
+_loop_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, _LoopPool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def is_https(url: str) -> bool:
+    """True when ``url`` needs TLS."""
+    return url[:8].lower() == "https://"
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The verified SSL context (system CA bundle), built once per process on first https use."""
+    return httpx.create_ssl_context()
+
+
+class _PlainTransport(httpx.HTTPTransport):
+    """httpx's transport over an httpcore pool built without an SSL context (http:// URLs)."""
+
+    def __init__(self, limits: httpx.Limits) -> None:  # the base __init__ always builds one
+        import httpcore
+
+        # httpcore creates (verified) TLS lazily, so an https URL sent here still works.
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=None, max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry, socket_options=SOCKET_OPTIONS,
+        )
+
+
+class _PlainAsyncTransport(httpx.AsyncHTTPTransport):
+    """Async twin of :class:`_PlainTransport`."""
+
+    def __init__(self, limits: httpx.Limits) -> None:
+        import httpcore
+
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=None, max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry, socket_options=SOCKET_OPTIONS,
+        )
+
+
+def _sync_client(timeout: httpx.Timeout, https: bool) -> httpx.Client:
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+    if https:
+        return httpx.Client(timeout=timeout, follow_redirects=False, transport=httpx.HTTPTransport(
+            verify=tls_context(), limits=limits, socket_options=SOCKET_OPTIONS))
+    return httpx.Client(timeout=timeout, transport=_PlainTransport(limits),
+                        follow_redirects=False)
+
+
+def _async_client(https: bool) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
+    # No client-wide timeout: each request passes its model's own (see TimedClient).
+    if https:
+        return httpx.AsyncClient(timeout=None, follow_redirects=False,
+                                 transport=httpx.AsyncHTTPTransport(
+                                     verify=tls_context(), limits=limits,
+                                     socket_options=SOCKET_OPTIONS))
+    return httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
+                             follow_redirects=False)
+
+
+def shared_client(timeout: httpx.Timeout, url: str = "") -> httpx.Client:
+    """The process-wide pooled client for these timeouts and ``url``'s scheme."""
+    key: _TimeoutKey = (timeout.connect or 0.0, timeout.read or 0.0, timeout.write or 0.0,
+                        timeout.pool or 0.0, is_https(url))
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None or client.is_closed:
+            if not _clients:
+                atexit.register(close_shared_clients)
+            client = _clients[key] = _sync_client(timeout, key[-1])
+        return client
+
+
+def close_shared_clients() -> None:
+    """Close every pooled sync client (at exit, or between tests)."""
+    with _clients_lock:
+        for client in _clients.values():
+            client.close()
+        _clients.clear()
+        atexit.unregister(close_shared_clients)
+
+
+class TimedClient:
+    """A pooled client seen through one model's timeouts (the pool has none of its own)."""
+
+    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
+        self._client = client
+        self._timeout = timeout
+
+    async def post(self, url: str, **kw: Any) -> httpx.Response:
+        """POST with this model's timeouts (a call may pass tighter ones: its deadline)."""
+        kw.setdefault("timeout", self._timeout)
+        return await self._client.post(url, **kw)
+
+    def stream(self, method: str, url: str,
+               **kw: Any) -> AbstractAsyncContextManager[httpx.Response]:
+        """Stream a request with this model's timeouts (or the call's tighter ones)."""
+        kw.setdefault("timeout", self._timeout)
+        return self._client.stream(method, url, **kw)
+
+
+class _Shard:
+    """One small async client and how many calls are using it now."""
+
+    __slots__ = ("busy", "client")
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.busy = 0
+
+
+class _LoopPool:
+    """The shards of one event loop, for one scheme."""
+
+    def __init__(self, https: bool) -> None:
+        self.https = https
+        self.shards: list[_Shard] = []
+        self.closed = False
+        self._closer: AsyncGenerator[None, None] | None = None
+
+    async def start(self) -> None:
+        """Park an async generator the loop will finalise at shutdown; it closes the pool."""
+        self._closer = self._close_at_shutdown()
+        await self._closer.__anext__()
+
+    async def _close_at_shutdown(self) -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            # Forget the loop too: the parked generator would otherwise keep it alive.
+            _loop_pools.pop(asyncio.get_running_loop(), None)
+            await self.aclose()
+
+    def pick(self) -> _Shard:
+        """The least busy shard; a new one when every shard is full."""
+        best = min(self.shards, key=_busy, default=None)
+        if best is None or (best.busy >= SHARD_SIZE and len(self.shards) < MAX_SHARDS):
+            best = _Shard(_async_client(self.https))
+            self.shards.append(best)
+        return best
+
+    async def aclose(self) -> None:
+        """Close every shard's client."""
+        self.closed = True
+        shards, self.shards = self.shards, []
+        for shard in shards:
+            with contextlib.suppress(Exception):  # a dead connection must not block the rest
+                await shard.client.aclose()
+
+
+def _busy(shard: _Shard) -> int:
+    return shard.busy
+
+
+async def _pool_for(https: bool) -> _LoopPool:
+    loop = asyncio.get_running_loop()
+    pools = _loop_pools.get(loop)
+    if pools is None:
+        pools = _loop_pools[loop] = {}
+    pool = pools.get(https)
+    if pool is None or pool.closed:
+        pool = pools[https] = _LoopPool(https)
+        await pool.start()
+    return pool
+
+
+@contextlib.asynccontextmanager
+async def loop_client(url: str, timeout: httpx.Timeout) -> AsyncIterator[TimedClient]:
+    """A pooled client of the running loop for one call (all its attempts and its stream)."""
+    pool = await _pool_for(is_https(url))
+    shard = pool.pick()
+    shard.busy += 1
+    try:
+        yield TimedClient(shard.client, timeout)
+    finally:
+        shard.busy -= 1
+
+
+async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:
+    """Read what follows a stream's ``[DONE]`` (normally just the end of the body).
+
+    A response closed before its end takes its connection down with it, so every streamed
+    call would open a new one. A server that keeps the stream open after ``[DONE]`` only
+    costs ``timeout``, and then the connection is dropped as before.
+    """
+    async def rest() -> None:
+        async for _ in lines:
+            pass
+
+    with contextlib.suppress(Exception):  # the answer is complete: nothing here may fail it
+        await asyncio.wait_for(rest(), timeout)
+
+
+async def close_loop_clients() -> None:
+    """Close the running loop's pools now (the loop also does it when it shuts down)."""
+    pools = _loop_pools.pop(asyncio.get_running_loop(), {})
+    for pool in pools.values():
+        await pool.aclose()

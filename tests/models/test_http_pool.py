@@ -1,0 +1,155 @@
+"""Pooled clients: one per loop, closed with the loop, sharded under load, TLS only for https."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import ssl
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from agentcli.models import http_pool
+from agentcli.models.openai_compat import OpenAICompatModel
+from agentcli.schema import user
+from agentcli.testing.mock_server import MockOpenAIServer
+
+TIMEOUT = httpx.Timeout(5.0)
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    http_pool.tls_context.cache_clear()
+    yield
+    http_pool.close_shared_clients()
+    http_pool.tls_context.cache_clear()
+
+
+@pytest.fixture
+def server() -> Iterator[MockOpenAIServer]:
+    with MockOpenAIServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def no_tls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any attempt to build an SSL context."""
+    def refuse(*_: object, **__: object) -> ssl.SSLContext:
+        raise AssertionError("an SSL context was built for an http:// URL")
+
+    monkeypatch.setattr(httpx, "create_ssl_context", refuse)
+    monkeypatch.setattr(ssl, "create_default_context", refuse)
+
+
+def test_calls_on_one_loop_share_one_client_which_the_loop_closes(
+    server: MockOpenAIServer,
+) -> None:
+    server.set_responder(lambda body: {"text": "ok"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="k")
+    seen: list[httpx.AsyncClient] = []
+
+    async def main() -> None:
+        for _ in range(3):
+            assert (await model.agenerate([user("hi")])).text == "ok"
+        pools = http_pool._loop_pools[asyncio.get_running_loop()]
+        seen.extend(shard.client for shard in pools[False].shards)
+
+    asyncio.run(main())
+    assert len(seen) == 1  # three calls, one client
+    assert seen[0].is_closed  # closed when asyncio.run shut the loop down
+    assert len(server.requests) == 3
+
+
+def test_a_new_loop_gets_a_new_client(server: MockOpenAIServer) -> None:
+    server.set_responder(lambda body: {"text": "ok"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="k")
+    clients: list[httpx.AsyncClient] = []
+
+    async def one() -> None:
+        await model.agenerate([user("hi")])
+        clients.append(http_pool._loop_pools[asyncio.get_running_loop()][False].shards[0].client)
+
+    asyncio.run(one())
+    asyncio.run(one())
+    assert clients[0] is not clients[1] and all(c.is_closed for c in clients)
+
+
+def test_shards_grow_only_when_every_shard_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_pool, "SHARD_SIZE", 4)
+
+    async def main() -> list[int]:
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(11):  # 11 calls in flight at once
+                await stack.enter_async_context(
+                    http_pool.loop_client("http://127.0.0.1:9/v1", TIMEOUT))
+            pool = http_pool._loop_pools[asyncio.get_running_loop()][False]
+            busy = [s.busy for s in pool.shards]
+        assert all(s.busy == 0 for s in pool.shards)  # every lease was given back
+        return busy
+
+    assert asyncio.run(main()) == [4, 4, 3]
+
+
+def test_http_urls_never_build_an_ssl_context(server: MockOpenAIServer, no_tls: None) -> None:
+    server.set_responder(lambda body: {"text": "ok"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="k")
+    assert model.generate([user("hi")]).text == "ok"
+    assert asyncio.run(model.agenerate([user("hi")])).text == "ok"
+    assert "".join(c.text for c in model.stream([user("hi")])) == "ok"
+
+
+def test_https_clients_share_one_ssl_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[ssl.SSLContext] = []
+    real = httpx.create_ssl_context
+
+    def counting(*args: object, **kw: object) -> ssl.SSLContext:
+        ctx = real()
+        built.append(ctx)
+        return ctx
+
+    monkeypatch.setattr(httpx, "create_ssl_context", counting)
+    http_pool.shared_client(TIMEOUT, "https://api.example.com/v1")
+    http_pool.shared_client(httpx.Timeout(9.0), "https://api.example.com/v1")
+
+    async def lease() -> None:
+        async with http_pool.loop_client("https://api.example.com/v1", TIMEOUT):
+            pass
+
+    asyncio.run(lease())
+    assert len(built) == 1
+
+
+def test_sync_clients_are_per_timeouts_and_scheme() -> None:
+    plain = http_pool.shared_client(TIMEOUT, "http://127.0.0.1:9/v1")
+    assert http_pool.shared_client(TIMEOUT, "http://localhost:1/v1") is plain
+    assert http_pool.shared_client(httpx.Timeout(1.0), "http://x/v1") is not plain
+    http_pool.close_shared_clients()
+    assert plain.is_closed
+
+
+def test_streamed_calls_reuse_one_connection(server: MockOpenAIServer,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    server.set_responder(lambda body: {"text": "ok"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="k")
+    connects: list[object] = []
+    real_connect = socket.socket.connect
+
+    def counting(sock: socket.socket, address: object) -> object:
+        if isinstance(address, tuple) and address[1] == server.port:
+            connects.append(address)
+        return real_connect(sock, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", counting)
+
+    async def main() -> list[str]:
+        texts = []
+        for _ in range(3):
+            chunks = [c.text async for c in model.astream([user("hi")])]
+            texts.append("".join(chunks))
+        return texts
+
+    assert asyncio.run(main()) == ["ok", "ok", "ok"]
+    assert len(server.requests) == 3
+    assert len(connects) == 1  # the stream was read to its end, so its connection was kept
