@@ -144,7 +144,7 @@ def _yaml_tools(v: Any) -> list[dict[str, Any]]:
 
 
 def _mcp_servers(v: Any) -> dict[str, dict[str, Any]]:
-    from agentcli.tools.mcp_tools import check_servers
+    from agentcli.mcp.config import check_servers
 
     return check_servers(v)
 
@@ -277,7 +277,7 @@ class Settings:
     yaml_tools: list[dict[str, Any]] = _setting(
         _yaml_tools, None, "command and http tools declared in YAML", factory=list)
     mcp_servers: dict[str, dict[str, Any]] = _setting(
-        _mcp_servers, None, "MCP servers over stdio: {name: {command, args}}", factory=dict)
+        _mcp_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
     retry: dict[str, float] = _setting(
         _retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
         "overrides max_retries", factory=dict)
@@ -443,7 +443,12 @@ def load_settings(
     files = config_files(config_path, env)
     path = files[-1] if files else None
     for source in files:
-        for key, raw in read_yaml(source).items():
+        data = read_yaml(source)
+        if "mcpServers" in data:  # the key other MCP clients use
+            from agentcli.mcp.config import merge_config_keys
+
+            data = merge_config_keys(data, str(source))
+        for key, raw in data.items():
             put(str(key), _checked(str(key), raw, str(source)), str(source))
     env_values: dict[str, Any] = {}
     for key, spec in FIELDS.items():

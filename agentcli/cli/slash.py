@@ -161,6 +161,12 @@ def _exit(repl: ChatRepl, arg: str) -> object:
     return EXIT
 
 
+def _mcp_prompt(repl: ChatRepl, arg: str) -> None:
+    from agentcli.cli.mcp_prompts import run_prompt
+
+    run_prompt(repl, arg)
+
+
 COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/help": ("", _help, "show this help"),
     "/tools": ("/tools [add|rm NAME]", _tools, "list the loaded tools, or add/remove one"),
@@ -174,12 +180,15 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/save": ("/save FILE", _save, "write the session transcript as Markdown"),
     "/retry": ("", _retry, "ask the last question again"),
     "/exit": ("", _exit, "quit (Ctrl-D also quits)"),
+    "/mcp:": ("/mcp:SERVER:PROMPT [args]", _mcp_prompt, "ask an MCP server's prompt"),
 }
 
 
 def dispatch(repl: ChatRepl, line: str) -> object:
     """Run one slash command; errors are one line and the REPL goes on."""
     name, _, arg = line.strip().partition(" ")
+    if name.startswith("/mcp:"):  # /mcp:SERVER:PROMPT args
+        name, arg = "/mcp:", line.strip()[len("/mcp:"):]
     entry = COMMANDS.get(name)
     if entry is None:
         close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)

@@ -1,57 +1,212 @@
-"""MCP servers over stdio: tools appear as server.tool with their schema and can be called."""
+"""MCP over stdio against a small Python server: listing, calls, danger from annotations,
+the tool-list cache, list_changed, stderr in start-up errors, reconnect after a crash."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.mcp import list_tools, load_server_tools, server_configs
+from agentcli.mcp.cache import cached_tools, log_path
 from agentcli.tools import load_tools, registry
-from agentcli.tools.mcp_tools import _CONNECTIONS, check_servers, register_mcp_servers
+from agentcli.tools.mcp_tools import register_mcp_servers
 from agentcli.tools.registry import _REGISTRY
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
+CALC = {"command": sys.executable, "args": [SERVER], "env": {"GREETING": "hi ${TEST_MCP_SECRET}"}}
 
 
-@pytest.fixture
-def mcp_registered(monkeypatch: pytest.MonkeyPatch) -> Any:
+@pytest.fixture(autouse=True)
+def _fresh_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from agentcli.mcp import pool
+
     monkeypatch.setenv("TEST_MCP_SECRET", "from-parent")
+
     before = dict(registry())
-    servers = check_servers({"calc": {"command": sys.executable, "args": [SERVER],
-                                      "env": {"GREETING": "hi ${TEST_MCP_SECRET}"}}})
-    names = register_mcp_servers(servers)
-    yield names
+    yield
+    pool.close_all()
     _REGISTRY.clear()
     _REGISTRY.update(before)
-    for conn in list(_CONNECTIONS.values()):
-        conn.close()
-    _CONNECTIONS.clear()
 
 
-def test_mcp_tools_listed_with_schema_and_called(mcp_registered: list[str]) -> None:
-    assert sorted(mcp_registered) == ["calc.add", "calc.echo_env", "calc.fail"]
-    assert registry()["calc.add"].source == "MCP"
-    tools = {t.name: t for t in load_tools(["calc"])}
+def test_tools_listed_with_schema_danger_and_called() -> None:
+    names = register_mcp_servers({"calc": CALC})
+    assert {"calc.add", "calc.echo_env", "calc.fail"} <= set(names)
+    specs = registry()
+    assert specs["calc.add"].source == "MCP"
+    assert not specs["calc.add"].dangerous  # readOnlyHint
+    assert specs["calc.fail"].dangerous and "readOnlyHint" in specs["calc.fail"].danger_reason
+    with pytest.raises(ToolLoadError, match=r"calc\.echo_env.*dangerous.*--allow"):
+        load_tools(["calc.echo_env"])
+    tools = {t.name: t for t in load_tools(["calc"], allow=["calc"])}
     add = tools["calc.add"]
     assert add.args_schema is not None and set(add.args_schema["properties"]) == {"a", "b"}
     assert add.run({"a": 2, "b": 40}) == "42"
     assert add.run('{"a": "1", "b": 2}') == "3"
     assert tools["calc.echo_env"].run("GREETING") == "hi from-parent"
-    assert tools["calc.echo_env"].run("TEST_MCP_SECRET") == "<unset>"
-    with pytest.raises(ToolInputError, match=r"calc\.fail failed"):
+    assert tools["calc.echo_env"].run("TEST_MCP_SECRET") == "<unset>"  # env is not inherited
+    with pytest.raises(ToolInputError, match=r"calc\.fail failed: "):
         tools["calc.fail"].run("boom")
 
 
-def test_mcp_server_that_cannot_start() -> None:
-    with pytest.raises(ToolLoadError, match=r"MCP server .broken. did not start"):
-        register_mcp_servers({"broken": {"command": "/nonexistent/mcp-server", "timeout": 10}})
+def test_config_overrides_win_over_annotations() -> None:
+    conf = server_configs({"calc": {**CALC, "tools": {"add": "dangerous", "fail": "safe"}}})
+    tools = {t.name: t for t in load_server_tools("calc", conf["calc"])}
+    assert tools["calc.add"].dangerous and "config" in tools["calc.add"].danger_reason
+    assert not tools["calc.fail"].dangerous
+    safe = server_configs({"calc": {**CALC, "dangerous": False}})["calc"]
+    assert not any(t.dangerous for t in load_server_tools("calc", safe))
 
 
-def test_mcp_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_list_is_cached_per_config_and_refreshed_on_list_changed() -> None:
+    conf = server_configs({"calc": CALC})["calc"]
+    assert cached_tools(conf) is None
+    first = [i.name for i in list_tools("calc", conf)]
+    assert "extra" not in first and cached_tools(conf) is not None
+    other = server_configs({"calc": {**CALC, "args": [SERVER, "x"]}})["calc"]
+    assert other.digest() != conf.digest() and cached_tools(other) is None
+    grow = load_server_tools("calc", conf, {"grow"})[0]
+    assert grow.run({}) == "grown"
+    from agentcli.mcp.pool import get_connection
+
+    conn = get_connection(conf)
+    for _ in range(100):  # the notification is handled on the MCP loop
+        if any(i.name == "extra" for i in conn.tools):
+            break
+        time.sleep(0.05)
+    assert any(i.name == "extra" for i in conn.tools)
+    cached = cached_tools(conf)
+    assert cached is not None and "extra" in [i.name for i in cached]
+
+
+def test_resource_tool_and_prompt() -> None:
+    conf = server_configs({"calc": CALC})["calc"]
+    reader = load_server_tools("calc", conf, {"read_resource"})[0]
+    assert reader.name == "calc.read_resource" and not reader.dangerous
+    assert reader.run("test://greeting") == "hello from a resource"
+    from agentcli.mcp.connection import run_sync
+    from agentcli.mcp.pool import get_connection
+
+    conn = get_connection(conf)
+    resources = run_sync(conn.list_resources())
+    assert [r["uri"] for r in resources] == ["test://greeting"]
+    prompts = run_sync(conn.list_prompts())
+    assert prompts[0]["name"] == "review"
+    messages = run_sync(conn.get_prompt("review", {"topic": "tests"}))
+    assert messages == [{"role": "user", "text": "Please review tests briefly."}]
+
+
+def test_server_that_cannot_start_reports_its_stderr() -> None:
+    bad = {"command": "sh", "args": ["-c", "echo 'fatal: no config here' >&2; exit 3"]}
+    conf = server_configs({"broken": bad})["broken"]
+    with pytest.raises(ToolLoadError) as err:
+        load_server_tools("broken", conf)
+    msg = str(err.value)
+    assert "MCP server 'broken' did not start" in msg and "fatal: no config here" in msg
+    assert "\n" not in msg and "TaskGroup" not in msg
+    assert "fatal: no config here" in log_path("broken").read_text()
+
+
+def test_missing_command_and_other_servers_keep_working() -> None:
+    names = register_mcp_servers({
+        "broken": {"command": "/nonexistent/mcp-server", "startup_timeout": 10},
+        "calc": CALC,
+    })
+    from agentcli.tools.custom import warnings_seen
+
+    assert any("'broken' did not start" in w and "/nonexistent/mcp-server" in w
+               for w in warnings_seen)
+    warnings_seen.clear()
+    assert "calc.add" in names
+    assert load_tools(["calc.add"])[0].run({"a": 1, "b": 1}) == "2"
+    with pytest.raises(ToolLoadError, match="did not start"):
+        load_tools(["broken"])
+    assert load_tools(["llm-math"], llm=object())  # type: ignore[arg-type]
+
+
+def _pid_server(tmp_path: Path) -> tuple[Any, Path]:
+    pidfile = tmp_path / "pid"
+    script = f"echo $$ > {pidfile}; exec {sys.executable} {SERVER}"
+    return server_configs({"calc": {"command": "sh", "args": ["-c", script]}})["calc"], pidfile
+
+
+def test_server_killed_between_calls_is_restarted(tmp_path: Path) -> None:
+    from agentcli.mcp.pool import get_connection
+
+    conf, pidfile = _pid_server(tmp_path)
+    add = load_server_tools("calc", conf, {"add"})[0]
+    assert add.run({"a": 1, "b": 2}) == "3"
+    first = int(pidfile.read_text())
+    os.kill(first, signal.SIGKILL)
+    conn = get_connection(conf)
+    for _ in range(200):  # the session sees the pipe close
+        if not conn.alive:
+            break
+        time.sleep(0.02)
+    assert add.run({"a": 2, "b": 2}) == "4"  # reconnected once, transparently
+    assert int(pidfile.read_text()) != first
+
+
+def test_server_killed_mid_call_is_one_line_then_next_call_reconnects(tmp_path: Path) -> None:
+    conf, pidfile = _pid_server(tmp_path)
+    tools = {t.name: t for t in load_server_tools("calc", conf, {"slow", "add"})}
+    slow, add = tools["calc.slow"], tools["calc.add"]
+    errors: list[str] = []
+
+    def call() -> None:
+        try:
+            slow.run({"seconds": 30})
+        except ToolInputError as err:
+            errors.append(str(err))
+
+    worker = threading.Thread(target=call)
+    worker.start()
+    time.sleep(0.5)  # the call is in flight (30 s); nothing below depends on this being exact
+    os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    worker.join(timeout=20)
+    assert errors and "closed the connection during calc.slow" in errors[0]
+    assert "testserver starting" in errors[0] and "\n" not in errors[0]
+    assert add.run({"a": 5, "b": 5}) == "10"
+
+
+def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(ToolLoadError, match=r"pip install 'agentcli\[mcp\]'"):
         register_mcp_servers({"x": {"command": "true"}})
+
+
+def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
+    conf = server_configs({"calc": CALC})["calc"]
+    list_tools("calc", conf)  # fills the cache
+    from agentcli.mcp import pool
+
+    pool.close_all()
+    names = register_mcp_servers({"calc": CALC}, start=False)
+    assert "calc.add" in names and pool._POOL == {}
+    data = json.loads(next((log_path("x").parent.parent / "tools").glob("calc-*.json")).read_text())
+    assert data["server"] == "calc" and "GREETING" not in json.dumps(data)
+
+
+def test_servers_start_in_parallel(tmp_path: Path) -> None:
+    # each server waits for the other's start-up mark: only a parallel start gets both up
+    def waits_for(me: str, other: str) -> dict[str, Any]:
+        script = (f"touch {tmp_path / me}; i=0; while [ ! -e {tmp_path / other} ]; do "
+                  f"i=$((i+1)); [ $i -gt 200 ] && exit 9; sleep 0.05; done; "
+                  f"exec {sys.executable} {SERVER}")
+        return {"command": "sh", "args": ["-c", script], "startup_timeout": 30}
+
+    from agentcli.mcp.pool import start_many
+
+    results = start_many(server_configs({"a": waits_for("a", "b"), "b": waits_for("b", "a")}))
+    assert all(isinstance(r, list) and r for r in results.values()), results

@@ -1,0 +1,132 @@
+"""``agent mcp list|tools|resources|read|prompts``: inspect configured MCP servers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
+                      no_args_is_help=True, rich_markup_mode=None)
+_CONFIG = typer.Option(None, "--config", "-c", help="YAML config file.")
+_JSON = typer.Option(False, "--json", help="Print JSON.")
+
+
+def _server(config: Path | None, name: str | None) -> Any:
+    from agentcli.cli.app import _env
+    from agentcli.config import load_settings
+    from agentcli.mcp.config import find_server, server_configs
+
+    configs = server_configs(load_settings(config, env=_env()))
+    return configs if name is None else find_server(configs, name)
+
+
+def _say(text: str) -> None:
+    from agentcli.mcp.text import clean
+
+    print(clean(text, 1_000_000))  # server text: control characters neutralized
+
+
+def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) -> None:
+    if json_out:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    cells = [keys] + [tuple(str(r.get(k, "")) for k in keys) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(keys) - 1)]
+    for line in cells:
+        _say("  ".join([c.ljust(w) for c, w in zip(line, widths, strict=False)] +
+                       [line[-1]]).rstrip())
+
+
+def _run(coro_factory: Any, conf: Any) -> Any:
+    from agentcli.errors import ConfigError, ToolInputError
+    from agentcli.mcp.connection import run_sync
+    from agentcli.mcp.pool import get_connection
+
+    try:
+        return run_sync(coro_factory(get_connection(conf)))
+    except ToolInputError as err:  # here the input came from the user: a usage error
+        raise ConfigError(str(err)) from None
+
+
+@mcp_app.command("list")
+def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
+    """List the configured servers (from the config and .mcp.json) without starting them."""
+    from agentcli.cli.app import errors_to_exit
+    from agentcli.mcp.cache import cached_tools
+
+    with errors_to_exit():
+        rows = []
+        for name, conf in _server(config, None).items():
+            cached = cached_tools(conf)
+            rows.append({"name": name, "transport": conf.transport,
+                         "tools": "?" if cached is None else len(cached),
+                         "target": conf.target()})
+        _table(rows, ("name", "transport", "tools", "target"), json_out)
+
+
+@mcp_app.command("tools")
+def mcp_tools(
+    server: str = typer.Argument(..., help="The server name."),
+    refresh: bool = typer.Option(False, "--refresh", help="Ask the server, not the cache."),
+    config: Path | None = _CONFIG, json_out: bool = _JSON,
+) -> None:
+    """A server's tools and whether each is dangerous (cached list unless --refresh)."""
+    from agentcli.cli.app import errors_to_exit
+    from agentcli.mcp import list_tools, tool_danger
+
+    with errors_to_exit():
+        conf = _server(config, server)
+        rows = []
+        for info in list_tools(server, conf, refresh=refresh):
+            dangerous, reason = tool_danger(conf, info)
+            rows.append({"name": f"{server}.{info.name}", "dangerous": dangerous,
+                         "reason": reason, "description": info.description.split("\n")[0]})
+        _table(rows, ("name", "dangerous", "description"), json_out)
+
+
+@mcp_app.command("resources")
+def mcp_resources(
+    server: str = typer.Argument(..., help="The server name."),
+    config: Path | None = _CONFIG, json_out: bool = _JSON,
+) -> None:
+    """List a server's resources (starts the server)."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        items = _run(lambda c: c.list_resources(), _server(config, server))
+        rows = [{"uri": r.get("uri", ""), "mimeType": r.get("mimeType", ""),
+                 "name": r.get("title") or r.get("name", "")} for r in items]
+        _table(rows, ("uri", "mimeType", "name"), json_out)
+
+
+@mcp_app.command("read")
+def mcp_read(
+    server: str = typer.Argument(..., help="The server name."),
+    uri: str = typer.Argument(..., help="The resource URI."),
+    config: Path | None = _CONFIG,
+) -> None:
+    """Print one resource (binary contents as a short placeholder)."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
+
+
+@mcp_app.command("prompts")
+def mcp_prompts(
+    server: str = typer.Argument(..., help="The server name."),
+    config: Path | None = _CONFIG, json_out: bool = _JSON,
+) -> None:
+    """List a server's prompts; use one in chat as /mcp:SERVER:PROMPT key=value ..."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        prompts = _run(lambda c: c.list_prompts(), _server(config, server))
+        rows = [{"name": f"/mcp:{server}:{p['name']}",
+                 "arguments": " ".join(a["name"] + ("" if a.get("required") else "?")
+                                       for a in p.get("arguments") or []),
+                 "description": (p.get("description") or "").split("\n")[0]} for p in prompts]
+        _table(rows, ("name", "arguments", "description"), json_out)

@@ -1,0 +1,88 @@
+"""The last tool list of each MCP server, cached per config hash so listing starts nothing.
+
+Files live in ``$XDG_DATA_HOME/agentcli/mcp/`` beside the servers' stderr logs. No SDK import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.mcp.config import ServerConfig
+
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool as a server lists it (the wire shape, minus SDK types)."""
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    title: str | None = None
+    read_only: bool | None = None  # annotations.readOnlyHint
+    destructive: bool | None = None  # annotations.destructiveHint
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ToolInfo:
+        """From a tool as dumped by the SDK (camelCase keys, as on the wire)."""
+        notes = data.get("annotations") or {}
+        schema = data.get("inputSchema") or data.get("input_schema") or {}
+        return cls(str(data["name"]), str(data.get("description") or ""),
+                   {"type": "object", "properties": {}, **dict(schema)},
+                   data.get("title") or notes.get("title"),
+                   notes.get("readOnlyHint"), notes.get("destructiveHint"))
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/agentcli/mcp`` (``~/.local/share`` by default)."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "agentcli" / "mcp"
+
+
+def log_path(name: str) -> Path:
+    """Where server ``name`` writes its stderr."""
+    return data_dir() / "logs" / f"{name}.log"
+
+
+def _cache_file(conf: ServerConfig) -> Path:
+    return data_dir() / "tools" / f"{conf.name}-{conf.digest()}.json"
+
+
+def cached_tools(conf: ServerConfig) -> list[ToolInfo] | None:
+    """The cached list for this exact config, or None."""
+    try:
+        data = json.loads(_cache_file(conf).read_text(encoding="utf-8"))
+        if data.get("version") != _VERSION:
+            return None
+        return [ToolInfo(**t) for t in data["tools"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_tools(conf: ServerConfig, tools: list[ToolInfo]) -> None:
+    """Write the list atomically; stale files of the same server are removed."""
+    path = _cache_file(conf)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps({"version": _VERSION, "server": conf.name,
+                          "tools": [asdict(t) for t in tools]}, ensure_ascii=False)
+    import tempfile  # only writers pay for it
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    for old in path.parent.glob(f"{conf.name}-*.json"):
+        digest = old.stem[len(conf.name) + 1:]  # "ev-x-<hash>" is another server than "ev"
+        if old != path and len(digest) == 16 and "-" not in digest:
+            old.unlink(missing_ok=True)

@@ -1,0 +1,219 @@
+"""MCP server settings: ``mcp_servers:`` (ours), ``mcpServers`` (other clients), ``.mcp.json``.
+
+Parsing is pure: no server starts and no network. Header and environment values may refer to
+variables as ``${NAME}`` or ``${NAME:-default}``; they are expanded only when connecting, so
+secrets never enter the tool-list cache or its hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agentcli.errors import ConfigError
+
+Transport = Literal["stdio", "http", "sse"]
+PROJECT_FILE = ".mcp.json"
+INSTALL_HINT = "pip install 'agentcli[mcp]'"
+_TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http",
+    "streamableHttp": "http", "sse": "sse",
+}
+_KEYS = {"command", "args", "env", "cwd", "url", "type", "transport", "headers", "timeout",
+         "startup_timeout", "call_timeout", "dangerous", "tools", "resources"}
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_VAR = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One MCP server: how to reach it, its timeouts and its danger overrides."""
+
+    name: str
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # values unexpanded (may hold ${VAR})
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # values unexpanded
+    startup_timeout: float = 30.0
+    call_timeout: float = 60.0
+    dangerous: bool | None = None  # None: decide per tool from its annotations
+    tool_danger: tuple[tuple[str, bool], ...] = ()  # per-tool override, wins over all
+    resources: bool = False  # put SERVER.read_resource in the server's group
+
+    def digest(self) -> str:
+        """A stable hash of everything that could change the server's tool list."""
+        raw = json.dumps(asdict(self), sort_keys=True, default=str)
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+    def target(self) -> str:
+        """The command line or URL, for listings and error messages."""
+        if self.transport == "stdio":
+            return " ".join([self.command or "", *self.args])
+        return self.url or ""
+
+
+def expand_vars(value: str, where: str, env: Mapping[str, str] | None = None) -> str:
+    """Replace ``${NAME}`` / ``${NAME:-default}``; an unset name without default is an error."""
+    env = os.environ if env is None else env
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) in env:
+            return env[m.group(1)]
+        if m.group(2) is not None:
+            return m.group(2)
+        raise ConfigError(f"{where} uses ${{{m.group(1)}}}, which is not set; export it or "
+                          f"write ${{{m.group(1)}:-default}}")
+
+    return _VAR.sub(sub, value)
+
+
+def _str_map(value: Any, what: str) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str | int | float) and not isinstance(v, bool)
+            for k, v in value.items()):
+        raise ValueError(f"{what} must be a mapping of name: string")
+    return tuple((k, str(v)) for k, v in value.items())
+
+
+def _seconds(value: Any, what: str, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
+        raise ValueError(f"{what} must be a number of seconds > 0")
+    return float(value)
+
+
+def _tool_danger(value: Any) -> tuple[tuple[str, bool], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and v in ("dangerous", "safe") for k, v in value.items()):
+        raise ValueError("tools must be a mapping of tool: dangerous|safe")
+    return tuple((k, v == "dangerous") for k, v in value.items())
+
+
+def _transport(name: str, conf: Mapping[str, Any]) -> Transport:
+    kind = conf.get("type", conf.get("transport"))
+    if kind is not None:
+        if kind not in _TRANSPORTS:
+            raise ValueError(f"type must be one of stdio, http, sse (got {kind!r})")
+        return _TRANSPORTS[kind]
+    if "command" in conf:
+        return "stdio"
+    if "url" in conf:
+        return "sse" if str(conf["url"]).rstrip("/").endswith("/sse") else "http"
+    raise ValueError("needs a 'command' (stdio) or a 'url' (http, sse)")
+
+
+def parse_server(name: Any, conf: Any) -> ServerConfig:
+    """Validate one server entry; ValueError says what is wrong (the caller adds where)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"server name {name!r} must be 1-40 letters, digits, _ or -")
+    if not isinstance(conf, Mapping):
+        raise ValueError(f"server {name!r} needs a mapping with a 'command' (stdio) or a 'url'")
+    try:
+        unknown = sorted(set(conf) - _KEYS)
+        if unknown:
+            raise ValueError(f"unknown setting(s) {unknown}; allowed: {sorted(_KEYS)}")
+        transport = _transport(name, conf)
+        command, url = conf.get("command"), conf.get("url")
+        if transport == "stdio":
+            if not isinstance(command, str) or not command.strip():
+                raise ValueError("needs a 'command' string (stdio)")
+        elif not isinstance(url, str) or not re.fullmatch(r"https?://[^/\s]+(/\S*)?", url):
+            raise ValueError(f"needs a 'url' like http://127.0.0.1:3001/mcp (got {url!r})")
+        args = conf.get("args") or []
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ValueError("args must be a list of strings")
+        if conf.get("cwd") is not None and not isinstance(conf["cwd"], str):
+            raise ValueError("cwd must be a string")
+        if conf.get("dangerous") is not None and not isinstance(conf["dangerous"], bool):
+            raise ValueError("dangerous must be true or false")
+        legacy = _seconds(conf.get("timeout"), "timeout", 0) or None
+        return ServerConfig(
+            name, transport, command if transport == "stdio" else None, tuple(args),
+            _str_map(conf.get("env"), "env"), conf.get("cwd"),
+            url if transport != "stdio" else None, _str_map(conf.get("headers"), "headers"),
+            _seconds(conf.get("startup_timeout"), "startup_timeout", legacy or 30.0),
+            _seconds(conf.get("call_timeout"), "call_timeout", legacy or 60.0),
+            conf.get("dangerous"), _tool_danger(conf.get("tools")),
+            bool(conf.get("resources", False)),
+        )
+    except ValueError as err:
+        raise ValueError(f"server {name!r}: {err}") from None
+
+
+def check_servers(value: Any) -> dict[str, dict[str, Any]]:
+    """The ``mcp_servers`` config check: validate every entry, keep the raw mappings."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError("a mapping of server name: {command, args, env} or {url, headers}")
+    for name, conf in value.items():
+        parse_server(name, conf)
+    return {str(k): dict(v) for k, v in value.items()}
+
+
+def merge_config_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """Accept ``mcpServers`` (the format other MCP clients use) as ``mcp_servers``."""
+    if "mcpServers" not in data:
+        return data
+    data = dict(data)
+    theirs, ours = data.pop("mcpServers"), data.get("mcp_servers") or {}
+    if not isinstance(theirs, Mapping) or not isinstance(ours, Mapping):
+        return {**data, "mcp_servers": theirs}  # the field check reports the bad type
+    twice = sorted(set(theirs) & set(ours))
+    if twice:
+        raise ConfigError(f"{where}: MCP server(s) {twice} appear in both mcp_servers and "
+                          "mcpServers; keep one")
+    return {**data, "mcp_servers": {**ours, **theirs}}
+
+
+def project_servers(directory: Path | None = None) -> dict[str, Any]:
+    """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one)."""
+    path = (directory or Path.cwd()) / PROJECT_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"{path}: not valid JSON ({err}); fix or remove it") from None
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: expected {{\"mcpServers\": {{name: {{...}}}}}}")
+    return servers
+
+
+def server_configs(settings_or_mapping: Any) -> dict[str, ServerConfig]:
+    """Parsed server configs from settings (plus ``.mcp.json``; the YAML wins) or a mapping."""
+    if isinstance(settings_or_mapping, Mapping):
+        raw, where = dict(settings_or_mapping), "mcp_servers"
+    else:
+        raw = {**project_servers(), **(getattr(settings_or_mapping, "mcp_servers", None) or {})}
+        where = "mcp_servers (config or .mcp.json)"
+    out = {}
+    for name, conf in raw.items():
+        try:
+            out[str(name)] = parse_server(name, conf)
+        except ValueError as err:
+            raise ConfigError(f"{where}: {err}") from None
+    return out
+
+
+def find_server(configs: Mapping[str, ServerConfig], name: str) -> ServerConfig:
+    """The named server, or a ConfigError listing the configured ones."""
+    if name not in configs:
+        known = ", ".join(sorted(configs)) or "none configured (mcp_servers: in the config)"
+        raise ConfigError(f"unknown MCP server {name!r}; configured: {known}")
+    return configs[name]

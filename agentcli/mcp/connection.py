@@ -1,0 +1,293 @@
+"""Live MCP sessions (stdio, Streamable HTTP, SSE) on one background event loop.
+
+Every session of the process runs on a private loop thread, so sync callers (``Tool.run``) and
+async callers (``Tool.arun``, any loop) share it. A session's transport and ``ClientSession`` are
+entered and left inside one task (anyio requires it). A dead server is reported with the tail of
+its stderr (kept in the data dir) and restarted once on the next call. This module imports the
+SDK; nothing imports this module until an MCP server is actually used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import warnings
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agentcli.errors import ConfigError, ToolInputError, ToolLoadError
+from agentcli.mcp.cache import ToolInfo, log_path, save_tools
+from agentcli.mcp.config import INSTALL_HINT, ServerConfig
+from agentcli.mcp.results import ContentText, resource_text, result_text
+from agentcli.mcp.text import clean, describe_error, root_cause, tail
+from agentcli.mcp.transports import open_transport
+
+_CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
+T = TypeVar("T")
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def require_sdk() -> None:
+    """Fail with the install hint when the optional ``mcp`` package is missing."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
+
+
+def _get_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="mcp-loop", daemon=True).start()
+            _loop = loop
+        return _loop
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run ``coro`` on the MCP loop and wait; a timeout or Ctrl-C cancels it there."""
+    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
+    try:
+        return fut.result(timeout)
+    except BaseException:
+        fut.cancel()  # the task on the MCP loop is cancelled: the SDK tells the server
+        raise
+
+
+async def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro`` on the MCP loop from any other loop; cancelling cancels it there."""
+    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
+    return await asyncio.wrap_future(fut)
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+
+def _code(err: BaseException) -> int | None:
+    error = getattr(err, "error", None)
+    return getattr(error, "code", None)
+
+
+class ServerConnection:
+    """One MCP server: start, call, reconnect once, close. Methods are coroutines on the loop."""
+
+    def __init__(self, conf: ServerConfig, roots: Iterable[Path] = ()) -> None:
+        self.conf = conf
+        self.roots = tuple(roots)
+        self.tools: list[ToolInfo] = []
+        self.starts = 0
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
+        self._log_offset = 0
+        self._refresh: asyncio.Task[None] | None = None
+
+    @property
+    def alive(self) -> bool:
+        """True while the session is open and its transport has not reached EOF."""
+        if self._session is None or self._task is None or self._task.done():
+            return False
+        dispatcher = getattr(self._session, "_dispatcher", None)
+        return not getattr(dispatcher, "_closed", False)
+
+    def _stderr_tail(self) -> str:
+        if self.conf.transport != "stdio":
+            return ""
+        lines = tail(log_path(self.conf.name), self._log_offset)
+        return f"; stderr: {lines}" if lines else f"; log: {log_path(self.conf.name)}"
+
+    async def start(self) -> list[ToolInfo]:
+        """Connect within ``startup_timeout``, list the tools and cache them."""
+        require_sdk()
+        path = log_path(self.conf.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_offset = path.stat().st_size if path.exists() else 0
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task = asyncio.create_task(self._main(ready))
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.conf.startup_timeout)
+            self.tools = await asyncio.wait_for(self._list_tools(), self.conf.startup_timeout)
+        except (Exception, asyncio.TimeoutError) as err:
+            why = (f"no answer within {self.conf.startup_timeout:g}s (startup_timeout)"
+                   if isinstance(err, asyncio.TimeoutError) else describe_error(err))
+            await self.close()
+            if isinstance(root_cause(err), ConfigError):  # e.g. an unset ${VAR}: not the server
+                raise root_cause(err) from None
+            raise ToolLoadError(clean(f"MCP server {self.conf.name!r} did not start "
+                                      f"({self.conf.target()}): {why}{self._stderr_tail()}"
+                                      )) from None
+        self.starts += 1
+        save_tools(self.conf, self.tools)
+        return self.tools
+
+    async def _main(self, ready: asyncio.Future[None]) -> None:
+        from mcp import ClientSession
+        from mcp import types as mt
+
+        assert self._stop is not None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await open_transport(self.conf, stack)
+                session = await stack.enter_async_context(ClientSession(
+                    read, write, list_roots_callback=self._list_roots,
+                    message_handler=self._on_message,
+                    client_info=mt.Implementation(name="agentcli", version=_version())))
+                await session.initialize()
+                self._session = session
+                if not ready.done():
+                    ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as err:  # start-up failures go to start(); later ones end the task
+            if not ready.done():
+                ready.set_exception(err if isinstance(err, Exception)
+                                    else ConnectionError(describe_error(err)))
+            if isinstance(err, asyncio.CancelledError):
+                raise
+        finally:
+            self._session = None
+
+    async def _list_roots(self, context: Any) -> Any:
+        from mcp import types as mt
+
+        return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
+                                         for p in self.roots])
+
+    async def set_roots(self, roots: Iterable[Path]) -> None:
+        """Change the declared roots and tell the server (roots/list_changed)."""
+        self.roots = tuple(roots)
+        if self.alive:
+            # roots are deprecated by the 2026-07-28 revision, yet servers we talk to use them
+            with warnings.catch_warnings(), contextlib.suppress(Exception):
+                warnings.simplefilter("ignore")
+                await self._session.send_roots_list_changed()
+
+    async def _on_message(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._refresh = asyncio.create_task(self._refresh_tools())
+
+    async def _refresh_tools(self) -> None:
+        with contextlib.suppress(Exception):  # a failed refresh keeps the old list
+            self.tools = await self._list_tools()
+            save_tools(self.conf, self.tools)
+
+    async def _list_tools(self) -> list[ToolInfo]:
+        from mcp import types as mt
+
+        infos: list[ToolInfo] = []
+        cursor: str | None = None
+        while True:
+            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._session.list_tools(params=params)
+            infos += [ToolInfo.from_wire(_dump(t)) for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        seen: set[str] = set()
+        for info in infos:
+            if info.name in seen:
+                raise ValueError(f"the server lists the tool {info.name!r} twice")
+            seen.add(info.name)
+        return infos
+
+    async def _ensure(self) -> None:
+        """Reconnect once if the server died since the last call."""
+        if self.alive:
+            return
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.alive:
+                return
+            await self.close()
+            try:
+                await self.start()
+            except ToolLoadError as err:
+                raise ToolInputError(f"{err} (tried to reconnect once)") from None
+
+    async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
+        await self._ensure()
+        try:
+            return await make()
+        except Exception as err:
+            if _code(err) == _REQUEST_TIMEOUT:
+                raise ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
+                                     "(call_timeout); the server was told to cancel it") from None
+            if _code(err) == _CONNECTION_CLOSED or not self.alive:
+                raise ToolInputError(clean(
+                    f"MCP server {self.conf.name!r} closed the connection during {label}"
+                    f"{self._stderr_tail()}; the next call restarts it")) from None
+            raise ToolInputError(clean(f"{label} failed: {describe_error(err)}")) from None
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
+        """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
+        label = f"{self.conf.name}.{tool}"
+        result = await self._request(label, lambda: self._session.call_tool(
+            tool, arguments, read_timeout_seconds=self.conf.call_timeout))
+        data = _dump(result)
+        text = result_text(data)
+        if data.get("isError"):
+            raise ToolInputError(f"{label} failed: {text}")
+        return text
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource the server lists (all pages)."""
+        from mcp import types as mt
+
+        out: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page: Any = await self._request(f"{self.conf.name} resources/list",
+                                            partial(self._session.list_resources, params=params))
+            out += [_dump(r) for r in page.resources]
+            cursor = page.next_cursor
+            if not cursor:
+                return out
+
+    async def read_resource(self, uri: str) -> ContentText:
+        """One resource's contents as text (binary as placeholders and content parts)."""
+        result = await self._request(f"{self.conf.name} read {uri}",
+                                     lambda: self._session.read_resource(uri))
+        return resource_text(_dump(result).get("contents") or [])
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """The server's prompts with their arguments (first page is enough for a menu)."""
+        page = await self._request(f"{self.conf.name} prompts/list",
+                                   lambda: self._session.list_prompts())
+        return [_dump(p) for p in page.prompts]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[dict[str, Any]]:
+        """A prompt's messages, each ``{role, text}``."""
+        result = await self._request(f"{self.conf.name} prompt {name}",
+                                     lambda: self._session.get_prompt(name, arguments))
+        return [{"role": m.get("role", "user"), "text": result_text({"content": [m["content"]]})}
+                for m in _dump(result).get("messages") or []]
+
+    async def close(self) -> None:
+        """End the session and, for stdio, the server process."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        done, _ = await asyncio.wait({task}, timeout=5)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        self._session = None
+
+
+def _version() -> str:
+    from agentcli import __version__
+
+    return str(__version__)

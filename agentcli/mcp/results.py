@@ -1,0 +1,101 @@
+"""MCP tool results as observations: text as text, structured content as JSON, media as
+content parts plus a short placeholder, resources by their text or URI — never a repr."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+class ContentText(str):
+    """Observation text that also carries OpenAI-style content parts (images, audio).
+
+    It is a ``str``, so every consumer that wants text gets the placeholders; a model that
+    accepts images can forward ``.parts`` (``image_url`` data URLs, ``input_audio``).
+    """
+
+    parts: tuple[dict[str, Any], ...]
+
+    def __new__(cls, text: str, parts: Iterable[dict[str, Any]] = ()) -> ContentText:
+        """Text plus its parts."""
+        obj = super().__new__(cls, text)
+        obj.parts = tuple(parts)
+        return obj
+
+
+def _size(b64: str) -> str:
+    n = len(b64.rstrip("=")) * 3 // 4
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KB"
+
+
+def _resource(res: Mapping[str, Any]) -> str:
+    uri, mime = res.get("uri", "?"), res.get("mimeType")
+    if isinstance(res.get("text"), str):
+        return f"[resource {uri}]\n{res['text']}"
+    blob = res.get("blob")
+    size = f", {_size(blob)}" if isinstance(blob, str) else ""
+    return f"[resource {uri}{', ' + mime if mime else ''}{size}]"
+
+
+def block_text(block: Mapping[str, Any], parts: list[dict[str, Any]]) -> str:
+    """One content block as text; media blocks also append a content part."""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind in ("image", "audio"):
+        data, mime = str(block.get("data", "")), str(block.get("mimeType") or kind)
+        if kind == "image":
+            parts.append({"type": "image_url",
+                          "image_url": {"url": f"data:{mime};base64,{data}"}})
+        elif mime in _AUDIO_FORMATS:
+            parts.append({"type": "input_audio",
+                          "input_audio": {"data": data, "format": _AUDIO_FORMATS[mime]}})
+        return f"[{mime}, {_size(data)}]"
+    if kind == "resource":
+        return _resource(block.get("resource") or {})
+    if kind == "resource_link":
+        name = block.get("title") or block.get("name") or ""
+        return f"[resource link {name} {block.get('uri', '?')}]".replace("  ", " ")
+    return f"[unsupported MCP content type {kind!r}]"
+
+
+def result_text(result: Mapping[str, Any]) -> ContentText:
+    """A ``CallToolResult`` (dumped with wire aliases) as observation text with parts."""
+    parts: list[dict[str, Any]] = []
+    texts = [block_text(b, parts) for b in result.get("content") or []]
+    structured = result.get("structuredContent")
+    if structured is not None:
+        # Python SDK servers wrap a plain return value as {"result": value}
+        wrapped = structured.get("result", structured) if isinstance(structured, dict) \
+            and len(structured) == 1 else structured
+
+        def same(text: str) -> bool:
+            if isinstance(wrapped, str) and text == wrapped:
+                return True
+            try:
+                return json.loads(text) in (structured, wrapped)
+            except ValueError:
+                return False
+
+        if not any(same(t) for t in texts):  # servers should mirror it as text; some do not
+            texts.append(json.dumps(structured, ensure_ascii=False))
+    return ContentText("\n".join(texts), parts)
+
+
+def resource_text(contents: Iterable[Mapping[str, Any]]) -> ContentText:
+    """A ``resources/read`` result's contents as text (blobs as placeholders and parts)."""
+    parts: list[dict[str, Any]] = []
+    texts, items = [], list(contents)
+    for item in items:
+        mime = str(item.get("mimeType") or "")
+        if isinstance(item.get("blob"), str) and mime.startswith("image/"):
+            texts.append(block_text({"type": "image", "data": item["blob"], "mimeType": mime},
+                                    parts))
+        elif isinstance(item.get("text"), str) and len(items) == 1:
+            texts.append(item["text"])
+        else:
+            texts.append(_resource(item))
+    return ContentText("\n".join(texts), parts)

@@ -1,0 +1,49 @@
+"""The three MCP transports: stdio (stderr to the server's log), Streamable HTTP and SSE,
+with headers and environment values expanded only here, at connect time."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from agentcli.mcp.cache import log_path
+from agentcli.mcp.config import ServerConfig, expand_vars
+
+
+async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack
+                         ) -> tuple[Any, Any]:
+    """Enter the server's transport on ``stack``; return its (read, write) streams."""
+    where = f"MCP server {conf.name!r}"
+    if conf.transport == "stdio":
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {k: expand_vars(v, f"env {k} of {where}") for k, v in conf.env}
+        errlog = stack.enter_context(log_path(conf.name).open("a", encoding="utf-8"))
+        params = StdioServerParameters(command=str(conf.command), args=list(conf.args),
+                                       env=env or None, cwd=conf.cwd)
+        streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        return streams[0], streams[1]
+    headers = {k: expand_vars(v, f"header {k} of {where}") for k, v in conf.headers}
+    read_timeout = max(300.0, conf.call_timeout + 30)
+    if conf.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        streams = await stack.enter_async_context(sse_client(
+            str(conf.url), headers=headers, timeout=conf.startup_timeout,
+            sse_read_timeout=read_timeout))
+        return streams[0], streams[1]
+    from mcp.client import streamable_http as sh
+
+    if hasattr(sh, "streamable_http_client"):  # mcp 2.x takes a configured client
+        import httpx2
+
+        client = await stack.enter_async_context(httpx2.AsyncClient(
+            headers=headers, timeout=httpx2.Timeout(conf.startup_timeout, read=read_timeout)))
+        streams = await stack.enter_async_context(
+            sh.streamable_http_client(str(conf.url), http_client=client))
+    else:  # mcp 1.x
+        streams = await stack.enter_async_context(sh.streamablehttp_client(  # type: ignore[attr-defined]
+            str(conf.url), headers=headers, timeout=conf.startup_timeout,
+            sse_read_timeout=read_timeout))
+    return streams[0], streams[1]
