@@ -36,6 +36,7 @@ from agentcli.schema import (
     user,
 )
 from agentcli.tools.base import Tool
+from agentcli.tools.naming import readable_name, tool_lookup, wire_name
 
 TEXT_AGENT_HINT = "--agent chat-zero-shot-react-description"
 RESPOND_TOOL = "final_response"  # the tool a structured answer is given through
@@ -68,6 +69,7 @@ class ToolCallingAgent(Agent):
                  **kw: Any) -> None:
         super().__init__(tools, **kw)
         self.schemas = [t.to_openai() for t in self.tools]
+        self._by_name = tool_lookup(self.tools)  # readable and wire (API-safe) names
         if self.response_schema is not None:
             self.schemas.append({"type": "function", "function": {
                 "name": RESPOND_TOOL, "description": load("respond_tool").strip(),
@@ -91,7 +93,8 @@ class ToolCallingAgent(Agent):
             return [assistant(result.text)]
         first = decision[0]
         content = first.content if isinstance(first, ToolCallAction) else ""
-        calls = tuple(ToolCall(a.tool_call_id or f"call_{n}", a.tool, _arguments_text(a.tool_input))
+        calls = tuple(ToolCall(a.tool_call_id or f"call_{n}", wire_name(a.tool),
+                               _arguments_text(a.tool_input))
                       for n, a in enumerate(decision))
         return [assistant(content, tool_calls=calls)]
 
@@ -102,12 +105,14 @@ class ToolCallingAgent(Agent):
         calls: list[tuple[str, str, Any, bool]] = []
         for n, call in enumerate(result.tool_calls):
             args, repaired = _decode_arguments(call, result.text)
-            calls.append((call.id or f"call_{turn}_{n}", call.name, args, bool(repaired)))
+            name = readable_name(call.name, self._by_name)  # fs__read_file -> fs.read_file
+            calls.append((call.id or f"call_{turn}_{n}", name, args, bool(repaired)))
         if not calls and result.text.strip():
-            names = {t.name for t in self.tools} | (
+            names = set(self._by_name) | (
                 {RESPOND_TOOL} if self.response_schema is not None else set())
             found = text_tool_calls(result.text, names)
-            calls = [(f"call_{turn}_{n}", name, args, True) for n, (name, args) in enumerate(found)]
+            calls = [(f"call_{turn}_{n}", readable_name(name, self._by_name), args, True)
+                     for n, (name, args) in enumerate(found)]
         answer = next((c for c in calls if c[1] == RESPOND_TOOL), None)
         if answer is not None and self.response_schema is not None:
             text = json.dumps(answer[2], ensure_ascii=False)

@@ -22,21 +22,30 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def _warn(err: Console | None, text: str) -> None:
-    """One yellow warning line on stderr (Rich loads only when there is one)."""
-    from rich.text import Text
+class _Stderr:
+    """A stderr console made on first use: piped listings print without importing Rich."""
 
-    (err or console(stderr=True)).print(Text(f"warning: {text}", style="yellow"),
-                                        soft_wrap=True)
+    def __init__(self) -> None:
+        self._console: Console | None = None
+
+    def print(self, *objects: Any, **kw: Any) -> None:
+        """Print on stderr (the console is made now if it was not)."""
+        if self._console is None:
+            self._console = console(stderr=True)
+        self._console.print(*objects, **kw)
+
+    def warn(self, text: str) -> None:
+        """One yellow warning line, never wrapped."""
+        self.print(text, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
-def _prepare(settings: Settings, err: Console | None = None) -> Catalog:
+def _prepare(settings: Settings, err: _Stderr) -> Catalog:
     from agentcli.tools.custom import warnings_seen
     from agentcli.tools.resolve import build_catalog
 
     catalog = build_catalog(settings)
     for line in warnings_seen:
-        _warn(err, line)
+        err.warn("warning: " + safe_text(line))
     warnings_seen.clear()
     return catalog
 
@@ -49,7 +58,7 @@ def _row(s: ToolSpec) -> dict[str, Any]:
 
 
 def _mcp_infos(
-    catalog: Catalog, mode: str, err: Console | None, only: str | None = None
+    catalog: Catalog, mode: str, err: _Stderr, only: str | None = None
 ) -> tuple[dict[str, list[MCPToolInfo] | None], set[str]]:
     """Each server's tool list: from the cache, or (``all``/``refresh``) from the server;
     and the servers that failed to start (each reported in one warning line)."""
@@ -71,13 +80,13 @@ def _mcp_infos(
             except AgentCliError as error:
                 text = safe_text(str(error))
                 text = text if repr(s) in text else f"MCP server {s!r}: {text}"
-                _warn(err, text)
+                err.warn(f"warning: {text}")
                 failed.add(s)
     return found, failed
 
 
 def _mcp_rows(
-    catalog: Catalog, mode: str, err: Console | None, only: str | None = None
+    catalog: Catalog, mode: str, err: _Stderr, only: str | None = None
 ) -> list[dict[str, Any]]:
     rows = []
     mcp_needs = ToolNeeds(extra="mcp")
@@ -116,18 +125,16 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     ``mcp`` is ``cached`` (start no server), ``all`` (start servers never listed) or
     ``refresh`` (start every server and update the cache).
     """
-    catalog = _prepare(settings)
-    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, None)
+    err = _Stderr()
+    catalog = _prepare(settings, err)
+    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
     rows.sort(key=lambda r: r["name"])
     if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
-        _print_plain(rows)  # piped: no Rich at all (start-up is a feature)
+        _print_plain(rows)  # piped: tab-separated rows, and no Rich at all (start-up)
         return
     out = console()
     if json_out:
         out.print_json(json.dumps(rows))
-        return
-    if not out.is_terminal:  # piped: tab-separated rows, grep-friendly and fast
-        _print_plain(rows)
         return
     from rich.table import Table
     from rich.text import Text
@@ -144,7 +151,9 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
 
 def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     """One tool's description, argument schema, danger and needs."""
-    out, err = console(), console(stderr=True)
+    from rich.text import Text
+
+    out, err = console(), _Stderr()
     catalog = _prepare(settings, err)
     spec = catalog.spec(name)
     if spec is None:
@@ -169,8 +178,6 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if json_out:
         out.print_json(json.dumps(info, default=str))
         return
-    from rich.text import Text
-
     out.print(Text(safe_text(spec.name), style="bold"))
     if "model_name" in info:
         out.print(Text(f"the model sees it as {safe_text(info['model_name'])}:", style="dim"))
@@ -185,7 +192,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
 
 
-def _mcp_spec(catalog: Catalog, name: str, err: Console | None) -> ToolSpec:
+def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:
     """A listing spec for an MCP server or one of its tools (cached list first)."""
     found = catalog.server_tool(name)
     if found is None:
@@ -209,7 +216,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
     from agentcli.cli.approve import build_approver, human_input
     from agentcli.tools.resolve import resolve_tools
 
-    out, err = console(), console(stderr=True)
+    out, err = console(), _Stderr()
     catalog = _prepare(settings, err)
     spec = catalog.spec(name)
     members = spec.members if spec is not None else ()

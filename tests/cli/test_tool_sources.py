@@ -291,8 +291,6 @@ def test_tool_calling_sends_sanitized_names(mock_server: Any, sources: dict[str,
     assert names == ["ev__echo", "yaml_echo"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs the lead's wiring: agents/tool_calling.py maps "
-                   "call names with agentcli.tools.naming.readable_name/wire_name (mcp-a report)")
 def test_tool_calling_maps_sanitized_name_back(mock_server: Any, sources: dict[str, Any]) -> None:
     mock_server.add_reply(tool_calls=[{"name": "ev__echo", "arguments": {"text": "yo"}}])
     mock_server.add_reply("done")

@@ -157,7 +157,7 @@ def test_broken_server_beside_builtin_tools(tmp_path: Path, mock_server: Any) ->
     assert listed.returncode == 0 and "llm-math" in listed.stdout
     assert "'broken' did not start" in listed.stderr and "cannot find config.json" in listed.stderr
     bad = agent("mcp", "tools", "broken", "-c", str(cfg))
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) <= 3  # one wrapped line
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "cannot find config.json" in bad.stderr and "Traceback" not in bad.stderr
 
 
