@@ -103,37 +103,43 @@ def test_client_declares_its_roots(npm_servers: dict[str, Path], tmp_path: Path)
 
 
 def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
-              *flags: str) -> Any:
+              *flags: str, command: str = "batch") -> Any:
     fs = {"command": "node", "args": [str(NPM_FS), str(root)]}
     # the client declares the file tools' root as its MCP root; server-filesystem adopts it
     cfg = write_config(tmp_path, {"fs": fs}, allow=allow, tool_settings={"files_root": str(root)})
     mock_server.add_reply("", tool_calls=[{"name": "fs.write_file", "id": "c1", "arguments": {
         "path": str(root / "note.txt"), "content": "written by the agent"}}])
     mock_server.add_reply("done")
+    common = ("-m", "openai/any", "-a", "tool-calling", "-t", "fs.write_file,fs.list_directory",
+              "-c", str(cfg), *flags)
+    env = {**OPENAI, "OPENAI_BASE_URL": mock_server.base_url}
+    if command == "run":
+        return agent("run", "write a note", *common, env=env)
     questions, out = tmp_path / "q.jsonl", tmp_path / "out.jsonl"
     questions.write_text(json.dumps({"id": "1", "input": "write a note"}) + "\n")
     out.unlink(missing_ok=True)
-    return agent("batch", str(questions), "--out", str(out), "-m", "openai/any", "-a",
-                 "tool-calling", "-t", "fs.write_file,fs.list_directory", "-c", str(cfg), *flags,
-                 env={**OPENAI, "OPENAI_BASE_URL": mock_server.base_url})
+    return agent("batch", str(questions), "--out", str(out), *common, env=env)
 
 
 def test_filesystem_write_needs_opt_in_and_approval(npm_servers: dict[str, Path], tmp_path: Path,
                                                     mock_server: Any) -> None:
-    # `--allow fs --yes` on `agent run` is the same settings.allow + approver as below; the
-    # every command resolves MCP names through one path (tools/resolve.py)
     root = tmp_path / "root"
     root.mkdir()
     refused = _fs_batch(tmp_path, mock_server, root, [])
     assert refused.returncode == 2
     assert "fs.write_file" in refused.stderr and "destructiveHint" in refused.stderr
     assert "--allow" in refused.stderr and "Traceback" not in refused.stderr
-    # `allow: [fs]` (a server name) is mcp-a's part; the per-tool opt-in exists today
     not_asked = _fs_batch(tmp_path, mock_server, root, ["fs.write_file"])  # no tty, no --yes
     assert not_asked.returncode == 0, not_asked.stderr
     assert not (root / "note.txt").exists()
     allowed = _fs_batch(tmp_path, mock_server, root, ["fs.write_file"], "--yes")
     assert allowed.returncode == 0, allowed.stderr
+    assert (root / "note.txt").read_text() == "written by the agent"
+    (root / "note.txt").unlink()  # `agent run --allow fs --yes`: a server name opts in its tools
+    refused_run = _fs_batch(tmp_path, mock_server, root, [], command="run")
+    assert refused_run.returncode == 2 and "--allow fs" in refused_run.stderr
+    ran = _fs_batch(tmp_path, mock_server, root, [], "--allow", "fs", "--yes", command="run")
+    assert ran.returncode == 0, ran.stderr
     assert (root / "note.txt").read_text() == "written by the agent"
 
 
@@ -147,7 +153,7 @@ def test_broken_server_beside_builtin_tools(tmp_path: Path, mock_server: Any) ->
                env=env)
     assert ok.returncode == 0, ok.stderr
     assert "42" in ok.stdout and "Traceback" not in ok.stderr
-    listed = agent("tools", "list", "-c", str(cfg), "--all")  # --all starts unlisted servers
+    listed = agent("tools", "list", "-c", str(cfg), "--all")  # plain `tools list` starts none
     assert listed.returncode == 0 and "llm-math" in listed.stdout
     assert "'broken' did not start" in listed.stderr and "cannot find config.json" in listed.stderr
     bad = agent("mcp", "tools", "broken", "-c", str(cfg))
