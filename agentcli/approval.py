@@ -14,16 +14,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentcli.executor import Approval
+from agentcli.middleware import Approval
 from agentcli.tools.base import Tool, ToolInput
 
-Policy = Literal["allow", "ask", "deny"]
 Choice = Literal["yes", "no", "always", "edit", "reject"]
-POLICIES: tuple[str, ...] = ("allow", "ask", "deny")
 
 
 @dataclass(frozen=True)
-class Decision:
+class UserChoice:
     """What the person chose: ``edit`` carries ``tool_input``, ``reject`` carries ``reason``."""
 
     choice: Choice
@@ -31,7 +29,7 @@ class Decision:
     tool_input: ToolInput | None = None
 
 
-AskFn = Callable[[Tool, ToolInput, str], Decision]
+AskFn = Callable[[Tool, ToolInput, str], UserChoice]
 
 _LABELS = {
     "terminal": "command", "python_repl": "code", "sql_db_query": "SQL",

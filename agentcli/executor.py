@@ -69,6 +69,7 @@ from agentcli.schema import (
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
 from agentcli.tools.base import Tool
+from agentcli.tools.naming import tool_lookup
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
@@ -192,7 +193,7 @@ class AgentExecutor:
         self.agent = agent
         self.llm = llm
         self.tools = list(tools if tools is not None else agent.tools)
-        self.tool_map = {t.name: t for t in self.tools}
+        self.tool_map = tool_lookup(self.tools)  # readable names and API-safe (wire) names
         self.max_iterations = max_iterations
         self.max_execution_time = max_execution_time
         self.early_stopping_method = early_stopping_method
@@ -445,8 +446,9 @@ class AgentExecutor:
         tool = self.tool_map.get(action.tool)
         if tool is not None:
             return tool, ""
-        names = ", ".join(self.tool_map) or "(none)"
-        close = difflib.get_close_matches(action.tool, list(self.tool_map), n=1)
+        readable = [t.name for t in self.tools]
+        names = ", ".join(readable) or "(none)"
+        close = difflib.get_close_matches(action.tool, readable, n=1)
         hint = f" Did you mean {close[0]}?" if close else ""
         return None, f"{action.tool} is not a valid tool, try one of [{names}].{hint}"
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
+
+if TYPE_CHECKING:
+    from agentcli.executor import AgentExecutor
 
 
 def build_model(
@@ -81,7 +84,7 @@ def build_executor(
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
     response_schema: Mapping[str, Any] | None = None,
-) -> Any:
+) -> AgentExecutor:
     """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.
 
     ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function;

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from agentcli.approval import ApprovalPolicy, Decision
+from agentcli.approval import ApprovalPolicy, UserChoice
 from agentcli.config import Settings
 from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool, ToolInput
@@ -30,10 +30,10 @@ def _read(message: str, default: str = "") -> str:
     return prompt(message, default=default)
 
 
-def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[..., Decision]:
+def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[..., UserChoice]:
     """An ``ask`` function for :class:`ApprovalPolicy` that prompts on the terminal."""
 
-    def ask(tool: Tool, tool_input: ToolInput, description: str) -> Decision:
+    def ask(tool: Tool, tool_input: ToolInput, description: str) -> UserChoice:
         why = f" ({tool.danger_reason})" if tool.danger_reason else ""
         # Escapes are shown, not obeyed: the person sees every byte that will run.
         console.print(Panel(Text(safe_text(description)), title=f"{tool.name} wants to run{why}",
@@ -41,23 +41,23 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
         while True:
             answer = read(f"Allow? {CHOICES}: ").strip().lower()[:1]
             if answer == "y":
-                return Decision("yes")
+                return UserChoice("yes")
             if answer in ("n", ""):
-                return Decision("no")
+                return UserChoice("no")
             if answer == "a":
-                return Decision("always")
+                return UserChoice("always")
             if answer == "r":
-                return Decision("reject", reason=read("Reason (sent to the model): ").strip())
+                return UserChoice("reject", reason=read("Reason (sent to the model): ").strip())
             if answer == "e":
                 current = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
                 edited = read("Edit the input: ", default=current)
                 if isinstance(tool_input, dict):
                     try:
-                        return Decision("edit", tool_input=json.loads(edited))
+                        return UserChoice("edit", tool_input=json.loads(edited))
                     except ValueError:
                         console.print("The edited input is not valid JSON; try again.")
                         continue
-                return Decision("edit", tool_input=edited)
+                return UserChoice("edit", tool_input=edited)
 
     return ask
 

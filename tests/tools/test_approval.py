@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentcli.approval import ApprovalPolicy, Decision, describe_call, gate_by_policy
+from agentcli.approval import ApprovalPolicy, UserChoice, describe_call, gate_by_policy
 from agentcli.callbacks import BaseCallbackHandler
 from agentcli.tools import Tool
 from tests.tools.conftest import PlannedAgent
@@ -42,9 +42,9 @@ def test_policies_allow_deny_auto() -> None:
 def test_always_is_remembered_for_the_session() -> None:
     asked: list[str] = []
 
-    def ask(tool: Tool, value: Any, description: str) -> Decision:
+    def ask(tool: Tool, value: Any, description: str) -> UserChoice:
         asked.append(description)
-        return Decision("always")
+        return UserChoice("always")
 
     policy = ApprovalPolicy(ask=ask)
     assert policy(shell(), "ls").allowed and policy(shell(), "pwd").allowed
@@ -52,12 +52,12 @@ def test_always_is_remembered_for_the_session() -> None:
 
 
 def test_edit_and_reject_with_reason() -> None:
-    edit = ApprovalPolicy(ask=lambda t, v, d: Decision("edit", tool_input="ls -l"))
+    edit = ApprovalPolicy(ask=lambda t, v, d: UserChoice("edit", tool_input="ls -l"))
     assert edit(shell(), "rm -rf /").tool_input == "ls -l"
-    reject = ApprovalPolicy(ask=lambda t, v, d: Decision("reject", reason="use git status"))
+    reject = ApprovalPolicy(ask=lambda t, v, d: UserChoice("reject", reason="use git status"))
     verdict = reject(shell(), "rm -rf /")
     assert not verdict.allowed and "use git status" in verdict.reason
-    assert not ApprovalPolicy(ask=lambda t, v, d: Decision("no"))(shell(), "x").allowed
+    assert not ApprovalPolicy(ask=lambda t, v, d: UserChoice("no"))(shell(), "x").allowed
 
 
 def test_policy_can_gate_a_safe_tool() -> None:
@@ -107,7 +107,7 @@ def test_non_terminal_run_denies_and_tells_the_model() -> None:
 
 def test_rejection_reason_reaches_the_model() -> None:
     ran.clear()
-    approver = ApprovalPolicy(ask=lambda t, v, d: Decision("reject", reason="never delete home"))
+    approver = ApprovalPolicy(ask=lambda t, v, d: UserChoice("reject", reason="never delete home"))
     assert "never delete home" in _run(approver).output and ran == []
 
 
