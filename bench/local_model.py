@@ -104,12 +104,15 @@ def configs(wanted: list[str], types: list[str]) -> Iterator[tuple[str, str, boo
                 yield agent_type, "on", False
             elif kind == "compact-on" and agent_type in COMPACT_BASES:
                 yield agent_type, "on" if blob else "off", True
+            elif kind == "compact-off" and agent_type in COMPACT_BASES and blob:
+                yield agent_type, "off", True
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--base-url")
-    parser.add_argument("--configs", default="off,on,compact-on")
+    parser.add_argument("--configs", default="off,on,compact-on",
+                        help="off, on, compact-on, compact-off (comma-separated)")
     parser.add_argument("--types", default=",".join(agent_names()))
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--out", default="bench-local-model.jsonl")
