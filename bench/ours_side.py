@@ -47,7 +47,7 @@ def overhead(steps: int) -> dict[str, Any]:
     for _ in range(5):
         llm = FakeChatModel([ACTION] * steps + ["Final Answer: done"])
         executor = initialize_agent([_echo()], llm, max_iterations=steps + 5,
-                                    handle_parsing_errors=True)
+                                    handle_parsing_errors=True, stall_limit=None)
         t0 = time.perf_counter()
         executor.invoke("loop")
         timings.append((time.perf_counter() - t0) / (steps + 1))
@@ -59,7 +59,7 @@ def steps(base_url: str, n: int) -> dict[str, Any]:
     from agentcli.agents import initialize_agent
 
     executor = initialize_agent([_echo()], _model(base_url), max_iterations=n,
-                                handle_parsing_errors=True)
+                                handle_parsing_errors=True, stall_limit=None)  # same reply
     cpu0, t0 = time.process_time(), time.perf_counter()
     result = executor.invoke("loop")
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
@@ -92,7 +92,7 @@ def fake_steps(n: int) -> dict[str, Any]:
         return ACTION
 
     executor = initialize_agent([_echo()], FakeChatModel(reply), max_iterations=n,
-                                handle_parsing_errors=True)
+                                handle_parsing_errors=True, stall_limit=None)  # same reply each step
     executor.invoke("loop")
     gaps = [b - a for a, b in itertools.pairwise(stamps)]
     return {"first_s": statistics.median(gaps[:10]), "last_s": statistics.median(gaps[-10:])}

@@ -134,7 +134,7 @@ class TextAgent(Agent):
         action schema, where one constrains replies; never on the answer-now request)."""
         steps = state.get("intermediate_steps") or ()
         return ChatRequest(tuple(self.build_messages(steps, state, final=final)), stop=self.stop,
-                           response_format=None if final else self.action_schema)
+                           response_format=self.action_schema)
 
     def decide(self, result: ChatResult) -> Decision:
         """Parse the model's text."""
