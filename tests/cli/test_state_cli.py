@@ -43,8 +43,8 @@ def test_state_flag_reaches_an_injected_tool_and_json_shows_the_output_state(
     (tmp_path / "t.py").write_text(TOOLS_MODULE)
     mock_server.add_reply(CALL)
     mock_server.add_reply("Thought: done\nFinal Answer: copied")
-    proc = agent(mock_server, "run", "copy foo", "--state", "foo=Hello", "--tools-module",
-                 "t.py", "-m", "openai/any", "--json", cwd=tmp_path)
+    proc = agent(mock_server, "run", "copy foo", "--state", "foo=Hello", "-t", "fake_tool",
+                 "--tools-module", "t.py", "-m", "openai/any", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["state"]["baz"] == "Hello"
