@@ -13,6 +13,7 @@ import contextvars
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli.deadline import deadline_scope
@@ -58,9 +59,17 @@ def _model_done(ex: AgentExecutor, run: Run, result: ChatResult, started: float)
     return result
 
 
-def _model_failed(ex: AgentExecutor, run: Run, err: BaseException) -> BaseException:
-    run.emit(ModelError(err, _name(ex)))
-    return ex.agent.explain(err) if isinstance(err, ProviderError) else err
+@contextmanager
+def _reported(ex: AgentExecutor, run: Run) -> Iterator[None]:
+    """A failed model call becomes a ModelError event; the agent may explain the error."""
+    try:
+        yield
+    except BaseException as err:
+        run.emit(ModelError(err, _name(ex)))
+        better = ex.agent.explain(err) if isinstance(err, ProviderError) else err
+        if better is err:
+            raise
+        raise better from err
 
 
 def _name(ex: AgentExecutor) -> str:
@@ -161,13 +170,8 @@ def _call_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | 
         with notifying(run.emit):
             return llm.generate(list(effect.request.messages), **kwargs)  # type: ignore[no-any-return]
 
-    try:
+    with _reported(ex, run):
         result = _bounded(run, call)
-    except BaseException as err:
-        better = _model_failed(ex, run, err)
-        if better is err:
-            raise
-        raise better from err
     return result if result is EXPIRED else _model_done(ex, run, result, started)
 
 
@@ -263,14 +267,8 @@ async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatRe
     llm = _need_model(ex)
     kwargs = _model_kwargs(ex, run, effect)
     started = _model_started(ex, run, effect)
-    try:
-        with notifying(run.emit):
-            result = await _within(run, llm.agenerate(list(effect.request.messages), **kwargs))
-    except BaseException as err:
-        better = _model_failed(ex, run, err)
-        if better is err:
-            raise
-        raise better from err
+    with _reported(ex, run), notifying(run.emit):
+        result = await _within(run, llm.agenerate(list(effect.request.messages), **kwargs))
     return result if result is EXPIRED else _model_done(ex, run, result, started)
 
 

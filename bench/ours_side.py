@@ -92,7 +92,7 @@ def fake_steps(n: int) -> dict[str, Any]:
         return ACTION
 
     executor = initialize_agent([_echo()], FakeChatModel(reply), max_iterations=n,
-                                handle_parsing_errors=True, stall_limit=None)  # same reply each step
+                                handle_parsing_errors=True, stall_limit=None)  # one reply
     executor.invoke("loop")
     gaps = [b - a for a, b in itertools.pairwise(stamps)]
     return {"first_s": statistics.median(gaps[:10]), "last_s": statistics.median(gaps[-10:])}
