@@ -32,6 +32,7 @@ def commit_turn(
     model: str | None = None,
     agent: str | None = None,
     options: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
     on_memory_error: Callable[[Exception], None] | None = None,
 ) -> int:
     """Add the turn to ``memory`` and commit it; return the session's new memory version.
@@ -48,7 +49,7 @@ def commit_turn(
             on_memory_error(err)
         try:
             store.add_turn(session, question, result, memory_state=memory.to_state(),
-                           model=model, agent=agent, options=options,
+                           model=model, agent=agent, options=options, meta=meta,
                            expected_version=version)
             return version + 1
         except SessionConflictError:

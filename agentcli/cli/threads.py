@@ -57,6 +57,7 @@ class Thread:
     memory: Memory
     earlier_turns: int
     uses_memory: bool = True
+    version: int = 0  # the memory version read; a concurrent writer's turns are merged
 
     def inputs(self, question: str) -> dict[str, Any]:
         """The executor inputs: the question and, for agents that read it, the history."""
@@ -77,9 +78,10 @@ class Thread:
             self.store.log_run(question, result, model=model, agent=agent, session=self.name,
                                meta=meta)
             return
-        self.memory.add_turn(question, result.output)
-        self.store.add_turn(self.name, question, result, memory_state=self.memory.to_state(),
-                            model=model, agent=agent, meta=meta)
+        from agentcli.session_sync import commit_turn
+
+        self.version = commit_turn(self.store, self.name, self.memory, question, result,
+                                   version=self.version, model=model, agent=agent, meta=meta)
 
     def close(self) -> None:
         """Close the store."""
@@ -107,4 +109,5 @@ def open_thread(
         raise
     uses = bool(agent_class(settings.agent or _chat_agent()).uses_memory)
     return settings, Thread(store, thread_name, memory, info.turns,
-                            uses_memory=uses and settings.memory != "none")
+                            uses_memory=uses and settings.memory != "none",
+                            version=info.memory_version)
