@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from agentcli.agents.parsers import AgentOutputParser
 
 
-_LEADING_THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.I)
 
 
 class Agent(ABC):

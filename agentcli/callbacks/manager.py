@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import uuid
 from collections.abc import Iterable
@@ -81,27 +80,6 @@ def ensure_manager(
     if isinstance(callbacks, CallbackManager):
         return callbacks
     return CallbackManager(callbacks or ())
-
-
-_current: contextvars.ContextVar[CallbackManager | None] = contextvars.ContextVar(
-    "agentcli_callbacks", default=None
-)
-
-
-def current_manager() -> CallbackManager:
-    """The manager of the run in progress (tools use it to trace their own model calls)."""
-    manager = _current.get()
-    return manager.child() if manager is not None else CallbackManager()
-
-
-def set_current_manager(manager: CallbackManager | None) -> contextvars.Token[Any]:
-    """Make ``manager`` the one tools see; returns a token for ``reset_current_manager``."""
-    return _current.set(manager)
-
-
-def reset_current_manager(token: contextvars.Token[Any]) -> None:
-    """Undo :func:`set_current_manager`."""
-    _current.reset(token)
 
 
 def _legacy(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
