@@ -176,8 +176,9 @@ class ServerConnection:
 
     async def _refresh_tools(self) -> None:
         with contextlib.suppress(Exception):  # a failed refresh keeps the old list
-            self.tools = await self._list_tools()
-            save_tools(self.conf, self.tools)
+            tools = await self._list_tools()
+            save_tools(self.conf, tools)  # cache first: a new list in memory implies it is saved
+            self.tools = tools
 
     async def _list_tools(self) -> list[ToolInfo]:
         from mcp import types as mt
