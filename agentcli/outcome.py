@@ -35,4 +35,9 @@ def stop_line(result: RunResult) -> str | None:
     """The stderr line saying which limit stopped the run (None when it was not a limit)."""
     if result.stop_reason not in LIMIT_REASONS:
         return None
-    return f"Stopped by {result.stop_reason.replace('_', ' ')}."
+    return f"Stopped by {reason_words(result)}."
+
+
+def reason_words(result: RunResult) -> str:
+    """The stop reason as words: ``max_iterations`` -> ``max iterations``."""
+    return result.stop_reason.replace("_", " ")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import SessionConflictError
 from agentcli.memory import Memory, restore
+from agentcli.outcome import real_answer, reason_words
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def commit_turn(
     """
     for _ in range(_ATTEMPTS):
         try:
-            memory.add_turn(question, result.output)
+            memory.add_turn(question, remembered_answer(result))
         except Exception as err:
             if on_memory_error is None:
                 raise
@@ -63,3 +64,15 @@ def commit_turn(
         f"session {session!r} kept changing while this chat saved its turn; the answer is "
         "in the run log (agent logs) but not in the session: try again or use another session"
     )
+
+
+def remembered_answer(result: RunResult) -> str:
+    """What memory keeps as the turn's reply: the answer, or a note that there was none.
+
+    The executor's forced-stop placeholder would read to the model as something it said, and
+    small models copy it into later answers; the note says plainly that the turn was cut off.
+    """
+    answer = real_answer(result)
+    if answer is not None:
+        return answer
+    return f"(no answer: this turn was stopped by {reason_words(result)})"

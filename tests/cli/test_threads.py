@@ -125,3 +125,16 @@ def test_continue_after_the_session_was_deleted_starts_from_that_run(mock_server
     assert run(mock_server, db, "-C", "q2").stdout == "second\n"
     assert ("assistant", "first") in sent(mock_server, 1)
     assert [s.name for s in Store(db).sessions()] == ["run-1"]
+
+
+def test_a_turn_stopped_by_a_limit_is_remembered_as_unanswered(mock_server: Any,
+                                                               tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    mock_server.add_reply("Thought: compute\nAction: Calculator\nAction Input: 2+2")
+    first = run(mock_server, db, "--thread", "t", "--max-iterations", "1", "add two and two")
+    assert first.exit_code == 3 and first.stdout == ""
+    mock_server.add_reply(final("done"))
+    assert run(mock_server, db, "--thread", "t", "try again").stdout == "done\n"
+    replies = [text for role, text in sent(mock_server, 1) if role == "assistant"]
+    assert replies == ["(no answer: this turn was stopped by max iterations)"]
+    assert "Agent stopped" not in json.dumps(mock_server.requests[1].body)

@@ -137,7 +137,7 @@ def test_missing_command_and_other_servers_keep_working() -> None:
 
 def _pid_server(tmp_path: Path) -> tuple[Any, Path]:
     pidfile = tmp_path / "pid"
-    script = f"echo $$ > {pidfile}; exec {sys.executable} {SERVER}"
+    script = (f"echo $$ > {pidfile}; SLOW_MARK={tmp_path / 'slow'} exec {sys.executable} {SERVER}")
     return server_configs({"calc": {"command": "sh", "args": ["-c", script]}})["calc"], pidfile
 
 
@@ -172,7 +172,11 @@ def test_server_killed_mid_call_is_one_line_then_next_call_reconnects(tmp_path: 
 
     worker = threading.Thread(target=call)
     worker.start()
-    time.sleep(0.5)  # the call is in flight (30 s); nothing below depends on this being exact
+    for _ in range(500):  # wait until the server is inside the 30 s call
+        if (tmp_path / "slow").exists():
+            break
+        time.sleep(0.02)
+    assert (tmp_path / "slow").exists()
     os.kill(int(pidfile.read_text()), signal.SIGKILL)
     worker.join(timeout=20)
     assert errors and "closed the connection during calc.slow" in errors[0]
