@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
+from rich.text import Text
 
 from agentcli import exit_codes
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
@@ -29,7 +31,7 @@ from agentcli.outcome import real_answer, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.store import Store
-from agentcli.textsafe import safe_line
+from agentcli.textsafe import safe_line, safe_text
 
 ModelFactory = Callable[[Settings], BaseChatModel]
 
@@ -59,6 +61,26 @@ def _key_bindings() -> KeyBindings:
         event.current_buffer.insert_text("\n")
 
     return kb
+
+
+def _stdin_is_a_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _piped_lines(stream: TextIO) -> Iterator[str]:
+    """Messages from a pipe, one per line; a trailing backslash joins the next line, as at
+    the prompt. Ends with EOFError, as Ctrl-D does."""
+    pending: list[str] = []
+    for line in stream:
+        line = line.rstrip("\r\n")
+        if line.endswith("\\"):
+            pending.append(line[:-1])
+            continue
+        yield "\n".join([*pending, line])
+        pending = []
+    if pending:
+        yield "\n".join(pending)
+    raise EOFError
 
 
 class ChatRepl:
@@ -234,16 +256,21 @@ class ChatRepl:
         """Read, dispatch or run, repeat; Ctrl-D or /exit quits. Returns the exit code."""
         from agentcli.cli.slash import EXIT, SlashCompleter, dispatch
 
-        prompt: PromptSession[str] = PromptSession(
-            history=self.history, auto_suggest=AutoSuggestFromHistory(),
-            completer=SlashCompleter(self), complete_while_typing=True,
-            bottom_toolbar=self.toolbar if self.show_toolbar else None,
-            key_bindings=_key_bindings(), multiline=True, input=self.input, output=self.output,
-        )
+        read: Callable[[], str]
+        if self.input is None and not _stdin_is_a_terminal():
+            read = functools.partial(self._echoed, _piped_lines(sys.stdin))  # no prompt to draw
+        else:
+            read = functools.partial(PromptSession(
+                history=self.history, auto_suggest=AutoSuggestFromHistory(),
+                completer=SlashCompleter(self), complete_while_typing=True,
+                bottom_toolbar=self.toolbar if self.show_toolbar else None,
+                key_bindings=_key_bindings(), multiline=True, input=self.input,
+                output=self.output,
+            ).prompt, "you> ")
         try:
             while True:
                 try:
-                    text = prompt.prompt("you> ").strip()
+                    text = read().strip()
                 except KeyboardInterrupt:
                     continue  # Ctrl-C at the prompt clears the line
                 except EOFError:
@@ -258,6 +285,12 @@ class ChatRepl:
         finally:
             self.close()
         return exit_codes.OK
+
+    def _echoed(self, lines: Iterator[str]) -> str:
+        """The next piped message, echoed as a transcript line (``you> ...``)."""
+        text = next(lines)
+        self.console.print(Text(f"you> {safe_text(text)}"), soft_wrap=True)
+        return text
 
     def close(self) -> None:
         """Release the model client, the event loop and the database."""
@@ -298,5 +331,5 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
                     else settings, open_store(settings.db_path, env), factory,
                     session=session, approver=build_approver(settings, yes),
                     history=FileHistory(str(path)),
-                    toolbar=sys.stdin is not None and sys.stdin.isatty())
+                    toolbar=_stdin_is_a_terminal())
     return repl.loop()

@@ -13,7 +13,7 @@ from agentcli.cli.consoles import console
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_line, safe_text
-from agentcli.tools.base import ToolNeeds
+from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.mcp_source import MCPToolInfo
 from agentcli.tools.registry import ToolSpec
 from agentcli.tools.resolve import Catalog
@@ -163,12 +163,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if (spec.source == "MCP" and not spec.members) or (
             spec.factory is not None and not spec.needs.settings):
         try:
-            from agentcli.models.unconfigured import UnconfiguredModel
-            from agentcli.tools.resolve import resolve_tools
-
-            # Building the tool never calls the model, so a stand-in is enough to show it.
-            [tool] = resolve_tools([spec.name], settings, llm=UnconfiguredModel(spec.name),
-                                   allow_dangerous_tools=True, with_module_tools=False)
+            tool = _cached_mcp_tool(catalog, spec.name) or _built(settings, spec.name)
             info["description"] = tool.description
             info["model_name"] = tool.name
             schema = tool.to_openai()["function"]["parameters"]  # as function calling sends it
@@ -190,6 +185,24 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if schema is not None:
         out.print("arguments:")
         out.print_json(json.dumps(schema)) if isinstance(schema, dict) else out.print(schema)
+
+
+def _built(settings: Settings, name: str) -> Tool:
+    from agentcli.models.unconfigured import UnconfiguredModel
+    from agentcli.tools.resolve import resolve_tools
+
+    # Building the tool never calls the model, so a stand-in is enough to show it.
+    [tool] = resolve_tools([name], settings, llm=UnconfiguredModel(name),
+                           allow_dangerous_tools=True, with_module_tools=False)
+    return tool
+
+
+def _cached_mcp_tool(catalog: Catalog, name: str) -> Tool | None:
+    """An MCP tool from its server's cached list: shown without starting the server."""
+    from agentcli.tools.mcp_source import cached_tool
+
+    server, bare = catalog.server_tool(name) or (name, None)
+    return None if bare is None else cached_tool(server, catalog.servers[server], bare)
 
 
 def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:

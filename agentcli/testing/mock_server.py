@@ -532,8 +532,9 @@ def _tool_call(spec: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 def _split_text(text: str) -> list[str]:
-    """Word-sized pieces whose concatenation is ``text``."""
-    return re.findall(r"\S+\s*|\s+", text)
+    """Pieces of up to a few characters whose concatenation is ``text``: like a real
+    tokenizer, words and keys are cut mid-way."""
+    return re.findall(r"\S{1,4}\s*|\s+", text)
 
 
 def _split_args(args: str, parts: int = 3) -> list[str]:

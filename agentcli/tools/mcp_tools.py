@@ -8,25 +8,16 @@ warning line and a ``server`` entry whose loading reports the failure, and the r
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ToolLoadError
 from agentcli.mcp.cache import ToolInfo, cached_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig, check_servers, server_configs
 from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.mcp_source import server_roots
 from agentcli.tools.registry import ToolSpec, register_tool
 
 __all__ = ["INSTALL_HINT", "check_servers", "connect", "register_mcp_servers"]
-
-
-def _roots(settings: dict[str, Any]) -> list[Path]:
-    from agentcli.tools.sandbox import tool_root
-
-    try:
-        return [tool_root(settings)]
-    except ToolLoadError:
-        return [Path.cwd()]
 
 
 def connect(name: str, conf: dict[str, Any] | ServerConfig) -> tuple[Any, list[ToolInfo]]:
@@ -51,7 +42,7 @@ def _register_server(conf: ServerConfig, infos: list[ToolInfo]) -> list[str]:
         def factory(llm: Any = None, _n: str = tool_name, **settings: Any) -> list[Tool]:
             from agentcli.mcp.tools import load_server_tools
 
-            return load_server_tools(conf.name, conf, {_n}, roots=_roots(settings))
+            return load_server_tools(conf.name, conf, {_n}, roots=server_roots(settings))
 
         summary = (info.description if info else f"Read a resource of {conf.name} by URI")
         register_tool(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],

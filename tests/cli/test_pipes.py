@@ -131,3 +131,17 @@ def test_json_output_unaffected_by_pipes(mock_server: Any) -> None:
     mock_server.add_reply("Final Answer: x")
     proc = _agent("run", "q", "-m", "openai/any", "--json", env=_env(mock_server), input="ctx")
     assert json.loads(proc.stdout)["answer"] == "x"
+
+
+def test_chat_reads_messages_from_a_pipe_without_drawing_a_prompt(mock_server: Any,
+                                                                   tmp_path: Path) -> None:
+    mock_server.add_reply("Final Answer: first done")
+    mock_server.add_reply("Final Answer: second done")
+    proc = _agent("chat", "-m", "openai/any", "--db", str(tmp_path / "a.db"),
+                  input="one line\ntwo \\\nlines\n", env=_env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert "first done" in proc.stdout and "second done" in proc.stdout
+    assert "you> one line\n" in proc.stdout and "you> two \nlines\n" in proc.stdout
+    assert "\x1b" not in proc.stdout and "\n\n\n" not in proc.stdout
+    asked = [r.body["messages"][-1]["content"] for r in mock_server.requests]
+    assert asked == ["one line", "two \nlines"]  # a trailing backslash continues the message

@@ -75,3 +75,17 @@ def test_401_with_debug_prints_a_traceback_without_the_key(
     assert proc.returncode == 4
     assert "Traceback" in proc.stderr and "401" in proc.stderr
     assert API_KEY not in proc.stderr + proc.stdout
+
+
+def test_a_key_streamed_in_pieces_is_redacted_in_chat(mock_server: Any, tmp_path: Path) -> None:
+    # the mock streams a few characters per event, so the key arrives cut into pieces
+    mock_server.add_reply(f"Thought: the key is {API_KEY} as asked.\nFinal Answer: I will not say.")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY=API_KEY)
+    proc = subprocess.run([sys.executable, "-m", "agentcli", "chat", "-m", "openai/any",
+                           "--stream", "--db", str(tmp_path / "a.db")], input="the key?\n",
+                          capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "the key is *** as asked." in proc.stdout
+    assert API_KEY[:4] not in proc.stdout + proc.stderr
+    assert API_KEY[-4:] not in proc.stdout + proc.stderr

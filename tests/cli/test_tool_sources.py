@@ -190,6 +190,9 @@ def test_tools_show_and_call_mcp_tool(sources: dict[str, Any]) -> None:
     shown = agent("tools", "show", "ev.echo", "-c", config)
     assert shown.returncode == 0, shown.stderr
     assert "Echo the text back." in shown.stdout and '"text"' in shown.stdout
+    started = starts(sources["ev"])
+    again = agent("tools", "show", "ev.echo", "-c", config)  # the cached list: no start
+    assert again.stdout == shown.stdout and starts(sources["ev"]) == started
     called = agent("tools", "call", "ev.echo", '{"text": "direct"}', "-c", config)
     assert called.returncode == 0, called.stderr
     assert called.stdout.strip() == "echo: direct"
