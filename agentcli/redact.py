@@ -79,6 +79,18 @@ def redact(text: str, env: Mapping[str, str] | None = None) -> str:
     return _SHAPES.sub(lambda m: "Bearer ***" if m[0][:1] in "Bb" else REDACTED, text)
 
 
+# The last word of streamed text if no space has ended it yet ("Bearer <token>" is one word).
+_OPEN_WORD = re.compile(r"(?:(?i:\bbearer)\s+)?\S+$|(?i:\bbearer)\s+$")
+_LONGEST_WORD = 512  # a longer unbroken run is let through as it streams
+
+
+def open_word(text: str) -> int:
+    """How many trailing characters of streamed ``text`` to hold back before redacting it:
+    a key cut across tokens is redacted only once it has arrived whole."""
+    word = _OPEN_WORD.search(text[-_LONGEST_WORD:])
+    return len(word[0]) if word else 0
+
+
 def redact_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
     """:func:`redact` applied to every string inside JSON-like data (dicts, lists, tuples)."""
     if isinstance(value, str):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.redact import redact
+from agentcli.redact import open_word, redact
 
 
 def _plain(value: Any) -> Any:
@@ -57,9 +57,25 @@ class TraceHandler(BaseCallbackHandler):
             self._owned = False
         self._env = dict(os.environ if env is None else env)
         self._lock = threading.Lock()
+        self._tokens: dict[Any, str] = {}  # per run: streamed text held until a word ends
 
     def write(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
-        """Write one event line."""
+        """Write one event line. Tokens are written a whole word at a time, so that a key
+        cut across tokens is redacted."""
+        run = kw.get("run_id")
+        with self._lock:
+            held = self._tokens.pop(run, "")
+            if event == "on_llm_new_token" and args:
+                held += str(args[0])
+                ready = len(held) - open_word(held)
+                args, self._tokens[run] = (held[:ready],), held[ready:]
+                if ready <= 0:
+                    return
+            elif held:
+                self._line("on_llm_new_token", (held,), {"run_id": run})
+            self._line(event, args, kw)
+
+    def _line(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
         record: dict[str, Any] = {
             "ts": round(time.time(), 6),
             "event": event.removeprefix("on_"),
@@ -72,12 +88,16 @@ class TraceHandler(BaseCallbackHandler):
             record[_ARG_NAMES.get(event, "args")] = _plain(args[0])
         record.update({k: _plain(v) for k, v in kw.items()})
         line = redact(json.dumps(record, ensure_ascii=False, default=repr), self._env)
-        with self._lock:
-            self._fh.write(line + "\n")
-            self._fh.flush()
+        self._fh.write(line + "\n")  # under the caller's lock
+        self._fh.flush()
 
     def close(self) -> None:
-        """Close the file if this handler opened it."""
+        """Write any held-back tokens; close the file if this handler opened it."""
+        with self._lock:
+            for run, held in self._tokens.items():
+                if held and not self._fh.closed:
+                    self._line("on_llm_new_token", (held,), {"run_id": run})
+            self._tokens.clear()
         if self._owned and not self._fh.closed:
             self._fh.close()
 

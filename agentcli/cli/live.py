@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,14 +10,12 @@ from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.cli.render import _ACTION_START, STYLES, print_answer
+from agentcli.redact import open_word
 from agentcli.schema import ChatResult
 from agentcli.textsafe import display, safe_text
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
-# The last word, if no space has ended it yet; "Bearer <token>" counts as one word.
-_LONGEST_WORD = 512  # a longer unbroken run is shown as it streams
-_OPEN_WORD = re.compile(r"(?:(?i:\bbearer)\s+)?\S+$|(?i:\bbearer)\s+$")
 
 
 class TokenPrinter(BaseCallbackHandler):
@@ -73,8 +70,7 @@ class TokenPrinter(BaseCallbackHandler):
 def _held(text: str) -> int:
     """How many trailing characters to hold back: the start of an action marker, or a word
     still arriving (a key split across tokens is redacted only once it is whole)."""
-    word = _OPEN_WORD.search(text[-_LONGEST_WORD:])
-    held = len(word[0]) if word else 0
+    held = open_word(text)
     for k in range(min(len(text), 12), held, -1):
         tail = text[-k:].lstrip()
         if tail and any(m.startswith(tail.lower()) for m in _MARKERS):

@@ -89,3 +89,20 @@ def test_a_key_streamed_in_pieces_is_redacted_in_chat(mock_server: Any, tmp_path
     assert "the key is *** as asked." in proc.stdout
     assert API_KEY[:4] not in proc.stdout + proc.stderr
     assert API_KEY[-4:] not in proc.stdout + proc.stderr
+
+
+def test_a_key_streamed_in_pieces_is_redacted_in_the_trace(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    mock_server.add_reply(f"Thought: it is {API_KEY} here.\nFinal Answer: not telling")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY=API_KEY)
+    trace = tmp_path / "t.jsonl"
+    env["AGENT_STREAM"] = "1"
+    proc = _agent(tmp_path, "run", "q", "-m", "openai/any", "--trace", str(trace),
+                  "--db", str(tmp_path / "a.db"), env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    tokens = [line["token"] for line in lines if line["event"] == "llm_new_token"]
+    assert len(tokens) > 3  # streamed, in pieces
+    assert "".join(tokens) == "Thought: it is *** here.\nFinal Answer: not telling"
+    assert API_KEY[:4] not in trace.read_text() and API_KEY[-4:] not in trace.read_text()
