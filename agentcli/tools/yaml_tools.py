@@ -3,11 +3,13 @@
 Command tools fill an argv template: each ``{arg}`` is replaced inside its own argv item and
 the program runs without a shell, so ``; rm -rf ~`` stays one literal argument. HTTP tools
 fill a URL template (values URL-encoded), send the other arguments as query or JSON body,
-and expand ``${ENV_VAR}`` in headers at call time.
+and expand ``${ENV_VAR}`` in headers at call time. Both may use ``{state.NAME}``: the run state
+field NAME, filled by the executor (the model never sees or sets it).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any
@@ -15,10 +17,12 @@ from urllib.parse import quote
 
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.tools.base import Tool
+from agentcli.tools.inject import Injection
 from agentcli.tools.registry import ToolSpec, register_tool
 from agentcli.tools.sandbox import cap_output, tool_root
 
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_PLACEHOLDER = re.compile(r"\{((?:state\.)?\w+)\}")
+_STATE = "state."
 _ENV = re.compile(r"\$\{(\w+)\}")
 _KEYS = {"name", "description", "kind", "argv", "args", "method", "url", "headers",
          "dangerous", "timeout", "allow_private_network"}
@@ -63,7 +67,7 @@ def _check_one(i: int, d: Any) -> dict[str, Any]:
         used = set(_PLACEHOLDER.findall(d["url"]))
     else:
         raise ValueError(f"valid definitions ({where}: kind must be command or http)")
-    missing = sorted(used - set(args))
+    missing = sorted(u for u in used - set(args) if not u.startswith(_STATE))
     if missing:
         raise ValueError(f"valid definitions ({where}: placeholders {missing} are not in args)")
     return dict(d)
@@ -86,9 +90,17 @@ def _schema(d: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
+def _state_fields(d: dict[str, Any]) -> tuple[Injection, ...]:
+    """The ``{state.NAME}`` placeholders of a definition, as injected state fields."""
+    templates = d["argv"] if d["kind"] == "command" else [d["url"]]
+    names = sorted({m for t in templates for m in _PLACEHOLDER.findall(t) if m.startswith(_STATE)})
+    return tuple(Injection(name, "field", name.removeprefix(_STATE)) for name in names)
+
+
 def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> str:
     def sub(m: re.Match[str]) -> str:
-        text = str(values[m.group(1)])
+        value = values[m.group(1)]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         return quote(text, safe="") if quote_values else text
 
     return _PLACEHOLDER.sub(sub, template)
@@ -117,7 +129,7 @@ def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
         return out if code == 0 else f"[exit status {code}]\n{out}"
 
     return Tool(d["name"], d.get("description") or f"Runs {d['argv'][0]}", func=run,
-                args_schema=_schema(d))
+                args_schema=_schema(d), injected=_state_fields(d))
 
 
 def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
@@ -146,7 +158,7 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
         from agentcli.tools.net import fetch
 
         values = _with_defaults(d, kwargs)
-        rest = {k: v for k, v in values.items() if k not in in_url}
+        rest = {k: v for k, v in values.items() if k not in in_url and not k.startswith(_STATE)}
         body: dict[str, Any] = ({"params": rest} if method in ("GET", "DELETE")
                                 else {"json_body": rest})
         resp = fetch(method, _fill(d["url"], values, quote_values=True),
@@ -156,7 +168,7 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
         return prefix + resp.text + ("\n...[response cut]" if resp.truncated else "")
 
     return Tool(d["name"], d.get("description") or f"{method} {d['url']}", func=run,
-                args_schema=_schema(d))
+                args_schema=_schema(d), injected=_state_fields(d))
 
 
 def yaml_specs(definitions: list[dict[str, Any]]) -> list[ToolSpec]:

@@ -103,3 +103,34 @@ def test_schema_prints_the_validated_json_object(mock_server: Any, tmp_path: Pat
     bad = agent(mock_server, "run", "q", "--schema", "bad.json", "-m", "openai/any",
                 cwd=tmp_path)
     assert bad.returncode == 2 and "not a valid JSON Schema" in bad.stderr
+
+
+YAML_STATE_TOOL = """
+state:
+  user: {type: str}
+yaml_tools:
+  - name: greet
+    kind: command
+    argv: [echo, "hello {state.user}", "{text}"]
+    dangerous: false
+    args: {text: {type: string}}
+"""
+
+
+def test_yaml_command_tool_reads_state_placeholders(mock_server: Any, tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(YAML_STATE_TOOL)
+    mock_server.add_reply("", tool_calls=[{"name": "greet", "arguments": {"text": "and hi"}}])
+    mock_server.add_reply("greeted")
+    proc = agent(mock_server, "run", "greet", "-c", "c.yaml", "--state", "user=Ada", "-t",
+                 "greet", "--agent", "tool-calling", "-m", "openai/any", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Observation: hello Ada and hi" in proc.stderr
+    [schema] = [t["function"]["parameters"] for t in mock_server.requests[0].body["tools"]]
+    assert list(schema["properties"]) == ["text"]  # the model never sees the state field
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(YAML_STATE_TOOL.replace("{state.user}", "{state.nobody}"))
+    proc = agent(mock_server, "run", "greet", "-c", str(bad), "-t", "greet",
+                 "-m", "openai/any", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "tool 'greet' injects state field 'nobody'" in proc.stderr
+    assert len(mock_server.requests) == 2  # refused before any model call

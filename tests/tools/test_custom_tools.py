@@ -79,6 +79,19 @@ def test_http_tool_url_template_and_env_headers(
     assert out == {"path": "/weather/Den%20Haag?units=metric", "auth": "Bearer k-1"}
 
 
+def test_http_tool_state_placeholder_is_filled_and_url_encoded(local_server: LocalServer) -> None:
+    local_server.routes["/u/Ada%20L%2F1"] = lambda h: h.send_json({"path": h.path})
+    register_yaml_tools(check_definitions([{
+        "name": "profile", "kind": "http", "url": local_server.url + "/u/{state.user}",
+        "allow_private_network": True, "args": {"q": {"type": "string"}},
+    }]))
+    [t] = load_tools(["profile"])
+    assert [i.field for i in t.injected] == ["user"]
+    assert set(t.args_schema["properties"]) == {"q"}
+    out = json.loads(str(t.invoke({"q": "x"}, state={"user": "Ada L/1"})))
+    assert out == {"path": "/u/Ada%20L%2F1?q=x"}  # the state value is not sent as a query
+
+
 def test_http_tool_missing_env_is_a_load_error() -> None:
     register_yaml_tools(check_definitions([{
         "name": "needs_env", "kind": "http", "url": "https://api.example/x",
