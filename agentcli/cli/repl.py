@@ -25,11 +25,12 @@ from agentcli.cli.render import TraceRenderer
 from agentcli.cli.running import sent_options
 from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.config import Settings
-from agentcli.memory import Memory, make_memory, restore
+from agentcli.memory import Memory
 from agentcli.models.base import BaseChatModel
 from agentcli.outcome import real_answer, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
+from agentcli.session import Conversation, open_conversation, reads_memory
 from agentcli.store import Store
 from agentcli.textsafe import safe_line, safe_text
 
@@ -112,16 +113,13 @@ class ChatRepl:
         self.last: tuple[str, dict[str, Any]] | None = None  # question, memory before it
         self.llm: BaseChatModel | None = None
         self.executor: Any = None
-        self.uses_memory = False
         self.printer = TokenPrinter(self.console, visible=lambda: self.settings.verbose)
         self.spinner = ThinkingSpinner(self.console, tokens_visible=self.printer.visible)
         self.trace = TraceRenderer(self.console, answer="none",
                                    streamed=lambda: self.printer.streamed,
                                    visible=lambda: self.settings.verbose)
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
-        self.session = session
-        self.memory: Memory = make_memory("buffer")
-        self.memory_version = 0  # the stored memory version this chat last read or wrote
+        self.conversation: Conversation | None = None
         self.open_session(session)
 
     # -- state ----------------------------------------------------------------------------
@@ -133,10 +131,21 @@ class ChatRepl:
         return self.settings.agent or DEFAULT_AGENT
 
     @property
-    def memory_kind(self) -> str:
-        """The memory kind in use (``auto`` resolves to buffer)."""
-        kind = self.settings.memory
-        return "buffer" if kind in ("auto", "none") else kind
+    def session(self) -> str:
+        """The open session's name."""
+        assert self.conversation is not None
+        return self.conversation.name
+
+    @property
+    def memory(self) -> Memory:
+        """The open session's memory."""
+        assert self.conversation is not None
+        return self.conversation.memory
+
+    @property
+    def uses_memory(self) -> bool:
+        """Whether the agent type in use is shown the earlier turns."""
+        return reads_memory(self.settings, self.agent_name)
 
     @property
     def memory_label(self) -> str:
@@ -154,12 +163,13 @@ class ChatRepl:
             if self.llm is not None:
                 self.llm.close()
             self.llm = llm
-            if hasattr(self.memory, "llm"):  # summary memory writes with the current model
-                self.memory.llm = llm
+            if self.conversation is not None:
+                self.conversation.attach_model(llm)
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
                                        callbacks=[self.spinner, self.printer, self.trace])
-        self.uses_memory = bool(cls.uses_memory) and self.settings.memory != "none"
+        if self.conversation is not None:
+            self.conversation.uses_memory = self.uses_memory
         if self.settings.memory != "none" and not cls.uses_memory:
             warn(self.console, f"agent type {self.agent_name} cannot use memory: the model will "
                  "NOT see earlier turns (they are still saved). Choose an agent type that uses "
@@ -167,22 +177,17 @@ class ChatRepl:
 
     def open_session(self, name: str) -> None:
         """Switch to session ``name`` (created if new) and load its memory."""
-        info = self.store.ensure_session(name, model=self.settings.model, agent=self.agent_name)
-        self.session = name
-        self.memory_version = info.memory_version  # for optimistic concurrency on save
-        self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
-                          for t in self.store.turns(name))
         if self.executor is None:
             self.rebuild()
-        self.memory = restore(
-            make_memory(self.memory_kind, k=self.settings.memory_k,
-                        max_tokens=self.settings.memory_max_tokens, llm=self.llm),
-            info.memory_state,
-        )
+        conversation = open_conversation(self.store, name, self.settings, agent=self.agent_name,
+                                         llm=self.llm)
+        self.conversation = conversation
+        self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
+                          for t in self.store.turns(name))
         self.last = None
-        if info.turns:
-            note(self.console, f"Resumed session {name!r}: {info.turns} earlier turn(s) "
-                 f"(memory: {self.memory_label}).")
+        if conversation.earlier_turns:
+            note(self.console, f"Resumed session {name!r}: {conversation.earlier_turns} "
+                 f"earlier turn(s) (memory: {self.memory_label}).")
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
 
@@ -210,12 +215,11 @@ class ChatRepl:
 
     def ask(self, question: str) -> RunResult | None:
         """Run one question with the memory, render it, and commit the finished turn."""
-        inputs: dict[str, Any] = {"input": question}
-        if self.uses_memory:
-            inputs["chat_history"] = self.memory.messages()
-        before = self.memory.to_state()
+        conversation = self.conversation
+        assert conversation is not None
+        before = conversation.memory.to_state()
         try:
-            result = self._run(inputs)
+            result = self._run(conversation.inputs(question))
         except KeyboardInterrupt:
             note(self.console, "Cancelled; back at the prompt.")
             return None
@@ -223,27 +227,20 @@ class ChatRepl:
             self.console.print(f"error: {safe_line(redact(str(err)))}", style="bold red",
                                markup=False, highlight=False, soft_wrap=True)
             return None
-        model = self.llm.name if self.llm else None
         if result.stop_reason == "interrupted":
             note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
-            with contextlib.suppress(Exception):  # the run log still records the attempt
-                self.store.log_run(question, result, model=model, agent=self.agent_name,
-                                   session=self.session)
-            return result
-        answer = real_answer(result)
-        if answer is None:  # a limit stopped the turn: say so, never show a fake answer
-            note(self.console, stop_line(result) or "Stopped.")
-        elif not (self.printer.answer_streamed and result.stop_reason == "finished"):
-            render_answer(self.console, answer)
-        self.tokens += result.usage.total_tokens
-        self.last = (question, before)
-        from agentcli.session_sync import commit_turn
-
+        else:
+            answer = real_answer(result)
+            if answer is None:  # a limit stopped the turn: say so, never show a fake answer
+                note(self.console, stop_line(result) or "Stopped.")
+            elif not (self.printer.answer_streamed and result.stop_reason == "finished"):
+                render_answer(self.console, answer)
+            self.tokens += result.usage.total_tokens
+            self.last = (question, before)
         try:  # another chat on this session may have written first: its turns are merged in
-            self.memory_version = commit_turn(
-                self.store, self.session, self.memory, question, result,
-                version=self.memory_version, model=model, agent=self.agent_name,
-                options=sent_options(self.settings),
+            conversation.commit(
+                question, result, model=self.llm.name if self.llm else None,
+                agent=self.agent_name, options=sent_options(self.settings),
                 on_memory_error=lambda err: warn(
                     self.console, f"memory could not record this turn: {err}"),
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -18,6 +18,9 @@ from agentcli.outcome import exit_code, real_answer, stop_line
 from agentcli.redact import redact_data
 from agentcli.run_logging import logging_enabled
 from agentcli.schema import RunResult
+
+if TYPE_CHECKING:
+    from agentcli.session import Conversation
 
 
 def choose_model(
@@ -111,13 +114,13 @@ def execute(
     ``thread`` / ``continue_last`` make the run a turn of a saved conversation; ``log``
     overrides the ``agent logs on|off`` switch for this run.
     """
-    from agentcli.agents import agent_class
+    from agentcli.agents import DEFAULT_AGENT, agent_class
     from agentcli.cli.render import TraceRenderer, print_answer
     from agentcli.runtime import build_executor
     from agentcli.tools.resolve import check_names
 
     check_names(settings.tools, settings)  # unknown names fail before any model is contacted
-    agent_class(settings.agent or "chat-zero-shot-react-description")
+    agent_class(settings.agent or DEFAULT_AGENT)
     from agentcli.cli.consoles import console
 
     err, out = console(stderr=True), console()
@@ -169,7 +172,7 @@ def execute(
         llm.close()
         observers.close(err)
         if conversation is not None and result is None:
-            conversation.close()
+            conversation.store.close()
     assert result is not None  # the stream always ends with an "end" event holding it
     meta = run_meta(settings, result, llm.name, timings)
     if conversation is not None:
@@ -197,7 +200,7 @@ def execute(
     return exit_code(result)
 
 
-def _thread_notice(err: Console, settings: Settings, conversation: Any) -> None:
+def _thread_notice(err: Console, settings: Settings, conversation: Conversation) -> None:
     if not conversation.uses_memory:
         err.print(Text(f"WARNING: agent type {settings.agent} cannot use memory: the model will "
                        "NOT see earlier turns of this thread", style="bold red"))
@@ -206,7 +209,7 @@ def _thread_notice(err: Console, settings: Settings, conversation: Any) -> None:
                        "turn(s).", style="yellow"))
 
 
-def _commit(conversation: Any, question: str, result: RunResult, model: str,
+def _commit(conversation: Conversation, question: str, result: RunResult, model: str,
             settings: Settings, meta: dict[str, Any], err: Console) -> None:
     """Save the turn to its thread; a failure is a warning, the answer still prints."""
     try:
@@ -215,4 +218,4 @@ def _commit(conversation: Any, question: str, result: RunResult, model: str,
         err.print(Text(f"warning: could not save this turn to thread {conversation.name!r}: "
                        f"{exc}", style="yellow"))
     finally:
-        conversation.close()
+        conversation.store.close()

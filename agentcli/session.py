@@ -1,0 +1,100 @@
+"""A conversation kept across runs: one chat session, or one ``agent run --thread``.
+
+Both are the same thing in the same store: a name, a memory of earlier turns and the memory
+version last read. A front end (the REPL, ``agent run --thread``) opens a :class:`Conversation`,
+asks it for the executor's inputs, runs the executor itself (how it renders and cancels is its
+business), and hands the result back to :meth:`Conversation.commit`, which saves the turn, its
+run log and the new memory in one transaction, merging turns another writer saved meanwhile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agentcli.memory import Memory, make_memory, restore
+from agentcli.schema import RunResult
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentcli.config import Settings
+    from agentcli.models.base import BaseChatModel
+    from agentcli.store import Store
+
+
+def memory_kind(settings: Settings) -> str:
+    """The memory kind that keeps the turns (``auto`` and ``none`` keep a buffer: turns are
+    saved even when the model is shown none of them)."""
+    return "buffer" if settings.memory in ("auto", "none") else settings.memory
+
+
+def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
+    """An empty memory of the configured kind and size."""
+    return make_memory(memory_kind(settings), k=settings.memory_k,
+                       max_tokens=settings.memory_max_tokens, llm=llm)
+
+
+def reads_memory(settings: Settings, agent: str) -> bool:
+    """Whether agent type ``agent`` is shown the earlier turns under these settings."""
+    from agentcli.agents import agent_class
+
+    return bool(agent_class(agent).uses_memory) and settings.memory != "none"
+
+
+@dataclass
+class Conversation:
+    """An open conversation: its store, name, memory and whether the agent reads it."""
+
+    store: Store
+    name: str
+    memory: Memory
+    earlier_turns: int
+    uses_memory: bool = True
+    version: int = 0  # the stored memory version last read or written
+
+    def inputs(self, question: str) -> dict[str, Any]:
+        """The executor inputs: the question and, for agents that read it, the history."""
+        inputs: dict[str, Any] = {"input": question}
+        if self.uses_memory:
+            inputs["chat_history"] = self.memory.messages()
+        return inputs
+
+    def attach_model(self, llm: BaseChatModel) -> None:
+        """Summary memory writes its summaries with the conversation's current model."""
+        if hasattr(self.memory, "llm"):
+            self.memory.llm = llm
+
+    def commit(
+        self,
+        question: str,
+        result: RunResult,
+        *,
+        model: str | None,
+        agent: str | None,
+        options: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        on_memory_error: Callable[[Exception], None] | None = None,
+    ) -> bool:
+        """Save the finished turn; True when saved. An interrupted turn is only logged."""
+        if result.stop_reason == "interrupted":
+            self.store.log_run(question, result, model=model, agent=agent, session=self.name,
+                               options=options, meta=meta)
+            return False
+        from agentcli.session_sync import commit_turn
+
+        self.version = commit_turn(self.store, self.name, self.memory, question, result,
+                                   version=self.version, model=model, agent=agent,
+                                   options=options, meta=meta, on_memory_error=on_memory_error)
+        return True
+
+
+def open_conversation(
+    store: Store, name: str, settings: Settings, *, agent: str,
+    llm: BaseChatModel | None = None,
+) -> Conversation:
+    """Open conversation ``name`` (created if new) with its saved memory."""
+    info = store.ensure_session(name, model=settings.model, agent=agent)
+    memory = restore(new_memory(settings, llm), info.memory_state)
+    return Conversation(store, name, memory, info.turns,
+                        uses_memory=reads_memory(settings, agent), version=info.memory_version)

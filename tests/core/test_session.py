@@ -1,0 +1,49 @@
+"""A conversation through the library API: open, run the executor, commit, reopen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcli import initialize_agent
+from agentcli.config import Settings
+from agentcli.models.fake import FakeChatModel
+from agentcli.schema import RunResult
+from agentcli.session import open_conversation
+from agentcli.store import Store
+
+CHAT = "chat-conversational-react-description"
+
+
+def blob(answer: str) -> str:
+    return f'```json\n{{"action": "Final Answer", "action_input": "{answer}"}}\n```'
+
+
+def test_a_committed_turn_is_read_back_by_the_next_conversation(tmp_path: Path) -> None:
+    store, settings = Store(tmp_path / "a.db"), Settings()
+    llm = FakeChatModel([blob("Hello Ada"), blob("You are Ada")])
+    executor = initialize_agent([], llm, CHAT)
+    first = open_conversation(store, "s", settings, agent=CHAT)
+    assert first.earlier_turns == 0 and first.uses_memory
+    result = executor.invoke(first.inputs("I am Ada"))
+    assert result.output == "Hello Ada"
+    assert first.commit("I am Ada", result, model="fake", agent=CHAT)
+    again = open_conversation(store, "s", settings, agent=CHAT)
+    assert again.earlier_turns == 1
+    executor.invoke(again.inputs("Who am I?"))
+    sent = [m.content for m in llm.requests[1].messages]
+    assert "I am Ada" in sent and "Hello Ada" in sent
+
+
+def test_an_interrupted_turn_is_logged_not_remembered(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    conversation = open_conversation(store, "s", Settings(), agent=CHAT)
+    stopped = RunResult(output="", steps=(), stop_reason="interrupted")
+    assert not conversation.commit("q", stopped, model="fake", agent=CHAT)
+    assert store.turns("s") == [] and conversation.memory.messages() == []
+    assert [r["question"] for r in store.runs()] == ["q"]
+
+
+def test_memory_none_keeps_turns_but_hides_them(tmp_path: Path) -> None:
+    conversation = open_conversation(Store(tmp_path / "a.db"), "s", Settings(memory="none"),
+                                     agent=CHAT)
+    assert not conversation.uses_memory and "chat_history" not in conversation.inputs("q")
