@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
+from agentcli.agents.parsers import ANSWER_VALUE
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, ensure_manager
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
@@ -308,6 +309,10 @@ class AgentExecutor:
             return finish
         value = self.response_format.parse(finish)
         run.values["structured_response"] = value
+        raw = finish.return_values.get(ANSWER_VALUE)
+        if raw is not None:  # the answer is the whole object, not one of its fields
+            return AgentFinish({**finish.return_values,
+                                "output": json.dumps(raw, ensure_ascii=False)}, finish.log)
         return finish
 
     def _loop(self, run: Run) -> Generator[Effect, Any, RunResult]:

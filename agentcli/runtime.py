@@ -113,7 +113,8 @@ def build_executor(
         agent_kwargs["system_extra"] = settings.system
     from agentcli.agents.action_schema import schema_for_agent
 
-    action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions)
+    action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions,
+                              fmt.schema if fmt is not None else None)
     if action is not None:  # each JSON-blob request carries it (local servers constrain to it)
         agent_kwargs["action_schema"] = action
     from agentcli.agents.prompt_style import resolve_style

@@ -91,7 +91,10 @@ class ResponseFormat:
 
     def parse(self, finish: AgentFinish) -> Any:
         """The validated answer; OutputParserError (sent back to the model) when it is not."""
-        value = finish.return_values.get("structured_response")
+        from agentcli.agents.parsers import ANSWER_VALUE
+
+        values = finish.return_values
+        value = values.get("structured_response", values.get(ANSWER_VALUE))
         if value is None:
             value = _json_in(finish.output)
         import jsonschema

@@ -36,24 +36,33 @@ JSON_BLOB_AGENT_TYPES = frozenset({
 _DROPPED_KEYWORDS = frozenset({"title", "examples", "$schema", "default", "format", "pattern"})
 
 
-def action_schema(tools: Sequence[Tool], *, final_action: str = FINAL_ANSWER) -> dict[str, Any]:
-    """A JSON Schema that admits exactly one action blob for ``tools`` or the final answer."""
+def action_schema(
+    tools: Sequence[Tool], *, final_action: str = FINAL_ANSWER,
+    answer_schema: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A JSON Schema that admits exactly one action blob for ``tools`` or the final answer.
+
+    ``answer_schema`` (a run's structured response format) is what the final answer's
+    ``action_input`` must be, instead of text.
+    """
     names = [t.name for t in tools]
     structured = [t for t in tools if _takes_object(t)]
-    if not structured:
-        return _branch([*names, final_action], dict(_TEXT))
+    answer = _clean(answer_schema) if answer_schema is not None else dict(_TEXT)
+    if not structured and answer_schema is None:
+        return _branch([*names, final_action], answer)
     branches = [_branch([t.name], _input_schema(t)) for t in tools]
-    branches.append(_branch([final_action], dict(_TEXT)))
+    branches.append(_branch([final_action], answer))
     return {"type": "object", "anyOf": branches}  # OpenAI wants an object at the root
 
 
 def schema_for_agent(
-    agent_type: str, tools: Sequence[Tool], mode: str = "auto"
+    agent_type: str, tools: Sequence[Tool], mode: str = "auto",
+    response_schema: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """The action schema an agent type's requests should carry, or None (off, or no blob)."""
     if mode == "off" or agent_type not in JSON_BLOB_AGENT_TYPES:
         return None
-    return action_schema(tools)
+    return action_schema(tools, answer_schema=response_schema)
 
 
 def _branch(actions: list[str], action_input: dict[str, Any]) -> dict[str, Any]:

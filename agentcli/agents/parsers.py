@@ -85,6 +85,7 @@ _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"',
                                "\u2018": "'", "\u2019": "'"})
 _TOOL_WITH_DESCRIPTION = re.compile(r"([\w.\-]{1,64})[ \t]*[:：][ \t]+\S")
 _TRAILING_NOTE = re.compile(r"\n[ \t]*\n[ \t]*[(\[][^\n]*[)\]][ \t]*$")
+ANSWER_VALUE = "answer_value"  # AgentFinish key: a JSON answer kept whole (see _finish)
 _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
 _MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")  # my\_tool is Markdown for my_tool
 _DOTTED_CALL = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+\s*\(")  # os.path.join(, df.head(
@@ -312,12 +313,12 @@ def _final_candidates(reply: _Reply, raw: str) -> list[_Candidate]:
     out = []
     finals = [i for i, m in enumerate(reply.markers) if m.kind == "final"][:50]
     for i in finals:
-        answer = _drop_dangling_fence(reply.section(i, inline=False))
+        answer, value = _drop_dangling_fence(reply.section(i, inline=False)), None
         if answer.startswith(("```", "~~~", "{")):  # Final Answer: {"action": "Final Answer", ...}
             fields = _json_repair.find_tool_call(maybe_json(answer))
             if fields is not None and fields[1] and _norm_name(fields[0]) in _FINAL_TOOLS:
-                answer = _as_text(fields[2])
-        out.append(_finish(reply.markers[i].start, answer, raw))
+                answer, value = _as_text(fields[2]), fields[2]
+        out.append(_finish(reply.markers[i].start, answer, raw, value))
         if out[-1].result is not None:
             break
     return out
@@ -387,7 +388,8 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
         tool, has_input, tool_input = fields
         tool = _MD_ESCAPE.sub(r"\1", tool)
         if _norm_name(tool) in _FINAL_TOOLS:
-            found = _finish(start, _as_text(tool_input) if has_input else "", raw)
+            found = _finish(start, _as_text(tool_input) if has_input else "", raw,
+                            tool_input if has_input else None)
         elif not has_input:
             found = _Candidate(start, problem="input", tool=tool)
         else:
@@ -399,10 +401,15 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
     return out
 
 
-def _finish(pos: int, answer: str, raw: str) -> _Candidate:
+def _finish(pos: int, answer: str, raw: str, value: Any = None) -> _Candidate:
+    """A final answer; ``value`` is the blob's JSON answer (an object or a list), kept whole
+    beside its text for a run that needs a structured answer."""
     if answer.strip() in ("", "...", "…") or _is_placeholder(answer):
         return _Candidate(pos, problem="placeholder")
-    return _Candidate(pos, AgentFinish({"output": answer}, raw))
+    values: dict[str, Any] = {"output": answer}
+    if isinstance(value, dict | list):
+        values[ANSWER_VALUE] = value
+    return _Candidate(pos, AgentFinish(values, raw))
 
 
 def _is_placeholder(answer: str) -> bool:

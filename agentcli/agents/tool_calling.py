@@ -83,8 +83,9 @@ class ToolCallingAgent(Agent):
         """System, history, then the conversation so far (calls and their tool messages)."""
         messages = [system(self.system_prompt), *chat_history(state),
                     *(state.get("messages") or ())]
-        if final:
-            return ChatRequest((*messages, user(load("tool_calling_final").strip())))
+        if final:  # no tools: a structured answer can be constrained to its schema natively
+            return ChatRequest((*messages, user(load("tool_calling_final").strip())),
+                               response_format=self.response_schema)
         return ChatRequest(tuple(messages), tools=tuple(self.schemas))
 
     def turn_messages(self, result: ChatResult, decision: Decision) -> list[Message]:

@@ -76,3 +76,19 @@ def test_bad_structured_actions_value_is_a_usage_error(mock_server: Any, tmp_pat
     assert proc.returncode == 2
     assert "structured_actions" in proc.stderr and "auto, on, off" in proc.stderr
     assert json.dumps(proc.stderr).count("\\n") <= 2  # one line (plus its end)
+
+
+def test_schema_answer_is_constrained_and_kept_whole(mock_server: Any, tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"answer": {"type": "string"},
+                                               "steps": {"type": "integer"}},
+              "required": ["answer", "steps"]}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    mock_server.add_reply('{"action": "Final Answer", "action_input": '
+                          '{"answer": "24", "steps": 0}}')
+    proc = run(mock_server, tmp_path, "--structured-actions", "on", "--schema",
+               str(tmp_path / "s.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"answer": "24", "steps": 0}  # not collapsed to "24"
+    sent = mock_server.requests[0].body["response_format"]["json_schema"]["schema"]
+    final = [b for b in sent["anyOf"] if b["properties"]["action"]["enum"] == ["Final Answer"]]
+    assert final[0]["properties"]["action_input"] == schema
