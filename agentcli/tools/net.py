@@ -86,7 +86,7 @@ def check_url(url: str, *, allow_private: bool = False) -> list[str]:
                                    type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as err:
         raise ToolInputError(f"cannot resolve host {host!r}: {err}") from None
-    ips = sorted({str(info[4][0]).split("%")[0] for info in infos})
+    ips = list(dict.fromkeys(str(info[4][0]).split("%")[0] for info in infos))  # resolver order
     if not allow_private:
         for ip in ips:
             why = _blocked(ipaddress.ip_address(ip))
@@ -111,18 +111,26 @@ def fetch(
     json_body: Any = None,
 ) -> Response:
     """Send one request, checking every hop (redirects are re-checked), reading at most
-    ``max_bytes`` of the body as a stream so a huge response never sits in memory."""
+    ``max_bytes`` of the body as a stream so a huge response never sits in memory.
+
+    Unless ``allow_private``, each hop connects to the address that was checked, not to a
+    second lookup of the name (which a DNS-rebinding server could point at 127.0.0.1); the
+    ``Host`` header and TLS (SNI and certificate check) still use the name.
+    """
     import httpx
 
     run_at = deadline.deadline()  # the run's deadline bounds every wait, body reads included
     with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
-            check_url(url, allow_private=allow_private)
+            ips = check_url(url, allow_private=allow_private)
             deadline.check(f"{method} {url}")
             try:
                 request = client.build_request(method, url, headers=headers, params=params,
                                                content=content, json=json_body,
                                                timeout=deadline.bound(timeout))
+                sent_to = str(request.url)  # with the name, as the user would write it
+                if not allow_private:
+                    _pin(request, ips[0])
                 response = client.send(request, stream=True)
             except httpx.HTTPError as err:
                 deadline.check(f"{method} {url}")
@@ -131,7 +139,7 @@ def fetch(
                 ) from None
             try:
                 if response.is_redirect and "location" in response.headers:
-                    url = urljoin(str(response.url), response.headers["location"])
+                    url = urljoin(url, response.headers["location"])
                     method = "GET" if response.status_code in (301, 302, 303) else method
                     content = json_body = params = None
                     continue
@@ -139,13 +147,23 @@ def fetch(
                     body, truncated = _read_capped(response, max_bytes)
                 encoding = response.encoding or "utf-8"
                 return Response(response.status_code, body.decode(encoding, "replace"),
-                                truncated, str(response.url))
+                                truncated, sent_to)
             except httpx.HTTPError as err:
                 deadline.check(f"{method} {url}")
                 raise ToolInputError(f"{method} {url} failed while reading: {err}") from None
             finally:
                 response.close()
     raise ToolInputError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
+
+
+def _pin(request: Any, ip: str) -> None:
+    """Send ``request`` to ``ip``, keeping the name for the Host header, SNI and the
+    certificate check (httpx set ``Host`` from the name when it built the request)."""
+    host = request.url.host
+    if host == ip:
+        return
+    request.extensions["sni_hostname"] = host
+    request.url = request.url.copy_with(host=ip)
 
 
 def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 
 import pytest
@@ -173,3 +174,36 @@ def test_ssrf_refusal_through_agent_tools_call() -> None:
                                       "http://100.100.100.200/latest/meta-data/",
                                       "--allow", "requests_get", "--yes"])
     assert "metadata" in result.output and "refused" in result.output
+
+
+def test_dns_rebinding_cannot_redirect_the_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The name is checked once and the connection goes to the checked address: a resolver
+    that answers a public address first and 127.0.0.1 afterwards gets nowhere."""
+    from http.server import ThreadingHTTPServer
+
+    from agentcli.tools import net
+
+    server = ThreadingHTTPServer(("127.0.0.2", 0), Handler)  # stands in for a public host
+    server.routes = {"/": lambda h: h.send_json({"host": h.headers["Host"]})}  # type: ignore[attr-defined]
+    server.requests = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    answers = iter(["127.0.0.2"])
+
+    def rebinding(host: str, *a: object, **k: object) -> list[object]:
+        if host.startswith("127."):  # an address literal resolves to itself
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (host, port))]
+        ip = next(answers, "127.0.0.1")  # every later lookup of the name is internal
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))]
+
+    real_blocked = net._blocked
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    monkeypatch.setattr(net, "_blocked", lambda ip: None if str(ip) == "127.0.0.2"
+                        else real_blocked(ip))
+    try:
+        resp = net.fetch("GET", f"http://rebind.example:{port}/")
+        assert json.loads(resp.text) == {"host": f"rebind.example:{port}"}
+        assert resp.url == f"http://rebind.example:{port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
