@@ -65,7 +65,8 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every known secret value (remembered, plus the secret-named ones of ``env``), longest
     first so a key containing another is removed whole."""
     source = os.environ if env is None else env
-    values = {v.strip() for k, v in source.items() if is_secret_name(k) and _usable(v)}
+    # Names first: only secret-named values are read (os.environ decodes each one it reads).
+    values = {v.strip() for v in (source[k] for k in source if is_secret_name(k)) if _usable(v)}
     with _lock:
         values |= _remembered
     return sorted(values, key=len, reverse=True)
@@ -73,7 +74,11 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
     """``text`` with known secret values and key-shaped strings replaced by ``***``."""
-    for secret in secret_values(env):
+    return _redact(text, secret_values(env))
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return _SHAPES.sub(lambda m: "Bearer ***" if m[0][:1] in "Bb" else REDACTED, text)
@@ -93,10 +98,14 @@ def open_word(text: str) -> int:
 
 def redact_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
     """:func:`redact` applied to every string inside JSON-like data (dicts, lists, tuples)."""
+    return _redact_data(value, secret_values(env))
+
+
+def _redact_data(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
-        return redact(value, env)
+        return _redact(value, secrets)
     if isinstance(value, Mapping):
-        return {k: redact_data(v, env) for k, v in value.items()}
+        return {k: _redact_data(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_data(v, env) for v in value]
+        return [_redact_data(v, secrets) for v in value]
     return value

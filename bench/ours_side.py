@@ -34,8 +34,12 @@ def _echo() -> Any:
 def _model(base_url: str) -> Any:
     from agentcli.models.presets import create_model
 
+    # local=False: the bench server stands in for a remote API, like the floor and LangChain
+    # sides. A loopback URL would otherwise get the single-slot local-server treatment
+    # (streamed so that a stop string can end the request early), which they do not pay for.
     return create_model("openai/mock-model", env={"OPENAI_BASE_URL": base_url,
-                                                  "OPENAI_API_KEY": "sk-bench"}, max_retries=0)
+                                                  "OPENAI_API_KEY": "sk-bench"}, max_retries=0,
+                        local=False)
 
 
 def overhead(steps: int) -> dict[str, Any]:
