@@ -1,15 +1,14 @@
 """Token prices per provider and model (USD per 1M tokens), and the cost of a call.
 
-The table is package data (``agentcli/data/prices.yaml``); a user file given as ``prices:``
-in the config replaces entries per model. An unlisted model has an unknown cost (``None``),
-never zero, so a budget cannot silently pass.
+The built-in table is below (Python data: reading it costs no YAML parser); a user file
+given as ``prices:`` in the config replaces entries per model. An unlisted model has an
+unknown cost (``None``), never zero, so a budget cannot silently pass.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,40 @@ class Price:
 
 
 PriceTable = dict[str, dict[str, Price]]
+
+# USD per 1M tokens: {input, output}. A model matches its exact name, else the longest
+# listed name it starts with (gpt-4o-mini-2024-07-18 uses gpt-4o-mini). Local servers
+# cost nothing. Override with `prices: FILE` (YAML of the same shape) in the config.
+_BUILT_IN: dict[str, dict[str, dict[str, float]]] = {
+    "openai": {
+        "gpt-4o": {"input": 2.5, "output": 10.0},
+        "gpt-4o-mini": {"input": 0.15, "output": 0.6},
+        "gpt-4.1": {"input": 2.0, "output": 8.0},
+        "gpt-4.1-mini": {"input": 0.4, "output": 1.6},
+        "gpt-4.1-nano": {"input": 0.1, "output": 0.4},
+        "gpt-3.5-turbo": {"input": 0.5, "output": 1.5},
+        "o4-mini": {"input": 1.1, "output": 4.4},
+    },
+    "dashscope": {
+        "qwen-turbo": {"input": 0.05, "output": 0.2},
+        "qwen-plus": {"input": 0.4, "output": 1.2},
+        "qwen-max": {"input": 1.6, "output": 6.4},
+    },
+    "deepseek": {
+        "deepseek-chat": {"input": 0.27, "output": 1.1},
+        "deepseek-reasoner": {"input": 0.55, "output": 2.19},
+    },
+    "openrouter": {},
+    "ollama": {
+        "*": {"input": 0.0, "output": 0.0},
+    },
+    "vllm": {
+        "*": {"input": 0.0, "output": 0.0},
+    },
+    "lmstudio": {
+        "*": {"input": 0.0, "output": 0.0},
+    },
+}
 
 
 def _parse(data: Any, where: str) -> PriceTable:
@@ -58,11 +91,10 @@ def _parse(data: Any, where: str) -> PriceTable:
 @lru_cache(maxsize=8)
 def load_prices(path: str | None = None) -> PriceTable:
     """The built-in table, with ``path`` (a YAML file) layered on top."""
-    import yaml
-
-    text = resources.files("agentcli").joinpath("data/prices.yaml").read_text(encoding="utf-8")
-    table = _parse(yaml.safe_load(text), "built-in prices.yaml")
+    table = _parse(_BUILT_IN, "built-in prices")
     if path:
+        import yaml
+
         try:
             extra = yaml.safe_load(Path(path).expanduser().read_text(encoding="utf-8"))
         except OSError as err:
