@@ -23,14 +23,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentcli import exit_codes
 from agentcli.callbacks.metrics import percentile
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.outcome import real_answer
 from agentcli.redact import redact_data
-from agentcli.schema import LIMIT_REASONS
+from agentcli.schema import LIMIT_REASONS, RunResult
+
+if TYPE_CHECKING:
+    from agentcli.callbacks.base import BaseCallbackHandler
+    from agentcli.executor import AgentExecutor
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+")
 
@@ -241,7 +245,7 @@ def is_correct(answer: str, expected: Any, *, rel_tol: float = 1e-6) -> bool:
                              for g in (got[-1], got[0]))
 
 
-def _result_line(item: BatchItem, result: Any, latency: float) -> dict[str, Any]:
+def _result_line(item: BatchItem, result: RunResult, latency: float) -> dict[str, Any]:
     answer = real_answer(result)
     line: dict[str, Any] = {
         "id": item.id,
@@ -277,12 +281,12 @@ def _error_line(item: BatchItem, error_type: str, kind: str, message: str,
 
 
 async def run_batch(
-    executor: Any,
+    executor: AgentExecutor,
     items: Iterable[BatchItem],
     out: str | Path,
     *,
     concurrency: int = 8,
-    callbacks: Iterable[Any] = (),
+    callbacks: Iterable[BaseCallbackHandler] = (),
     on_line: Callable[[dict[str, Any]], None] | None = None,
     retry_errors: bool = True,
 ) -> BatchSummary:

@@ -13,6 +13,8 @@ from agentcli.models.base import BaseChatModel
 
 if TYPE_CHECKING:
     from agentcli.executor import AgentExecutor
+    from agentcli.middleware import Approver
+    from agentcli.state import StateSchema
 
 
 def build_model(
@@ -80,7 +82,7 @@ def build_executor(
     settings: Settings,
     llm: BaseChatModel,
     *,
-    approver: Any = None,
+    approver: Approver | None = None,
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
     response_schema: Mapping[str, Any] | None = None,
@@ -147,7 +149,7 @@ def build_executor(
     )
 
 
-def state_schema(settings: Settings) -> Any:
+def state_schema(settings: Settings) -> StateSchema:
     """The run's state schema: a --tools-module's ``state_schema`` plus YAML ``state:``."""
     from agentcli.state import StateSchema, fields_from_yaml
     from agentcli.tools.custom import state_schemas

@@ -10,12 +10,14 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
 
@@ -33,6 +35,10 @@ from agentcli.schema import RunResult
 from agentcli.session import Conversation, open_conversation, reads_memory
 from agentcli.store import Store
 from agentcli.textsafe import safe_line, safe_text
+
+if TYPE_CHECKING:
+    from agentcli.executor import AgentExecutor
+    from agentcli.middleware import Approver
 
 ModelFactory = Callable[[Settings], BaseChatModel]
 
@@ -95,10 +101,10 @@ class ChatRepl:
         *,
         session: str = "default",
         console: Console | None = None,
-        approver: Any = None,
+        approver: Approver | None = None,
         history: History | None = None,
-        input: Any = None,
-        output: Any = None,
+        input: Input | None = None,
+        output: Output | None = None,
         toolbar: bool = True,
     ) -> None:
         self.settings = settings
@@ -112,7 +118,7 @@ class ChatRepl:
         self.tokens = 0
         self.last: tuple[str, dict[str, Any]] | None = None  # question, memory before it
         self.llm: BaseChatModel | None = None
-        self.executor: Any = None
+        self.executor: AgentExecutor  # built by rebuild(), below
         self.printer = TokenPrinter(self.console, visible=lambda: self.settings.verbose)
         self.spinner = ThinkingSpinner(self.console, tokens_visible=self.printer.visible)
         self.trace = TraceRenderer(self.console, answer="none",
@@ -120,6 +126,7 @@ class ChatRepl:
                                    visible=lambda: self.settings.verbose)
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.conversation: Conversation | None = None
+        self.rebuild()
         self.open_session(session)
 
     # -- state ----------------------------------------------------------------------------
@@ -177,8 +184,6 @@ class ChatRepl:
 
     def open_session(self, name: str) -> None:
         """Switch to session ``name`` (created if new) and load its memory."""
-        if self.executor is None:
-            self.rebuild()
         conversation = open_conversation(self.store, name, self.settings, agent=self.agent_name,
                                          llm=self.llm)
         self.conversation = conversation
