@@ -34,11 +34,27 @@ def is_demo_question(question: str) -> bool:
 
 
 def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None:
-    """The first model a local Ollama serves, or None when none answers quickly."""
+    """The first model a local Ollama serves, or None when none answers quickly.
+
+    A plain TCP connect comes first: when nothing listens (the usual case on a fresh
+    machine) that answers in microseconds, without building an HTTP client.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    url = base_url.rstrip("/").removesuffix("/v1")
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        socket.create_connection((parts.hostname or "127.0.0.1", port), timeout).close()
+    except (OSError, ValueError):
+        return None
     import httpx
 
+    from agentcli.models.http_pool import shared_client
+
     try:
-        reply = httpx.get(base_url.rstrip("/").removesuffix("/v1") + "/api/tags", timeout=timeout)
+        reply = shared_client(httpx.Timeout(timeout), url).get(url + "/api/tags")
         models = reply.json().get("models") or []
     except (httpx.HTTPError, ValueError, AttributeError):
         return None
