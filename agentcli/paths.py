@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 APP = "agentcli"
+MCP_PROJECT_FILE = ".mcp.json"  # a project's MCP servers, as other MCP clients read them
 
 
 def _base(env: Mapping[str, str] | None, variable: str, *fallback: str) -> Path:

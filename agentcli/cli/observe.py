@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.metrics import MetricsHandler
@@ -43,6 +42,8 @@ class Observers:
 
 def print_stats(console: Console, metrics: MetricsHandler, title: str = "Run stats") -> None:
     """The metrics as a two-column table."""
+    from rich.table import Table  # only runs with --stats pay for it
+
     table = Table(title=title, show_header=False)
     table.add_column("metric", style="bold")
     table.add_column("value", justify="right")

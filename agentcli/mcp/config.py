@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentcli.errors import ConfigError
+from agentcli.paths import MCP_PROJECT_FILE
 
 Transport = Literal["stdio", "http", "sse"]
-PROJECT_FILE = ".mcp.json"
+PROJECT_FILE = MCP_PROJECT_FILE
 INSTALL_HINT = "pip install 'agentcli[mcp]'"
 _TRANSPORTS: dict[str, Transport] = {
     "stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http",

@@ -40,8 +40,12 @@ def close_servers() -> None:
 
 def server_configs(settings: Any) -> dict[str, Any]:
     """The configured MCP servers by name: parsed and checked, nothing started."""
-    if settings is None:
-        return {}
+    from agentcli.paths import MCP_PROJECT_FILE
+
+    if settings is None or not (isinstance(settings, Mapping)
+                                or getattr(settings, "mcp_servers", None)
+                                or (Path.cwd() / MCP_PROJECT_FILE).is_file()):
+        return {}  # none configured: the MCP client is not even imported
     from agentcli.mcp import server_configs as parse
 
     return dict(parse(settings))
