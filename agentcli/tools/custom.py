@@ -49,6 +49,8 @@ def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
         return []
     _plugins_loaded = True
     if entry_points is None:
+        if not _may_have_plugins():
+            return []
         from importlib.metadata import entry_points as found_entry_points
 
         entry_points = found_entry_points
@@ -62,6 +64,35 @@ def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
         except Exception as err:  # a plugin's bug must not break the CLI
             warnings_seen.append(f"plugin {ep.name!r} failed to load: {type(err).__name__}: {err}")
     return names
+
+
+def _may_have_plugins() -> bool:
+    """False only when no installed distribution declares an ``agentcli.tools`` entry point.
+
+    Reads the ``entry_points.txt`` files on ``sys.path`` directly, which costs far less than
+    importing :mod:`importlib.metadata`; anything it cannot read (a zip on the path) counts as
+    a maybe, and then the real lookup decides.
+    """
+    import os
+
+    section = f"[{ENTRY_POINT_GROUP}]"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:
+            return True  # a zip archive: let importlib.metadata look inside
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(entry or ".", name, "entry_points.txt"),
+                              encoding="utf-8", errors="replace") as fh:
+                        if section in fh.read():
+                            return True
+                except OSError:
+                    continue
+    return False
 
 
 _MODULES: dict[tuple[str, float], list[ToolSpec]] = {}  # (path, mtime) -> specs
