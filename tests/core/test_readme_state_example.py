@@ -1,0 +1,44 @@
+"""The README's run-state example runs as written (with a scripted model as its `llm`)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+from agentcli.models.fake import FakeChatModel
+from agentcli.schema import ChatResult, ToolCall
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@contextlib.contextmanager
+def _registered(module: types.ModuleType) -> Iterator[None]:
+    sys.modules[module.__name__] = module
+    try:
+        yield
+    finally:
+        del sys.modules[module.__name__]
+
+
+def test_readme_run_state_example() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("**Run state.**"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    llm = FakeChatModel([
+        ChatResult("", tool_calls=(ToolCall("c1", "open_ticket", '{"summary": "late"}'),)),
+        "Opened.",
+    ])
+    module = types.ModuleType("readme_example")  # a real module: its type hints resolve
+    module.llm = llm  # type: ignore[attr-defined]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), _registered(module):
+        exec(compile(code.group(1), "README.md", "exec"), module.__dict__)
+    assert out.getvalue() == "T-1 for Ada: late\n"
+    [schema] = [t["function"]["parameters"] for t in llm.requests[0].tools or []]
+    assert "state" not in schema["properties"]  # injected, never shown to the model
