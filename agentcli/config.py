@@ -329,6 +329,9 @@ class Settings:
     structured_actions: str = _setting(
         _choice("auto", "on", "off"), "AGENT_STRUCTURED_ACTIONS",
         "constrain action blobs with a JSON Schema (auto: where the server supports it)", "auto")
+    tool_media: str = _setting(
+        _choice("auto", "on", "off"), "AGENT_TOOL_MEDIA",
+        "send images/audio that tools return to the model (auto: for vision models)", "auto")
     local_max_tokens: int | None = _setting(
         _positive_int_or_none, "AGENT_LOCAL_MAX_TOKENS",
         "reply cap per request to a local server (null: none)", 1024)

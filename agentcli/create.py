@@ -81,6 +81,10 @@ def create_agent(
             agent_kwargs["system_prompt"] = system_prompt
         else:
             agent_kwargs["system_extra"] = system_prompt
+    if agent_type == "tool-calling":  # tools' images reach a vision model
+        from agentcli.models.media import reads_media
+
+        agent_kwargs["tool_media"] = reads_media(model.name)
     agent = build_agent(agent_type, built, model, **agent_kwargs)
     executor_options.setdefault("handle_parsing_errors", True)
     executor_options.setdefault("return_intermediate_steps", True)

@@ -66,6 +66,7 @@ from agentcli.schema import (
     Message,
     RunResult,
     StopReason,
+    media_parts,
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
@@ -393,7 +394,7 @@ class AgentExecutor:
                 observation, update = value, {}
             if "messages" not in update:
                 update["messages"] = [Message("tool", observation, tool_call_id=call_id,
-                                              name=action.tool)]
+                                              name=action.tool, parts=media_parts(value))]
             updates.append(update)
             step = AgentStep(action, observation)
             run.steps.append(step)

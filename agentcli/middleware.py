@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentcli.schema import AgentAction, ChatResult, Usage
+from agentcli.schema import AgentAction, ChatResult, ContentText, Usage, media_parts
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -127,7 +127,9 @@ class ObservationCap(AgentMiddleware):
 
     def _cap(self, value: str | Command) -> str | Command:
         if isinstance(value, str) and not isinstance(value, Denied):
-            return truncate_middle(value, self.limit)
+            parts = media_parts(value)  # a long text keeps its images
+            cut = truncate_middle(value, self.limit)
+            return ContentText(cut, parts) if parts and cut is not value else cut
         return value
 
     def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:

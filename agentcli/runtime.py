@@ -113,7 +113,12 @@ def build_executor(
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool
     if settings.system:
         agent_kwargs["system_extra"] = settings.system
+    from agentcli.agents import agent_class
     from agentcli.agents.action_schema import schema_for_agent
+    from agentcli.models.media import forward_media
+
+    if agent_class(settings.agent or DEFAULT_AGENT).native_tools:  # only tool messages carry media
+        agent_kwargs["tool_media"] = forward_media(settings.tool_media, llm.name)
 
     action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions,
                               fmt.schema if fmt is not None else None)

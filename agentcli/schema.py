@@ -56,19 +56,49 @@ class ToolCall:
     arguments: str  # raw JSON text as sent by the model
 
 
+class ContentText(str):
+    """Text that also carries OpenAI-style content parts (``image_url``, ``input_audio``).
+
+    A tool result with media (an MCP screenshot, say) is one of these: as a ``str`` it is the
+    text with short placeholders, which every consumer can use; an agent whose model reads
+    images can forward ``.parts``.
+    """
+
+    parts: tuple[dict[str, Any], ...]
+
+    def __new__(cls, text: str, parts: Any = ()) -> ContentText:
+        """Text plus its parts."""
+        obj = super().__new__(cls, text)
+        obj.parts = tuple(parts)
+        return obj
+
+
+def media_parts(value: object) -> tuple[dict[str, Any], ...]:
+    """The content parts ``value`` carries (none for plain text)."""
+    return value.parts if isinstance(value, ContentText) else ()
+
+
 @dataclass(frozen=True)
 class Message:
-    """One chat message; ``tool_calls`` on assistant turns, ``tool_call_id`` on tool results."""
+    """One chat message; ``tool_calls`` on assistant turns, ``tool_call_id`` on tool results.
+
+    ``parts`` are media content parts; only user messages send them (the chat API accepts
+    images nowhere else), other roles keep them for an agent to forward.
+    """
 
     role: Role
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    parts: tuple[dict[str, Any], ...] = ()
 
     def to_openai(self) -> dict[str, Any]:
         """The message as an OpenAI chat-completions dict."""
-        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        content: Any = self.content
+        if self.parts and self.role == "user":
+            content = [{"type": "text", "text": self.content}, *self.parts]
+        out: dict[str, Any] = {"role": self.role, "content": content}
         if self.tool_calls:
             out["tool_calls"] = [
                 {"id": c.id, "type": "function",

@@ -66,8 +66,9 @@ class ToolCallingAgent(Agent):
     native_tools: ClassVar[bool] = True
 
     def __init__(self, tools: Sequence[Tool], *, system_prompt: str | None = None,
-                 **kw: Any) -> None:
+                 tool_media: bool = False, **kw: Any) -> None:
         super().__init__(tools, **kw)
+        self.tool_media = tool_media  # forward tools' images/audio to the model
         self.schemas = [t.to_openai() for t in self.tools]
         self._by_name = tool_lookup(self.tools)  # readable and wire (API-safe) names
         if self.response_schema is not None:
@@ -81,8 +82,9 @@ class ToolCallingAgent(Agent):
     # -- prompt -------------------------------------------------------------------------
     def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
         """System, history, then the conversation so far (calls and their tool messages)."""
+        turns = list(state.get("messages") or ())
         messages = [system(self.system_prompt), *chat_history(state),
-                    *(state.get("messages") or ())]
+                    *(with_media(turns) if self.tool_media else turns)]
         if final:  # no tools: a structured answer can be constrained to its schema natively
             return ChatRequest((*messages, user(load("tool_calling_final").strip())),
                                response_format=self.response_schema)
@@ -137,6 +139,13 @@ class ToolCallingAgent(Agent):
     def explain(self, error: ProviderError) -> ProviderError:
         """A 400 about tools means the server cannot do native calls: say what to use instead."""
         message = str(error)
+        if error.status == 400 and self.tool_media and any(
+                word in message.lower() for word in ("image", "audio", "vision", "multimodal")):
+            return ProviderError(
+                f"{message}; this model does not seem to accept the images or audio a tool "
+                "returned: set tool_media: off in the config (or AGENT_TOOL_MEDIA=off)",
+                provider=error.provider, status=error.status,
+            )
         if error.status == 400 and "tool" in message.lower():
             return ProviderError(
                 f"{message}; this model or server does not seem to support native tool "
@@ -144,6 +153,26 @@ class ToolCallingAgent(Agent):
                 provider=error.provider, status=error.status,
             )
         return error
+
+
+def with_media(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` with a user message after each group of tool results that carry media.
+
+    The chat API takes images and audio only in user messages, so the tool messages keep
+    their text (with placeholders) and the parts follow them in one user message.
+    """
+    out: list[Message] = []
+    pending: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role != "tool" and pending:
+            out.append(Message("user", load("tool_media").strip(), parts=tuple(pending)))
+            pending = []
+        out.append(message)
+        if message.role == "tool":
+            pending += message.parts
+    if pending:
+        out.append(Message("user", load("tool_media").strip(), parts=tuple(pending)))
+    return out
 
 
 def _final(result: ChatResult) -> AgentFinish:

@@ -7,23 +7,11 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agentcli.schema import ContentText
+
+__all__ = ["ContentText", "block_text", "resource_text", "result_text"]
+
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
-
-
-class ContentText(str):
-    """Observation text that also carries OpenAI-style content parts (images, audio).
-
-    It is a ``str``, so every consumer that wants text gets the placeholders; a model that
-    accepts images can forward ``.parts`` (``image_url`` data URLs, ``input_audio``).
-    """
-
-    parts: tuple[dict[str, Any], ...]
-
-    def __new__(cls, text: str, parts: Iterable[dict[str, Any]] = ()) -> ContentText:
-        """Text plus its parts."""
-        obj = super().__new__(cls, text)
-        obj.parts = tuple(parts)
-        return obj
 
 
 def _size(b64: str) -> str:
