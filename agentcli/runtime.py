@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,15 +110,17 @@ def build_executor(
     else:
         agent_kwargs_extra = {}
     agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
-    if settings.self_ask_tool:
-        agent_kwargs["self_ask_tool"] = settings.self_ask_tool
+    from agentcli.agents import agent_class
+
+    cls = agent_class(settings.agent or DEFAULT_AGENT)
+    if settings.self_ask_tool and "self_ask_tool" in inspect.signature(cls).parameters:
+        agent_kwargs["self_ask_tool"] = settings.self_ask_tool  # other types have no search tool
     if settings.system:
         agent_kwargs["system_extra"] = settings.system
-    from agentcli.agents import agent_class
     from agentcli.agents.action_schema import schema_for_agent
     from agentcli.models.media import forward_media
 
-    if agent_class(settings.agent or DEFAULT_AGENT).native_tools:  # only tool messages carry media
+    if cls.native_tools:  # only tool messages carry media
         agent_kwargs["tool_media"] = forward_media(settings.tool_media, llm.name)
 
     action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions,

@@ -134,7 +134,7 @@ class ChatConversationalAgent(TextAgent):
         messages = [system(self.system_prompt), *chat_history(inputs), user(str(inputs["input"]))]
         for step in steps:
             messages.append(assistant(step.action.log))
-            messages.append(user(render(load("tool_response"), observation=step.observation)))
+            messages.append(user(self.prompt("tool_response", observation=step.observation)))
         if final:
             messages.append(user(final_instruction()))
         return messages

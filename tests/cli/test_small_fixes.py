@@ -63,3 +63,19 @@ def test_agents_list_and_default_yaml_agree_on_chat() -> None:
     data = yaml.safe_load((REPO / "configs" / "default.yaml").read_text())
     assert data["agent"] is None and Settings().agent is None  # unset: each command's default
     assert CHAT_AGENT in (REPO / "configs" / "default.yaml").read_text()
+
+
+def test_self_ask_tool_in_the_config_does_not_break_other_agent_types(
+    mock_server: Any, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("self_ask_tool: Calculator\n")
+    mock_server.add_reply("Final Answer: fine")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-t")
+    proc = subprocess.run([sys.executable, "-m", "agentcli", "run", "q", "-m", "openai/any",
+                           "-c", str(config), "--db", str(tmp_path / "a.db")],
+                          capture_output=True, text=True, env=env, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "fine"
