@@ -151,6 +151,18 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
     return scratchpad_text(steps, starts_after_thought)
 
 
+def question_with_work(
+    steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+) -> str:
+    """The question, then the work so far replayed after it (and the final instruction)."""
+    human = str(inputs["input"])
+    if steps:
+        human += "\n\n" + load("scratchpad_intro").strip() + "\n" + scratchpad(steps)
+    if final:
+        human += ("\n" if steps else "\n\n") + final_instruction()
+    return human
+
+
 def final_instruction() -> str:
     """The instruction appended when the run must end with an answer now."""
     return load("final_answer").strip()

@@ -5,14 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from agentcli.agents.base import (
-    TextAgent,
-    final_instruction,
-    require_single_input,
-    scratchpad,
-)
+from agentcli.agents.base import TextAgent, question_with_work, require_single_input
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.agents.prompts import load
 from agentcli.agents.react import tool_lines
 from agentcli.schema import AgentStep, Message, system, user
 from agentcli.tools.base import Tool
@@ -39,9 +33,4 @@ class ChatAgent(TextAgent):
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System prompt, then the question with the prior work replayed after it."""
-        human = str(inputs["input"])
-        if steps:
-            human += "\n\n" + load("scratchpad_intro").strip() + "\n" + scratchpad(steps)
-        if final:
-            human += ("\n" if steps else "\n\n") + final_instruction()
-        return [system(self.system_prompt), user(human)]
+        return [system(self.system_prompt), user(question_with_work(steps, inputs, final=final))]

@@ -6,9 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from agentcli.agents.base import TextAgent, chat_history, final_instruction, scratchpad
+from agentcli.agents.base import TextAgent, chat_history, question_with_work
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.agents.prompts import load
 from agentcli.schema import AgentStep, Message, system, user
 from agentcli.tools.base import Tool
 
@@ -49,9 +48,5 @@ class StructuredChatAgent(TextAgent):
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System prompt, prior turns, then the question with the work so far replayed."""
-        human = str(inputs["input"])
-        if steps:
-            human += "\n\n" + load("scratchpad_intro").strip() + "\n" + scratchpad(steps)
-        if final:
-            human += ("\n" if steps else "\n\n") + final_instruction()
-        return [system(self.system_prompt), *chat_history(inputs), user(human)]
+        return [system(self.system_prompt), *chat_history(inputs),
+                user(question_with_work(steps, inputs, final=final))]
