@@ -3,14 +3,11 @@ both chats' turns, because the session's memory is versioned and a late writer m
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pty_session import PtySession
 
 from agentcli.store import Store
 
@@ -24,30 +21,11 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     return {"text": f"Final Answer: noted {question.split()[-1]}"}
 
 
-@pytest.fixture
-def start(mock_server: Any, tmp_path: Path) -> Iterator[Any]:
-    sessions: list[PtySession] = []
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
-               TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", AGENT_DB=str(tmp_path / "a.db"))
-
-    def spawn(*args: str) -> PtySession:
-        argv = [sys.executable, str(HERE / "chat_child.py"), "chat", "-m", "openai/any",
-                "--agent", "test-memory-chat", *args]
-        session = PtySession(argv, env=env, cwd=str(tmp_path))
-        sessions.append(session)
-        return session
-
-    yield spawn
-    for session in sessions:
-        session.close()
-
-
 def test_two_chats_on_one_session_lose_no_memory(
-    start: Any, mock_server: Any, tmp_path: Path
+    chat_pty: Any, mock_server: Any, tmp_path: Path
 ) -> None:
     mock_server.set_responder(answer)
-    first, second = start("--session", "same"), start("--session", "same")
+    first, second = chat_pty("--session", "same"), chat_pty("--session", "same")
     at_first, at_second = first.expect(PROMPT), second.expect(PROMPT)  # both read version 0
     first.send("remember apples\r")
     at_first = first.expect(r"noted apples", after=at_first)
@@ -65,7 +43,7 @@ def test_two_chats_on_one_session_lose_no_memory(
         ["remember apples", "noted apples"], ["remember pears", "noted pears"],
         ["remember plums", "noted plums"],
     ]
-    resumed = start("--session", "same")
+    resumed = chat_pty("--session", "same")
     at = resumed.expect(r"Resumed session 'same': 3 earlier turn")
     at = resumed.expect(PROMPT, after=at)
     resumed.send("remember figs\r")

@@ -7,12 +7,10 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pty_session import PtySession
 
 from agentcli.store import Store
 
@@ -21,31 +19,12 @@ HERE = Path(__file__).parent
 PROMPT = r"you>"
 
 
-@pytest.fixture
-def start(mock_server: Any, tmp_path: Path) -> Iterator[Any]:
-    sessions: list[PtySession] = []
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
-               TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", AGENT_DB=str(tmp_path / "a.db"))
-
-    def spawn(*args: str) -> PtySession:
-        argv = [sys.executable, str(HERE / "chat_child.py"), "chat", "-m", "openai/any",
-                "--agent", "test-memory-chat", *args]
-        session = PtySession(argv, env=env, cwd=str(tmp_path))
-        sessions.append(session)
-        return session
-
-    yield spawn
-    for session in sessions:
-        session.close()
-
-
 def test_sigkill_mid_conversation_loses_no_completed_turn(
-    start: Any, mock_server: Any, tmp_path: Path
+    chat_pty: Any, mock_server: Any, tmp_path: Path
 ) -> None:
     mock_server.add_reply("Final Answer: Hello Ada!")
     mock_server.add_reply("Final Answer: never seen", delay=10)
-    chat = start("--session", "s")
+    chat = chat_pty("--session", "s")
     at = chat.expect(PROMPT)
     chat.send("My name is Ada.\r")
     at = chat.expect(r"Hello Ada!", after=at)
@@ -61,7 +40,7 @@ def test_sigkill_mid_conversation_loses_no_completed_turn(
     assert [(t["question"], t["answer"]) for t in turns] == [("My name is Ada.", "Hello Ada!")]
 
     mock_server.add_reply("Final Answer: Your name is Ada.")
-    again = start("--session", "s")
+    again = chat_pty("--session", "s")
     at = again.expect(r"Resumed session 's': 1 earlier turn")
     at = again.expect(PROMPT, after=at)
     again.send("What is my name?\r")
@@ -70,10 +49,10 @@ def test_sigkill_mid_conversation_loses_no_completed_turn(
     assert [m["content"] for m in messages[1:3]] == ["My name is Ada.", "Hello Ada!"]
 
 
-def test_ctrl_c_cancels_the_run_and_keeps_the_repl(start: Any, mock_server: Any) -> None:
+def test_ctrl_c_cancels_the_run_and_keeps_the_repl(chat_pty: Any, mock_server: Any) -> None:
     mock_server.add_reply("Final Answer: too slow", delay=8)
     mock_server.add_reply("Final Answer: fast answer")
-    chat = start("--session", "c")
+    chat = chat_pty("--session", "c")
     at = chat.expect(PROMPT)
     chat.send("slow question\r")
     deadline = time.monotonic() + 10
