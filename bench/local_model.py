@@ -24,8 +24,6 @@ from typing import Any
 
 from agentcli.agents import agent_names
 from agentcli.agents.action_schema import JSON_BLOB_AGENT_TYPES
-from agentcli.agents.prompt_style import compact_values, prompt_name
-from agentcli.agents.prompts import load, render
 from agentcli.config import load_settings
 from agentcli.errors import AgentCliError
 from agentcli.runtime import build_executor, build_model
@@ -40,13 +38,11 @@ QUESTIONS: list[tuple[str, float]] = [
     ("What is 99 - 45?", 54), ("What is 81 divided by 9?", 9), ("What is 13 * 13?", 169),
     ("What is 50% of 86?", 43), ("What is 17 + 38?", 55),
 ]
-# Prompt file per agent type, for the compact variant (the others have none).
-COMPACT_BASES = {
-    "zero-shot-react-description": ("template", "react"),
-    "chat-zero-shot-react-description": ("system_prompt", "chat_system"),
-    "structured-chat-zero-shot-react-description": ("system_prompt", "structured_chat_system"),
-    "chat-conversational-react-description": ("system_prompt", "chat_conversational_system"),
-}
+# The agent types that have a compact prompt variant (prompt_style: compact).
+COMPACT_TYPES = frozenset({
+    "zero-shot-react-description", "chat-zero-shot-react-description",
+    "structured-chat-zero-shot-react-description", "chat-conversational-react-description",
+})
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
@@ -64,14 +60,13 @@ def run_one(base_url: str, agent_type: str, mode: str, compact: bool, question: 
     flags = {"model": "custom/smollm2", "base_url": base_url, "agent": agent_type,
              "tools": ["llm-math"], "max_iterations": 3, "max_execution_time": 45,
              "structured_actions": mode, "local_max_tokens": 100, "request_timeout": 60,
-             "max_retries": 0, "verbose": False, "self_ask_tool": "Calculator"}
+             "max_retries": 0, "verbose": False, "self_ask_tool": "Calculator",
+             "prompt_style": "compact" if compact else "full"}
     started = time.monotonic()
     try:
         settings = load_settings(None, flags=flags, env={})
         llm = build_model(settings, {})
         executor = build_executor(settings, llm)
-        if compact:
-            _use_compact_prompt(executor.agent, agent_type)
         result = executor.invoke(question)
         return {"answer": result.output, "stop": result.stop_reason, "error": None,
                 "calls": result.model_calls, "s": round(time.monotonic() - started, 1)}
@@ -83,16 +78,6 @@ def run_one(base_url: str, agent_type: str, mode: str, compact: bool, question: 
                 "calls": None, "s": round(time.monotonic() - started, 1)}
 
 
-def _use_compact_prompt(agent: Any, agent_type: str) -> None:
-    """Bench-only: swap the agent's rendered prompt for the compact one (until it is wired)."""
-    attr, base = COMPACT_BASES[agent_type]
-    quoted = agent_type.startswith("structured")
-    setattr(agent, attr, render(load(prompt_name(base, "compact")),
-                                **compact_values(agent.tools, quoted_names=quoted)).strip()
-            if attr == "system_prompt" else
-            render(load(prompt_name(base, "compact")), **compact_values(agent.tools)))
-
-
 def configs(wanted: list[str], types: list[str]) -> Iterator[tuple[str, str, bool]]:
     """(agent type, structured_actions, compact) in the order they are run."""
     for agent_type in types:
@@ -102,9 +87,9 @@ def configs(wanted: list[str], types: list[str]) -> Iterator[tuple[str, str, boo
                 yield agent_type, "off", False
             elif kind == "on" and blob:
                 yield agent_type, "on", False
-            elif kind == "compact-on" and agent_type in COMPACT_BASES:
+            elif kind == "compact-on" and agent_type in COMPACT_TYPES:
                 yield agent_type, "on" if blob else "off", True
-            elif kind == "compact-off" and agent_type in COMPACT_BASES and blob:
+            elif kind == "compact-off" and agent_type in COMPACT_TYPES and blob:
                 yield agent_type, "off", True
 
 
