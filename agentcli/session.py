@@ -89,6 +89,23 @@ class Conversation:
         return True
 
 
+    def clear(self) -> None:
+        """Forget the memory (the transcript stays), whoever wrote it."""
+        self.memory.clear()
+        self.version = self.store.save_memory(self.name, self.memory.to_state())
+
+    def undo_last(self, before: dict[str, Any]) -> None:
+        """Drop this conversation's last turn and restore the memory from before it.
+
+        Refused (:class:`~agentcli.errors.SessionConflictError`, nothing changed) when another
+        writer has saved since: the last turn would be theirs.
+        """
+        self.version = self.store.drop_last_turn(self.name, before,
+                                                 expected_version=self.version)
+        self.memory.clear()
+        restore(self.memory, before)
+
+
 def open_conversation(
     store: Store, name: str, settings: Settings, *, agent: str,
     llm: BaseChatModel | None = None,

@@ -280,21 +280,35 @@ class Store:
                                               now))
             db.execute("UPDATE runs SET session = ? WHERE id = ?", (session, run_id))
 
-    def save_memory(self, session: str, memory_state: dict[str, Any]) -> None:
-        """Replace the stored memory state (after /clear or /retry)."""
+    def save_memory(self, session: str, memory_state: dict[str, Any], *,
+                    expected_version: int | None = None) -> int:
+        """Replace the stored memory state (after /clear); returns the new memory version."""
         with self._tx() as db:
+            self._check_version(db, session, expected_version)
             db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
                        (_json(memory_state), time.time(), session))
+            return self._version(db, session)
 
-    def drop_last_turn(self, session: str, memory_state: dict[str, Any]) -> None:
-        """Remove a session's last turn (for /retry) and store the memory as it was before."""
+    def drop_last_turn(self, session: str, memory_state: dict[str, Any], *,
+                       expected_version: int | None = None) -> int:
+        """Remove a session's last turn (for /retry) and store the memory as it was before;
+        returns the new memory version. With ``expected_version``, only if nobody else wrote
+        since (else :class:`SessionConflictError`: the last turn may be theirs)."""
         with self._tx() as db:
+            self._check_version(db, session, expected_version)
             db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
                        (session,))
             db.execute("UPDATE sessions SET memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
                        (_json(memory_state), session))
+            return self._version(db, session)
+
+    @staticmethod
+    def _version(db: sqlite3.Connection, session: str) -> int:
+        row = db.execute("SELECT memory_version FROM sessions WHERE name = ?",
+                         (session,)).fetchone()
+        return int(row[0]) if row else 0
 
     def turns(self, session: str) -> list[dict[str, Any]]:
         """A session's turns, oldest first, with their run's steps."""

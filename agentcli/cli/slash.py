@@ -113,8 +113,8 @@ def _memory(repl: ChatRepl, arg: str) -> None:
 
 
 def _clear(repl: ChatRepl, arg: str) -> None:
-    repl.memory.clear()
-    repl.store.save_memory(repl.session, repl.memory.to_state())
+    assert repl.conversation is not None
+    repl.conversation.clear()
     repl.last = None
     note(repl.console, "memory cleared (the session's transcript is kept)")
 
@@ -146,15 +146,18 @@ def _save(repl: ChatRepl, arg: str) -> None:
 
 
 def _retry(repl: ChatRepl, arg: str) -> None:
-    from agentcli.memory import restore
+    from agentcli.errors import SessionConflictError
 
-    if repl.last is None:
+    if repl.last is None or repl.conversation is None:
         note(repl.console, "nothing to retry")
         return
     question, before = repl.last
-    repl.memory.clear()
-    restore(repl.memory, before)
-    repl.store.drop_last_turn(repl.session, repl.memory.to_state())
+    try:
+        repl.conversation.undo_last(before)
+    except SessionConflictError:
+        warn(repl.console, "another chat has written to this session since your last turn; "
+             "/retry would drop its turn instead of yours: ask the question again instead")
+        return
     repl.ask(question)
 
 

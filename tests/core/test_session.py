@@ -47,3 +47,38 @@ def test_memory_none_keeps_turns_but_hides_them(tmp_path: Path) -> None:
     conversation = open_conversation(Store(tmp_path / "a.db"), "s", Settings(memory="none"),
                                      agent=CHAT)
     assert not conversation.uses_memory and "chat_history" not in conversation.inputs("q")
+
+
+def _done(answer: str) -> RunResult:
+    return RunResult(output=answer, steps=(), stop_reason="finished")
+
+
+def test_undo_refuses_to_drop_another_writers_turn(tmp_path: Path) -> None:
+    import pytest
+
+    from agentcli.errors import SessionConflictError
+
+    store = Store(tmp_path / "a.db")
+    mine = open_conversation(store, "s", Settings(), agent=CHAT)
+    before = mine.memory.to_state()
+    mine.commit("mine", _done("a"), model="fake", agent=CHAT)
+    theirs = open_conversation(Store(tmp_path / "a.db"), "s", Settings(), agent=CHAT)
+    theirs.commit("theirs", _done("b"), model="fake", agent=CHAT)
+    with pytest.raises(SessionConflictError):
+        mine.undo_last(before)
+    assert [t["question"] for t in store.turns("s")] == ["mine", "theirs"]
+    theirs.undo_last(theirs.memory.to_state() | {"turns": [["mine", "a"]]})
+    assert [t["question"] for t in store.turns("s")] == ["mine"]
+
+
+def test_clear_keeps_the_version_so_the_next_turn_commits_directly(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    conversation = open_conversation(store, "s", Settings(), agent=CHAT)
+    conversation.commit("q1", _done("a1"), model="fake", agent=CHAT)
+    conversation.clear()
+    info = store.session("s")
+    assert info is not None and info.memory_version == conversation.version
+    assert conversation.memory.messages() == []
+    conversation.commit("q2", _done("a2"), model="fake", agent=CHAT)
+    info = store.session("s")
+    assert info is not None and info.memory_state["turns"] == [["q2", "a2"]]
