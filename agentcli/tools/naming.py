@@ -9,7 +9,6 @@ run end up with the same wire name; :func:`tool_lookup` finds a tool by either n
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Protocol, TypeVar
@@ -35,6 +34,8 @@ def wire_name(name: str) -> str:
         return name
     out = _INVALID_CHAR.sub("_", name.replace(".", "__")) or "tool"
     if len(out) > _MAX:  # keep it unique: a cut name gets a hash of the full one
+        import hashlib  # rarely needed: not paid for at start-up
+
         digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
         out = f"{out[: _MAX - 9]}_{digest}"
     return out
