@@ -37,6 +37,10 @@ class ToolLoadError(ConfigError):
     """A tool could not be loaded by name."""
 
 
+class ServerStartError(ToolLoadError):
+    """An MCP server did not start: its tools are missing, the other tools still work."""
+
+
 class ProviderError(AgentCliError):
     """The model provider failed: HTTP status, connection error or timeout."""
 

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from agentcli.cli.consoles import console
+from agentcli.cli.consoles import console, report_tool_warnings
 from agentcli.config import Settings
 
 
@@ -49,6 +49,7 @@ def run_batch_command(
     observers = Observers(stats=stats, trace=trace, env=env)
     try:
         executor = build_executor(settings, llm, approver=build_approver(settings, yes))
+        report_tool_warnings(err)
         with Progress(
             TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(),

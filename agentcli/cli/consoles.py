@@ -20,3 +20,16 @@ def console(*, stderr: bool = False) -> Console:
     if not out.is_terminal:
         out.soft_wrap = True
     return out
+
+
+def report_tool_warnings(out: Console) -> None:
+    """Print (once) the warnings tool loading collected: a broken plugin, a server that did
+    not start. Loading goes on without them; the user must still hear of it."""
+    from rich.text import Text
+
+    from agentcli.textsafe import safe_text
+    from agentcli.tools.custom import warnings_seen
+
+    for line in warnings_seen:
+        out.print(Text("warning: " + safe_text(line), style="yellow"), soft_wrap=True)
+    warnings_seen.clear()

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.cli.consoles import report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
 from agentcli.cli.running import sent_options
@@ -175,6 +176,7 @@ class ChatRepl:
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
                                        callbacks=[self.spinner, self.printer, self.trace])
+        report_tool_warnings(self.console)
         if self.conversation is not None:
             self.conversation.uses_memory = self.uses_memory
         if self.settings.memory != "none" and not cls.uses_memory:

@@ -155,6 +155,7 @@ def execute(
     result: RunResult | None = None
     try:
         from agentcli.cli.approve import build_approver, human_input
+        from agentcli.cli.consoles import report_tool_warnings
 
         extra = extra or RunInputs()
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),
@@ -162,6 +163,7 @@ def execute(
                                              *observers.handlers, timings],
                                   tool_extras={"human_input": human_input()},
                                   response_schema=extra.schema)
+        report_tool_warnings(err)
         base = conversation.inputs(question) if conversation else {"input": question}
         inputs = {**base, **extra.values(executor.schema)}
         for event in executor.stream(inputs):  # the renderer subscribes to the events

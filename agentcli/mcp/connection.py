@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agentcli.errors import ConfigError, ToolInputError, ToolLoadError
+from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
 from agentcli.mcp.cache import ToolInfo, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
@@ -122,7 +122,7 @@ class ServerConnection:
             await self.close()
             if isinstance(root_cause(err), ConfigError):  # e.g. an unset ${VAR}: not the server
                 raise root_cause(err) from None
-            raise ToolLoadError(clean(f"MCP server {self.conf.name!r} did not start "
+            raise ServerStartError(clean(f"MCP server {self.conf.name!r} did not start "
                                       f"({self.conf.target()}): {why}{self._stderr_tail()}"
                                       )) from None
         self.starts += 1

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.errors import ToolLoadError
+from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, registry
@@ -143,21 +143,25 @@ def _plan(names: Sequence[str], cat: Catalog) -> tuple[list[_Want], dict[str, se
 
 def _start(
     servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
-) -> dict[str, list[Tool]]:
+) -> dict[str, list[Tool] | ServerStartError]:
+    """Each named server's tools, or why it did not start (the others are not held up)."""
     from agentcli.tools.mcp_source import load_server_tools
 
+    def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
+        try:
+            return load_server_tools(server, cat.servers[server], only, options)
+        except ServerStartError as err:
+            return err
+
     if len(servers) <= 1:
-        return {s: load_server_tools(s, cat.servers[s], only, options)
-                for s, only in servers.items()}
+        return {s: one(s, only) for s, only in servers.items()}
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:  # start them side by side
-        futures = {s: pool.submit(load_server_tools, s, cat.servers[s], only, options)
-                   for s, only in servers.items()}
+        futures = {s: pool.submit(one, s, only) for s, only in servers.items()}
         return {s: f.result() for s, f in futures.items()}
 
 
-def _server_tools(want: _Want, started: dict[str, list[Tool]], cat: Catalog) -> list[Tool]:
+def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
     assert want.server is not None
-    tools = started[want.server]
     if want.tool is None:
         return tools
     chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
@@ -205,6 +209,7 @@ def resolve_tools(
     started = _start(servers, cat, options)
     tools: list[Tool] = []
     origin: dict[str, str] = {}  # tool name -> where it came from, to catch duplicates
+    failed: dict[str, ServerStartError] = {}  # MCP servers that did not start
 
     def keep(t: Tool, where: str) -> None:
         if t.name in origin:
@@ -224,7 +229,11 @@ def resolve_tools(
                                 settings=options):
                 keep(t, _where(spec))
             continue
-        for t in _server_tools(want, started, cat):
+        result = started[want.server]
+        if isinstance(result, ServerStartError):
+            failed.setdefault(want.server, result)
+            continue
+        for t in _server_tools(want, result, cat):
             if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
                 raise ToolLoadError(
                     f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
@@ -232,5 +241,11 @@ def resolve_tools(
                     f"{t.name}, --allow {want.server} (every dangerous tool of that server) "
                     "or --allow-dangerous-tools")
             keep(t, f"MCP server {want.server!r}")
+    if failed:
+        if not tools:  # nothing else to work with: the run cannot do what was asked
+            raise next(iter(failed.values()))
+        from agentcli.tools.custom import warnings_seen
+
+        warnings_seen.extend(f"{err}; continuing without its tools" for err in failed.values())
     check_wire_names(t.name for t in tools)
     return tools

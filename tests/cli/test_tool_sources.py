@@ -342,3 +342,45 @@ def test_broken_server_is_one_warning_in_tools_list(
                 env=_model_env(mock_server))  # the broken server is never started
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "it is now"
+
+
+BROKEN = {"command": sys.executable,
+          "args": ["-c", "import sys; print('cannot open the database', file=sys.stderr); "
+                         "sys.exit(3)"]}
+
+
+def test_a_server_that_does_not_start_leaves_the_other_tools_working(
+    mock_server: Any, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({"mcp_servers": {"db": BROKEN}}))
+    mock_server.add_reply(blob("Calculator", "6*7"))
+    mock_server.add_reply("Final Answer: 42")
+    proc = agent("run", "6 times 7?", "-m", "openai/any", "-c", str(config),
+                 "-t", "db.query,Calculator", env=_model_env(mock_server), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "42"
+    [line] = [x for x in proc.stderr.splitlines() if "did not start" in x]
+    assert line.startswith("warning: MCP server 'db' did not start")
+    assert "cannot open the database" in line and "continuing without its tools" in line
+    system = mock_server.requests[0].body["messages"][0]["content"]
+    assert "Calculator" in system and "db.query" not in system
+    alone = agent("run", "query it", "-m", "openai/any", "-c", str(config), "-t", "db.query",
+                  env=_model_env(mock_server), cwd=tmp_path)
+    assert alone.returncode == 2 and "Traceback" not in alone.stderr
+    assert "MCP server 'db' did not start" in alone.stderr
+    assert len(mock_server.requests) == 2  # nothing left to work with: no model call
+
+
+def test_a_broken_plugin_is_reported_by_agent_run(mock_server: Any, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "badplug-0.1.dist-info").mkdir(parents=True)
+    (site / "badplug-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: badplug\nVersion: 0.1\n")
+    (site / "badplug-0.1.dist-info" / "entry_points.txt").write_text(
+        "[agentcli.tools]\nbad = badplug_missing_module:TOOLS\n")
+    mock_server.add_reply("Final Answer: fine")
+    proc = agent("run", "q", "-m", "openai/any", env={**_model_env(mock_server),
+                                                      "PYTHONPATH": str(site)}, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: plugin 'bad' failed to load: ModuleNotFoundError" in proc.stderr
