@@ -67,7 +67,8 @@ def create_agent(
     **executor_options: Any,
 ) -> CompiledAgent:
     """An agent over ``model`` and ``tools`` (functions become tools) with typed state."""
-    from agentcli.agents import build_agent
+    from agentcli.agents import agent_class, build_agent
+    from agentcli.models.media import reads_media
     from agentcli.structured import ResponseFormat
     from agentcli.tools.base import tool as as_tool
 
@@ -76,14 +77,10 @@ def create_agent(
     agent_kwargs: dict[str, Any] = {}
     if fmt is not None:
         agent_kwargs["response_schema"] = fmt.schema
+    native = agent_class(agent_type).native_tools  # the tool-calling agent
     if system_prompt is not None:
-        if agent_type == "tool-calling":
-            agent_kwargs["system_prompt"] = system_prompt
-        else:
-            agent_kwargs["system_extra"] = system_prompt
-    if agent_type == "tool-calling":  # tools' images reach a vision model
-        from agentcli.models.media import reads_media
-
+        agent_kwargs["system_prompt" if native else "system_extra"] = system_prompt
+    if native:  # tools' images reach a vision model
         agent_kwargs["tool_media"] = reads_media(model.name)
     agent = build_agent(agent_type, built, model, **agent_kwargs)
     executor_options.setdefault("handle_parsing_errors", True)

@@ -28,8 +28,7 @@ def report_tool_warnings(out: Console) -> None:
     from rich.text import Text
 
     from agentcli.textsafe import safe_text
-    from agentcli.tools.custom import warnings_seen
+    from agentcli.tools.custom import take_warnings
 
-    for line in warnings_seen:
+    for line in take_warnings():
         out.print(Text("warning: " + safe_text(line), style="yellow"), soft_wrap=True)
-    warnings_seen.clear()

@@ -40,13 +40,12 @@ class _Stderr:
 
 
 def _prepare(settings: Settings, err: _Stderr) -> Catalog:
-    from agentcli.tools.custom import warnings_seen
+    from agentcli.tools.custom import take_warnings
     from agentcli.tools.resolve import build_catalog
 
     catalog = build_catalog(settings)
-    for line in warnings_seen:
+    for line in take_warnings():
         err.warn("warning: " + safe_text(line))
-    warnings_seen.clear()
     return catalog
 
 

@@ -15,7 +15,7 @@ from agentcli.tools.base import Tool
 from agentcli.tools.registry import ToolSpec, register_tool, registry
 
 ENTRY_POINT_GROUP = "agentcli.tools"
-warnings_seen: list[str] = []  # one line per broken plugin; the CLI prints them
+warnings_seen: list[str] = []  # one line per broken plugin or failed server; see take_warnings
 state_schemas: list[type] = []  # `state_schema = MyState` in a --tools-module file
 _plugins_loaded = False
 
@@ -40,6 +40,13 @@ def _flatten(obj: Any) -> list[Tool | ToolSpec]:
     if callable(obj):
         return _flatten(obj())
     raise TypeError(f"expected a Tool, a ToolSpec or a list of them, got {type(obj).__name__}")
+
+
+def take_warnings() -> list[str]:
+    """The tool-loading warnings collected so far, each handed out once (the CLI prints them)."""
+    taken = list(warnings_seen)
+    warnings_seen.clear()
+    return taken
 
 
 def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
