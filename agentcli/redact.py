@@ -85,7 +85,7 @@ def _redact(text: str, secrets: list[str]) -> str:
 
 
 # The last word of streamed text if no space has ended it yet ("Bearer <token>" is one word).
-_OPEN_WORD = re.compile(r"(?:(?i:\bbearer)\s+)?\S+$|(?i:\bbearer)\s+$")
+_OPEN_WORD = re.compile(r"(?:(?i:\bbearer)\s+)?\S+\Z|(?i:\bbearer)\s+\Z")
 _LONGEST_WORD = 512  # a longer unbroken run is let through as it streams
 
 

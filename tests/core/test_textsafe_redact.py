@@ -11,7 +11,7 @@ import pytest
 from agentcli.agents import initialize_agent
 from agentcli.batch import read_items, run_batch
 from agentcli.models.fake import FakeChatModel
-from agentcli.redact import is_secret_name, redact, redact_data, remember
+from agentcli.redact import is_secret_name, open_word, redact, redact_data, remember
 from agentcli.schema import AgentAction, AgentStep, RunResult
 from agentcli.store import Store
 from agentcli.textsafe import display, safe_json, safe_line, safe_text
@@ -87,3 +87,11 @@ def test_batch_output_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     asyncio.run(run_batch(executor, read_items(tmp_path / "in.jsonl"), tmp_path / "out.jsonl"))
     out = (tmp_path / "out.jsonl").read_text()
     assert "tok-value-4242" not in out and json.loads(out)["answer"] == "***"
+
+
+@pytest.mark.parametrize(("streamed", "held"), [
+    ("the key is sk-ab", 5), ("sk-abcdef1234\n", 0), ("done. ", 0), ("auth: Bearer ", 7),
+    ("auth: Bearer tok", 10),
+])
+def test_open_word_holds_back_only_a_word_still_arriving(streamed: str, held: int) -> None:
+    assert open_word(streamed) == held  # a line end completes the word: nothing is split
