@@ -31,7 +31,12 @@ from agentcli.models.base import (
 )
 from agentcli.models.http_pool import TimedClient, finish_body, loop_client, shared_client
 from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
-from agentcli.models.structured import choose_mechanism, rejects_schema, schema_fields
+from agentcli.models.structured import (
+    REFUSAL_STATUSES,
+    choose_mechanism,
+    rejects_schema,
+    schema_fields,
+)
 from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
@@ -135,6 +140,7 @@ class OpenAICompatModel(BaseChatModel):
         options: dict[str, Any] | None = None,
         structured_actions: str = "auto",
         structured_mechanism: str | None = None,
+        refusal_statuses: tuple[int, ...] = REFUSAL_STATUSES,
         local: bool = False,
         local_max_tokens: int | None = 1024,
     ) -> None:
@@ -168,6 +174,7 @@ class OpenAICompatModel(BaseChatModel):
         self.local_max_tokens = local_max_tokens
         # How a ``response_schema`` reaches this server (None: it is not sent); see structured.py.
         self.structured_actions = structured_actions
+        self.refusal_statuses = refusal_statuses  # statuses that may mean "field refused"
         self.structured_mechanism = choose_mechanism(
             structured_actions, structured_mechanism, self.base_url
         )
@@ -278,7 +285,8 @@ class OpenAICompatModel(BaseChatModel):
     def _drop_schema_or_raise(self, err: ProviderError, params: dict[str, Any]) -> None:
         """After a refused schema field: stop sending it (``auto``), else raise ``err``."""
         if (params.get("response_schema") is None or self.structured_mechanism is None
-                or "structured_actions" in str(err) or not rejects_schema(err.status, str(err))):
+                or "structured_actions" in str(err)
+                or not rejects_schema(err.status, str(err), self.refusal_statuses)):
             raise err
         if self.structured_actions == "on":
             raise self._error(
@@ -554,10 +562,13 @@ class OpenAICompatModel(BaseChatModel):
 
     def _raise_status(self, status: int, reason: str, headers: httpx.Headers, body: str) -> None:
         reason = reason or httpx.codes.get_reason_phrase(status)
+        message = f"{self.provider} returned {status} {reason}: {_server_message(body)}".rstrip()
         raise _Failure(
-            f"{self.provider} returned {status} {reason}: {_server_message(body)}".rstrip(),
+            message,
             status=status,
-            retryable=status in RETRY_STATUSES,
+            # a refused request field fails the same way however often it is sent
+            retryable=status in RETRY_STATUSES
+            and not rejects_schema(status, message, self.refusal_statuses),
             retry_after=parse_retry_after(headers.get("retry-after")),
         )
 

@@ -30,6 +30,8 @@ class Preset:
     key_required: bool = False
     structured: str | None = None  # how a JSON Schema reaches it (models/structured.py)
     local: bool = False  # a single-slot server on the user's machine
+    # statuses with which it refuses a request field it does not support (llama.cpp: 500)
+    refusals: tuple[int, ...] = (400, 422, 500)
 
 
 PRESETS: dict[str, Preset] = {}
@@ -120,6 +122,7 @@ def create_model(
     try:
         if provider != CUSTOM:
             options.setdefault("structured_mechanism", preset.structured)
+            options.setdefault("refusal_statuses", preset.refusals)
         options.setdefault("local", (provider != CUSTOM and preset.local) or is_local_url(url))
         return OpenAICompatModel(model, base_url=url, api_key=api_key, provider=provider,
                                  **options)

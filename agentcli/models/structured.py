@@ -21,8 +21,13 @@ Mechanism = Literal["json_schema", "llamacpp", "guided_json"]
 MECHANISMS: tuple[str, ...] = ("json_schema", "llamacpp", "guided_json")
 MODES: tuple[str, ...] = ("auto", "on", "off")
 _SCHEMA_NAME = "agent_action"  # OpenAI requires a name beside the schema
-# Words in a 400 body that show the server objected to the schema field itself.
+# Words in an error body that show the server objected to the schema field itself. A 400 or
+# 422 is a refusal by definition, so looser words do; a 500 (llama-cpp-python answers an
+# unsupported ``response_format`` that way) must name the field itself.
 _FIELD_WORDS = ("response_format", "json_schema", "guided_json", "schema", "grammar", "format")
+_FIELD_NAMES = ("response_format", "json_schema", "guided_json", "grammar")
+# Statuses with which servers refuse a request field (data per preset: ``Preset.refusals``).
+REFUSAL_STATUSES: tuple[int, ...] = (400, 422, 500)
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 
 
@@ -59,9 +64,15 @@ def schema_fields(mechanism: str, schema: dict[str, Any]) -> dict[str, Any]:
     raise ValueError(f"unknown structured-output mechanism {mechanism!r}")
 
 
-def rejects_schema(status: int | None, message: str) -> bool:
-    """Whether an error says the server does not accept the schema field."""
-    if status not in (400, 422):
+def rejects_schema(
+    status: int | None, message: str, statuses: tuple[int, ...] = REFUSAL_STATUSES
+) -> bool:
+    """Whether an error (status *and* body) says the server does not accept the schema field.
+
+    The one place a refused request field is recognised; a refusal is never retried as is.
+    """
+    if status not in statuses:
         return False
     low = message.lower()
-    return any(word in low for word in _FIELD_WORDS)
+    words = _FIELD_NAMES if status >= 500 else _FIELD_WORDS
+    return any(word in low for word in words)

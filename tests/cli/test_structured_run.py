@@ -92,3 +92,20 @@ def test_schema_answer_is_constrained_and_kept_whole(mock_server: Any, tmp_path:
     sent = mock_server.requests[0].body["response_format"]["json_schema"]["schema"]
     final = [b for b in sent["anyOf"] if b["properties"]["action"]["enum"] == ["Final Answer"]]
     assert final[0]["properties"]["action_input"] == schema
+
+
+def test_openai_preset_on_a_llamacpp_server_that_answers_500(
+    mock_server: Any, tmp_path: Path
+) -> None:
+    """llama-cpp-python refuses an unsupported response_format with 500: the field is dropped
+    once (no retries of the refusal) and the run answers, exit 0."""
+    mock_server.add_fault("status", status=500, message=(
+        "response_format: json_schema is not supported by this server"))
+    mock_server.add_reply(CALC)
+    mock_server.add_reply(FINAL)
+    proc = run(mock_server, tmp_path, "--structured-actions", "auto")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "24"
+    bodies = [r.body for r in mock_server.requests if r.path.endswith("/chat/completions")]
+    assert ["response_format" in b for b in bodies] == [True, False, False]
+    assert proc.stderr.count("continuing without structured actions") == 1

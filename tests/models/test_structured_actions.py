@@ -295,3 +295,36 @@ def test_constrained_llamacpp_requests_are_not_streamed() -> None:
                             response_schema={"type": "object"})
     assert result.text == BLOB and tokens == [BLOB]
     assert "stream" not in bodies[0] and "response_format" in bodies[0]
+
+
+def test_a_500_naming_response_format_drops_the_field_without_retrying() -> None:
+    """llama-cpp-python answers an unsupported response_format with 500, not 400."""
+
+    def llamacpp_500(body: dict[str, Any]) -> httpx.Response:
+        if "response_format" in body:
+            return httpx.Response(500, json={"error": {
+                "message": "response_format type json_object with schema is not supported"}})
+        return httpx.Response(200, json=reply(BLOB))
+
+    model, bodies = model_with(llamacpp_500)
+    assert model.generate(MESSAGES, response_schema={"type": "object"}).text == BLOB
+    assert ["response_format" in b for b in bodies] == [True, False]  # no retry of the refusal
+
+
+def test_a_500_that_names_no_field_is_still_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.models import openai_compat
+
+    monkeypatch.setattr(openai_compat, "_sleep", lambda _s: None)
+    bodies: list[dict[str, Any]] = []
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        if len(bodies) < 3:
+            return httpx.Response(500, json={"error": {"message": "overloaded"}})
+        return httpx.Response(200, json=reply(BLOB))
+
+    model = OpenAICompatModel("m", base_url="http://127.0.0.1:9/v1", api_key=None,
+                              client=httpx.Client(transport=httpx.MockTransport(flaky)),
+                              max_retries=2, structured_mechanism="llamacpp")
+    assert model.generate(MESSAGES, response_schema={"type": "object"}).text == BLOB
+    assert len(bodies) == 3 and all("response_format" in b for b in bodies)
