@@ -26,10 +26,9 @@ from agentcli.executor import (
     Outcome,
     Run,
     RunTools,
-    ToolFailed,
 )
 from agentcli.middleware import AsyncHandler, Handler, ToolCallRequest
-from agentcli.schema import AgentAction, ChatResult, RunResult
+from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
 
 if TYPE_CHECKING:
     from agentcli.state import Command
@@ -91,7 +90,7 @@ def _request(ex: AgentExecutor, run: Run, action: AgentAction, state: dict[str, 
     return ToolCallRequest(action, tool, action.tool_input, state, run.info)
 
 
-def _failure(call: ToolCallRequest, err: BaseException) -> str:
+def _failure(call: ToolCallRequest, err: BaseException) -> ToolOutcome:
     from agentcli.events import ToolError
 
     if call.tool.raise_errors or not isinstance(err, Exception) or isinstance(
@@ -100,7 +99,14 @@ def _failure(call: ToolCallRequest, err: BaseException) -> str:
         raise err
     call.run.emit(ToolError(call.tool.name, err, call.call_id))
     message = str(err) or type(err).__name__
-    return ToolFailed(message if message.startswith("Error") else f"Error: {message}")
+    return ToolOutcome(message if message.startswith("Error") else f"Error: {message}", "error")
+
+
+def _done(value: Any) -> ToolOutcome | Command:
+    """What the tool returned, as an ``ok`` outcome (a Command stays a Command)."""
+    from agentcli.state import Command
+
+    return value if isinstance(value, Command) else ToolOutcome.of(value)
 
 
 def _started(call: ToolCallRequest) -> None:
@@ -176,10 +182,11 @@ def _call_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | 
 
 
 def _tool_chain(ex: AgentExecutor) -> Handler:
-    def innermost(call: ToolCallRequest) -> str | Command:
+    def innermost(call: ToolCallRequest) -> ToolOutcome | Command:
         _started(call)
         try:
-            return call.tool.invoke(call.tool_input, state=call.state, call_id=call.call_id)
+            return _done(call.tool.invoke(call.tool_input, state=call.state,
+                                          call_id=call.call_id))
         except BaseException as err:
             return _failure(call, err)
 
@@ -195,10 +202,9 @@ def _run_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Outcome] |
     def one(action: AgentAction) -> Outcome:
         call = _request(ex, run, action, effect.state)
         if isinstance(call, str):
-            return call, "invalid"
+            return ToolOutcome(call, "invalid"), "invalid"
         with notifying(run.emit):
-            value = chain(call)
-        return value, ex.status_of(value)
+            return ex.outcome(chain(call))
 
     def all_of() -> list[Outcome]:
         if len(effect.actions) == 1:
@@ -273,11 +279,11 @@ async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatRe
 
 
 def _atool_chain(ex: AgentExecutor) -> AsyncHandler:
-    async def innermost(call: ToolCallRequest) -> str | Command:
+    async def innermost(call: ToolCallRequest) -> ToolOutcome | Command:
         _started(call)
         try:
-            return await call.tool.ainvoke(call.tool_input, state=call.state,
-                                           call_id=call.call_id)
+            return _done(await call.tool.ainvoke(call.tool_input, state=call.state,
+                                                 call_id=call.call_id))
         except Exception as err:
             return _failure(call, err)
 
@@ -295,10 +301,9 @@ async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Out
     async def one(action: AgentAction) -> Outcome:
         call = _request(ex, run, action, effect.state)
         if isinstance(call, str):
-            return call, "invalid"
+            return ToolOutcome(call, "invalid"), "invalid"
         with notifying(run.emit):
-            value = await chain(call)
-        return value, ex.status_of(value)
+            return ex.outcome(await chain(call))
 
     async def all_of() -> list[Outcome]:
         return list(await asyncio.gather(*(one(a) for a in effect.actions)))

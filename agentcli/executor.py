@@ -49,7 +49,6 @@ from agentcli.middleware import (
     ApprovalGate,
     Approver,
     Budget,
-    Denied,
     ObservationCap,
     RunInfo,
     StopRun,
@@ -66,7 +65,8 @@ from agentcli.schema import (
     Message,
     RunResult,
     StopReason,
-    media_parts,
+    ToolOutcome,
+    ToolStatus,
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
@@ -81,7 +81,6 @@ FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
 PARSE_ERROR_TOOL = "_Exception"
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
-ToolStatus = Literal["ok", "error", "invalid", "denied"]
 
 __all__ = [
     "FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all", "deny_all",
@@ -109,14 +108,8 @@ class Expired:
 
 
 EXPIRED = Expired()
-Outcome = tuple["str | Command", ToolStatus]
+Outcome = tuple["ToolOutcome | Command", ToolStatus]
 Effect = CallModel | RunTools | RunEvent
-
-
-class ToolFailed(str):
-    """An observation that reports a tool's error."""
-
-    __slots__ = ()
 
 
 @dataclass
@@ -385,16 +378,17 @@ class AgentExecutor:
         direct: str | None = None
         for action, (value, status) in zip(actions, outcomes, strict=True):
             call_id = action.tool_call_id
+            parts: tuple[dict[str, Any], ...] = ()
             if isinstance(value, Command):
                 observation = value.observation(call_id)
                 update = dict(value.update)
                 if value.goto == "end" and direct is None:
                     direct = observation
             else:
-                observation, update = value, {}
+                observation, parts, update = value.text, value.parts, {}
             if "messages" not in update:
                 update["messages"] = [Message("tool", observation, tool_call_id=call_id,
-                                              name=action.tool, parts=media_parts(value))]
+                                              name=action.tool, parts=parts)]
             updates.append(update)
             step = AgentStep(action, observation)
             run.steps.append(step)
@@ -459,11 +453,12 @@ class AgentExecutor:
         return None, f"{action.tool} is not a valid tool, try one of [{names}].{hint}"
 
     @staticmethod
-    def status_of(value: str | Command) -> ToolStatus:
-        """How a tool call ended, from the kind of text it produced."""
-        if isinstance(value, Denied):
-            return "denied"
-        return "error" if isinstance(value, ToolFailed) else "ok"
+    def outcome(value: ToolOutcome | str | Command) -> Outcome:
+        """A tool call's final value (after middleware) and how it ended."""
+        if isinstance(value, Command):
+            return value, "ok"
+        done = ToolOutcome.of(value)
+        return done, done.status
 
     # ------------------------------------------------------------------ public API
     def stream(

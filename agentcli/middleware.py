@@ -5,7 +5,8 @@
   model) skips the tools and asks the model again, ``"tools"`` carries on as usual.
   Raising :class:`StopRun` ends the loop as a limit (early stopping then applies).
 * ``wrap_tool_call(call, handler)`` runs around one tool call: call ``handler(call)`` to run
-  the tool (or what the next middleware wraps), or return text without calling it.
+  the tool (or what the next middleware wraps), or return a :class:`ToolOutcome` (or plain
+  text, read as ``ok``) without calling it.
 
 The first middleware in the list is the outermost. The executor's own rules are middleware
 too (:class:`ObservationCap`, :class:`ApprovalGate`, :class:`Budget`), built from its options.
@@ -16,9 +17,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from agentcli.schema import AgentAction, ChatResult, ContentText, Usage, media_parts
+from agentcli.schema import AgentAction, ChatResult, ToolOutcome, Usage
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -33,12 +34,6 @@ class StopRun(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-class Denied(str):
-    """A tool observation that says the call was refused (not run)."""
-
-    __slots__ = ()
 
 
 @dataclass
@@ -71,8 +66,9 @@ class ToolCallRequest:
         return self.action.tool_call_id
 
 
-Handler = Callable[[ToolCallRequest], "str | Command"]
-AsyncHandler = Callable[[ToolCallRequest], Awaitable["str | Command"]]
+ToolValue: TypeAlias = "ToolOutcome | str | Command"  # what a handler or middleware returns
+Handler = Callable[[ToolCallRequest], "ToolValue"]
+AsyncHandler = Callable[[ToolCallRequest], Awaitable["ToolValue"]]
 
 
 class AgentMiddleware:
@@ -88,13 +84,13 @@ class AgentMiddleware:
         """Runs after each model reply; may return a state update."""
         return None
 
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
         """Runs around one tool call."""
         return handler(call)
 
     async def awrap_tool_call(
         self, call: ToolCallRequest, handler: AsyncHandler
-    ) -> str | Command:
+    ) -> ToolValue:
         """Async :meth:`wrap_tool_call`; by default the sync hook runs in a worker thread."""
         if type(self).wrap_tool_call is AgentMiddleware.wrap_tool_call:
             return await handler(call)
@@ -102,7 +98,7 @@ class AgentMiddleware:
 
         loop = asyncio.get_running_loop()
 
-        def bridge(c: ToolCallRequest) -> str | Command:
+        def bridge(c: ToolCallRequest) -> ToolValue:
             return asyncio.run_coroutine_threadsafe(handler(c), loop).result()  # type: ignore[arg-type]
 
         return await asyncio.to_thread(self.wrap_tool_call, call, bridge)
@@ -125,18 +121,18 @@ class ObservationCap(AgentMiddleware):
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
 
-    def _cap(self, value: str | Command) -> str | Command:
-        if isinstance(value, str) and not isinstance(value, Denied):
-            parts = media_parts(value)  # a long text keeps its images
-            cut = truncate_middle(value, self.limit)
-            return ContentText(cut, parts) if parts and cut is not value else cut
+    def _cap(self, value: ToolValue) -> ToolValue:
+        if isinstance(value, str):
+            value = ToolOutcome.of(value)
+        if isinstance(value, ToolOutcome) and value.status != "denied":
+            return value.with_text(truncate_middle(value.text, self.limit))  # keeps its status
         return value
 
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
         """Cap the tool's text."""
         return self._cap(handler(call))
 
-    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> str | Command:
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Cap the tool's text."""
         return self._cap(await handler(call))
 
@@ -169,7 +165,9 @@ class ApprovalGate(AgentMiddleware):
     def __init__(self, approver: Approver) -> None:
         self.approver = approver
 
-    def _verdict(self, call: ToolCallRequest) -> tuple[ToolCallRequest | None, Denied | None]:
+    def _verdict(
+        self, call: ToolCallRequest
+    ) -> tuple[ToolCallRequest | None, ToolOutcome | None]:
         from dataclasses import replace
 
         from agentcli.events import Notice
@@ -186,18 +184,19 @@ class ApprovalGate(AgentMiddleware):
         }))
         if not verdict.allowed:
             because = f" ({verdict.reason})" if verdict.reason else ""
-            return None, Denied(f"Denied: the user did not approve running {tool.name}{because}."
-                                " Try another way or answer without it.")
+            return None, ToolOutcome(
+                f"Denied: the user did not approve running {tool.name}{because}."
+                " Try another way or answer without it.", "denied")
         if verdict.tool_input is not None:
             call = replace(call, tool_input=verdict.tool_input)
         return call, None
 
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
         """Ask the approver before a dangerous call."""
         approved, denial = self._verdict(call)
         return denial if approved is None else handler(approved)  # type: ignore[return-value]
 
-    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> str | Command:
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Ask the approver (in a thread: it may prompt) before a dangerous call."""
         import asyncio
 
@@ -242,15 +241,15 @@ class ToolCallLimit(AgentMiddleware):
             call.run.memo[key] = count + 1
         return bool(count < self.limit)
 
-    def _refusal(self, call: ToolCallRequest) -> Denied:
-        return Denied(f"{call.tool.name} may be called at most {self.limit} time(s) in a run; "
-                      "do not call it again. Use what you have.")
+    def _refusal(self, call: ToolCallRequest) -> ToolOutcome:
+        return ToolOutcome(f"{call.tool.name} may be called at most {self.limit} time(s) in a "
+                           "run; do not call it again. Use what you have.", "denied")
 
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> str | Command:
+    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
         """Run the call only while under the limit."""
         return handler(call) if self._allowed(call) else self._refusal(call)
 
-    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> str | Command:
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Run the call only while under the limit."""
         return await handler(call) if self._allowed(call) else self._refusal(call)
 

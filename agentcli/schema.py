@@ -75,7 +75,39 @@ class ContentText(str):
 
 def media_parts(value: object) -> tuple[dict[str, Any], ...]:
     """The content parts ``value`` carries (none for plain text)."""
-    return value.parts if isinstance(value, ContentText) else ()
+    if isinstance(value, ContentText | ToolOutcome):
+        return value.parts
+    return ()
+
+
+ToolStatus = Literal["ok", "error", "invalid", "denied"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """How one tool call ended: ``ok``, ``error``, ``invalid`` or ``denied``, and its text.
+
+    Middleware may rewrite the text (:meth:`with_text`); the status travels with it, so a
+    shortened error is still an error.
+    """
+
+    text: str
+    status: ToolStatus = "ok"
+    parts: tuple[dict[str, Any], ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def of(cls, value: object) -> ToolOutcome:
+        """A tool's return value (text, text with media, or an outcome) as an outcome."""
+        if isinstance(value, ToolOutcome):
+            return value
+        return cls(str(value), "ok", media_parts(value))
+
+    def with_text(self, text: str) -> ToolOutcome:
+        """The same outcome with other text."""
+        return ToolOutcome(text, self.status, self.parts)
 
 
 @dataclass(frozen=True)

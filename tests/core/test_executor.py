@@ -112,6 +112,21 @@ def test_parsing_errors_count_as_iterations() -> None:
     assert len(result.steps) == 3
 
 
+def test_a_return_direct_tools_long_error_stays_an_error() -> None:
+    """The observation cap shortens the error's text; the outcome is still an error, so it is
+    shown to the model, never returned as the run's answer."""
+
+    def boom(s: str) -> str:
+        raise RuntimeError("disk on fire " * 2_000)
+
+    direct = Tool("lookup", "direct", func=boom, return_direct=True)
+    result, _ = run([act("lookup"), finish("recovered")], tools=[direct],
+                    max_observation_chars=200)
+    assert result.stop_reason == "finished" and result.output == "recovered"
+    observation = result.steps[0].observation
+    assert observation.startswith("Error: disk on fire") and "characters cut" in observation
+
+
 def test_return_direct() -> None:
     direct = Tool("lookup", "direct", func=lambda s: "the value", return_direct=True)
     result, agent = run([act("lookup"), finish("never")], tools=[direct])
