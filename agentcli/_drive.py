@@ -18,7 +18,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli.deadline import deadline_scope
 from agentcli.errors import DeadlineExceeded, ProviderError
-from agentcli.events import End, ModelEnd, ModelError, ModelStart, ModelToken, RunEvent, notifying
+from agentcli.events import (
+    End,
+    ModelEnd,
+    ModelError,
+    ModelStart,
+    ModelToken,
+    RunEvent,
+    ToolScope,
+    inside_tool,
+    notifying,
+)
 from agentcli.executor import (
     EXPIRED,
     AgentExecutor,
@@ -100,6 +110,11 @@ def _failure(call: ToolCallRequest, err: BaseException) -> ToolOutcome:
     call.run.emit(ToolError(call.tool.name, err, call.call_id))
     message = str(err) or type(err).__name__
     return ToolOutcome(message if message.startswith("Error") else f"Error: {message}", "error")
+
+
+def _in_tool(run: Run, call: ToolCallRequest) -> Any:
+    """Model requests the tool makes are the run's: events with this call as parent, usage."""
+    return inside_tool(ToolScope(run.emit, run.account, call.call_id or call.tool.name))
 
 
 def _done(value: Any) -> ToolOutcome | Command:
@@ -203,7 +218,7 @@ def _run_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Outcome] |
         call = _request(ex, run, action, effect.state)
         if isinstance(call, str):
             return ToolOutcome(call, "invalid"), "invalid"
-        with notifying(run.emit):
+        with notifying(run.emit), _in_tool(run, call):
             return ex.outcome(chain(call))
 
     def all_of() -> list[Outcome]:
@@ -302,7 +317,7 @@ async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Out
         call = _request(ex, run, action, effect.state)
         if isinstance(call, str):
             return ToolOutcome(call, "invalid"), "invalid"
-        with notifying(run.emit):
+        with notifying(run.emit), _in_tool(run, call):
             return ex.outcome(await chain(call))
 
     async def all_of() -> list[Outcome]:

@@ -41,6 +41,7 @@ class ModelStart:
 
     request: ChatRequest
     model: str
+    parent: str | None = None  # the tool call this request was made in (None: the agent's)
     kind: Literal["model_start"] = "model_start"
 
 
@@ -60,6 +61,7 @@ class ModelEnd:
     model: str
     elapsed: float
     cost: float | None = None
+    parent: str | None = None  # the tool call this request was made in (None: the agent's)
     kind: Literal["model_end"] = "model_end"
 
 
@@ -69,6 +71,7 @@ class ModelError:
 
     error: BaseException
     model: str
+    parent: str | None = None
     kind: Literal["model_error"] = "model_error"
 
 
@@ -180,6 +183,45 @@ RunEvent = (
 _emitter: contextvars.ContextVar[Callable[[RunEvent], None] | None] = contextvars.ContextVar(
     "agentcli_emitter", default=None
 )
+
+
+@dataclass(frozen=True)
+class ToolScope:
+    """A tool call in progress: model requests made inside it are events of the run too."""
+
+    emit: Callable[[RunEvent], None]
+    account: Callable[[ChatResult, str], float | None]  # counts usage and cost in the run
+    parent: str  # the tool call's id
+
+
+_tool_scope: contextvars.ContextVar[ToolScope | None] = contextvars.ContextVar(
+    "agentcli_tool_scope", default=None
+)
+
+
+@contextmanager
+def inside_tool(scope: ToolScope) -> Iterator[None]:
+    """Model requests made in this block (by an LLM-backed tool) are the run's events."""
+    token = _tool_scope.set(scope)
+    try:
+        yield
+    finally:
+        _tool_scope.reset(token)
+
+
+def take_tool_scope() -> ToolScope | None:
+    """The tool call in progress, cleared for the caller's block (a request is one request,
+    however many model wrappers it passes through); :func:`restore_tool_scope` puts it back."""
+    scope = _tool_scope.get()
+    if scope is not None:
+        _tool_scope.set(None)
+    return scope
+
+
+def restore_tool_scope(scope: ToolScope | None) -> None:
+    """Undo :func:`take_tool_scope`."""
+    if scope is not None:
+        _tool_scope.set(scope)
 
 
 @contextmanager

@@ -86,14 +86,16 @@ def _legacy(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | No
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
     from agentcli import events as ev
 
+    nested = {"parent_run_id": event.parent} if isinstance(
+        event, ev.ModelStart | ev.ModelEnd | ev.ModelError) and event.parent else {}
     if isinstance(event, ev.ModelStart):
-        return "on_llm_start", (list(event.request.messages),), {"model": event.model}
+        return "on_llm_start", (list(event.request.messages),), {"model": event.model, **nested}
     if isinstance(event, ev.ModelToken):
         return "on_llm_new_token", (event.text,), {}
     if isinstance(event, ev.ModelEnd):
-        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost}
+        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost, **nested}
     if isinstance(event, ev.ModelError):
-        return "on_llm_error", (event.error,), {"model": event.model}
+        return "on_llm_error", (event.error,), {"model": event.model, **nested}
     if isinstance(event, ev.ActionEvent):
         return "on_agent_action", (event.action,), {}
     if isinstance(event, ev.ToolStart):

@@ -63,10 +63,23 @@ class StopStream:
 
 
 class BaseChatModel(ABC):
-    """A chat model: messages in, text / tool calls / usage out; sync, async and streaming."""
+    """A chat model: messages in, text / tool calls / usage out; sync, async and streaming.
+
+    A request made while a tool runs (an LLM-backed tool such as ``llm-math``, or a user's
+    own tool calling ``generate``) is observed here, for every subclass: it becomes
+    ``ModelStart``/``ModelEnd`` events of the run with the tool call as parent, and its usage
+    and cost count towards the run's totals and budgets.
+    """
 
     name: str = "model"
     supports_tools: bool = True
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        for method, wrap in (("generate", _observed), ("agenerate", _aobserved)):
+            fn = cls.__dict__.get(method)
+            if fn is not None and not getattr(fn, "_observed", False):
+                setattr(cls, method, wrap(fn))
 
     @abstractmethod
     def generate(
@@ -110,6 +123,89 @@ class BaseChatModel(ABC):
 
     def close(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Release pooled connections (no-op by default)."""
+
+
+def _observed(fn: Callable[..., ChatResult]) -> Callable[..., ChatResult]:
+    import functools
+
+    @functools.wraps(fn)
+    def generate(self: BaseChatModel, messages: Sequence[Message], *args: Any,
+                 **kw: Any) -> ChatResult:
+        from agentcli.events import restore_tool_scope, take_tool_scope
+
+        scope = take_tool_scope()
+        if scope is None:
+            return fn(self, messages, *args, **kw)
+        try:
+            started = _observe_start(scope, self, messages, kw)
+            try:
+                result = fn(self, messages, *args, **kw)
+            except BaseException as err:
+                _observe_error(scope, self, err)
+                raise
+            return _observe_end(scope, self, result, started)
+        finally:
+            restore_tool_scope(scope)
+
+    generate._observed = True  # type: ignore[attr-defined]
+    return generate
+
+
+def _aobserved(fn: Callable[..., Any]) -> Callable[..., Any]:
+    import functools
+
+    @functools.wraps(fn)
+    async def agenerate(self: BaseChatModel, messages: Sequence[Message], *args: Any,
+                        **kw: Any) -> ChatResult:
+        from agentcli.events import restore_tool_scope, take_tool_scope
+
+        scope = take_tool_scope()
+        if scope is None:
+            return await fn(self, messages, *args, **kw)  # type: ignore[no-any-return]
+        try:
+            started = _observe_start(scope, self, messages, kw)
+            try:
+                result = await fn(self, messages, *args, **kw)
+            except BaseException as err:
+                _observe_error(scope, self, err)
+                raise
+            return _observe_end(scope, self, result, started)
+        finally:
+            restore_tool_scope(scope)
+
+    agenerate._observed = True  # type: ignore[attr-defined]
+    return agenerate
+
+
+def _observe_start(scope: Any, model: BaseChatModel, messages: Sequence[Message],
+                   kw: dict[str, Any]) -> float:
+    import time
+
+    from agentcli.events import ModelStart
+    from agentcli.schema import ChatRequest
+
+    request = ChatRequest(tuple(messages), tuple(kw.get("stop") or ()),
+                          tuple(kw.get("tools") or ()))
+    scope.emit(ModelStart(request, model.name, parent=scope.parent))
+    return time.perf_counter()
+
+
+def _observe_error(scope: Any, model: BaseChatModel, err: BaseException) -> None:
+    from agentcli.events import ModelError
+
+    scope.emit(ModelError(err, model.name, parent=scope.parent))
+
+
+def _observe_end(scope: Any, model: BaseChatModel, result: ChatResult, started: float
+                 ) -> ChatResult:
+    import time
+
+    from agentcli.events import ModelEnd
+
+    cost = scope.account(result, model.name)
+    scope.emit(ModelEnd(result, model.name, time.perf_counter() - started, cost,
+                        parent=scope.parent))
+    return result
 
 
 def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
