@@ -75,6 +75,7 @@ from agentcli.tools.naming import tool_lookup
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
+    from agentcli.pricing import PriceTable
     from agentcli.structured import ResponseFormat
 
 FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
@@ -127,6 +128,7 @@ class Run:
     last_key: str = ""
     repeats: int = 0
     priced: bool = False
+    prices: PriceTable | None = None  # None: the built-in table
 
     def emit(self, event: RunEvent) -> None:
         """Send an event to the subscribers now; ``stream`` yields it next."""
@@ -145,7 +147,7 @@ class Run:
             return None
         from agentcli.pricing import cost_of
 
-        cost = cost_of(model or result.model, result.usage)
+        cost = cost_of(model or result.model, result.usage, self.prices)
         if cost is None:
             self.info.unpriced = True  # the CLI refuses --max-cost without a price
             return None
@@ -174,6 +176,7 @@ class AgentExecutor:
         max_tool_workers: int = 8,
         max_tokens: int | None = None,
         max_cost: float | None = None,
+        prices: PriceTable | None = None,
         stream_tokens: bool = False,
         stall_limit: int | None = 3,
         state_schema: type | StateSchema | None = None,
@@ -201,6 +204,7 @@ class AgentExecutor:
         self.max_tool_workers = max_tool_workers
         self.max_tokens = max_tokens  # budget: total tokens in + out across the run
         self.max_cost = max_cost  # budget: USD across the run (see agentcli.pricing)
+        self.prices = prices  # this executor's price table (None: the built-in one)
         self.stream_tokens = stream_tokens
         self.stall_limit = stall_limit
         self.schema = StateSchema.of(state_schema)
@@ -247,7 +251,8 @@ class AgentExecutor:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, priced=self.max_cost is not None)
+        run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
+                  prices=self.prices)
         info.emit = run.emit
         return run
 

@@ -106,19 +106,9 @@ def load_prices(path: str | None = None) -> PriceTable:
     return table
 
 
-_default_path: list[str | None] = [None]
-
-
-def use_prices(path: str | None) -> None:
-    """Make ``path`` (layered on the built-in table) the process default for ``price_of``."""
-    if path:
-        load_prices(path)  # fail now, with the file name, rather than mid-run
-    _default_path[0] = path
-
-
 def price_of(model: str, table: PriceTable | None = None) -> Price | None:
-    """The price of ``provider/model``, or None when the table does not list it."""
-    table = load_prices(_default_path[0]) if table is None else table
+    """The price of ``provider/model`` in ``table`` (default: the built-in one), or None."""
+    table = load_prices(None) if table is None else table
     provider, _, name = model.partition("/")
     models = table.get(provider.lower())
     if not models or not name:

@@ -15,6 +15,7 @@ from agentcli.models.base import BaseChatModel
 if TYPE_CHECKING:
     from agentcli.executor import AgentExecutor
     from agentcli.middleware import Approver
+    from agentcli.pricing import PriceTable
     from agentcli.state import StateSchema
 
 
@@ -66,17 +67,18 @@ def _report_retry(info: dict[str, Any]) -> None:
            kind="retry", **info)
 
 
-def check_budget(settings: Settings, model_name: str) -> None:
-    """A cost budget needs a price for the model; say so before the run, not after."""
-    from agentcli.pricing import price_of, use_prices
+def check_budget(settings: Settings, model_name: str) -> PriceTable:
+    """The run's price table; a cost budget needs a price for the model, said before the run."""
+    from agentcli.pricing import load_prices, price_of
 
-    use_prices(settings.prices)
-    if settings.max_cost is not None and price_of(model_name) is None:
+    table = load_prices(settings.prices)
+    if settings.max_cost is not None and price_of(model_name, table) is None:
         raise ConfigError(
             f"--max-cost needs a price for {model_name}, which the price table does not list; "
             "add it to a YAML file given as `prices:` in the config "
             "(provider: {model: {input: USD, output: USD}} per 1M tokens)"
         )
+    return table
 
 
 def build_executor(
@@ -94,12 +96,12 @@ def build_executor(
     ``response_schema`` is a JSON Schema the final answer must match (``--schema``).
     """
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
-    from agentcli.agents.prompts import use_template_file
+    from agentcli.agents.prompts import user_templates
     from agentcli.executor import deny_all
     from agentcli.tools.custom import load_configured_tools
 
-    check_budget(settings, llm.name)
-    use_template_file(settings.agent or DEFAULT_AGENT, settings.prompt_file)
+    prices = check_budget(settings, llm.name)
+    templates = user_templates(settings.agent or DEFAULT_AGENT, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
     fmt = None
     if response_schema is not None:
@@ -110,6 +112,8 @@ def build_executor(
     else:
         agent_kwargs_extra = {}
     agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
+    if templates:
+        agent_kwargs["templates"] = templates
     from agentcli.agents import agent_class
 
     cls = agent_class(settings.agent or DEFAULT_AGENT)
@@ -151,6 +155,7 @@ def build_executor(
         callbacks=callbacks,
         max_tokens=settings.max_tokens,
         max_cost=settings.max_cost,
+        prices=prices,
         stall_limit=settings.stall_limit,
         state_schema=state_schema(settings),
         response_format=fmt,
@@ -160,9 +165,9 @@ def build_executor(
 def state_schema(settings: Settings) -> StateSchema:
     """The run's state schema: a --tools-module's ``state_schema`` plus YAML ``state:``."""
     from agentcli.state import StateSchema, fields_from_yaml
-    from agentcli.tools.custom import state_schemas
+    from agentcli.tools.custom import module_state_schema
 
-    schema = StateSchema.of(state_schemas[-1] if state_schemas else None)
+    schema = StateSchema.of(module_state_schema(settings.tools_module or ()))
     if settings.state:
         schema = schema.extend(fields_from_yaml(settings.state, "config `state`"))
     return schema

@@ -46,8 +46,9 @@ class Agent(ABC):
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
                  system_extra: str = "", action_schema: dict[str, Any] | None = None,
-                 prompt_style: str = "full") -> None:
+                 prompt_style: str = "full", templates: Mapping[str, str] | None = None) -> None:
         self.tools = list(tools)
+        self.templates = dict(templates or {})  # the user's replacements, by template name
         self.response_schema = response_schema  # the JSON Schema a final answer must match
         self.system_extra = system_extra  # the user's extra instructions (--system)
         self.action_schema = action_schema  # constrains each action blob (structured actions)
@@ -59,12 +60,16 @@ class Agent(ABC):
         A template the user replaced (``--prompt``) always wins over the compact variant.
         """
         from agentcli.agents.prompt_style import compact_values, prompt_name
-        from agentcli.agents.prompts import has_override, render
+        from agentcli.agents.prompts import render
 
-        name = base if has_override(base) else prompt_name(base, self.prompt_style)
+        name = base if base in self.templates else prompt_name(base, self.prompt_style)
         if name != base:
             values = {**values, **compact_values(self.tools, quoted_names=quoted_names)}
-        return render(load(name), **values)
+        return render(self.text(name), **values)
+
+    def text(self, name: str) -> str:
+        """Template ``name``: the user's replacement for this agent, or the built-in."""
+        return self.templates.get(name) or load(name)
 
     @property
     def allowed_tools(self) -> list[str]:

@@ -23,7 +23,7 @@ from agentcli.agents.base import (
     require_single_input,
 )
 from agentcli.agents.parsers import JsonBlobOutputParser, ReActOutputParser
-from agentcli.agents.prompts import load, render
+from agentcli.agents.prompts import render
 from agentcli.agents.react import tool_lines
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, assistant, system, user
@@ -84,7 +84,7 @@ class ConversationalAgent(TextAgent):
         require_single_input(self.agent_type, self.tools)
         self.parser = ConversationalOutputParser()
         self.template = render(
-            self.with_instructions(load("conversational").rstrip("\n"), before=True),
+            self.with_instructions(self.text("conversational").rstrip("\n"), before=True),
             tools=tool_lines(self.tools) or "(no tools)",
             tool_names=", ".join(self.allowed_tools),
         )

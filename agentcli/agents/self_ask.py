@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agentcli.agents.base import TextAgent, final_instruction
-from agentcli.agents.prompts import load, render
+from agentcli.agents.prompts import render
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, user
 from agentcli.tools.base import Tool
@@ -104,5 +104,5 @@ class SelfAskAgent(TextAgent):
         )
         if final:
             pad += final_instruction().replace("Final Answer:", "So the final answer is:")
-        template = self.with_instructions(load("self_ask").rstrip("\n"), before=True)
+        template = self.with_instructions(self.text("self_ask").rstrip("\n"), before=True)
         return [user(render(template, input=str(inputs["input"]), agent_scratchpad=pad))]

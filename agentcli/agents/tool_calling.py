@@ -76,7 +76,7 @@ class ToolCallingAgent(Agent):
                 "name": RESPOND_TOOL, "description": load("respond_tool").strip(),
                 "parameters": self.response_schema,
             }})
-        base = load("tool_calling_system").strip() if system_prompt is None else system_prompt
+        base = self.text("tool_calling_system").strip() if system_prompt is None else system_prompt
         self.system_prompt = self.with_instructions(base)
 
     # -- prompt -------------------------------------------------------------------------

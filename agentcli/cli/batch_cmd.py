@@ -46,7 +46,7 @@ def run_batch_command(
     items = read_items(input_path, expect=expect)
     err = console(stderr=True)
     llm = build_model(settings, env)
-    observers = Observers(stats=stats, trace=trace, env=env)
+    observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices)
     try:
         executor = build_executor(settings, llm, approver=build_approver(settings, yes))
         report_tool_warnings(err)

@@ -16,8 +16,11 @@ from agentcli.errors import ConfigError
 class Observers:
     """The handlers behind ``--stats`` / ``--trace``; ``close()`` flushes and prints."""
 
-    def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str]) -> None:
-        self.metrics = MetricsHandler() if stats else None
+    def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
+                 prices: str | None = None) -> None:
+        from agentcli.pricing import load_prices
+
+        self.metrics = MetricsHandler(load_prices(prices)) if stats else None
         self.trace: Any = None
         if trace is not None:
             from agentcli.callbacks.trace import TraceHandler

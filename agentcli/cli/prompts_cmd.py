@@ -25,7 +25,6 @@ def prompts_show(
         from agentcli.agents.prompts import (
             required_variables,
             template_in_force,
-            use_template_file,
         )
         from agentcli.config import load_settings
         from agentcli.textsafe import safe_text
@@ -33,8 +32,8 @@ def prompts_show(
         agent_class(agent_type)  # unknown types fail with close matches
         settings = load_settings(config, flags={"prompt_file": prompt}, env=_env())
         configured = settings.agent is None or settings.agent == agent_type
-        use_template_file(agent_type, settings.prompt_file if configured else None)
-        text, source = template_in_force(agent_type)
+        text, source = template_in_force(agent_type,
+                                          settings.prompt_file if configured else None)
         needed = ", ".join("{" + v + "}" for v in sorted(required_variables(agent_type)))
         typer.echo(f"# {agent_type}: {source}; variables: {needed or 'none'}", err=True)
         if settings.system:

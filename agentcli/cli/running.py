@@ -84,10 +84,10 @@ def sent_options(settings: Settings) -> dict[str, object]:
 
 def run_meta(settings: Settings, result: RunResult, model: str, timings: Any) -> dict[str, Any]:
     """What the run log keeps beyond its columns: options, cost and per-call timings."""
-    from agentcli.pricing import cost_of
+    from agentcli.pricing import cost_of, load_prices
 
     try:
-        cost = cost_of(model, result.usage)
+        cost = cost_of(model, result.usage, load_prices(settings.prices))
     except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
         cost = None
     return {"options": sent_options(settings), "cost": cost, "timings": timings.summary(),
@@ -148,7 +148,7 @@ def execute(
     from agentcli.cli.spinner import ThinkingSpinner
     from agentcli.cli.timings import TimingsHandler
 
-    observers = Observers(stats=stats, trace=trace, env=env)
+    observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices)
     timings = TimingsHandler()
     # `run` prints no streamed tokens, so the spinner lasts until each reply is complete.
     spinner = ThinkingSpinner(err, tokens_visible=lambda: False)

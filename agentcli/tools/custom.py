@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ToolLoadError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec, register_tool, registry
+from agentcli.tools.registry import ToolSpec, register_tool
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 warnings_seen: list[str] = []  # one line per broken plugin or failed server; see take_warnings
-state_schemas: list[type] = []  # `state_schema = MyState` in a --tools-module file
 _plugins_loaded = False
 
 
@@ -102,12 +101,28 @@ def _may_have_plugins() -> bool:
     return False
 
 
-_MODULES: dict[tuple[str, float], list[ToolSpec]] = {}  # (path, mtime) -> specs
+@dataclass(frozen=True)
+class _Module:
+    specs: list[ToolSpec]
+    state_schema: type | None  # `state_schema = MyState` in the file
+
+
+_MODULES: dict[tuple[str, float], _Module] = {}  # (path, mtime) -> what the file declares
 
 
 def module_specs(path: str | Path) -> list[ToolSpec]:
     """Import a Python file (once per version of it) and return a spec for every module-level
     Tool/ToolSpec (source ``module``)."""
+    return _import_module(path).specs
+
+
+def module_state_schema(paths: Iterable[str | Path]) -> type | None:
+    """The ``state_schema`` the last of these --tools-module files declares, if any."""
+    found = [m.state_schema for p in paths if (m := _import_module(p)).state_schema]
+    return found[-1] if found else None
+
+
+def _import_module(path: str | Path) -> _Module:
     file = Path(path).expanduser()
     if not file.is_file():
         raise ToolLoadError(f"--tools-module {file}: no such file")
@@ -125,42 +140,14 @@ def module_specs(path: str | Path) -> list[ToolSpec]:
     except Exception as err:
         raise ToolLoadError(f"--tools-module {file} raised {type(err).__name__}: {err}") from None
     declared = getattr(module, "state_schema", None)
-    if isinstance(declared, type) and declared not in state_schemas:
-        state_schemas.append(declared)
     found = [v for k, v in vars(module).items()
              if not k.startswith("_") and isinstance(v, (Tool, ToolSpec))]
     if not found:
         raise ToolLoadError(f"--tools-module {file} defines no tools; decorate functions "
                             "with @tool (from agentcli import tool)")
-    _MODULES[key] = [_spec_for(item, "module") for item in found]
+    _MODULES[key] = _Module([_spec_for(item, "module") for item in found],
+                            declared if isinstance(declared, type) else None)
     return _MODULES[key]
-
-
-def load_module(path: str | Path) -> list[str]:
-    """Import a Python file and register every module-level Tool/ToolSpec (source ``module``)."""
-    names = []
-    for spec_ in module_specs(path):
-        register_tool(spec_, replace=True)
-        names.append(spec_.name)
-    return names
-
-
-def prepare_registry(settings: Any, *, start_mcp: bool = False) -> list[str]:
-    """Register plugins, modules, YAML tools (and, if asked, MCP servers) from ``settings`` in
-    the global registry; return the names of module tools. Kept for library callers: the CLI
-    resolves per call through :func:`agentcli.tools.resolve.resolve_tools` instead."""
-    from agentcli.tools.yaml_tools import register_yaml_tools
-
-    registry()
-    load_plugins()
-    register_yaml_tools(list(getattr(settings, "yaml_tools", []) or []))
-    module_tools = [n for p in getattr(settings, "tools_module", []) or [] for n in load_module(p)]
-    servers = getattr(settings, "mcp_servers", {}) or {}
-    if servers and start_mcp:
-        from agentcli.tools.mcp_tools import register_mcp_servers
-
-        register_mcp_servers(servers)
-    return module_tools
 
 
 def load_configured_tools(

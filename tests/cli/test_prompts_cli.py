@@ -21,7 +21,6 @@ REACT = "zero-shot-react-description"
 def _clean(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("COLUMNS", raising=False)
     yield
-    prompts._overrides.clear()  # the registry is per process; CliRunner shares ours
 
 
 def agent(*args: str, env: dict[str, str] | None = None) -> Any:

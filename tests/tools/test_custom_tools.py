@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agentcli.config import load_settings
+from agentcli.config import Settings, load_settings
 from agentcli.errors import ConfigError, ToolLoadError
 from agentcli.tools import Tool, ToolSpec, load_tools, tool
-from agentcli.tools.custom import load_module, load_plugins, warnings_seen
+from agentcli.tools.custom import load_plugins, module_specs, warnings_seen
 from agentcli.tools.registry import _REGISTRY
 from agentcli.tools.yaml_tools import check_definitions, register_yaml_tools
 from tests.tools.conftest import Handler, LocalServer
@@ -158,23 +158,26 @@ def wipe(path: str) -> str:
 def test_tools_module(tmp_path: Path) -> None:
     path = tmp_path / "my_tools.py"
     path.write_text(MODULE)
-    assert sorted(load_module(path)) == ["shout", "wipe"]
-    assert _REGISTRY["shout"].source == "module" and _REGISTRY["wipe"].dangerous
-    [shout] = load_tools(["shout"])
+    specs = {s.name: s for s in module_specs(path)}
+    assert sorted(specs) == ["shout", "wipe"]
+    assert specs["shout"].source == "module" and specs["wipe"].dangerous
+    assert "shout" not in _REGISTRY  # a module's tools belong to the config that names it
+    config = Settings(tools_module=[str(path)])
+    [shout] = load_tools(["shout"], config=config)
     assert shout.run("hi") == "HI"
     with pytest.raises(ToolLoadError, match="'wipe' is dangerous"):
-        load_tools(["wipe"])
+        load_tools(["wipe"], config=config)
 
 
 def test_tools_module_errors(tmp_path: Path) -> None:
     with pytest.raises(ToolLoadError, match="no such file"):
-        load_module(tmp_path / "nope.py")
+        module_specs(tmp_path / "nope.py")
     (tmp_path / "empty.py").write_text("x = 1\n")
     with pytest.raises(ToolLoadError, match="defines no tools"):
-        load_module(tmp_path / "empty.py")
+        module_specs(tmp_path / "empty.py")
     (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
     with pytest.raises(ToolLoadError, match="RuntimeError: boom"):
-        load_module(tmp_path / "broken.py")
+        module_specs(tmp_path / "broken.py")
 
 
 class FakeEntryPoint:

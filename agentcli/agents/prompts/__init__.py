@@ -1,13 +1,13 @@
 """Prompt templates as package data, one file per agent type (snapshot-tested).
 
 A user can replace an agent type's main template (``--prompt FILE`` / ``prompt_file:``):
-:func:`use_template_file` validates it against the variables the built-in template uses and
-registers it, and :func:`load` returns it from then on.
+:func:`read_template` validates it against the variables the built-in template uses, and the
+factory hands it to that one agent (``templates={name: text}``). Nothing here is process-wide:
+two agents built with different templates in one process keep their own.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from functools import cache
 from importlib.resources import files
@@ -26,7 +26,6 @@ TEMPLATES: dict[str, str] = {
     "self-ask-with-search": "self_ask",
 }
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_overrides: dict[str, tuple[str, str]] = {}  # template name -> (text, where it came from)
 
 
 @cache
@@ -35,14 +34,8 @@ def _builtin(name: str) -> str:
 
 
 def load(name: str) -> str:
-    """The text of ``prompts/<name>.txt``, or the user's replacement registered for it."""
-    override = _overrides.get(name)
-    return override[0] if override is not None else _builtin(name)
-
-
-def has_override(name: str) -> bool:
-    """Whether the user replaced template ``name`` (``--prompt`` / ``prompt_file:``)."""
-    return name in _overrides
+    """The built-in text of ``prompts/<name>.txt``."""
+    return _builtin(name)
 
 
 def render(template: str, **values: str) -> str:
@@ -105,20 +98,16 @@ def read_template(agent_type: str, path: str | Path) -> str:
     return text
 
 
-def use_template_file(agent_type: str, path: str | Path | None) -> None:
-    """Make ``path`` the template of ``agent_type`` for this process (None: the built-in)."""
+def user_templates(agent_type: str, path: str | Path | None) -> dict[str, str]:
+    """The ``templates`` an agent of ``agent_type`` takes for a ``--prompt`` file (or none)."""
     if path is None:
-        with contextlib.suppress(ConfigError):  # a type with no replaceable template: no-op
-            _overrides.pop(template_name(agent_type), None)
-        return
-    name = template_name(agent_type)
-    _overrides[name] = (read_template(agent_type, path), str(path))
+        return {}
+    return {template_name(agent_type): read_template(agent_type, path)}
 
 
-def template_in_force(agent_type: str) -> tuple[str, str]:
-    """The template ``agent_type`` uses now and where it comes from (a file or built-in)."""
+def template_in_force(agent_type: str, path: str | Path | None = None) -> tuple[str, str]:
+    """The template ``agent_type`` uses with ``path`` (or none) and where it comes from."""
+    if path is not None:
+        return read_template(agent_type, path), str(path)
     name = template_name(agent_type)
-    override = _overrides.get(name)
-    if override is not None:
-        return override
     return _builtin(name), f"built-in ({name}.txt)"
