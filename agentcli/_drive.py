@@ -50,42 +50,40 @@ T = TypeVar("T")
 def _model_kwargs(ex: AgentExecutor, run: Run, effect: CallModel) -> dict[str, Any]:
     req = effect.request
     kwargs: dict[str, Any] = {"stop": list(req.stop) or None, "tools": list(req.tools) or None}
-    if ex.stream_tokens:
+    if ex.stream_tokens and effect.agent:
         kwargs["on_token"] = lambda text: run.emit(ModelToken(text))
     if req.response_format is not None:  # the provider picks its mechanism for the schema
         kwargs["response_schema"] = req.response_format
     return kwargs
 
 
-def _model_started(ex: AgentExecutor, run: Run, effect: CallModel) -> float:
-    run.emit(ModelStart(effect.request, _name(ex)))
+def _model_started(run: Run, llm: Any, effect: CallModel) -> float:
+    run.emit(ModelStart(effect.request, llm.name))
     return time.perf_counter()
 
 
-def _model_done(ex: AgentExecutor, run: Run, result: ChatResult, started: float) -> ChatResult:
-    cost = run.account(result, _name(ex))
-    run.emit(ModelEnd(result, _name(ex), time.perf_counter() - started, cost))
+def _model_done(run: Run, llm: Any, result: ChatResult, started: float) -> ChatResult:
+    cost = run.account(result, llm.name)
+    run.emit(ModelEnd(result, llm.name, time.perf_counter() - started, cost))
     return result
 
 
 @contextmanager
-def _reported(ex: AgentExecutor, run: Run) -> Iterator[None]:
+def _reported(ex: AgentExecutor, run: Run, llm: Any) -> Iterator[None]:
     """A failed model call becomes a ModelError event; the agent may explain the error."""
     try:
         yield
     except BaseException as err:
-        run.emit(ModelError(err, _name(ex)))
+        run.emit(ModelError(err, llm.name))
         better = ex.agent.explain(err) if isinstance(err, ProviderError) else err
         if better is err:
             raise
         raise better from err
 
 
-def _name(ex: AgentExecutor) -> str:
-    return ex.llm.name if ex.llm is not None else "model"
-
-
-def _need_model(ex: AgentExecutor) -> Any:
+def _need_model(ex: AgentExecutor, effect: CallModel) -> Any:
+    if effect.llm is not None:
+        return effect.llm
     if ex.llm is None:
         raise ValueError("this AgentExecutor has no model: pass llm=... (initialize_agent does)")
     return ex.llm
@@ -183,17 +181,17 @@ def _bounded(run: Run, fn: Callable[[], T]) -> T | Any:
 
 
 def _call_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
-    llm = _need_model(ex)
+    llm = _need_model(ex, effect)
     kwargs = _model_kwargs(ex, run, effect)
-    started = _model_started(ex, run, effect)
+    started = _model_started(run, llm, effect)
 
     def call() -> ChatResult:
         with notifying(run.emit):
             return llm.generate(list(effect.request.messages), **kwargs)  # type: ignore[no-any-return]
 
-    with _reported(ex, run):
+    with _reported(ex, run, llm):
         result = _bounded(run, call)
-    return result if result is EXPIRED else _model_done(ex, run, result, started)
+    return result if result is EXPIRED else _model_done(run, llm, result, started)
 
 
 def _tool_chain(ex: AgentExecutor) -> Handler:
@@ -285,12 +283,12 @@ async def _within(run: Run, coro: Any) -> Any:
 
 
 async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
-    llm = _need_model(ex)
+    llm = _need_model(ex, effect)
     kwargs = _model_kwargs(ex, run, effect)
-    started = _model_started(ex, run, effect)
-    with _reported(ex, run), notifying(run.emit):
+    started = _model_started(run, llm, effect)
+    with _reported(ex, run, llm), notifying(run.emit):
         result = await _within(run, llm.agenerate(list(effect.request.messages), **kwargs))
-    return result if result is EXPIRED else _model_done(ex, run, result, started)
+    return result if result is EXPIRED else _model_done(run, llm, result, started)
 
 
 def _atool_chain(ex: AgentExecutor) -> AsyncHandler:

@@ -43,6 +43,7 @@ from agentcli.events import (
     RunEvent,
     StateUpdate,
 )
+from agentcli.history import closing, without_steps
 from agentcli.middleware import (
     AgentMiddleware,
     Approval,
@@ -67,6 +68,7 @@ from agentcli.schema import (
     StopReason,
     ToolOutcome,
     ToolStatus,
+    steps_of,
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
@@ -94,6 +96,8 @@ class CallModel:
     """Effect: send this request to the model; the driver answers with the ChatResult."""
 
     request: ChatRequest
+    llm: BaseChatModel | None = None  # None: the executor's model
+    agent: bool = True  # False for a middleware's own request (its tokens are not the answer)
 
 
 @dataclass(frozen=True)
@@ -122,13 +126,17 @@ class Run:
     info: RunInfo
     deadline: float | None
     started: float = field(default_factory=time.monotonic)
-    steps: list[AgentStep] = field(default_factory=list)
     pending: list[RunEvent] = field(default_factory=list)
     repairs: int = 0
     last_key: str = ""
     repeats: int = 0
     priced: bool = False
     prices: PriceTable | None = None  # None: the built-in table
+
+    @property
+    def steps(self) -> list[AgentStep]:
+        """The steps so far: a view over the run's one history, its messages."""
+        return steps_of(self.values.get("messages") or ())
 
     def emit(self, event: RunEvent) -> None:
         """Send an event to the subscribers now; ``stream`` yields it next."""
@@ -265,13 +273,22 @@ class AgentExecutor:
         return None
 
     def _view(self, run: Run) -> dict[str, Any]:
+        """What the agent sees: the state, its steps trimmed, the messages trimmed alike.
+
+        Text agents read ``intermediate_steps``, chat-native ones ``messages``: both come from
+        the one history, so trimming and summaries apply to every agent type.
+        """
+        messages: list[Message] = list(run.values.get("messages") or ())
+        steps = steps_of(messages)
         trim = self.trim_intermediate_steps
-        steps = run.steps
-        if callable(trim):
-            steps = trim(list(steps))
-        elif trim > 0:
-            steps = steps[-trim:]
-        return {**run.values, "intermediate_steps": steps}
+        kept = trim(list(steps)) if callable(trim) else steps[-trim:] if trim > 0 else steps
+        view = {**run.values, "intermediate_steps": kept}
+        if len(kept) < len(steps):
+            view["messages"] = without_steps(messages, {id(s) for s in kept})
+        summary = next((m for m in messages if m.summary), None)
+        if summary is not None and "input" in view:  # text agents read the work from ``input``
+            view["input"] = f"{view['input']}\n\n{summary.content}"
+        return view
 
     def _parse_error_observation(self, err: OutputParserError) -> str:
         handler = self.handle_parsing_errors
@@ -326,6 +343,9 @@ class AgentExecutor:
                 break
             if self._update(run, updates) == "end":
                 return (yield from self._finish(run, self._last_text(run), "jump_to_end"))
+            if not (yield from self._asks(run, middleware)):
+                reason = "max_execution_time"
+                break
             result = yield CallModel(self.agent.request(self._view(run)))
             if result is EXPIRED:
                 reason = "max_execution_time"
@@ -346,9 +366,8 @@ class AgentExecutor:
                 observation = self._parse_error_observation(err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
                 step = AgentStep(action, observation)
-                run.steps.append(step)
                 self._update(run, [{"messages": [Message("assistant", result.text),
-                                                 user(observation)]}])
+                                                 Message("user", observation, step=step)]}])
                 yield ParseError(step)
                 if self._stalled(run, "parse:" + (err.llm_output or result.text).strip()):
                     reason = "stalled"
@@ -375,12 +394,30 @@ class AgentExecutor:
                 return ended
         return (yield from self._stop(run, reason or "max_iterations"))
 
+    def _asks(
+        self, run: Run, middleware: Sequence[AgentMiddleware]
+    ) -> Generator[Effect, Any, bool]:
+        """Send the requests middleware asks for (summaries) and apply what they return;
+        False when the deadline passed meanwhile."""
+        for m in middleware:
+            ask = m.ask_model(self._view(run), run.info)
+            if ask is None:
+                continue
+            reply = yield CallModel(ask.request, llm=ask.llm, agent=False)
+            if reply is EXPIRED:
+                return False
+            update = ask.then(reply)
+            if update:
+                self._update(run, [update])
+        return True
+
     def _observe(
         self, run: Run, actions: list[AgentAction], outcomes: list[Outcome]
     ) -> Generator[Effect, Any, RunResult | None]:
         """Record each step, apply the step's state updates, end on return_direct/goto end."""
         updates: list[dict[str, Any]] = []
         direct: str | None = None
+        last: AgentStep | None = None
         for action, (value, status) in zip(actions, outcomes, strict=True):
             call_id = action.tool_call_id
             parts: tuple[dict[str, Any], ...] = ()
@@ -391,18 +428,19 @@ class AgentExecutor:
                     direct = observation
             else:
                 observation, parts, update = value.text, value.parts, {}
+            step = last = AgentStep(action, observation)
             if "messages" not in update:
                 update["messages"] = [Message("tool", observation, tool_call_id=call_id,
-                                              name=action.tool, parts=parts)]
+                                              name=action.tool, parts=parts, step=step)]
+            else:  # a Command wrote its own messages: its tool result closes the step
+                update["messages"] = closing(update["messages"], step)
             updates.append(update)
-            step = AgentStep(action, observation)
-            run.steps.append(step)
             yield Observation(step, status)
             tool = self.tool_map.get(action.tool)
             if direct is None and tool is not None and tool.return_direct and status == "ok":
                 direct = observation
-        if self._update(run, updates) == "end" and direct is None:
-            direct = run.steps[-1].observation
+        if self._update(run, updates) == "end" and direct is None and last is not None:
+            direct = last.observation
         if direct is not None:
             finish = AgentFinish({"output": direct}, actions[-1].log)
             return (yield from self._finish(run, finish, "return_direct"))

@@ -4,6 +4,10 @@
   (or None). An update may set ``jump_to``: ``"end"`` ends the run, ``"model"`` (after the
   model) skips the tools and asks the model again, ``"tools"`` carries on as usual.
   Raising :class:`StopRun` ends the loop as a limit (early stopping then applies).
+* ``ask_model(state, run)`` may return a :class:`ModelAsk`: a request of its own (a summary,
+  say) that the executor sends before the agent's next one, through the same path (within
+  the run's deadline and budget, as events of the run, on the async core), then applies
+  ``then(reply)`` as a state update.
 * ``wrap_tool_call(call, handler)`` runs around one tool call: call ``handler(call)`` to run
   the tool (or what the next middleware wraps), or return a :class:`ToolOutcome` (or plain
   text, read as ``ok``) without calling it.
@@ -19,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from agentcli.schema import AgentAction, ChatResult, ToolOutcome, Usage
+from agentcli.schema import AgentAction, ChatRequest, ChatResult, ToolOutcome, Usage
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -71,8 +75,21 @@ Handler = Callable[[ToolCallRequest], "ToolValue"]
 AsyncHandler = Callable[[ToolCallRequest], Awaitable["ToolValue"]]
 
 
+@dataclass(frozen=True)
+class ModelAsk:
+    """A model request a middleware needs; the executor sends it and applies ``then(reply)``."""
+
+    request: ChatRequest
+    then: Callable[[ChatResult], dict[str, Any] | None]
+    llm: BaseChatModel | None = None  # None: the run's own model
+
+
 class AgentMiddleware:
     """Base class: every hook passes through unless overridden."""
+
+    def ask_model(self, state: Mapping[str, Any], run: RunInfo) -> ModelAsk | None:
+        """A request of this middleware's own to send before the agent's next one, or None."""
+        return None
 
     def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
         """Runs before each model request; may return a state update."""
@@ -266,8 +283,9 @@ class Summarization(AgentMiddleware):
         self.max_tokens = max_tokens
         self.keep = keep
 
-    def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
-        """Replace old messages with one summary message when the history is too long."""
+    def ask_model(self, state: Mapping[str, Any], run: RunInfo) -> ModelAsk | None:
+        """Ask for a summary of the older messages when the history is too long; the reply
+        replaces them with one summary message (text agents' scratchpad shrinks with them)."""
         from agentcli.schema import Message, user
         from agentcli.state import Overwrite
 
@@ -281,9 +299,13 @@ class Summarization(AgentMiddleware):
         if not old:
             return None
         transcript = "\n".join(f"{m.role}: {m.content}" for m in old)
-        reply = self.llm.generate([user(
+        request = ChatRequest((user(
             "Summarize this conversation so far in a few sentences, keeping every fact, "
-            f"number and decision that later turns may need:\n\n{transcript}"
-        )])
-        summary = user(f"Summary of the earlier conversation: {reply.text.strip()}")
-        return {"messages": Overwrite([summary, *recent])}
+            f"number and decision that later turns may need:\n\n{transcript}"),))
+
+        def then(reply: ChatResult) -> dict[str, Any]:
+            summary = Message("user", "Summary of the earlier conversation: "
+                              + reply.text.strip(), summary=True)
+            return {"messages": Overwrite([summary, *recent])}
+
+        return ModelAsk(request, then, self.llm)

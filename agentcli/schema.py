@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -124,6 +125,10 @@ class Message:
     tool_call_id: str | None = None
     name: str | None = None
     parts: tuple[dict[str, Any], ...] = ()
+    # The step this message closes (a tool result, or the correction after a parse error):
+    # the run's ``intermediate_steps`` are a view over the messages that carry one.
+    step: AgentStep | None = field(default=None, compare=False, repr=False)
+    summary: bool = field(default=False, compare=False)  # stands for older, summarized turns
 
     def to_openai(self) -> dict[str, Any]:
         """The message as an OpenAI chat-completions dict."""
@@ -142,6 +147,11 @@ class Message:
         if self.name is not None:
             out["name"] = self.name
         return out
+
+
+def steps_of(messages: Sequence[Message]) -> list[AgentStep]:
+    """The action/observation pairs recorded in ``messages`` (a read-only view)."""
+    return [m.step for m in messages if m.step is not None]
 
 
 def system(content: str) -> Message:

@@ -110,3 +110,50 @@ def test_a_new_agent_type_is_a_module_a_prompt_and_one_registry_line(
     result = initialize_agent([], model, "one-word").invoke("Sky colour?")
     assert result.output == "Blue,"
     assert model.requests[0].messages[0].content == "Answer in one word: Sky colour?\n"
+
+
+def test_summarization_shortens_a_long_text_agent_run() -> None:
+    """The summary acts on the one history, so a text agent's scratchpad shrinks too; the
+    summary request is an event of the run, counted in its usage."""
+
+    @tool
+    def fetch(page: str) -> str:
+        """Fetch a page."""
+        return f"page {page}: " + "lorem ipsum " * 60
+
+    def replies(messages: list[Message]) -> str:
+        done = messages[-1].content.count("Observation: page")
+        if done < 6:
+            return f"Thought: next\nAction: fetch\nAction Input: {done}"
+        return "Thought: enough\nFinal Answer: read them all"
+
+    model = FakeChatModel(replies)
+    summarizer = FakeChatModel(["They fetched pages 0 to 3; each was lorem ipsum."] * 5,
+                               name="fake/summarizer")
+    executor = initialize_agent([fetch], model, "zero-shot-react-description",
+                                middleware=[Summarization(summarizer, max_tokens=400, keep=2)],
+                                return_intermediate_steps=True)
+    events = list(executor.stream("Read the pages."))
+    result = events[-1].result
+    prompts = [r.messages[-1].content for r in model.requests]
+    longest = max(len(p) for p in prompts)
+    assert summarizer.requests, "the long run was summarized"
+    last = prompts[-1]
+    assert "They fetched pages 0 to 3" in last and "page 0: lorem" not in last
+    assert len(last) < longest  # the scratchpad shrank
+    starts = [e.model for e in events if e.kind == "model_start"]
+    assert starts.count(summarizer.name) == len(summarizer.requests)
+    assert result.model_calls == len(model.requests) + len(summarizer.requests)
+
+
+def test_trimming_applies_to_a_tool_calling_run() -> None:
+    model = FakeChatModel([calls("Oslo"), calls("Rome"), calls("Paris"), "done"])
+    agent = initialize_agent([lookup], model, "tool-calling", trim_intermediate_steps=1)
+    agent.invoke("weather?")
+    last = model.requests[-1].messages
+    tool_results = [m.content for m in last if m.role == "tool"]
+    assert tool_results == ["sunny in Paris"]  # only the last step's turn is sent
+    calls_sent = [c for m in last for c in m.tool_calls]
+    assert len(calls_sent) == 1  # its assistant turn stays with it; the older turns are gone
+    assert last[0].role == "system" or last[0].content == "weather?"
+    assert any(m.content == "weather?" for m in last)

@@ -1,0 +1,58 @@
+"""The run's one history, ``messages``, and the views the executor takes of it.
+
+A step (an action and its observation) is the message that closes it: the tool result, or the
+correction sent after a reply that could not be parsed. ``intermediate_steps`` is read off
+those messages (:func:`agentcli.schema.steps_of`); trimming drops a step's whole turn (the
+assistant message that asked and the messages that answered), so a chat-native agent and a
+text agent see the same shortened work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from agentcli.schema import AgentStep, Message
+
+
+def without_steps(messages: Sequence[Message], kept: set[int]) -> list[Message]:
+    """``messages`` less the turns whose steps are all dropped (``kept``: ids of the steps
+    that stay). Messages before the first step (system, history, the question) always stay."""
+    turns = _turns(messages)
+    if not turns:
+        return list(messages)
+    out = list(messages[:turns[0][0]])
+    for start, end in turns:
+        block = messages[start:end]
+        if any(m.step is not None and id(m.step) in kept for m in block) or not any(
+                m.step is not None for m in block):
+            out.extend(block)
+    return out
+
+
+def _turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
+    """(start, end) of each turn that closes steps: its assistant message up to the next."""
+    starts = [i for i, m in enumerate(messages) if m.role == "assistant"]
+    closing = {i for i, m in enumerate(messages) if m.step is not None}
+    turns = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(messages)
+        if any(start < i < end for i in closing):
+            turns.append((start, end))
+    return turns
+
+
+def closing(messages: Any, step: AgentStep) -> Any:
+    """A Command's own messages with ``step`` on the tool result that answers its call."""
+    items = messages if isinstance(messages, list) else [messages]
+    done = False
+    out = []
+    for m in reversed(items):
+        if not done and isinstance(m, Message) and m.role == "tool" and (
+                step.action.tool_call_id in (None, m.tool_call_id)):
+            m = replace(m, step=step)
+            done = True
+        out.append(m)
+    out.reverse()
+    return out if isinstance(messages, list) else out[0]
