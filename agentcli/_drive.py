@@ -1,18 +1,17 @@
-"""The two drivers of the executor's loop: one synchronous, one on asyncio.
+"""The driver of the executor's loop, on asyncio (sync callers go through ``agentcli._sync``).
 
-Each fulfils :class:`~agentcli.executor.CallModel` (send the request, emit model events,
-count usage) and :class:`~agentcli.executor.RunTools` (run each action through the
-middleware chain), and yields every event. The run's deadline bounds each effect: work
-still in flight when it passes is abandoned (async: cancelled) and the loop is told
-:data:`~agentcli.executor.EXPIRED`, so it ends with ``max_execution_time``.
+It fulfils :class:`~agentcli.executor.CallModel` (send the request, emit model events, count
+usage) and :class:`~agentcli.executor.RunTools` (run each action through the middleware
+chain, concurrently), and yields every event. The run's deadline bounds each effect with the
+event loop's own timeouts: work still in flight when it passes is cancelled (a blocking tool's
+daemon thread is abandoned) and the loop is told :data:`~agentcli.executor.EXPIRED`, so it
+ends with ``max_execution_time``.
 """
 
 from __future__ import annotations
 
-import contextvars
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -37,7 +36,7 @@ from agentcli.executor import (
     Run,
     RunTools,
 )
-from agentcli.middleware import AsyncHandler, Handler, ToolCallRequest
+from agentcli.middleware import AsyncHandler, ToolCallRequest
 from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
 
 if TYPE_CHECKING:
@@ -148,126 +147,11 @@ def _end(run: Run, result: RunResult) -> End:
     return event
 
 
-# ---------------------------------------------------------------------- synchronous
-def _bounded(run: Run, fn: Callable[[], T]) -> T | Any:
-    """Run ``fn`` within the deadline: in a daemon thread when there is one."""
-    left = run.remaining()
-    if left is None:
-        try:
-            return fn()
-        except DeadlineExceeded:  # a deadline of the caller's own, or a tool's
-            return EXPIRED
-    box: list[Any] = []
-    ctx = contextvars.copy_context()
-
-    def target() -> None:
-        with deadline_scope(left):
-            try:
-                box.append((True, fn()))
-            except BaseException as err:  # handed to the caller's thread
-                box.append((False, err))
-
-    worker = threading.Thread(target=ctx.run, args=(target,), daemon=True)
-    worker.start()
-    worker.join(left)
-    if not box:
-        return EXPIRED
-    ok, value = box[0]
-    if not ok:
-        if isinstance(value, DeadlineExceeded):
-            return EXPIRED
-        raise value
-    return value
-
-
-def _call_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
-    llm = _need_model(ex, effect)
-    kwargs = _model_kwargs(ex, run, effect)
-    started = _model_started(run, llm, effect)
-
-    def call() -> ChatResult:
-        with notifying(run.emit):
-            return llm.generate(list(effect.request.messages), **kwargs)  # type: ignore[no-any-return]
-
-    with _reported(ex, run, llm):
-        result = _bounded(run, call)
-    return result if result is EXPIRED else _model_done(run, llm, result, started)
-
-
-def _tool_chain(ex: AgentExecutor) -> Handler:
-    def innermost(call: ToolCallRequest) -> ToolOutcome | Command:
-        _started(call)
-        try:
-            return _done(call.tool.invoke(call.tool_input, state=call.state,
-                                          call_id=call.call_id))
-        except BaseException as err:
-            return _failure(call, err)
-
-    handler: Handler = innermost
-    for mw in reversed(ex.middleware):
-        handler = (lambda m, h: lambda c: m.wrap_tool_call(c, h))(mw, handler)
-    return handler
-
-
-def _run_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Outcome] | Any:
-    chain = _tool_chain(ex)
-
-    def one(action: AgentAction) -> Outcome:
-        call = _request(ex, run, action, effect.state)
-        if isinstance(call, str):
-            return ToolOutcome(call, "invalid"), "invalid"
-        with notifying(run.emit), _in_tool(run, call):
-            return ex.outcome(chain(call))
-
-    def all_of() -> list[Outcome]:
-        if len(effect.actions) == 1:
-            return [one(effect.actions[0])]
-        from concurrent.futures import ThreadPoolExecutor
-
-        workers = min(ex.max_tool_workers, len(effect.actions))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, one, a)
-                       for a in effect.actions]
-            return [f.result() for f in futures]
-
-    return _bounded(run, all_of)
-
-
-def drive(ex: AgentExecutor, run: Run) -> Iterator[RunEvent]:
-    """Run the loop synchronously, yielding each event."""
-    loop = ex._loop(run)
-    value: Any = None
-    error: BaseException | None = None
-    done: RunResult | None = None
-    try:
-        while True:
-            effect = loop.send(value)
-            value = None
-            if isinstance(effect, CallModel):
-                value = _call_model(ex, run, effect)
-            elif isinstance(effect, RunTools):
-                value = _run_tools(ex, run, effect)
-            else:
-                run.emit(effect)
-            yield from _flush(run)
-    except StopIteration as stop:
-        done = stop.value
-    except KeyboardInterrupt:
-        done = _interrupted(ex, run)
-    except BaseException as err:
-        error = err
-    yield from _flush(run)
-    result = _result(ex, run, error, done)
-    _end(run, result)
-    yield from _flush(run)
-
-
 def _flush(run: Run) -> Iterator[RunEvent]:
     while run.pending:
         yield run.pending.pop(0)
 
 
-# ---------------------------------------------------------------------- asyncio
 async def _within(run: Run, coro: Any) -> Any:
     """Await ``coro`` within the deadline; cancelled and EXPIRED when it passes."""
     import asyncio

@@ -509,26 +509,24 @@ class AgentExecutor:
         callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> Iterator[RunEvent]:
         """Yield every event of the run as it happens; the last is ``End`` with the result."""
-        from agentcli._drive import drive
+        from agentcli._sync import iterate
 
-        return drive(self, self.start(inputs, callbacks))
+        return iterate(self.astream(inputs, callbacks))
 
     def invoke(
         self, inputs: str | Mapping[str, Any],
         callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> RunResult:
         """Run to the end and return the result."""
-        event: RunEvent | None = None
-        for event in self.stream(inputs, callbacks):  # noqa: B007 - the last event holds the result
-            pass
-        assert isinstance(event, End)
-        return event.result
+        from agentcli._sync import run_sync
+
+        return run_sync(self.ainvoke(inputs, callbacks))
 
     def astream(
         self, inputs: str | Mapping[str, Any],
         callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> AsyncIterator[RunEvent]:
-        """Async :meth:`stream`."""
+        """Run on the async core, yielding each event as it happens."""
         from agentcli._drive import adrive
 
         return adrive(self, self.start(inputs, callbacks))
@@ -537,7 +535,7 @@ class AgentExecutor:
         self, inputs: str | Mapping[str, Any],
         callbacks: Iterable[BaseCallbackHandler] | None = None,
     ) -> RunResult:
-        """Async :meth:`invoke`."""
+        """Run to the end on the async core and return the result."""
         event: RunEvent | None = None
         async for event in self.astream(inputs, callbacks):  # noqa: B007
             pass
@@ -568,6 +566,6 @@ class AgentExecutor:
         self, inputs: Sequence[str | Mapping[str, Any]], *, concurrency: int = 8
     ) -> list[RunResult | BaseException]:
         """Synchronous wrapper over :meth:`abatch`."""
-        import asyncio
+        from agentcli._sync import run_sync
 
-        return asyncio.run(self.abatch(inputs, concurrency=concurrency))
+        return run_sync(self.abatch(inputs, concurrency=concurrency))

@@ -91,9 +91,9 @@ class Tool:
         if self.func is None:
             if self.coroutine is None:
                 raise ToolInputError(f"tool {self.name!r} has nothing to run")
-            import asyncio
+            from agentcli._sync import run_sync
 
-            return _result(asyncio.run(self._call_async(prepared, extra)))
+            return _result(run_sync(self._call_async(prepared, extra)))
         if isinstance(prepared, dict):
             return _result(self.func(**prepared, **extra))
         return _result(self.func(prepared, **extra))
@@ -105,15 +105,12 @@ class Tool:
         state: Mapping[str, Any] | None = None,
         call_id: str | None = None,
     ) -> str | Command:
-        """Async :meth:`invoke`; sync-only tools run in a worker thread."""
+        """Async :meth:`invoke`; sync-only tools run in a daemon thread (with the run's
+        context: its deadline and callbacks), which a cancelled run abandons."""
         if self.coroutine is None:
-            import asyncio
-            import contextvars
+            from agentcli._sync import in_thread
 
-            ctx = contextvars.copy_context()  # the run's deadline and callbacks go along
-            return await asyncio.to_thread(
-                ctx.run, lambda: self.invoke(tool_input, state=state, call_id=call_id)
-            )
+            return await in_thread(lambda: self.invoke(tool_input, state=state, call_id=call_id))
         extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
         return _result(await self._call_async(self.prepare_input(tool_input), extra))
 
