@@ -117,25 +117,6 @@ class CachedChatModel(BaseChatModel):
                              "VALUES (?, ?, ?, ?)", (key, self.name, blob, time.time()))
             self._db.commit()
 
-    def generate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
-        """A cached reply, or the inner model's (then stored)."""
-        key = self._key(messages, stop, tools, params)
-        hit = self._hit(key, on_token)
-        if hit is not None:
-            return hit
-        result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token,
-                                     **params)
-        self._put(key, result)
-        return result
-
     async def agenerate(
         self,
         messages: Sequence[Message],
@@ -145,7 +126,7 @@ class CachedChatModel(BaseChatModel):
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """Async twin of :meth:`generate`."""
+        """A cached reply, or the inner model's (then stored)."""
         key = self._key(messages, stop, tools, params)
         hit = self._hit(key, on_token)
         if hit is not None:

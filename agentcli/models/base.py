@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
@@ -62,7 +61,7 @@ class StopStream:
         return out
 
 
-class BaseChatModel(ABC):
+class BaseChatModel:
     """A chat model: messages in, text / tool calls / usage out; sync, async and streaming.
 
     A request made while a tool runs (an LLM-backed tool such as ``llm-math``, or a user's
@@ -81,7 +80,6 @@ class BaseChatModel(ABC):
             if fn is not None and not getattr(fn, "_observed", False):
                 setattr(cls, method, wrap(fn))
 
-    @abstractmethod
     def generate(
         self,
         messages: Sequence[Message],
@@ -91,7 +89,18 @@ class BaseChatModel(ABC):
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """One completion. Stop strings are applied client-side too; tokens go to ``on_token``."""
+        """One completion. Stop strings are applied client-side too; tokens go to ``on_token``.
+
+        A model implements this or :meth:`agenerate` (the other follows): an async provider
+        is reached from sync code through the one bridge, :func:`agentcli._sync.run_sync`.
+        """
+        if type(self).agenerate is BaseChatModel.agenerate:
+            raise NotImplementedError(f"{type(self).__name__} implements neither generate "
+                                      "nor agenerate")
+        from agentcli._sync import run_sync
+
+        return run_sync(self.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
+                                       **params))
 
     async def agenerate(
         self,
@@ -102,12 +111,12 @@ class BaseChatModel(ABC):
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """Async completion; the default runs :meth:`generate` in a worker thread."""
-        import asyncio  # lazily: listing tools must not pay for asyncio
+        """Async completion; for a model that implements only :meth:`generate`, that runs in
+        a daemon thread the run may abandon at its deadline."""
+        from agentcli._sync import in_thread
 
-        return await asyncio.to_thread(
-            self.generate, messages, stop=stop, tools=tools, on_token=on_token, **params
-        )
+        return await in_thread(lambda: self.generate(messages, stop=stop, tools=tools,
+                                                     on_token=on_token, **params))
 
     def stream(
         self,
@@ -117,11 +126,24 @@ class BaseChatModel(ABC):
         tools: Sequence[dict[str, Any]] | None = None,
         **params: Any,
     ) -> Iterator[ChatChunk]:
+        """Stream deltas (through the sync bridge over :meth:`astream`)."""
+        from agentcli._sync import iterate
+
+        return iterate(self.astream(messages, stop=stop, tools=tools, **params))
+
+    async def astream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: Sequence[str] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> AsyncIterator[ChatChunk]:
         """Stream deltas; the default yields the whole reply as one chunk."""
-        result = self.generate(messages, stop=stop, tools=tools, **params)
+        result = await self.agenerate(messages, stop=stop, tools=tools, **params)
         yield ChatChunk(text=result.text, finish_reason=result.finish_reason, usage=result.usage)
 
-    def close(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
+    def close(self) -> None:
         """Release pooled connections (no-op by default)."""
 
 

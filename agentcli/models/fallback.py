@@ -40,24 +40,6 @@ class FallbackChatModel(BaseChatModel):
                kind="fallback", failed=self.models[index].name, to=nxt.name,
                status=err.status)
 
-    def generate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
-        """Generate with the first model that succeeds."""
-        for i, model in enumerate(self.models):
-            try:
-                return model.generate(messages, stop=stop, tools=tools, on_token=on_token,
-                                      **params)
-            except ProviderError as err:
-                self._switch(i, err)
-        raise AssertionError("unreachable")  # pragma: no cover
-
     async def agenerate(
         self,
         messages: Sequence[Message],
@@ -67,7 +49,7 @@ class FallbackChatModel(BaseChatModel):
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """Async twin of :meth:`generate`."""
+        """Generate with the first model that succeeds."""
         for i, model in enumerate(self.models):
             try:
                 return await model.agenerate(messages, stop=stop, tools=tools,

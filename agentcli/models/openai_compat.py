@@ -1,5 +1,7 @@
-"""OpenAI-compatible chat completions over httpx: sync, async, SSE streaming, retries.
+"""OpenAI-compatible chat completions over httpx: async, SSE streaming, one retry loop.
 
+One exchange (:meth:`OpenAICompatModel._exchange`) sends a request and retries it; plain and
+streamed replies share it. Sync callers reach it through the model base class's one bridge.
 Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) built in
 :meth:`OpenAICompatModel._error`, which scrubs the API key from the message.
 """
@@ -11,6 +13,7 @@ import contextlib
 import email.utils
 import json
 import random
+import socket
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -19,7 +22,6 @@ from typing import Any
 import httpx
 
 from agentcli import deadline as run_deadline
-from agentcli.deadline import socket_watchdog as _watchdog
 from agentcli.errors import DeadlineExceeded, ModelOutputError, ProviderError
 from agentcli.models.base import (
     BaseChatModel,
@@ -29,7 +31,7 @@ from agentcli.models.base import (
     cut_at_stop,
     report,
 )
-from agentcli.models.http_pool import TimedClient, finish_body, loop_client, shared_client
+from agentcli.models.http_pool import TimedClient, finish_body, loop_client
 from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
@@ -40,8 +42,7 @@ from agentcli.models.structured import (
 from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 
-# Sleeping goes through these names so tests can patch them and run fast.
-_sleep: Callable[[float], None] = time.sleep
+# Sleeping goes through this name so tests can patch it and run fast.
 _asleep: Callable[[float], Any] = asyncio.sleep
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -105,14 +106,17 @@ def _server_message(body: str) -> str:
 
 
 def _connect_reason(err: Exception) -> str:
-    """A short human reason for a connection failure."""
-    text = str(err).lower()
+    """A short human reason for a connection failure (its cause may be a few links down)."""
     if isinstance(err, httpx.ConnectTimeout):
         return "connect timed out"
-    if "refused" in text:
-        return "connection refused"
-    if "name or service" in text or "nodename" in text or "getaddrinfo" in text:
-        return "host not found"
+    link: BaseException | None = err
+    while link is not None:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror) or any(
+                w in str(link).lower() for w in ("name or service", "nodename", "getaddrinfo")):
+            return "host not found"
+        link = link.__cause__ or link.__context__
     return str(err) or type(err).__name__
 
 
@@ -165,7 +169,8 @@ class OpenAICompatModel(BaseChatModel):
         # Keys and custom header values (often tokens) never reach an error, log or trace.
         remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
                                     if is_secret_name(k))])
-        self._client = client
+        if async_client is None and client is not None:  # a test's MockTransport serves both
+            async_client = httpx.AsyncClient(transport=client._transport)  # type: ignore[arg-type]
         self._async_client = async_client
         self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
         # Local servers (llama.cpp, Ollama, LM Studio, vLLM on this machine) serve one request
@@ -184,7 +189,7 @@ class OpenAICompatModel(BaseChatModel):
 
     # -- public API -------------------------------------------------------------------------
 
-    def generate(
+    async def agenerate(
         self,
         messages: Sequence[Message],
         *,
@@ -200,61 +205,35 @@ class OpenAICompatModel(BaseChatModel):
         constrained = self._sends_schema(params)
         if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
             # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
-            result = self.generate(messages, stop=stop, tools=tools, **params)
-            if result.text:
-                on_token(result.text)
-            return result
-        if on_token is None and self.local and stop and not constrained:
-            # Stream so a stop string the server ignores ends the request right there (a
-            # constrained reply needs no such guard: the schema ends it).
-            return self._collect(self.stream(messages, stop=stop, tools=tools, **params))
-        try:
-            return self._generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
-        except ProviderError as err:
-            self._drop_schema_or_raise(err, params)
-        return self._generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
-
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
-        """Async twin of :meth:`generate`."""
-        constrained = self._sends_schema(params)
-        if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
             result = await self.agenerate(messages, stop=stop, tools=tools, **params)
             if result.text:
                 on_token(result.text)
             return result
         if on_token is None and self.local and stop and not constrained:
-            on_token = _ignore_token  # streaming lets a stop string end the request
-        try:
-            return await self._agenerate(messages, stop=stop, tools=tools, on_token=on_token,
-                                         **params)
-        except ProviderError as err:
-            self._drop_schema_or_raise(err, params)
-        return await self._agenerate(messages, stop=stop, tools=tools, on_token=on_token,
-                                     **params)
-
-    def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        **params: Any,
-    ) -> Iterator[ChatChunk]:
-        """Stream deltas over SSE; no text past a stop string is ever yielded."""
-        try:
-            yield from self._stream(messages, stop=stop, tools=tools, **params)
-            return
-        except ProviderError as err:  # a refused schema fails before any chunk
-            self._drop_schema_or_raise(err, params)
-        yield from self._stream(messages, stop=stop, tools=tools, **params)
+            on_token = _ignore_token  # streaming lets a stop string the server ignores end it
+        for attempt in range(2):
+            try:
+                if on_token is None:
+                    payload = self._payload(messages, stop, tools, params, stream=False)
+                    async with contextlib.aclosing(self._exchange(payload, stop)) as replies:
+                        async for reply in replies:
+                            assert isinstance(reply, ChatResult)
+                            return reply
+                    raise AssertionError("unreachable")  # pragma: no cover
+                chunks: list[ChatChunk] = []
+                async with contextlib.aclosing(
+                    self.astream(messages, stop=stop, tools=tools, **params)
+                ) as stream:
+                    async for chunk in stream:
+                        if chunk.text:
+                            on_token(chunk.text)
+                        chunks.append(chunk)
+                return self._collect(chunks)
+            except ProviderError as err:
+                if attempt:
+                    raise
+                self._drop_schema_or_raise(err, params)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def astream(
         self,
@@ -264,16 +243,16 @@ class OpenAICompatModel(BaseChatModel):
         tools: Sequence[dict[str, Any]] | None = None,
         **params: Any,
     ) -> AsyncGenerator[ChatChunk, None]:
-        """Async twin of :meth:`stream`."""
+        """Stream deltas over SSE; no text past a stop string is ever yielded."""
         for attempt in range(2):
             try:
-                async with contextlib.aclosing(
-                    self._astream(messages, stop=stop, tools=tools, **params)
-                ) as chunks:
+                payload = self._payload(messages, stop, tools, params, stream=True)
+                async with contextlib.aclosing(self._exchange(payload, stop)) as chunks:
                     async for chunk in chunks:
+                        assert isinstance(chunk, ChatChunk)
                         yield chunk
                 return
-            except ProviderError as err:
+            except ProviderError as err:  # a refused schema fails before any chunk
                 if attempt:
                     raise
                 self._drop_schema_or_raise(err, params)
@@ -298,135 +277,16 @@ class OpenAICompatModel(BaseChatModel):
         report(f"{self.provider} at {self.base_url} refused the JSON Schema for actions "
                f"({err.status}); continuing without structured actions", kind="notice")
 
-    def _generate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
-        if on_token is not None:
-            chunks = self.stream(messages, stop=stop, tools=tools, **params)
-            return self._collect(_tap(chunks, on_token))
-        payload = self._payload(messages, stop, tools, params, stream=False)
-        client = self._client or shared_client(self.timeout, self.base_url)
-        for attempt in range(self.max_retries + 1):
-            limit = self._attempt_limit()
-            try:
-                try:
-                    request = client.build_request("POST", self.url, json=payload,
-                                                   headers=self._headers,
-                                                   timeout=self._timeout_until(limit))
-                    resp = client.send(request, stream=True)
-                    try:
-                        with _watchdog(resp, limit.at):
-                            resp.read()
-                    finally:
-                        resp.close()
-                except httpx.TransportError as err:
-                    self._check_overdue(limit)
-                    raise self._transport_failure(err) from err
-                return self._parse_response(resp.status_code, resp.reason_phrase,
-                                            resp.headers, resp.text, stop)
-            except _Failure as failure:
-                self._give_up_unless_retryable(failure, attempt)
-                _sleep(self._retry_delay(attempt, failure))
-        raise AssertionError("unreachable")  # pragma: no cover
+    async def _exchange(
+        self, payload: dict[str, Any], stop: Sequence[str] | None
+    ) -> AsyncGenerator[ChatResult | ChatChunk, None]:
+        """Send ``payload``, retrying what may succeed next time; the one retry loop.
 
-    async def _agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
-        """Async completion over ``httpx.AsyncClient``; streams when ``on_token`` is given."""
-        if on_token is not None:
-            chunks: list[ChatChunk] = []
-            async with contextlib.aclosing(
-                self.astream(messages, stop=stop, tools=tools, **params)
-            ) as stream:
-                async for chunk in stream:
-                    if chunk.text:
-                        on_token(chunk.text)
-                    chunks.append(chunk)
-            return self._collect(chunks)
-        payload = self._payload(messages, stop, tools, params, stream=False)
-        async with self._aclient() as client:
-            for attempt in range(self.max_retries + 1):
-                limit = self._attempt_limit()
-                try:
-                    try:
-                        async with asyncio.timeout_at(limit.at):
-                            resp = await client.post(self.url, json=payload,
-                                                     headers=self._headers,
-                                                     timeout=self._timeout_until(limit))
-                    except TimeoutError:
-                        raise self._overdue(limit) from None
-                    except httpx.TransportError as err:
-                        self._check_overdue(limit)
-                        raise self._transport_failure(err) from err
-                    return self._parse_response(resp.status_code, resp.reason_phrase,
-                                                resp.headers, resp.text, stop)
-                except _Failure as failure:
-                    self._give_up_unless_retryable(failure, attempt)
-                    await _asleep(self._retry_delay(attempt, failure))
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        **params: Any,
-    ) -> Iterator[ChatChunk]:
-        payload = self._payload(messages, stop, tools, params, stream=True)
-        client = self._client or shared_client(self.timeout, self.base_url)
-        for attempt in range(self.max_retries + 1):
-            emitted = False
-            limit = self._attempt_limit()
-            try:
-                try:
-                    with client.stream(
-                        "POST", self.url, json=payload, headers=self._headers,
-                        timeout=self._timeout_until(limit),
-                    ) as resp, _watchdog(resp, limit.at):
-                        if resp.status_code >= 400:
-                            resp.read()
-                            self._raise_status(resp.status_code, resp.reason_phrase,
-                                               resp.headers, resp.text)
-                        events = _SSEState(self, stop)
-                        for line in resp.iter_lines():
-                            self._check_overdue(limit)  # an endless stream ends here
-                            for chunk in events.feed(line):
-                                emitted = True
-                                yield chunk
-                            if events.finished:
-                                break
-                        yield from events.end(emitted)
-                        return
-                except httpx.TransportError as err:
-                    self._check_overdue(limit)
-                    raise self._transport_failure(err, emitted=emitted) from err
-            except _Failure as failure:
-                self._check_overdue(limit)  # a stream cut by the watchdog ends short
-                self._give_up_unless_retryable(failure, attempt, emitted=emitted)
-                _sleep(self._retry_delay(attempt, failure))
-
-    async def _astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        **params: Any,
-    ) -> AsyncGenerator[ChatChunk, None]:
-        payload = self._payload(messages, stop, tools, params, stream=True)
+        Yields the reply (a plain request) or its chunks (``stream`` in the payload). Each
+        attempt is bounded by the event loop's own timeout at its deadline (the run's or
+        ``request_timeout``); a stream that already yielded is never resent.
+        """
+        streaming = bool(payload.get("stream"))
         async with self._aclient() as client:
             for attempt in range(self.max_retries + 1):
                 emitted = False
@@ -439,11 +299,15 @@ class OpenAICompatModel(BaseChatModel):
                                     "POST", self.url, json=payload, headers=self._headers,
                                     timeout=self._timeout_until(limit),
                                 ))
-                                if resp.status_code >= 400:
+                                if resp.status_code >= 400 or not streaming:
                                     await resp.aread()
                             if resp.status_code >= 400:
                                 self._raise_status(resp.status_code, resp.reason_phrase,
                                                    resp.headers, resp.text)
+                            if not streaming:
+                                yield self._parse_response(resp.status_code, resp.reason_phrase,
+                                                           resp.headers, resp.text, stop)
+                                return
                             events = _SSEState(self, stop)
                             lines = resp.aiter_lines()  # closed with the response
                             while True:
@@ -577,9 +441,11 @@ class OpenAICompatModel(BaseChatModel):
                         output_error=True)
 
     def _transport_failure(self, err: httpx.TransportError, *, emitted: bool = False) -> _Failure:
+        reason = ""
         if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
+            reason = _connect_reason(err)
             message = (f"cannot reach {self.provider} at {self.base_url} "
-                       f"({_connect_reason(err)}); is the server running?")
+                       f"({reason}); is the server running?")
         elif isinstance(err, httpx.ReadTimeout):
             message = (f"{self.provider} at {self.base_url} sent nothing for "
                        f"{self.timeout.read:g}s (read timeout)")
@@ -595,7 +461,8 @@ class OpenAICompatModel(BaseChatModel):
             err,
             httpx.ConnectError | httpx.ConnectTimeout | httpx.ReadTimeout
             | httpx.RemoteProtocolError | httpx.ReadError,
-        ) and not (self.local and isinstance(err, httpx.ReadTimeout))
+        ) and not (self.local and isinstance(err, httpx.ReadTimeout)) and (
+            reason != "host not found")  # a name that does not resolve will not next time
         return _Failure(message, retryable=retryable)
 
     def _give_up_unless_retryable(
@@ -772,13 +639,6 @@ class _SSEState:
 
 def _ignore_token(_: str) -> None:
     """A token sink that keeps nothing (the chunks are collected anyway)."""
-
-
-def _tap(chunks: Iterator[ChatChunk], on_token: TokenSink) -> Iterator[ChatChunk]:
-    for chunk in chunks:
-        if chunk.text:
-            on_token(chunk.text)
-        yield chunk
 
 
 def _content_text(content: Any) -> str | None:

@@ -127,7 +127,7 @@ class ReplayChatModel(BaseChatModel):
         self._lock = threading.Lock()
         self.calls = 0
 
-    def generate(
+    async def agenerate(
         self,
         messages: Sequence[Message],
         *,
@@ -173,7 +173,7 @@ class RecordingChatModel(BaseChatModel):
             "version": CASSETTE_VERSION, "model": inner.name, "interactions": []
         }
 
-    def generate(
+    async def agenerate(
         self,
         messages: Sequence[Message],
         *,
@@ -183,7 +183,8 @@ class RecordingChatModel(BaseChatModel):
         **params: Any,
     ) -> ChatResult:
         """Call the wrapped model and record the pair."""
-        result = self.inner.generate(messages, stop=stop, tools=tools, on_token=on_token, **params)
+        result = await self.inner.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
+                                            **params)
         with self._lock:
             # A cassette is a file people share: secrets are redacted before it is written.
             self._data["interactions"].append(

@@ -314,7 +314,10 @@ def test_a_500_naming_response_format_drops_the_field_without_retrying() -> None
 def test_a_500_that_names_no_field_is_still_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     from agentcli.models import openai_compat
 
-    monkeypatch.setattr(openai_compat, "_sleep", lambda _s: None)
+    async def no_wait(_s: float) -> None:
+        return None
+
+    monkeypatch.setattr(openai_compat, "_asleep", no_wait)
     bodies: list[dict[str, Any]] = []
 
     def flaky(request: httpx.Request) -> httpx.Response:
