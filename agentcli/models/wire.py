@@ -1,0 +1,231 @@
+"""The OpenAI chat-completions wire format: reading replies and SSE streams defensively.
+
+Anything a server sends that is not what the format promises becomes a :class:`Failure`
+(retryable or not); the model class turns a final one into the user-facing error.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentcli.models.base import StopStream, cut_at_stop
+from agentcli.schema import ChatChunk, ChatResult, ToolCall, Usage
+
+_NOT_JSON = object()
+
+
+@dataclass
+class Failure(Exception):
+    """One failed attempt: what to tell the user and whether trying again may help."""
+
+    message: str
+    status: int | None = None
+    retryable: bool = False
+    retry_after: float | None = None
+    output_error: bool = False
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def server_message(body: str) -> str:
+    """The server's own error text: JSON ``error.message`` or the start of the body."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if isinstance(err, str) and err:
+            return err
+        if data.get("message"):
+            return str(data["message"])
+    text = " ".join(body.split())
+    return text[:200] if text else "(empty body)"
+
+
+def bad_output(provider: str, what: str) -> Failure:
+    """A 200 reply that breaks the format (never retried as is)."""
+    return Failure(f"{provider} answered 200 with {what}", status=200, output_error=True)
+
+
+def parse_response(provider: str, model: str, status: int, body: str,
+               stop: Sequence[str] | None) -> ChatResult:
+    """A whole (non-streamed) chat-completions reply, read defensively."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise bad_output(provider, f"a body that is not JSON: {body[:200]!r}") from None
+    if not isinstance(data, dict):
+        raise bad_output(provider, f"a JSON {type(data).__name__} instead of an object")
+    choices = data.get("choices")
+    if not choices or not isinstance(choices, list):
+        if data.get("error"):
+            raise Failure(f"{provider} returned an error: {server_message(body)}",
+                           status=status)
+        raise bad_output(provider, "no choices (empty 'choices' list)")
+    choice = choices[0] if isinstance(choices[0], dict) else {}
+    message = choice.get("message") or {}
+    if not isinstance(message, dict):
+        raise bad_output(provider, f"a 'message' that is a {type(message).__name__}, "
+                               "not an object")
+    content = content_text(message.get("content"))
+    if content is None:
+        raise bad_output(provider, "a 'content' that is neither text nor a list of text parts")
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list) or not all(isinstance(c, dict) for c in raw_calls):
+        raise bad_output(provider, "'tool_calls' that are not a list of objects")
+    text, cut = cut_at_stop(content, stop)
+    calls = tuple(tool_call(raw, i) for i, raw in enumerate(raw_calls))
+    finish = "stop" if cut else choice.get("finish_reason")
+    return ChatResult(text, calls, finish, usage_of(data.get("usage")),
+                      str(data.get("model") or model))
+
+
+class SSEState:
+    """Turns SSE lines into chunks for one attempt, applying stop strings to the text."""
+
+    def __init__(self, provider: str, base_url: str, stop: Sequence[str] | None) -> None:
+        self.provider = provider
+        self.base_url = base_url
+        self.stopper = StopStream(stop)
+        self.finished = False  # [DONE] seen, or a stop string cut the text
+        self.finish_reason: str | None = None
+        self.saw_choice = False
+
+    def feed(self, line: str) -> list[ChatChunk]:
+        """Chunks carried by one SSE line (none for comments, blank lines and events)."""
+        if not line.startswith("data:"):
+            return []
+        data = line[5:].strip()
+        if data == "[DONE]":
+            self.finished = True
+            return []
+        try:
+            event = json.loads(data)
+        except ValueError:
+            event = _NOT_JSON
+        if event is _NOT_JSON:
+            raise bad_output(self.provider, f"a stream event that is not JSON: {data[:200]!r}")
+        if not isinstance(event, dict):
+            return []
+        if event.get("error"):
+            raise Failure(f"{self.provider} sent an error in the stream: "
+                           f"{server_message(data)}")
+        out: list[ChatChunk] = []
+        choices = event.get("choices") or []
+        if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+            raise bad_output(self.provider, "a stream event whose 'choices' are not objects")
+        for choice in choices:
+            self.saw_choice = True
+            out.extend(self._choice_chunks(choice))
+        if event.get("usage"):
+            out.append(ChatChunk(usage=usage_of(event["usage"])))
+        return out
+
+    def _choice_chunks(self, choice: dict[str, Any]) -> Iterator[ChatChunk]:
+        delta = choice.get("delta") or {}
+        if not isinstance(delta, dict):
+            raise bad_output(self.provider, f"a stream 'delta' that is a {type(delta).__name__}")
+        content = content_text(delta.get("content"))
+        if content is None:
+            raise bad_output(self.provider, "a stream 'content' that is not text")
+        if content and not self.stopper.stopped:
+            safe = self.stopper.feed(content)
+            if safe:
+                yield ChatChunk(text=safe)
+            if self.stopper.stopped:
+                # Stop reading: the server ignored ``stop`` and what follows is not wanted.
+                self.finished = True
+                self.finish_reason = "stop"
+                yield ChatChunk(finish_reason="stop")
+                return
+        raw_calls = delta.get("tool_calls") or []
+        if not isinstance(raw_calls, list) or not all(
+                isinstance(c, dict) and isinstance(c.get("function") or {}, dict)
+                for c in raw_calls):
+            raise bad_output(self.provider, "stream 'tool_calls' that are not a list of objects")
+        for raw in raw_calls:
+            fn = raw.get("function") or {}
+            args = fn.get("arguments") or ""
+            yield ChatChunk(
+                tool_call_index=raw.get("index"),
+                tool_call_id=raw.get("id") or None,
+                tool_call_name=fn.get("name") or None,
+                tool_call_arguments=args if isinstance(args, str) else json.dumps(args),
+            )
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+            yield ChatChunk(finish_reason=choice["finish_reason"])
+
+    def end(self, emitted: bool) -> list[ChatChunk]:
+        """Held-back text at the end, or a failure when the stream stopped short."""
+        if not self.finished and self.finish_reason is None:
+            where = "in the middle of the stream" if emitted else "before any content"
+            raise Failure(
+                f"{self.provider} at {self.base_url} ended the stream {where}",
+                retryable=True,
+            )
+        if not self.saw_choice:
+            raise bad_output(self.provider, "a stream that holds no choices")
+        rest = self.stopper.flush()
+        return [ChatChunk(text=rest)] if rest else []
+
+
+def content_text(content: Any) -> str | None:
+    """Message content as text: a string, or a list of ``{"type": "text", "text"}`` parts
+    (some servers); None when it is anything else."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(p, dict) for p in content):
+        return "".join(str(p.get("text") or "") for p in content)
+    return None
+
+
+def _count(value: Any) -> int:
+    """A token count; servers sometimes send numbers as strings, or junk we ignore."""
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def tool_call(raw: dict[str, Any], index: int) -> ToolCall:
+    fn = raw.get("function") or {}
+    if not isinstance(fn, dict):
+        fn = {}
+    args = fn.get("arguments")
+    if args is None:
+        args = ""
+    elif not isinstance(args, str):  # some servers (Ollama) send an object, not JSON text
+        args = json.dumps(args)
+    return ToolCall(id=str(raw.get("id") or f"call_{index}"), name=str(fn.get("name") or ""),
+                    arguments=args)
+
+
+def usage_of(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(_count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens")))
