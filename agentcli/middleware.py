@@ -118,7 +118,9 @@ class AgentMiddleware:
         def bridge(c: ToolCallRequest) -> ToolValue:
             return asyncio.run_coroutine_threadsafe(handler(c), loop).result()  # type: ignore[arg-type]
 
-        return await asyncio.to_thread(self.wrap_tool_call, call, bridge)
+        from agentcli._sync import in_thread
+
+        return await in_thread(lambda: self.wrap_tool_call(call, bridge))
 
 
 # ---------------------------------------------------------------------- the executor's rules
@@ -144,10 +146,6 @@ class ObservationCap(AgentMiddleware):
         if isinstance(value, ToolOutcome) and value.status != "denied":
             return value.with_text(truncate_middle(value.text, self.limit))  # keeps its status
         return value
-
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
-        """Cap the tool's text."""
-        return self._cap(handler(call))
 
     async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Cap the tool's text."""
@@ -208,16 +206,11 @@ class ApprovalGate(AgentMiddleware):
             call = replace(call, tool_input=verdict.tool_input)
         return call, None
 
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
-        """Ask the approver before a dangerous call."""
-        approved, denial = self._verdict(call)
-        return denial if approved is None else handler(approved)  # type: ignore[return-value]
-
     async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Ask the approver (in a thread: it may prompt) before a dangerous call."""
-        import asyncio
+        from agentcli._sync import in_thread
 
-        approved, denial = await asyncio.to_thread(self._verdict, call)
+        approved, denial = await in_thread(lambda: self._verdict(call))
         return denial if approved is None else await handler(approved)  # type: ignore[return-value]
 
 
@@ -261,10 +254,6 @@ class ToolCallLimit(AgentMiddleware):
     def _refusal(self, call: ToolCallRequest) -> ToolOutcome:
         return ToolOutcome(f"{call.tool.name} may be called at most {self.limit} time(s) in a "
                            "run; do not call it again. Use what you have.", "denied")
-
-    def wrap_tool_call(self, call: ToolCallRequest, handler: Handler) -> ToolValue:
-        """Run the call only while under the limit."""
-        return handler(call) if self._allowed(call) else self._refusal(call)
 
     async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Run the call only while under the limit."""
