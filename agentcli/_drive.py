@@ -129,7 +129,9 @@ def _started(call: ToolCallRequest) -> None:
 
 def _result(ex: AgentExecutor, run: Run, error: BaseException | None, done: Any) -> RunResult:
     if error is not None:
-        run.callbacks.on_chain_error(error)
+        from agentcli.events import RunError
+
+        run.emit(RunError(error))
         raise error
     return done  # type: ignore[no-any-return]
 

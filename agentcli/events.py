@@ -4,13 +4,15 @@ The executor emits each event once, in order, to its subscribers (callback handl
 :class:`agentcli.callbacks.manager.CallbackManager`, metrics, trace, the CLI renderers) and
 yields it from ``stream``/``astream``. ``kind`` tells the events apart::
 
-    model_start -> token* -> model_end | model_error     one model request
+    start                                                the run began (its inputs)
+    model_start -> token* -> model_end | model_error     one model request (parent: a tool
+                                                         call, for requests made inside one)
     action                                               the agent chose a tool
     tool_start -> observation | tool_error+observation   one tool call
     state_update                                         updates applied after a step
     parse_error                                          the reply could not be read
     notice                                               retry, fallback, cache hit, approval...
-    limit -> finish -> end                               how the run ended
+    limit -> finish -> end | error -> end                how the run ended
 
 Every event is a frozen dataclass; ``RunEvent`` is their union.
 """
@@ -33,6 +35,23 @@ from agentcli.schema import (
 )
 
 ToolInput = str | dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Start:
+    """The first event of every run: what it was asked."""
+
+    inputs: dict[str, Any]
+    run_id: str
+    kind: Literal["start"] = "start"
+
+
+@dataclass(frozen=True)
+class RunError:
+    """The run failed (a provider, config or our own error); it is raised after this."""
+
+    error: BaseException
+    kind: Literal["error"] = "error"
 
 
 @dataclass(frozen=True)
@@ -173,7 +192,7 @@ class End:
 
 
 RunEvent = (
-    ModelStart | ModelToken | ModelEnd | ModelError | ActionEvent | ToolStart | ToolError
+    Start | RunError | ModelStart | ModelToken | ModelEnd | ModelError | ActionEvent | ToolStart | ToolError
     | Observation | StateUpdate | ParseError | Notice | Limit | Finish | End
 )
 

@@ -41,6 +41,7 @@ from agentcli.events import (
     Observation,
     ParseError,
     RunEvent,
+    Start,
     StateUpdate,
 )
 from agentcli.history import closing, without_steps
@@ -255,13 +256,13 @@ class AgentExecutor:
             values["messages"] = [*values.get("messages", []), user(str(values["input"]))]
         values.setdefault("messages", [])
         manager = ensure_manager([*self.callbacks, *(callbacks or ())])
-        manager.on_chain_start(data)
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
         run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
                   prices=self.prices)
         info.emit = run.emit
+        run.emit(Start(data, manager.run_id))
         return run
 
     # ------------------------------------------------------------------ the loop (once)

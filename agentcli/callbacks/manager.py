@@ -88,6 +88,10 @@ def _legacy(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | No
 
     nested = {"parent_run_id": event.parent} if isinstance(
         event, ev.ModelStart | ev.ModelEnd | ev.ModelError) and event.parent else {}
+    if isinstance(event, ev.Start):
+        return "on_chain_start", (event.inputs,), {}
+    if isinstance(event, ev.RunError):
+        return "on_chain_error", (event.error,), {}
     if isinstance(event, ev.ModelStart):
         return "on_llm_start", (list(event.request.messages),), {"model": event.model, **nested}
     if isinstance(event, ev.ModelToken):

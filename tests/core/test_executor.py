@@ -277,7 +277,7 @@ def test_keyboard_interrupt_keeps_steps() -> None:
 def test_stream_yields_events_in_order() -> None:
     agent = ScriptedAgent([act(tool_input="1"), finish("ok")], [echo()])
     kinds = [e.kind for e in AgentExecutor(agent, llm=silent_model()).stream("q")]
-    assert kinds == ["model_start", "model_end", "action", "tool_start", "observation",
+    assert kinds == ["start", "model_start", "model_end", "action", "tool_start", "observation",
                      "model_start", "model_end", "finish", "end"]
 
 
