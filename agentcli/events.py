@@ -192,8 +192,8 @@ class End:
 
 
 RunEvent = (
-    Start | RunError | ModelStart | ModelToken | ModelEnd | ModelError | ActionEvent | ToolStart | ToolError
-    | Observation | StateUpdate | ParseError | Notice | Limit | Finish | End
+    Start | RunError | ModelStart | ModelToken | ModelEnd | ModelError | ActionEvent | ToolStart
+    | ToolError | Observation | StateUpdate | ParseError | Notice | Limit | Finish | End
 )
 
 

@@ -17,50 +17,8 @@ from typing import Any
 
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentFinish
-
-
-def _json_type(hint: Any) -> dict[str, Any]:
-    """A JSON Schema fragment for a Python type hint (nested dataclasses included)."""
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin is typing.Annotated:
-        return _json_type(args[0])
-    if origin in (list, tuple, set, frozenset):
-        return {"type": "array", "items": _json_type(args[0])} if args else {"type": "array"}
-    if origin is dict:
-        return {"type": "object"}
-    if origin is typing.Literal:
-        return {"enum": list(args)}
-    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
-        members = [a for a in args if a is not type(None)]
-        inner = _json_type(members[0]) if len(members) == 1 else {}
-        return {"anyOf": [inner, {"type": "null"}]} if type(None) in args else inner
-    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or _is_typeddict(hint)):
-        return schema_of(hint)
-    simple = {str: "string", int: "integer", float: "number", bool: "boolean",
-              list: "array", dict: "object"}
-    return {"type": simple[hint]} if hint in simple else {}
-
-
-def _is_typeddict(cls: type) -> bool:
-    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__required_keys__")
-
-
-def schema_of(cls: type) -> dict[str, Any]:
-    """The JSON Schema of a dataclass or TypedDict: its fields, required where no default."""
-    hints = typing.get_type_hints(cls)
-    if dataclasses.is_dataclass(cls):
-        missing = dataclasses.MISSING
-        required = [f.name for f in dataclasses.fields(cls)
-                    if f.default is missing and f.default_factory is missing]
-    else:
-        required = sorted(getattr(cls, "__required_keys__", ()))
-    return {
-        "type": "object",
-        "properties": {name: _json_type(hint) for name, hint in hints.items()},
-        "required": required,
-        "additionalProperties": False,
-    }
+from agentcli.type_schema import is_typeddict as _is_typeddict
+from agentcli.type_schema import schema_of
 
 
 @dataclass(frozen=True)

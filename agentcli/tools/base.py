@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import json
 import re
-import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -13,16 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolInputError
 from agentcli.tools.inject import Injection, fill, injections
+from agentcli.type_schema import json_type
 
 if TYPE_CHECKING:
     from agentcli.state import Command
 
 ToolInput = str | dict[str, Any]
-
-_JSON_TYPES: dict[Any, str] = {
-    str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object",
-}
-
 
 @dataclass(frozen=True)
 class ToolNeeds:
@@ -218,17 +213,6 @@ def _coerce(tool: str, key: str, value: Any, prop: dict[str, Any]) -> Any:
     return value
 
 
-def _json_type(annotation: Any) -> dict[str, Any]:
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return _json_type(args[0]) if len(args) == 1 else {}
-    if origin is typing.Literal:
-        return {"enum": list(typing.get_args(annotation))}
-    base = origin or annotation
-    return {"type": _JSON_TYPES[base]} if base in _JSON_TYPES else {}
-
-
 def _docstring_args(doc: str) -> dict[str, str]:
     """Parse a Google-style ``Args:`` section into {name: description}."""
     out: dict[str, str] = {}
@@ -254,7 +238,7 @@ def schema_from_function(func: Callable[..., Any]) -> dict[str, Any]:
     for name, param in inspect.signature(func).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name in hidden:
             continue
-        prop = _json_type(hints.get(name, str))
+        prop = dict(json_type(hints.get(name, str), nullable=False))
         if name in arg_docs:
             prop["description"] = arg_docs[name]
         if param.default is inspect.Parameter.empty:

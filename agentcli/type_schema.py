@@ -1,0 +1,58 @@
+"""The one converter from Python type hints to JSON Schema (tool arguments, structured
+answers, state fields)."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+
+def json_type(hint: Any, *, nullable: bool = True) -> dict[str, Any]:
+    """A JSON Schema fragment for a Python type hint (nested dataclasses included).
+
+    ``nullable=False`` reads ``X | None`` as ``X`` (a tool argument that may be left out).
+    """
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is typing.Annotated:
+        return json_type(args[0], nullable=nullable)
+    if origin in (list, tuple, set, frozenset):
+        return {"type": "array", "items": json_type(args[0])} if args else {"type": "array"}
+    if origin is dict:
+        return {"type": "object"}
+    if origin is typing.Literal:
+        return {"enum": list(args)}
+    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+        members = [a for a in args if a is not type(None)]
+        inner = json_type(members[0], nullable=nullable) if len(members) == 1 else {}
+        if nullable and type(None) in args:
+            return {"anyOf": [inner, {"type": "null"}]}
+        return inner
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or is_typeddict(hint)):
+        return schema_of(hint)
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean",
+              list: "array", dict: "object"}
+    return {"type": simple[hint]} if hint in simple else {}
+
+
+def is_typeddict(cls: type) -> bool:
+    """Whether ``cls`` is a TypedDict class."""
+    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__required_keys__")
+
+
+def schema_of(cls: type) -> dict[str, Any]:
+    """The JSON Schema of a dataclass or TypedDict: its fields, required where no default."""
+    hints = typing.get_type_hints(cls)
+    if dataclasses.is_dataclass(cls):
+        missing = dataclasses.MISSING
+        required = [f.name for f in dataclasses.fields(cls)
+                    if f.default is missing and f.default_factory is missing]
+    else:
+        required = sorted(getattr(cls, "__required_keys__", ()))
+    return {
+        "type": "object",
+        "properties": {name: json_type(hint) for name, hint in hints.items()},
+        "required": required,
+        "additionalProperties": False,
+    }
