@@ -67,7 +67,7 @@ def create_agent(
     **executor_options: Any,
 ) -> CompiledAgent:
     """An agent over ``model`` and ``tools`` (functions become tools) with typed state."""
-    from agentcli.agents import agent_class, build_agent
+    from agentcli.agents import agent_class, initialize_agent
     from agentcli.models.media import reads_media
     from agentcli.structured import ResponseFormat
     from agentcli.tools.base import tool as as_tool
@@ -82,9 +82,8 @@ def create_agent(
         agent_kwargs["system_prompt" if native else "system_extra"] = system_prompt
     if native:  # tools' images reach a vision model
         agent_kwargs["tool_media"] = reads_media(model.name)
-    agent = build_agent(agent_type, built, model, **agent_kwargs)
     executor_options.setdefault("handle_parsing_errors", True)
     executor_options.setdefault("return_intermediate_steps", True)
-    executor = AgentExecutor(agent, built, llm=model, state_schema=state_schema,
-                             response_format=fmt, middleware=middleware, **executor_options)
-    return CompiledAgent(executor)
+    return CompiledAgent(initialize_agent(  # the one factory, as the CLI's runtime uses too
+        built, model, agent_type, agent_kwargs=agent_kwargs, state_schema=state_schema,
+        response_format=fmt, middleware=middleware, **executor_options))
