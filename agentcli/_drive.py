@@ -46,14 +46,11 @@ T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------- shared pieces
-def _model_kwargs(ex: AgentExecutor, run: Run, effect: CallModel) -> dict[str, Any]:
-    req = effect.request
-    kwargs: dict[str, Any] = {"stop": list(req.stop) or None, "tools": list(req.tools) or None}
+def _token_sink(ex: AgentExecutor, run: Run, effect: CallModel) -> Any:
+    """Where the reply's tokens go: the run's events, when the agent's tokens are shown."""
     if ex.stream_tokens and effect.agent:
-        kwargs["on_token"] = lambda text: run.emit(ModelToken(text))
-    if req.response_format is not None:  # the provider picks its mechanism for the schema
-        kwargs["response_schema"] = req.response_format
-    return kwargs
+        return lambda text: run.emit(ModelToken(text))
+    return None
 
 
 def _model_started(run: Run, llm: Any, effect: CallModel) -> float:
@@ -170,10 +167,10 @@ async def _within(run: Run, coro: Any) -> Any:
 
 async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
     llm = _need_model(ex, effect)
-    kwargs = _model_kwargs(ex, run, effect)
+    sink = _token_sink(ex, run, effect)
     started = _model_started(run, llm, effect)
     with _reported(ex, run, llm), notifying(run.emit):
-        result = await _within(run, llm.agenerate(list(effect.request.messages), **kwargs))
+        result = await _within(run, llm.arequest(effect.request, sink))
     return result if result is EXPIRED else _model_done(run, llm, result, started)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel, TokenSink, report
 from agentcli.redact import redact_data
-from agentcli.schema import ChatResult, Message, ToolCall, Usage
+from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -117,22 +117,14 @@ class CachedChatModel(BaseChatModel):
                              "VALUES (?, ?, ?, ?)", (key, self.name, blob, time.time()))
             self._db.commit()
 
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """A cached reply, or the inner model's (then stored)."""
-        key = self._key(messages, stop, tools, params)
+        key = self._key(request.messages, request.stop, request.tools, request.params())
         hit = self._hit(key, on_token)
         if hit is not None:
             return hit
-        result = await self.inner.agenerate(messages, stop=stop, tools=tools,
-                                            on_token=on_token, **params)
+        result = await self.inner.arequest(request, on_token)
         self._put(key, result)
         return result
 

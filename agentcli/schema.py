@@ -217,12 +217,26 @@ Decision = AgentFinish | AgentAction | list[AgentAction]
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """What an agent asks of the model for one step; the executor sends it."""
+    """One model request: what every model call takes (the executor's, a tool's, a summary's)."""
 
     messages: tuple[Message, ...]
     stop: tuple[str, ...] = ()
     tools: tuple[dict[str, Any], ...] = ()
     response_format: dict[str, Any] | None = None  # a JSON Schema the reply must match
+    options: dict[str, Any] = field(default_factory=dict)  # more body fields (max_tokens...)
+
+    @classmethod
+    def of(cls, messages: Sequence[Message], stop: Sequence[str] | None = None,
+           tools: Sequence[dict[str, Any]] | None = None, **params: Any) -> ChatRequest:
+        """A request from ``generate``-style arguments (``response_schema`` among them)."""
+        schema = params.pop("response_schema", None)
+        return cls(tuple(messages), tuple(stop or ()), tuple(tools or ()), schema, params)
+
+    def params(self) -> dict[str, Any]:
+        """The extra fields as ``generate``-style keywords (``response_schema`` included)."""
+        if self.response_format is None:
+            return dict(self.options)
+        return {**self.options, "response_schema": self.response_format}
 
 
 @dataclass(frozen=True)

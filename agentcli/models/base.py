@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
-from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
+from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
 
 TokenSink = Callable[[str], None]
 
@@ -75,10 +75,32 @@ class BaseChatModel:
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        for method, wrap in (("generate", _observed), ("agenerate", _aobserved)):
+        for method, wrap in (("generate", _observed), ("agenerate", _aobserved),
+                             ("arequest", _arequest_observed)):
             fn = cls.__dict__.get(method)
             if fn is not None and not getattr(fn, "_observed", False):
                 setattr(cls, method, wrap(fn))
+
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
+        """The one model call: a :class:`ChatRequest` in, a :class:`ChatResult` out; streamed
+        text goes to ``on_token``. Providers implement this; retries, fallback, the cache and
+        recording wrap it. A model written the older way (overriding ``generate`` or
+        ``agenerate``, as LangChain-style code does) is served through its own method."""
+        kw = request.params()
+        messages = list(request.messages)
+        if _overrides(self, "agenerate"):
+            return await self.agenerate(messages, stop=list(request.stop) or None,
+                                        tools=list(request.tools) or None, on_token=on_token,
+                                        **kw)
+        if not _overrides(self, "generate"):
+            raise NotImplementedError(f"{type(self).__name__} implements no model call; "
+                                      "override arequest (or generate)")
+        from agentcli._sync import in_thread
+
+        return await in_thread(lambda: self.generate(
+            messages, stop=list(request.stop) or None, tools=list(request.tools) or None,
+            on_token=on_token, **kw))
 
     def generate(
         self,
@@ -89,14 +111,8 @@ class BaseChatModel:
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """One completion. Stop strings are applied client-side too; tokens go to ``on_token``.
-
-        A model implements this or :meth:`agenerate` (the other follows): an async provider
-        is reached from sync code through the one bridge, :func:`agentcli._sync.run_sync`.
-        """
-        if type(self).agenerate is BaseChatModel.agenerate:
-            raise NotImplementedError(f"{type(self).__name__} implements neither generate "
-                                      "nor agenerate")
+        """:meth:`arequest` for sync callers, with ``generate``-style arguments (through the
+        one bridge, :func:`agentcli._sync.run_sync`)."""
         from agentcli._sync import run_sync
 
         return run_sync(self.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
@@ -111,12 +127,8 @@ class BaseChatModel:
         on_token: TokenSink | None = None,
         **params: Any,
     ) -> ChatResult:
-        """Async completion; for a model that implements only :meth:`generate`, that runs in
-        a daemon thread the run may abandon at its deadline."""
-        from agentcli._sync import in_thread
-
-        return await in_thread(lambda: self.generate(messages, stop=stop, tools=tools,
-                                                     on_token=on_token, **params))
+        """:meth:`arequest` with ``generate``-style arguments."""
+        return await self.arequest(ChatRequest.of(messages, stop, tools, **params), on_token)
 
     def stream(
         self,
@@ -197,6 +209,37 @@ def _aobserved(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     agenerate._observed = True  # type: ignore[attr-defined]
     return agenerate
+
+
+def _overrides(model: BaseChatModel, method: str) -> bool:
+    return getattr(type(model), method) is not getattr(BaseChatModel, method)
+
+
+def _arequest_observed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    import functools
+
+    @functools.wraps(fn)
+    async def arequest(self: BaseChatModel, request: ChatRequest,
+                       on_token: TokenSink | None = None) -> ChatResult:
+        from agentcli.events import restore_tool_scope, take_tool_scope
+
+        scope = take_tool_scope()
+        if scope is None:
+            return await fn(self, request, on_token)  # type: ignore[no-any-return]
+        try:
+            started = _observe_start(scope, self, request.messages, {
+                "stop": request.stop, "tools": request.tools})
+            try:
+                result = await fn(self, request, on_token)
+            except BaseException as err:
+                _observe_error(scope, self, err)
+                raise
+            return _observe_end(scope, self, result, started)
+        finally:
+            restore_tool_scope(scope)
+
+    arequest._observed = True  # type: ignore[attr-defined]
+    return arequest
 
 
 def _observe_start(scope: Any, model: BaseChatModel, messages: Sequence[Message],

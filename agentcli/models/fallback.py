@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import BaseChatModel, TokenSink, report
-from agentcli.schema import ChatResult, Message
+from agentcli.schema import ChatRequest, ChatResult
 
 # Statuses that say "fix your request or your key"; another model will not help.
 _FINAL_STATUSES = frozenset({400, 401, 403, 404, 422})
@@ -40,20 +39,12 @@ class FallbackChatModel(BaseChatModel):
                kind="fallback", failed=self.models[index].name, to=nxt.name,
                status=err.status)
 
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """Generate with the first model that succeeds."""
         for i, model in enumerate(self.models):
             try:
-                return await model.agenerate(messages, stop=stop, tools=tools,
-                                             on_token=on_token, **params)
+                return await model.arequest(request, on_token)
             except ProviderError as err:
                 self._switch(i, err)
         raise AssertionError("unreachable")  # pragma: no cover

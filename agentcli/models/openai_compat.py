@@ -40,7 +40,7 @@ from agentcli.models.wire import (
     server_message,
 )
 from agentcli.redact import is_secret_name, redact, remember
-from agentcli.schema import ChatChunk, ChatResult, Message
+from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message
 
 # Sleeping goes through this name so tests can patch it and run fast.
 _asleep: Callable[[float], Any] = asyncio.sleep
@@ -118,23 +118,18 @@ class OpenAICompatModel(Attempts, BaseChatModel):
 
     # -- public API -------------------------------------------------------------------------
 
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """One completion; streams over SSE and feeds ``on_token`` when it is given.
 
-        ``response_schema`` (a JSON Schema) constrains the reply where the server can.
+        ``response_format`` (a JSON Schema) constrains the reply where the server can.
         """
+        messages, stop, tools = request.messages, request.stop, request.tools
+        params = request.params()
         constrained = self._sends_schema(params)
         if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
             # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
-            result = await self.agenerate(messages, stop=stop, tools=tools, **params)
+            result = await self.arequest(request)
             if result.text:
                 on_token(result.text)
             return result

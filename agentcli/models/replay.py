@@ -14,7 +14,7 @@ from typing import Any
 from agentcli.errors import ConfigError, ReplayMissError
 from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
 from agentcli.redact import redact_data
-from agentcli.schema import ChatResult, Message, ToolCall, Usage
+from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
 
 CASSETTE_VERSION = 1
 
@@ -127,17 +127,11 @@ class ReplayChatModel(BaseChatModel):
         self._lock = threading.Lock()
         self.calls = 0
 
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """The recorded answer to this exact request."""
         # Cassettes hold redacted requests (see RecordingChatModel): compare like with like.
+        messages, stop, tools = request.messages, request.stop, request.tools
         key = request_key(redact_data(request_record(messages, stop, tools)))
         with self._lock:
             self.calls += 1
@@ -173,18 +167,11 @@ class RecordingChatModel(BaseChatModel):
             "version": CASSETTE_VERSION, "model": inner.name, "interactions": []
         }
 
-    async def agenerate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """Call the wrapped model and record the pair."""
-        result = await self.inner.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
-                                            **params)
+        result = await self.inner.arequest(request, on_token)
+        messages, stop, tools = request.messages, request.stop, request.tools
         with self._lock:
             # A cassette is a file people share: secrets are redacted before it is written.
             self._data["interactions"].append(
