@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
@@ -159,118 +162,77 @@ class BaseChatModel:
         """Release pooled connections (no-op by default)."""
 
 
-def _observed(fn: Callable[..., ChatResult]) -> Callable[..., ChatResult]:
-    import functools
+@contextmanager
+def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools: Any
+             ) -> Iterator[Callable[[ChatResult], ChatResult]]:
+    """Around one model call: inside a tool call, report it as the run's (start, end or
+    error events, usage and cost); yields what to pass the result through."""
+    from agentcli.events import (
+        ModelEnd,
+        ModelError,
+        ModelStart,
+        restore_tool_scope,
+        take_tool_scope,
+    )
 
+    scope = take_tool_scope()  # nested wrappers (cache, fallback...) are the same request
+    if scope is None:
+        yield lambda result: result
+        return
+    request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
+    scope.emit(ModelStart(request, model.name, parent=scope.parent))
+    started = time.perf_counter()
+
+    def done(result: ChatResult) -> ChatResult:
+        cost = scope.account(result, model.name)
+        scope.emit(ModelEnd(result, model.name, time.perf_counter() - started, cost,
+                            parent=scope.parent))
+        return result
+
+    try:
+        yield done
+    except BaseException as err:
+        scope.emit(ModelError(err, model.name, parent=scope.parent))
+        raise
+    finally:
+        restore_tool_scope(scope)
+
+
+def _observed(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def generate(self: BaseChatModel, messages: Sequence[Message], *args: Any,
                  **kw: Any) -> ChatResult:
-        from agentcli.events import restore_tool_scope, take_tool_scope
-
-        scope = take_tool_scope()
-        if scope is None:
-            return fn(self, messages, *args, **kw)
-        try:
-            started = _observe_start(scope, self, messages, kw)
-            try:
-                result = fn(self, messages, *args, **kw)
-            except BaseException as err:
-                _observe_error(scope, self, err)
-                raise
-            return _observe_end(scope, self, result, started)
-        finally:
-            restore_tool_scope(scope)
+        with _watched(self, messages, kw.get("stop"), kw.get("tools")) as done:
+            return done(fn(self, messages, *args, **kw))
 
     generate._observed = True  # type: ignore[attr-defined]
     return generate
 
 
 def _aobserved(fn: Callable[..., Any]) -> Callable[..., Any]:
-    import functools
-
     @functools.wraps(fn)
     async def agenerate(self: BaseChatModel, messages: Sequence[Message], *args: Any,
                         **kw: Any) -> ChatResult:
-        from agentcli.events import restore_tool_scope, take_tool_scope
-
-        scope = take_tool_scope()
-        if scope is None:
-            return await fn(self, messages, *args, **kw)  # type: ignore[no-any-return]
-        try:
-            started = _observe_start(scope, self, messages, kw)
-            try:
-                result = await fn(self, messages, *args, **kw)
-            except BaseException as err:
-                _observe_error(scope, self, err)
-                raise
-            return _observe_end(scope, self, result, started)
-        finally:
-            restore_tool_scope(scope)
+        with _watched(self, messages, kw.get("stop"), kw.get("tools")) as done:
+            return done(await fn(self, messages, *args, **kw))
 
     agenerate._observed = True  # type: ignore[attr-defined]
     return agenerate
 
 
-def _overrides(model: BaseChatModel, method: str) -> bool:
-    return getattr(type(model), method) is not getattr(BaseChatModel, method)
-
-
 def _arequest_observed(fn: Callable[..., Any]) -> Callable[..., Any]:
-    import functools
-
     @functools.wraps(fn)
     async def arequest(self: BaseChatModel, request: ChatRequest,
                        on_token: TokenSink | None = None) -> ChatResult:
-        from agentcli.events import restore_tool_scope, take_tool_scope
-
-        scope = take_tool_scope()
-        if scope is None:
-            return await fn(self, request, on_token)  # type: ignore[no-any-return]
-        try:
-            started = _observe_start(scope, self, request.messages, {
-                "stop": request.stop, "tools": request.tools})
-            try:
-                result = await fn(self, request, on_token)
-            except BaseException as err:
-                _observe_error(scope, self, err)
-                raise
-            return _observe_end(scope, self, result, started)
-        finally:
-            restore_tool_scope(scope)
+        with _watched(self, request.messages, request.stop, request.tools) as done:
+            return done(await fn(self, request, on_token))
 
     arequest._observed = True  # type: ignore[attr-defined]
     return arequest
 
 
-def _observe_start(scope: Any, model: BaseChatModel, messages: Sequence[Message],
-                   kw: dict[str, Any]) -> float:
-    import time
-
-    from agentcli.events import ModelStart
-    from agentcli.schema import ChatRequest
-
-    request = ChatRequest(tuple(messages), tuple(kw.get("stop") or ()),
-                          tuple(kw.get("tools") or ()))
-    scope.emit(ModelStart(request, model.name, parent=scope.parent))
-    return time.perf_counter()
-
-
-def _observe_error(scope: Any, model: BaseChatModel, err: BaseException) -> None:
-    from agentcli.events import ModelError
-
-    scope.emit(ModelError(err, model.name, parent=scope.parent))
-
-
-def _observe_end(scope: Any, model: BaseChatModel, result: ChatResult, started: float
-                 ) -> ChatResult:
-    import time
-
-    from agentcli.events import ModelEnd
-
-    cost = scope.account(result, model.name)
-    scope.emit(ModelEnd(result, model.name, time.perf_counter() - started, cost,
-                        parent=scope.parent))
-    return result
+def _overrides(model: BaseChatModel, method: str) -> bool:
+    return getattr(type(model), method) is not getattr(BaseChatModel, method)
 
 
 def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatResult:
