@@ -43,6 +43,8 @@ class Agent(ABC):
     accepts: ClassVar[str] = "single-input tools"
     uses_memory: ClassVar[bool] = False  # True when the prompt includes state["chat_history"]
     native_tools: ClassVar[bool] = False  # True when it needs the model's function calling
+    # Prompt texts that live on the class (a new type needs no package data file), by name.
+    prompts: ClassVar[dict[str, str]] = {}
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
                  system_extra: str = "", action_schema: dict[str, Any] | None = None,
@@ -68,8 +70,8 @@ class Agent(ABC):
         return render(self.text(name), **values)
 
     def text(self, name: str) -> str:
-        """Template ``name``: the user's replacement for this agent, or the built-in."""
-        return self.templates.get(name) or load(name)
+        """Template ``name``: the user's replacement, the class's own text, or the built-in."""
+        return self.templates.get(name) or self.prompts.get(name) or load(name)
 
     @property
     def allowed_tools(self) -> list[str]:

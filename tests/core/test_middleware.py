@@ -157,3 +157,35 @@ def test_trimming_applies_to_a_tool_calling_run() -> None:
     assert len(calls_sent) == 1  # its assistant turn stays with it; the older turns are gone
     assert last[0].role == "system" or last[0].content == "weather?"
     assert any(m.content == "weather?" for m in last)
+
+
+def test_a_text_agent_type_is_one_module_and_one_registry_line(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Prompt, parser and stop words live on the class: no prompt file, no other edit."""
+    (tmp_path / "terse_agent.py").write_text(
+        "from agentcli.agents.base import TextAgent, scratchpad\n"
+        "from agentcli.agents.parsers import ReActOutputParser\n"
+        "from agentcli.schema import user\n"
+        "class Terse(TextAgent):\n"
+        "    agent_type = 'terse'\n"
+        "    summary = 'ReAct in few words.'\n"
+        "    stop = ('\\nObservation:',)\n"
+        "    prompts = {'terse': 'Tools: {tools}\\nQ: {input}\\n{work}'}\n"
+        "    def __init__(self, tools, **kw):\n"
+        "        super().__init__(tools, **kw)\n"
+        "        self.parser = ReActOutputParser()\n"
+        "    def build_messages(self, steps, inputs, *, final=False):\n"
+        "        names = ', '.join(self.allowed_tools)\n"
+        "        return [user(self.prompt('terse', tools=names, input=inputs['input'],\n"
+        "                                 work=scratchpad(steps)))]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_agent("terse", "terse_agent:Terse")  # the one registry line
+    model = FakeChatModel(["Action: lookup\nAction Input: Oslo", "Final Answer: sunny"])
+    result = initialize_agent([lookup], model, "terse").invoke("Weather?")
+    assert result.output == "sunny"
+    first, second = model.requests
+    assert first.messages[0].content.startswith("Tools: lookup\nQ: Weather?")
+    assert first.stop == ["\nObservation:"]
+    assert "Observation: sunny in Oslo" in second.messages[0].content
