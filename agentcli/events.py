@@ -37,7 +37,7 @@ from agentcli.schema import (
 ToolInput = str | dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Start:
     """The first event of every run: what it was asked."""
 
@@ -46,7 +46,7 @@ class Start:
     kind: Literal["start"] = "start"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunError:
     """The run failed (a provider, config or our own error); it is raised after this."""
 
@@ -54,7 +54,7 @@ class RunError:
     kind: Literal["error"] = "error"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelStart:
     """A model request is about to be sent."""
 
@@ -64,7 +64,7 @@ class ModelStart:
     kind: Literal["model_start"] = "model_start"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelToken:
     """A streamed piece of the model's text."""
 
@@ -72,7 +72,7 @@ class ModelToken:
     kind: Literal["token"] = "token"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelEnd:
     """A model request completed; usage and cost come from here, nowhere else."""
 
@@ -84,7 +84,7 @@ class ModelEnd:
     kind: Literal["model_end"] = "model_end"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelError:
     """A model request failed."""
 
@@ -94,7 +94,7 @@ class ModelError:
     kind: Literal["model_error"] = "model_error"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ActionEvent:
     """The agent chose a tool."""
 
@@ -102,7 +102,7 @@ class ActionEvent:
     kind: Literal["action"] = "action"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolStart:
     """A tool is about to run with this input."""
 
@@ -112,7 +112,7 @@ class ToolStart:
     kind: Literal["tool_start"] = "tool_start"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolError:
     """A tool raised; the error text becomes its observation."""
 
@@ -122,7 +122,7 @@ class ToolError:
     kind: Literal["tool_error"] = "tool_error"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observation:
     """A tool call ended: the step (action and what the model will read)."""
 
@@ -136,7 +136,7 @@ class Observation:
         return self.step.action
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StateUpdate:
     """State updates applied after a step, in the order they were declared."""
 
@@ -144,7 +144,7 @@ class StateUpdate:
     kind: Literal["state_update"] = "state_update"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParseError:
     """The model's reply could not be read; the step tells it what was wrong."""
 
@@ -152,7 +152,7 @@ class ParseError:
     kind: Literal["parse_error"] = "parse_error"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something worth showing that is not a step: retry, fallback, cache hit, approval."""
 
@@ -162,7 +162,7 @@ class Notice:
     kind: Literal["notice"] = "notice"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Limit:
     """A limit stopped the loop (``reason`` is the stop reason)."""
 
@@ -170,7 +170,7 @@ class Limit:
     kind: Literal["limit"] = "limit"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finish:
     """The run's answer."""
 
@@ -183,7 +183,7 @@ class Finish:
         return self.finish.output
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class End:
     """The last event of every run; holds the result."""
 
@@ -204,7 +204,7 @@ _emitter: contextvars.ContextVar[Callable[[RunEvent], None] | None] = contextvar
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolScope:
     """A tool call in progress: model requests made inside it are events of the run too."""
 

@@ -30,7 +30,7 @@ import threading
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -89,25 +89,42 @@ class _PlainAsyncTransport(httpx.AsyncHTTPTransport):
         )
 
 
+_C = TypeVar("_C", httpx.Client, httpx.AsyncClient)
+
+
+class _NoCookies(httpx.Cookies):
+    """A cookie store that keeps nothing: model APIs set no cookies, and reading every
+    response's headers for them costs time on each request."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        """Keep no cookie."""
+
+
+def _cookieless(client: _C) -> _C:
+    client._cookies = _NoCookies()
+    return client
+
+
 def _sync_client(timeout: httpx.Timeout, https: bool) -> httpx.Client:
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
     if https:
-        return httpx.Client(timeout=timeout, follow_redirects=False, transport=httpx.HTTPTransport(
-            verify=tls_context(), limits=limits, socket_options=SOCKET_OPTIONS))
-    return httpx.Client(timeout=timeout, transport=_PlainTransport(limits),
-                        follow_redirects=False)
+        return _cookieless(httpx.Client(
+            timeout=timeout, follow_redirects=False, transport=httpx.HTTPTransport(
+                verify=tls_context(), limits=limits, socket_options=SOCKET_OPTIONS)))
+    return _cookieless(httpx.Client(timeout=timeout, transport=_PlainTransport(limits),
+                                    follow_redirects=False))
 
 
 def _async_client(https: bool) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
     # No client-wide timeout: each request passes its model's own (see TimedClient).
     if https:
-        return httpx.AsyncClient(timeout=None, follow_redirects=False,
-                                 transport=httpx.AsyncHTTPTransport(
-                                     verify=tls_context(), limits=limits,
-                                     socket_options=SOCKET_OPTIONS))
-    return httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
-                             follow_redirects=False)
+        return _cookieless(httpx.AsyncClient(timeout=None, follow_redirects=False,
+                                             transport=httpx.AsyncHTTPTransport(
+                                                 verify=tls_context(), limits=limits,
+                                                 socket_options=SOCKET_OPTIONS)))
+    return _cookieless(httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
+                                         follow_redirects=False))
 
 
 def shared_client(timeout: httpx.Timeout, url: str = "") -> httpx.Client:
