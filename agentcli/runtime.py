@@ -98,7 +98,7 @@ def build_executor(
     from agentcli.agents import DEFAULT_AGENT, initialize_agent
     from agentcli.agents.prompts import user_templates
     from agentcli.executor import deny_all
-    from agentcli.tools.custom import load_configured_tools
+    from agentcli.tools.resolve import load_configured_tools
 
     prices = check_budget(settings, llm.name)
     templates = user_templates(settings.agent or DEFAULT_AGENT, settings.prompt_file)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -148,15 +148,3 @@ def _import_module(path: str | Path) -> _Module:
     _MODULES[key] = _Module([_spec_for(item, "module") for item in found],
                             declared if isinstance(declared, type) else None)
     return _MODULES[key]
-
-
-def load_configured_tools(
-    settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None
-) -> list[Tool]:
-    """Everything ``agent run`` loads: named tools plus module tools, with the policy gate."""
-    from agentcli.approval import gate_by_policy
-    from agentcli.tools.resolve import resolve_tools
-
-    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras)
-    gate_by_policy(tools, settings.tool_policy)
-    return tools

@@ -6,7 +6,7 @@ Built-in tools register through :func:`register_tool`, the same call a plugin ma
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -118,25 +118,3 @@ def build_spec(
             needs=spec.needs, source=spec.source,
         ))
     return tools
-
-
-def load_tools(
-    names: Sequence[str],
-    llm: BaseChatModel | None = None,
-    allow_dangerous_tools: bool = False,
-    *,
-    allow: Iterable[str] = (),
-    config: Any = None,
-    **settings: Any,
-) -> list[Tool]:
-    """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
-
-    ``settings`` are passed to factories that need them (e.g. a base URL); a missing
-    setting or a missing LLM is an error naming it. ``config`` (a Settings object) adds the
-    tool sources it names: ``--tools-module`` files, YAML tools and MCP servers. This is the
-    same resolution path the CLI uses (:func:`agentcli.tools.resolve.resolve_tools`).
-    """
-    from agentcli.tools.resolve import resolve_tools
-
-    return resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
-                         allow=allow, tool_settings=settings, with_module_tools=False)

@@ -13,12 +13,15 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, registry
+
+if TYPE_CHECKING:
+    from agentcli.models.base import BaseChatModel
 
 
 @dataclass
@@ -248,4 +251,35 @@ def resolve_tools(
 
         warnings_seen.extend(f"{err}; continuing without its tools" for err in failed.values())
     check_wire_names(t.name for t in tools)
+    return tools
+
+
+def load_tools(
+    names: Sequence[str],
+    llm: BaseChatModel | None = None,
+    allow_dangerous_tools: bool = False,
+    *,
+    allow: Iterable[str] = (),
+    config: Any = None,
+    **settings: Any,
+) -> list[Tool]:
+    """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
+
+    ``settings`` are passed to factories that need them (e.g. a base URL); a missing
+    setting or a missing LLM is an error naming it. ``config`` (a Settings object) adds the
+    tool sources it names: ``--tools-module`` files, YAML tools and MCP servers. This is the
+    same resolution path the CLI uses (:func:`agentcli.tools.resolve.resolve_tools`).
+    """
+    return resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
+                         allow=allow, tool_settings=settings, with_module_tools=False)
+
+
+def load_configured_tools(
+    settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None
+) -> list[Tool]:
+    """Everything ``agent run`` loads: named tools plus module tools, with the policy gate."""
+    from agentcli.approval import gate_by_policy
+
+    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras)
+    gate_by_policy(tools, settings.tool_policy)
     return tools
