@@ -15,6 +15,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("agentcli.callbacks")
 
 _HOOKS = tuple(name for name in vars(BaseCallbackHandler) if name.startswith("on_"))
+_LEGACY_HOOKS = tuple(h for h in _HOOKS if h != "on_event")
+
+
+def _uses_hooks(handler: BaseCallbackHandler) -> bool:
+    """Whether a handler overrides any LangChain-style ``on_*`` hook (else it reads events)."""
+    cls = type(handler)
+    known = _USES_HOOKS.get(cls)
+    if known is None:
+        known = _USES_HOOKS[cls] = any(
+            getattr(cls, h, None) is not getattr(BaseCallbackHandler, h) for h in _LEGACY_HOOKS)
+    return known
+
+
+_USES_HOOKS: dict[type, bool] = {}  # per handler class: a fact of the class, not a setting
 
 
 class CallbackManager:
@@ -60,9 +74,12 @@ class CallbackManager:
                 )
 
     def dispatch(self, event: RunEvent) -> None:
-        """Send one run event to every handler: ``on_event``, then its ``on_*`` hook."""
+        """Send one run event to every handler: ``on_event``; then, for handlers written
+        against LangChain's hooks, the same event as its ``on_*`` hook (the one adapter)."""
         self.emit("on_event", event)
-        legacy = _legacy(event)
+        if not any(_uses_hooks(h) for h in self.handlers):
+            return
+        legacy = legacy_form(event)
         if legacy is not None:
             hook, args, kw = legacy
             self.emit(hook, *args, **kw)
@@ -82,7 +99,7 @@ def ensure_manager(
     return CallbackManager(callbacks or ())
 
 
-def _legacy(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
+def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
     from agentcli import events as ev
 

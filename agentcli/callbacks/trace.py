@@ -13,10 +13,13 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.redact import open_word, redact
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 
 def _plain(value: Any) -> Any:
@@ -58,6 +61,15 @@ class TraceHandler(BaseCallbackHandler):
         self._env = dict(os.environ if env is None else env)
         self._lock = threading.Lock()
         self._tokens: dict[Any, str] = {}  # per run: streamed text held until a word ends
+
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Write the event as one line, under its LangChain-style name (the file's format)."""
+        from agentcli.callbacks.manager import legacy_form
+
+        form = legacy_form(event)
+        if form is not None:
+            hook, args, extra = form
+            self.write(hook, args, {**kw, **extra})
 
     def write(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
         """Write one event line. Tokens are written a whole word at a time, so that a key
@@ -102,14 +114,3 @@ class TraceHandler(BaseCallbackHandler):
             self._fh.close()
 
 
-def _hook(name: str) -> Any:
-    def hook(self: TraceHandler, *args: Any, **kw: Any) -> None:
-        self.write(name, args, dict(kw))
-
-    hook.__name__ = name
-    hook.__doc__ = f"Trace ``{name}``."
-    return hook
-
-
-for _name in _ARG_NAMES:
-    setattr(TraceHandler, _name, _hook(_name))

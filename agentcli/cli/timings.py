@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.schema import ChatResult, Message
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 
 class TimingsHandler(BaseCallbackHandler):
@@ -18,26 +20,31 @@ class TimingsHandler(BaseCallbackHandler):
         self._tool_started: dict[str, list[float]] = {}
         self._tool_errors: dict[str, str] = {}
 
-    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
-        self._llm_started.append(time.perf_counter())
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Time model calls and tool calls from the run's events."""
+        from agentcli import events as ev
+
+        if isinstance(event, ev.ModelStart):
+            self._llm_started.append(time.perf_counter())
+        elif isinstance(event, ev.ModelEnd):
+            usage = event.result.usage
+            self._llm_done({"kind": "model", "prompt_tokens": usage.prompt_tokens,
+                            "completion_tokens": usage.completion_tokens})
+        elif isinstance(event, ev.ModelError):
+            self._llm_done({"kind": "model", "error": type(event.error).__name__})
+        elif isinstance(event, ev.ToolStart):
+            self._tool_started.setdefault(event.tool, []).append(time.perf_counter())
+        elif isinstance(event, ev.ToolError):
+            self._tool_errors[event.tool] = type(event.error).__name__
+        elif isinstance(event, ev.Observation):
+            self._tool_done(event.step.action.tool)
 
     def _llm_done(self, entry: dict[str, Any]) -> None:
         if self._llm_started:
             entry["seconds"] = round(time.perf_counter() - self._llm_started.pop(), 4)
             self.entries.append(entry)
 
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
-        self._llm_done({"kind": "model", "prompt_tokens": result.usage.prompt_tokens,
-                        "completion_tokens": result.usage.completion_tokens})
-
-    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
-        self._llm_done({"kind": "model", "error": type(error).__name__})
-
-    def on_tool_start(self, tool: str, tool_input: str | dict[str, Any], **kw: Any) -> None:
-        self._tool_started.setdefault(tool, []).append(time.perf_counter())
-
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
-        name = str(kw.get("tool") or "")
+    def _tool_done(self, name: str) -> None:
         starts = self._tool_started.get(name)
         if not starts:  # denied or unknown tools never started: nothing to time
             return
@@ -46,9 +53,6 @@ class TimingsHandler(BaseCallbackHandler):
         if name in self._tool_errors:  # an error is followed by the end of the same call
             entry["error"] = self._tool_errors.pop(name)
         self.entries.append(entry)
-
-    def on_tool_error(self, error: BaseException, **kw: Any) -> None:
-        self._tool_errors[str(kw.get("tool") or "")] = type(error).__name__
 
     def summary(self) -> dict[str, Any]:
         """Totals and the entries, JSON-ready."""
