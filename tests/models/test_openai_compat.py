@@ -578,3 +578,17 @@ def test_content_as_text_parts_and_usage_as_strings_are_read(waits: list[float])
         result = model.generate(MESSAGES)
     assert result.text == "Final Answer: 4"
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (7, 0)
+
+
+def test_a_host_that_does_not_resolve_is_not_retried(waits: list[float]) -> None:
+    calls: list[int] = []
+
+    def unknown_host(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        raise httpx.ConnectError("[Errno -2] Name or service not known", request=request)
+
+    model, _ = transport_model(unknown_host, max_retries=3)
+    with pytest.raises(ProviderError) as info:
+        model.generate(MESSAGES)
+    assert len(calls) == 1 and waits == []
+    assert "(host not found)" in str(info.value) and "gave up" not in str(info.value)
