@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import queue
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -117,10 +118,41 @@ def _in_worker(fn: Callable[[], T]) -> T:
     return value  # type: ignore[no-any-return]
 
 
-async def in_thread(fn: Callable[[], T]) -> T:
-    """Run blocking ``fn`` in a daemon thread (with this context) and await its result.
+class _Workers:
+    """Daemon threads kept for blocking work: a thread is started only when none is idle.
 
-    Cancelling the await abandons the thread: it finishes on its own, nobody waits for it.
+    Unlike a ``ThreadPoolExecutor`` (joined at exit), nothing waits for them: a tool the run
+    abandoned at its deadline or on Ctrl-C never keeps the process alive.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            start = self._idle == 0
+            if not start:
+                self._idle -= 1  # that idle worker takes the job
+        self._jobs.put(job)
+        if start:
+            threading.Thread(target=self._work, daemon=True, name="agentcli-worker").start()
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                self._idle += 1
+
+
+_workers = _Workers()
+
+
+async def in_thread(fn: Callable[[], T]) -> T:
+    """Run blocking ``fn`` on a daemon worker thread (with this context); await its result.
+
+    Cancelling the await abandons the work: it finishes on its own, nobody waits for it.
     """
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
@@ -133,7 +165,7 @@ async def in_thread(fn: Callable[[], T]) -> T:
             else:
                 done.set_exception(value)
 
-    def target() -> None:
+    def job() -> None:
         value: Any
         try:
             value, ok = ctx.run(fn), True
@@ -142,5 +174,5 @@ async def in_thread(fn: Callable[[], T]) -> T:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
             loop.call_soon_threadsafe(settle, ok, value)
 
-    threading.Thread(target=target, daemon=True).start()
+    _workers.submit(job)
     return await done

@@ -44,7 +44,7 @@ from agentcli.events import (
     Start,
     StateUpdate,
 )
-from agentcli.history import closing, without_steps
+from agentcli.history import StepIndex, closing, without_steps
 from agentcli.middleware import (
     AgentMiddleware,
     Approval,
@@ -69,7 +69,6 @@ from agentcli.schema import (
     StopReason,
     ToolOutcome,
     ToolStatus,
-    steps_of,
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
@@ -128,6 +127,7 @@ class Run:
     deadline: float | None
     started: float = field(default_factory=time.monotonic)
     pending: list[RunEvent] = field(default_factory=list)
+    history: StepIndex = field(default_factory=StepIndex)
     repairs: int = 0
     last_key: str = ""
     repeats: int = 0
@@ -137,7 +137,7 @@ class Run:
     @property
     def steps(self) -> list[AgentStep]:
         """The steps so far: a view over the run's one history, its messages."""
-        return steps_of(self.values.get("messages") or ())
+        return list(self.history.update(self.values.get("messages") or ()).steps)
 
     def emit(self, event: RunEvent) -> None:
         """Send an event to the subscribers now; ``stream`` yields it next."""
@@ -279,14 +279,15 @@ class AgentExecutor:
         Text agents read ``intermediate_steps``, chat-native ones ``messages``: both come from
         the one history, so trimming and summaries apply to every agent type.
         """
-        messages: list[Message] = list(run.values.get("messages") or ())
-        steps = steps_of(messages)
+        messages: list[Message] = run.values.get("messages") or []
+        index = run.history.update(messages)
+        steps = list(index.steps)
         trim = self.trim_intermediate_steps
         kept = trim(list(steps)) if callable(trim) else steps[-trim:] if trim > 0 else steps
         view = {**run.values, "intermediate_steps": kept}
         if len(kept) < len(steps):
             view["messages"] = without_steps(messages, {id(s) for s in kept})
-        summary = next((m for m in messages if m.summary), None)
+        summary = index.summary
         if summary is not None and "input" in view:  # text agents read the work from ``input``
             view["input"] = f"{view['input']}\n\n{summary.content}"
         return view

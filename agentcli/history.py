@@ -16,6 +16,32 @@ from typing import Any
 from agentcli.schema import AgentStep, Message
 
 
+class StepIndex:
+    """The steps (and the summary, if any) read off a run's messages, incrementally: a run
+    that only appends costs one look per new message, not a rescan per step."""
+
+    def __init__(self) -> None:
+        self._seen = 0
+        self._last: Message | None = None
+        self.steps: list[AgentStep] = []
+        self.summary: Message | None = None
+
+    def update(self, messages: Sequence[Message]) -> StepIndex:
+        """Catch up with ``messages``; a rewritten history (a summary) is read again."""
+        n = self._seen
+        if n > len(messages) or (n and messages[n - 1] is not self._last):
+            self.__init__()  # type: ignore[misc]
+            n = 0
+        for m in messages[n:]:
+            if m.step is not None:
+                self.steps.append(m.step)
+            if m.summary and self.summary is None:
+                self.summary = m
+        self._seen = len(messages)
+        self._last = messages[-1] if messages else None
+        return self
+
+
 def without_steps(messages: Sequence[Message], kept: set[int]) -> list[Message]:
     """``messages`` less the turns whose steps are all dropped (``kept``: ids of the steps
     that stay). Messages before the first step (system, history, the question) always stay."""

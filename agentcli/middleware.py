@@ -208,6 +208,8 @@ class ApprovalGate(AgentMiddleware):
 
     async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Ask the approver (in a thread: it may prompt) before a dangerous call."""
+        if not call.tool.dangerous:
+            return await handler(call)
         from agentcli._sync import in_thread
 
         approved, denial = await in_thread(lambda: self._verdict(call))
