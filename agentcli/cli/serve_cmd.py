@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -85,15 +86,16 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     from agentcli.store import open_store
 
     err = console(stderr=True)
-    agents = build_agents(config, flags, env)
+    sock = bind(host, port)  # a taken port fails before any agent is built
+    agents: dict[str, Any] = {}
     store = None
     try:
+        agents = build_agents(config, flags, env)
         report_tool_warnings(err)
         first = next(iter(agents.values()))
         store = open_store(first.settings.db_path, env)
         service = Service(agents, store, env,
                           log_runs=log if log is not None else logging_enabled(env))
-        sock = bind(host, port)
 
         def ready() -> None:
             from rich.text import Text
@@ -102,13 +104,10 @@ def start(host: str, port: int, token: str | None, config: Path | None,
             err.print(Text(f"Serving {', '.join(agents)} on {url_of(sock)} ({guard}); "
                            "Ctrl-C to stop.", style="green"), soft_wrap=True)
 
-        try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server stops
             run(create_app(service, token=token), sock, on_ready=ready)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            sock.close()
     finally:
+        sock.close()
         close_agents(agents)
         if store is not None:
             store.close()

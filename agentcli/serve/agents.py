@@ -19,7 +19,9 @@ from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
     from agentcli.executor import AgentExecutor
+    from agentcli.middleware import Approval, Approver
     from agentcli.models.base import BaseChatModel
+    from agentcli.tools.base import Tool, ToolInput
 
 DEFAULT_NAME = "agent"  # the model id of the configured agent (no profile named)
 DEFAULT_DEADLINE = 300.0  # seconds per request when no max_execution_time is configured
@@ -59,9 +61,23 @@ def serve_settings(settings: Settings) -> Settings:
                    max_execution_time=settings.max_execution_time or DEFAULT_DEADLINE)
 
 
+def policy_approver(policy: Mapping[str, str]) -> Approver:
+    """Nobody can be asked: a dangerous call runs only when ``tool_policy`` allows its tool."""
+    from agentcli.middleware import Approval
+
+    allowed = {name for name, rule in policy.items() if rule == "allow"}
+
+    def approve(tool: Tool, tool_input: ToolInput) -> Approval:
+        if tool.name in allowed:
+            return Approval(True, f"tool_policy allows {tool.name}")
+        return Approval(False, f"agent serve runs {tool.name} only when the config's "
+                        f"tool_policy says {tool.name}: allow")
+
+    return approve
+
+
 def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> ServedAgent:
     """Build one served agent; config problems raise :class:`ConfigError` now, not per request."""
-    from agentcli.approval import ApprovalPolicy
     from agentcli.runtime import build_executor, build_model
     from agentcli.session import reads_memory
     from agentcli.tools.resolve import check_names
@@ -71,7 +87,7 @@ def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> Served
     llm = build_model(settings, env)
     try:
         executor = build_executor(settings, llm,
-                                  approver=ApprovalPolicy(settings.tool_policy, auto=False))
+                                  approver=policy_approver(settings.tool_policy))
     except BaseException:
         llm.close()
         raise
