@@ -3,7 +3,10 @@ port, the mock model server behind it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -13,6 +16,7 @@ import httpx
 import openai
 import pytest
 
+README = Path(__file__).resolve().parents[2] / "README.md"
 CALC = {"name": "Calculator", "arguments": {"input": "6*7"}}
 
 
@@ -166,3 +170,17 @@ def test_each_request_has_its_own_limits(serve: Any, mock_server: Any) -> None:
     done = client(served).chat.completions.create(
         model="agent", messages=[{"role": "user", "content": "answer"}])
     assert done.choices[0].message.content == "Fresh budget."
+
+
+def test_readme_example_runs_as_written(serve: Any, mock_server: Any) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Serve an agent"):].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None and "http://127.0.0.1:8765/v1" in code.group(1)
+    served = serve()  # as the README starts it: the default agent type
+    mock_server.add_reply("Final Answer: 25% of 300 is 75.")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code.group(1).replace("http://127.0.0.1:8765/v1", served.url), {})
+    assert out.getvalue() == "25% of 300 is 75.\n"
+    assert questions(mock_server) == ["What is 25% of 300?"]
