@@ -25,6 +25,7 @@ OTHER_VARIABLES: dict[str, str] = {
     "AGENT_CONFIG": "path of a YAML config file (read over the user config)",
     "OPENBLAS_NUM_THREADS": "left alone when set; else the Calculator loads numexpr on one thread",
     "AGENT_REALMODEL_CACHE": "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)",
+    "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (needed off loopback)",
     "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
 }
 DIRECTORY_VARIABLES: dict[str, str] = {

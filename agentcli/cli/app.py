@@ -444,6 +444,9 @@ app.add_typer(models_app, name="models")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
+
+app.command("serve", cls=PairCommand)(serve)
 
 
 def _global_flags_first(argv: list[str]) -> list[str]:

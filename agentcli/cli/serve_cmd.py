@@ -1,0 +1,114 @@
+"""``agent serve``: the configured agents as an OpenAI-compatible endpoint on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, option_opt, system_opt
+from agentcli.errors import ConfigError
+
+INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
+TOKEN_ENV = "AGENT_SERVE_TOKEN"
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; not loopback "
+                             "needs --token."),
+    port: int = typer.Option(8765, "--port", "-p", help="Port (0: any free one)."),
+    token: str | None = typer.Option(
+        None, "--token", envvar=TOKEN_ENV, show_envvar=True,
+        help="Bearer token every request must send (required off loopback)."),
+    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
+    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
+    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    profile: str | None = typer.Option(None, "--profile", help="Profile served as default."),
+    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
+    max_time: float | None = typer.Option(
+        None, "--max-time", help="Seconds per request (default 300)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget per request."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget per request."),
+    allow: str | None = typer.Option(
+        None, "--allow", help="Dangerous tools to load (tool_policy: allow runs them)."),
+    tools_module: str | None = typer.Option(
+        None, "--tools-module", help="Python file(s) with @tool functions."),
+    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
+    log: bool | None = typer.Option(
+        None, "--log/--no-log", help="Log runs without a session (default: `agent logs`)."),
+    base_url: str | None = BASE_URL_OPT,
+    option: list[str] | None = option_opt("--option", "-o"),
+    system: str | None = system_opt("--system", "-s"),
+    prompt: str | None = PROMPT_OPT,
+) -> None:
+    """Serve the agent as an OpenAI-compatible API: /v1/chat/completions, /v1/models.
+
+    Each config profile is one more model id. Dangerous tools run only when the config's
+    tool_policy allows them; sessions by the X-Agent-Session header or the `user` field."""
+    from agentcli.cli.app import _env, errors_to_exit
+    from agentcli.cli.model_flags import model_flags
+
+    with errors_to_exit():
+        flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
+                 "max_iterations": max_iterations, "max_execution_time": max_time,
+                 "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
+                 "tools_module": tools_module, "db_path": db,
+                 **model_flags(base_url, option, system, prompt)}
+        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log))
+
+
+def start(host: str, port: int, token: str | None, config: Path | None,
+          flags: dict[str, Any], env: dict[str, str], *, log: bool | None) -> int:
+    """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
+    from agentcli import exit_codes
+
+    try:
+        from agentcli.serve.app import Service, create_app
+        from agentcli.serve.server import bind, run, url_of
+    except ImportError:
+        raise ConfigError(INSTALL_HINT) from None
+    from agentcli.serve.guard import is_loopback
+
+    token = (token or "").strip() or None
+    if token is None and not is_loopback(host):
+        raise ConfigError(f"--host {host} is not a loopback address: set a token with --token "
+                          f"or ${TOKEN_ENV} so only clients that send it are answered")
+    if token is not None:
+        from agentcli.redact import remember
+
+        remember([token])
+    from agentcli.cli.consoles import console, report_tool_warnings
+    from agentcli.run_logging import logging_enabled
+    from agentcli.serve.agents import build_agents, close_agents
+    from agentcli.store import open_store
+
+    err = console(stderr=True)
+    sock = bind(host, port)  # a taken port fails before any agent is built
+    agents: dict[str, Any] = {}
+    store = None
+    try:
+        agents = build_agents(config, flags, env)
+        report_tool_warnings(err)
+        first = next(iter(agents.values()))
+        store = open_store(first.settings.db_path, env)
+        service = Service(agents, store, env,
+                          log_runs=log if log is not None else logging_enabled(env))
+
+        def ready() -> None:
+            from rich.text import Text
+
+            guard = "bearer token required" if token else "loopback only, no token"
+            err.print(Text(f"Serving {', '.join(agents)} on {url_of(sock)} ({guard}); "
+                           "Ctrl-C to stop.", style="green"), soft_wrap=True)
+
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server stops
+            run(create_app(service, token=token), sock, on_ready=ready)
+    finally:
+        sock.close()
+        close_agents(agents)
+        if store is not None:
+            store.close()
+    return exit_codes.OK

@@ -1,0 +1,134 @@
+"""`agent serve` policies: sessions, dangerous tools, refused requests, start-up errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+ASK = [{"role": "user", "content": "hi"}]
+
+
+def client(served: Any) -> openai.OpenAI:
+    return openai.OpenAI(base_url=served.url, api_key="unused", max_retries=0, timeout=60)
+
+
+def sent(mock_server: Any) -> list[str]:
+    """Each model request's messages, as one JSON text."""
+    return [json.dumps(r.body["messages"]) for r in mock_server.requests
+            if r.path.endswith("/chat/completions")]
+
+
+def test_sessions_by_user_field_or_header(serve: Any, mock_server: Any) -> None:
+    served = serve()  # the default agent type reads memory, as in `agent chat`
+    ai = client(served)
+    mock_server.add_reply("Final Answer: Hello Ann!")
+    ai.chat.completions.create(model="agent", user="ann",
+                               messages=[{"role": "user", "content": "My name is Ann."}])
+    mock_server.add_reply("Final Answer: Your name is Ann.")
+    again = ai.chat.completions.create(
+        model="agent", user="ann", messages=[{"role": "user", "content": "What is my name?"}])
+    assert (again.model_extra or {})["agent_session"] == "ann"
+    mock_server.add_reply("Final Answer: I do not know.")
+    ai.chat.completions.create(model="agent", extra_headers={"X-Agent-Session": "bob"},
+                               messages=[{"role": "user", "content": "What is my name?"}])
+    _, second, other = sent(mock_server)
+    assert "My name is Ann." in second and "Hello Ann!" in second  # the session's memory
+    assert "Ann" not in other  # another session remembers nothing of it
+    # Without a session the client's own messages are the history.
+    mock_server.add_reply("Final Answer: Zed.")
+    ai.chat.completions.create(model="agent", messages=[
+        {"role": "user", "content": "I am Zed."}, {"role": "assistant", "content": "Hi Zed."},
+        {"role": "user", "content": "Who am I?"}])
+    assert "I am Zed." in sent(mock_server)[-1] and "Hi Zed." in sent(mock_server)[-1]
+
+
+def test_dangerous_tools_run_only_where_the_profile_allows(
+        serve: Any, mock_server: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    config = tmp_path / "agent.yaml"
+    config.write_text("agent: tool-calling\ntools: [terminal]\nallow: [terminal]\n"
+                      "approve: auto\n"  # ignored by serve: nobody sees the calls
+                      "profiles:\n  trusted:\n    tool_policy: {terminal: allow}\n")
+    served = serve("--config", str(config))
+    call = {"name": "terminal", "arguments": {"input": f"echo ran > {marker}"}}
+    mock_server.add_reply(tool_calls=[call])
+    mock_server.add_reply("I could not run it.")
+    denied = client(served).chat.completions.create(
+        model="agent", messages=ASK, extra_body={"agent_trace": True})
+    observations = [e["observation"] for e in (denied.model_extra or {})["agent_trace"]
+                    if e["event"] == "tool_end"]
+    assert len(observations) == 1 and "tool_policy" in observations[0]
+    assert not marker.exists()
+    mock_server.add_reply(tool_calls=[call])
+    mock_server.add_reply("Done.")
+    client(served).chat.completions.create(model="trusted", messages=ASK)
+    assert marker.read_text() == "ran\n"
+
+
+def test_bad_requests_get_openai_errors(serve: Any, mock_server: Any) -> None:
+    served = serve("--agent", "tool-calling")
+    with pytest.raises(openai.BadRequestError, match="runs the agent's own tools"):
+        client(served).chat.completions.create(
+            model="agent", messages=ASK,
+            tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
+    with pytest.raises(openai.BadRequestError, match="last message must be the user's"):
+        client(served).chat.completions.create(
+            model="agent", messages=[{"role": "assistant", "content": "hi"}])
+    url = f"{served.url}/chat/completions"
+    as_form = httpx.post(url, content=json.dumps({"messages": ASK}),
+                         headers={"Content-Type": "text/plain"})
+    assert as_form.status_code == 415  # what a web page could send without a preflight
+    rebound = httpx.post(url, json={"messages": ASK}, headers={"Host": "evil.example:80"})
+    assert rebound.status_code == 403  # a DNS-rebound page names its own host
+    assert not sent(mock_server)
+
+
+def _agent(*args: str, code: str = "", tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`agent ARGS` with stdout piped; ``code`` runs first (to hide a package)."""
+    script = f"{code}\nimport sys\nfrom agentcli.cli.app import main\nsys.argv = ['agent', " \
+        f"*{list(args)!r}]\nmain()"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, env={**os.environ},
+                          stdin=subprocess.DEVNULL)
+
+
+def test_non_loopback_bind_without_token_refuses_to_start(tmp_path: Path) -> None:
+    done = _agent("serve", "-m", "openai/x", "--host", "0.0.0.0", "--port", "0",
+                  tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "not a loopback address" in done.stderr
+    assert "--token" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_without_the_extra_one_line_names_the_install(tmp_path: Path) -> None:
+    done = _agent("serve", "-m", "openai/x", "--port", "0", tmp_path=tmp_path,
+                  code="import sys; sys.modules['starlette'] = None")
+    assert done.returncode == 2
+    assert done.stderr == "error: agent serve needs the serve extra: pip install " \
+        "'agentcli[serve]'\n"
+
+
+def test_help_loads_no_web_stack(tmp_path: Path) -> None:
+    done = _agent("--help", tmp_path=tmp_path,
+                  code="import atexit, sys\natexit.register(lambda: sys.stderr.write("
+                  "'MODULES=' + ' '.join(sorted(sys.modules))))")
+    assert "serve" in done.stdout
+    modules = done.stderr.rsplit("MODULES=", 1)[1].split()
+    assert [m for m in modules if m.split(".")[0] in ("starlette", "uvicorn", "openai")
+            or m.startswith("agentcli.serve")] == []
+
+
+def test_port_in_use_is_one_line(serve: Any, tmp_path: Path) -> None:
+    served = serve("--agent", "tool-calling")
+    done = _agent("serve", "-m", "openai/x", "--port", str(served.port), tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{served.port}")
+    assert done.stderr.count("\n") == 1
