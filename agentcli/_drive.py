@@ -1,10 +1,10 @@
 """The driver of the executor's loop, on asyncio (sync callers go through ``agentcli._sync``).
 
-It fulfils :class:`~agentcli.executor.CallModel` (send the request, emit model events, count
-usage) and :class:`~agentcli.executor.RunTools` (run each action through the middleware
+It fulfils :class:`~agentcli.run.CallModel` (send the request, emit model events, count
+usage) and :class:`~agentcli.run.RunTools` (run each action through the middleware
 chain, concurrently), and yields every event. The run's deadline bounds each effect with the
 event loop's own timeouts: work still in flight when it passes is cancelled (a blocking tool's
-daemon thread is abandoned) and the loop is told :data:`~agentcli.executor.EXPIRED`, so it
+daemon thread is abandoned) and the loop is told :data:`~agentcli.run.EXPIRED`, so it
 ends with ``max_execution_time``.
 """
 
@@ -28,15 +28,9 @@ from agentcli.events import (
     inside_tool,
     notifying,
 )
-from agentcli.executor import (
-    EXPIRED,
-    AgentExecutor,
-    CallModel,
-    Outcome,
-    Run,
-    RunTools,
-)
+from agentcli.executor import AgentExecutor
 from agentcli.middleware import AsyncHandler, ToolCallRequest
+from agentcli.run import EXPIRED, CallModel, Outcome, Run, RunTools
 from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
 
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
 """The AgentExecutor: plan, act, observe, repeat, within limits. No terminal I/O here.
 
 The loop is written once, as a generator (:meth:`AgentExecutor._loop`) that *yields
-effects* and receives their results: :class:`CallModel` (send this request),
-:class:`RunTools` (run these actions) and the run's events. The agent itself is pure: it
-builds each request and reads each reply. Drivers fulfil the effects, :mod:`agentcli._drive`
-synchronously or with asyncio, so ``invoke``, ``stream``, ``ainvoke``, ``astream`` and
-``batch`` share every feature of the loop.
+effects* and receives their results (:mod:`agentcli.run`): ``CallModel`` (send this request),
+``RunTools`` (run these actions) and the run's events. The agent itself is pure: it builds
+each request and reads each reply. The one driver, :mod:`agentcli._drive`, fulfils the
+effects on asyncio; ``invoke``, ``stream`` and ``batch`` reach it through
+:mod:`agentcli._sync`, so every entry point shares every feature of the loop.
 
 State updates (from tools' :class:`~agentcli.state.Command` and from middleware) are
 collected during a step and applied after it, in the order the actions were declared.
@@ -25,13 +25,12 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
 from agentcli.agents.parsers import ANSWER_VALUE
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager, ensure_manager
+from agentcli.callbacks.manager import ensure_manager
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -44,7 +43,7 @@ from agentcli.events import (
     Start,
     StateUpdate,
 )
-from agentcli.history import StepIndex, closing, without_steps
+from agentcli.history import closing, without_steps
 from agentcli.middleware import (
     AgentMiddleware,
     Approval,
@@ -58,17 +57,15 @@ from agentcli.middleware import (
     deny_all,
     truncate_middle,
 )
+from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
     AgentStep,
-    ChatRequest,
-    ChatResult,
     Message,
     RunResult,
     StopReason,
     ToolOutcome,
-    ToolStatus,
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
@@ -89,79 +86,6 @@ __all__ = [
     "FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all", "deny_all",
     "truncate_middle",
 ]
-
-
-@dataclass(frozen=True)
-class CallModel:
-    """Effect: send this request to the model; the driver answers with the ChatResult."""
-
-    request: ChatRequest
-    llm: BaseChatModel | None = None  # None: the executor's model
-    agent: bool = True  # False for a middleware's own request (its tokens are not the answer)
-
-
-@dataclass(frozen=True)
-class RunTools:
-    """Effect: run these actions; the driver answers with one outcome per action."""
-
-    actions: list[AgentAction]
-    state: dict[str, Any]
-
-
-class Expired:
-    """What a driver sends back when the run's deadline passed during an effect."""
-
-
-EXPIRED = Expired()
-Outcome = tuple["ToolOutcome | Command", ToolStatus]
-Effect = CallModel | RunTools | RunEvent
-
-
-@dataclass
-class Run:
-    """One run in progress: state values, steps, counters and its event subscribers."""
-
-    values: dict[str, Any]
-    callbacks: CallbackManager
-    info: RunInfo
-    deadline: float | None
-    started: float = field(default_factory=time.monotonic)
-    pending: list[RunEvent] = field(default_factory=list)
-    history: StepIndex = field(default_factory=StepIndex)
-    repairs: int = 0
-    last_key: str = ""
-    repeats: int = 0
-    priced: bool = False
-    prices: PriceTable | None = None  # None: the built-in table
-
-    @property
-    def steps(self) -> list[AgentStep]:
-        """The steps so far: a view over the run's one history, its messages."""
-        return list(self.history.update(self.values.get("messages") or ()).steps)
-
-    def emit(self, event: RunEvent) -> None:
-        """Send an event to the subscribers now; ``stream`` yields it next."""
-        self.pending.append(event)
-        self.callbacks.dispatch(event)
-
-    def remaining(self) -> float | None:
-        """Seconds left before the deadline, or None."""
-        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-
-    def account(self, result: ChatResult, model: str) -> float | None:
-        """Count a reply's usage (and cost when a cost budget needs it)."""
-        self.info.model_calls += 1
-        self.info.usage = self.info.usage + result.usage
-        if not self.priced:
-            return None
-        from agentcli.pricing import cost_of
-
-        cost = cost_of(model or result.model, result.usage, self.prices)
-        if cost is None:
-            self.info.unpriced = True  # the CLI refuses --max-cost without a price
-            return None
-        self.info.cost += cost
-        return cost
 
 
 class AgentExecutor:

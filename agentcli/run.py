@@ -1,0 +1,96 @@
+"""A run in progress, and the effects the executor's loop asks of its driver.
+
+The loop (:meth:`agentcli.executor.AgentExecutor._loop`) yields :class:`CallModel` and
+:class:`RunTools`; the driver (:mod:`agentcli._drive`) answers with a ``ChatResult``, one
+outcome per action, or :data:`EXPIRED` when the run's deadline passed meanwhile.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentcli.callbacks.manager import CallbackManager
+from agentcli.events import RunEvent
+from agentcli.history import StepIndex
+from agentcli.middleware import RunInfo
+from agentcli.schema import AgentAction, AgentStep, ChatRequest, ChatResult, ToolOutcome, ToolStatus
+
+if TYPE_CHECKING:
+    from agentcli.models.base import BaseChatModel
+    from agentcli.pricing import PriceTable
+    from agentcli.state import Command
+
+
+@dataclass(frozen=True)
+class CallModel:
+    """Effect: send this request to the model; the driver answers with the ChatResult."""
+
+    request: ChatRequest
+    llm: BaseChatModel | None = None  # None: the executor's model
+    agent: bool = True  # False for a middleware's own request (its tokens are not the answer)
+
+
+@dataclass(frozen=True)
+class RunTools:
+    """Effect: run these actions; the driver answers with one outcome per action."""
+
+    actions: list[AgentAction]
+    state: dict[str, Any]
+
+
+class Expired:
+    """What a driver sends back when the run's deadline passed during an effect."""
+
+
+EXPIRED = Expired()
+Outcome = tuple["ToolOutcome | Command", ToolStatus]
+Effect = CallModel | RunTools | RunEvent
+
+
+@dataclass
+class Run:
+    """One run in progress: state values, steps, counters and its event subscribers."""
+
+    values: dict[str, Any]
+    callbacks: CallbackManager
+    info: RunInfo
+    deadline: float | None
+    started: float = field(default_factory=time.monotonic)
+    pending: list[RunEvent] = field(default_factory=list)
+    history: StepIndex = field(default_factory=StepIndex)
+    repairs: int = 0
+    last_key: str = ""
+    repeats: int = 0
+    priced: bool = False
+    prices: PriceTable | None = None  # None: the built-in table
+
+    @property
+    def steps(self) -> list[AgentStep]:
+        """The steps so far: a view over the run's one history, its messages."""
+        return list(self.history.update(self.values.get("messages") or ()).steps)
+
+    def emit(self, event: RunEvent) -> None:
+        """Send an event to the subscribers now; ``stream`` yields it next."""
+        self.pending.append(event)
+        self.callbacks.dispatch(event)
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline, or None."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def account(self, result: ChatResult, model: str) -> float | None:
+        """Count a reply's usage (and cost when a cost budget needs it)."""
+        self.info.model_calls += 1
+        self.info.usage = self.info.usage + result.usage
+        if not self.priced:
+            return None
+        from agentcli.pricing import cost_of
+
+        cost = cost_of(model or result.model, result.usage, self.prices)
+        if cost is None:
+            self.info.unpriced = True  # the CLI refuses --max-cost without a price
+            return None
+        self.info.cost += cost
+        return cost
