@@ -7,19 +7,26 @@ Stdlib only: ``python -m agentcli.testing.mock_server --port 0 --script replies.
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import random
-import re
 import threading
 import time
 import uuid
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from agentcli.testing.mock_replies import (
+    Fault,
+    Reply,
+    prompt_chars,
+    split_args,
+    split_text,
+    tokens,
+    tool_call,
+)
 
 FaultKind = Literal["status", "reset", "timeout", "stream_cut", "invalid_json", "empty_choices",
                    "trickle", "endless_sse", "slow_first_byte"]
@@ -45,47 +52,6 @@ class RecordedRequest:
     method: str = "POST"
 
 
-@dataclass(frozen=True)
-class _Reply:
-    text: str | None = None
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    delay: float = 0.0
-    usage: dict[str, int] | None = None
-    chunk_delay: float = 0.0
-
-    @classmethod
-    def from_spec(cls, spec: dict[str, Any]) -> _Reply:
-        unknown = set(spec) - {"text", "tool_calls", "delay", "usage", "chunk_delay"}
-        if unknown:
-            raise ValueError(f"unknown reply keys: {sorted(unknown)}")
-        return cls(spec.get("text"), list(spec.get("tool_calls") or []),
-                   float(spec.get("delay", 0.0)), spec.get("usage"),
-                   float(spec.get("chunk_delay", 0.0)))
-
-
-@dataclass
-class _Fault:
-    kind: str
-    times: int
-    status: int | None = None
-    retry_after: str | None = None
-    delay: float | None = None
-    message: str | None = None
-    text: str | None = None
-
-
-def _tokens(chars: int) -> int:
-    return math.ceil(chars / 4)
-
-
-def _prompt_chars(body: dict[str, Any]) -> int:
-    total = 0
-    for message in body.get("messages") or ():
-        content = message.get("content") if isinstance(message, dict) else None
-        total += len(content if isinstance(content, str) else json.dumps(content or ""))
-    return total
-
-
 class MockOpenAIServer:
     """An OpenAI-compatible server on 127.0.0.1 with scripted replies and faults."""
 
@@ -102,11 +68,11 @@ class MockOpenAIServer:
         self.models = models
         self._port = port
         self._lock = threading.Lock()
-        self._faults: deque[_Fault] = deque()
-        self._replies: deque[_Reply] = deque()
+        self._faults: deque[Fault] = deque()
+        self._replies: deque[Reply] = deque()
         self._responder: Responder | None = None
         self._fault_rate = 0.0
-        self._fault_menu: list[_Fault] = []
+        self._fault_menu: list[Fault] = []
         self._rng = random.Random(0)
         self.injected: Counter[str] = Counter()  # random faults served, by kind
         self._requests: list[RecordedRequest] = []
@@ -174,7 +140,7 @@ class MockOpenAIServer:
     ) -> None:
         """Queue one reply: text and/or tool calls ``{"name", "arguments", "id"?}``."""
         with self._lock:
-            self._replies.append(_Reply(text, list(tool_calls or []), delay, usage, chunk_delay))
+            self._replies.append(Reply(text, list(tool_calls or []), delay, usage, chunk_delay))
 
     def set_responder(self, fn: Responder | None) -> None:
         """Answer from ``fn(body) -> reply spec`` once the queued replies are used up."""
@@ -197,7 +163,7 @@ class MockOpenAIServer:
             raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
         after = None if retry_after is None else str(retry_after)
         with self._lock:
-            self._faults.append(_Fault(kind, times, status, after, delay, message, text))
+            self._faults.append(Fault(kind, times, status, after, delay, message, text))
 
     def set_fault_rate(
         self, rate: float, faults: list[dict[str, Any]] | None = None, *, seed: int = 0
@@ -220,7 +186,7 @@ class MockOpenAIServer:
             if kind not in FAULT_KINDS:
                 raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
             after = spec.pop("retry_after", None)
-            built.append(_Fault(kind, 1, retry_after=None if after is None else str(after),
+            built.append(Fault(kind, 1, retry_after=None if after is None else str(after),
                                 **spec))
         with self._lock:
             self._fault_rate = rate
@@ -238,7 +204,7 @@ class MockOpenAIServer:
         with self._lock:
             self._requests.append(request)
 
-    def _next(self, body: dict[str, Any]) -> _Fault | _Reply | None:
+    def _next(self, body: dict[str, Any]) -> Fault | Reply | None:
         with self._lock:
             if self._faults:
                 fault = self._faults[0]
@@ -253,7 +219,7 @@ class MockOpenAIServer:
             if self._replies:
                 return self._replies.popleft()
             responder = self._responder
-        return None if responder is None else _Reply.from_spec(responder(body))
+        return None if responder is None else Reply.from_spec(responder(body))
 
 
 class _Server(ThreadingHTTPServer):
@@ -307,14 +273,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if action is None:
             self._send_error(500, "mock server: no scripted reply left")
-        elif isinstance(action, _Fault):
+        elif isinstance(action, Fault):
             self._fault(action, body)
         else:
             self._reply(action, body)
 
     # -- faults ---------------------------------------------------------------------------
 
-    def _fault(self, fault: _Fault, body: dict[str, Any]) -> None:
+    def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
         streaming = bool(body.get("stream"))
         if fault.kind == "status":
             status = fault.status or 500
@@ -346,12 +312,12 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send_json(200, empty)
 
-    def _slow(self, fault: _Fault, body: dict[str, Any], streaming: bool) -> None:
+    def _slow(self, fault: Fault, body: dict[str, Any], streaming: bool) -> None:
         """Serve one of the slow faults; a client that hangs up ends it (BrokenPipe)."""
         stop = self.mock.stopping
         if fault.kind == "slow_first_byte":
             stop.wait(20.0 if fault.delay is None else fault.delay)
-            self._reply(_Reply(fault.text or "Final Answer: late"), body)
+            self._reply(Reply(fault.text or "Final Answer: late"), body)
             return
         ends = time.monotonic() + _SLOW_FAULT_CAP
         self.close_connection = True
@@ -370,7 +336,7 @@ class _Handler(BaseHTTPRequestHandler):
             base = self._base(body)
             data = b"".join(
                 f"data: {json.dumps(self._delta(base, {'content': piece}))}\n\n".encode()
-                for piece in _split_text(text)) + b"data: [DONE]\n\n"
+                for piece in split_text(text)) + b"data: [DONE]\n\n"
             self._start_stream()
             send: Callable[[bytes], None] = self._chunk
         else:
@@ -399,7 +365,7 @@ class _Handler(BaseHTTPRequestHandler):
             return f"Incorrect API key provided: {token}"
         return f"mock server: injected {status} {self.responses.get(status, ('',))[0]}".strip()
 
-    def _stream_cut(self, fault: _Fault, body: dict[str, Any], streaming: bool) -> None:
+    def _stream_cut(self, fault: Fault, body: dict[str, Any], streaming: bool) -> None:
         if not streaming:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -410,14 +376,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._start_stream()
             base = self._base(body)
             self._event(self._delta(base, {"role": "assistant", "content": ""}))
-            for piece in _split_text(fault.text or ""):
+            for piece in split_text(fault.text or ""):
                 self._event(self._delta(base, {"content": piece}))
         self.wfile.flush()
         self.close_connection = True  # no terminating chunk, no [DONE]
 
     # -- replies --------------------------------------------------------------------------
 
-    def _reply(self, reply: _Reply, body: dict[str, Any]) -> None:
+    def _reply(self, reply: Reply, body: dict[str, Any]) -> None:
         if reply.delay:
             time.sleep(reply.delay)
         text = reply.text or ""
@@ -425,11 +391,11 @@ class _Handler(BaseHTTPRequestHandler):
             stops = [body["stop"]] if isinstance(body["stop"], str) else body["stop"]
             cuts = [i for s in stops if s and (i := text.find(s)) >= 0]
             text = text[: min(cuts)] if cuts else text
-        calls = [_tool_call(c, i) for i, c in enumerate(reply.tool_calls)]
+        calls = [tool_call(c, i) for i, c in enumerate(reply.tool_calls)]
         args_chars = sum(len(c["function"]["arguments"]) for c in calls)
         usage = reply.usage or {
-            "prompt_tokens": _tokens(_prompt_chars(body)),
-            "completion_tokens": _tokens(len(text) + args_chars),
+            "prompt_tokens": tokens(prompt_chars(body)),
+            "completion_tokens": tokens(len(text) + args_chars),
         }
         usage = {**usage, "total_tokens": usage.get("prompt_tokens", 0)
                  + usage.get("completion_tokens", 0)}
@@ -447,12 +413,12 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": usage,
         })
 
-    def _stream_reply(self, reply: _Reply, body: dict[str, Any], text: str,
+    def _stream_reply(self, reply: Reply, body: dict[str, Any], text: str,
                       calls: list[dict[str, Any]], finish: str, usage: dict[str, int]) -> None:
         base = self._base(body)
         self._start_stream()
         events = [self._delta(base, {"role": "assistant", "content": ""})]
-        events += [self._delta(base, {"content": piece}) for piece in _split_text(text)]
+        events += [self._delta(base, {"content": piece}) for piece in split_text(text)]
         for index, call in enumerate(calls):
             events += [self._delta(base, {"tool_calls": [part]})
                        for part in self._call_parts(index, call)]
@@ -470,7 +436,7 @@ class _Handler(BaseHTTPRequestHandler):
         fn = call["function"]
         head = {"index": index, "id": call["id"], "type": "function"}
         yield {**head, "function": {"name": fn["name"], "arguments": ""}}
-        for piece in _split_args(fn["arguments"]):
+        for piece in split_args(fn["arguments"]):
             if self.mock.dashscope_style:  # DashScope resends id and name in every chunk
                 yield {**head, "function": {"name": fn["name"], "arguments": piece}}
             else:
@@ -521,60 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def _tool_call(spec: dict[str, Any], index: int) -> dict[str, Any]:
-    args = spec.get("arguments", {})
-    return {
-        "id": spec.get("id") or f"call_mock_{index}",
-        "type": "function",
-        "function": {"name": spec["name"],
-                     "arguments": args if isinstance(args, str) else json.dumps(args)},
-    }
-
-
-def _split_text(text: str) -> list[str]:
-    """Pieces of up to a few characters whose concatenation is ``text``: like a real
-    tokenizer, words and keys are cut mid-way."""
-    return re.findall(r"\S{1,4}\s*|\s+", text)
-
-
-def _split_args(args: str, parts: int = 3) -> list[str]:
-    """JSON argument text cut into a few pieces, as real servers stream it."""
-    if len(args) < parts:
-        return [args] if args else []
-    step = math.ceil(len(args) / parts)
-    return [args[i: i + step] for i in range(0, len(args), step)]
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Run a mock server in the foreground; print its base URL."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--script", help="JSON file: a list of reply dicts, or "
-                        '{"replies": [...], "faults": [...]}')
-    parser.add_argument("--dashscope-style", action="store_true")
-    parser.add_argument("--honour-stop", action="store_true")
-    args = parser.parse_args(argv)
-    server = MockOpenAIServer(port=args.port, dashscope_style=args.dashscope_style,
-                              honour_stop=args.honour_stop)
-    if args.script:
-        with open(args.script, encoding="utf-8") as fh:
-            script = json.load(fh)
-        if isinstance(script, list):
-            script = {"replies": script}
-        for fault in script.get("faults", []):
-            server.add_fault(**fault)
-        for reply in script.get("replies", []):
-            server._replies.append(_Reply.from_spec(reply))
-    server.start()
-    print(server.base_url, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-
-
 if __name__ == "__main__":
+    from agentcli.testing.mock_cli import main
+
     main()
