@@ -1,8 +1,12 @@
-"""The floor for the batch rows: bare asyncio + httpx, one client per worker, no framework.
+"""The floor: bare asyncio + httpx, no framework.
 
-Usage: python floor.py - BASE_URL OUT.json N CONCURRENCY   (the same arguments as the sides)
-Sends the same kind of request (a system and a user message) ``N`` times with ``CONCURRENCY``
-workers, each with its own ``httpx.AsyncClient``; writes the wall time.
+    python floor.py - BASE_URL OUT.json N CONCURRENCY   batch rows (the sides' arguments)
+    python floor.py replay BASE_URL OUT.json BODIES.json  per-step rows
+
+Batch: sends the same kind of request (a system and a user message) ``N`` times with
+``CONCURRENCY`` workers, each with its own ``httpx.AsyncClient``; writes the wall time.
+Replay: sends the very request bodies an agentcli run sent (recorded by the bench server),
+one after the other, reading each JSON reply: the work no client can avoid.
 """
 
 from __future__ import annotations
@@ -40,6 +44,23 @@ async def main(base_url: str, n: int, concurrency: int) -> dict[str, float]:
     return {"wall_s": time.perf_counter() - t0, "ok": sum(oks)}
 
 
+async def replay(base_url: str, bodies: list[str]) -> dict[str, float]:
+    tls = httpx.create_ssl_context()
+    async with httpx.AsyncClient(timeout=60, verify=tls) as client:
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        for body in bodies:
+            resp = await client.post(f"{base_url}/chat/completions", content=body.encode(),
+                                     headers={"Authorization": "Bearer sk-bench",
+                                              "Content-Type": "application/json"})
+            resp.json()["choices"][0]["message"]["content"]
+        return {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - cpu0}
+
+
 if __name__ == "__main__":
-    base, out, n, c = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-    Path(out).write_text(json.dumps(asyncio.run(main(base, n, c))))
+    if sys.argv[1] == "replay":
+        base, out, path = sys.argv[2], sys.argv[3], sys.argv[4]
+        result = asyncio.run(replay(base, json.loads(Path(path).read_text())))
+    else:
+        base, out, n, c = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+        result = asyncio.run(main(base, n, c))
+    Path(out).write_text(json.dumps(result))

@@ -9,10 +9,11 @@ client.
 
     python bench/server.py            # prints "PORT <n>", then serves until killed
 
-Control (plain HTTP on the same port): ``POST /_mode`` with ``{"mode", "delay"}`` (modes:
-seed, final, step, chat), ``GET /_stats`` -> ``{"cpu", "requests", "gaps"}`` where ``gaps``
-are the seconds between each response sent and the next request received, and
-``POST /_reset`` clears the log.
+Control (plain HTTP on the same port): ``POST /_mode`` with ``{"mode", "delay", "record"}``
+(modes: seed, final, step, chat; ``record: true`` keeps every request body, ``GET /_bodies``
+returns them, so a bare client can replay the very same bytes), ``GET /_stats`` ->
+``{"cpu", "requests", "gaps"}`` where ``gaps`` are the seconds between each response sent and
+the next request received, and ``POST /_reset`` clears the log.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ CHAT_FINAL = '```json\n{"action": "Final Answer", "action_input": "ok"}\n```'
 
 state: dict[str, object] = {"mode": "seed", "delay": 0.0}
 log: list[tuple[float, float]] = []  # (request received, response sent), monotonic seconds
+bodies: list[str] = []  # request bodies, kept while state["record"] is on
 
 
 def reply_text(body: bytes) -> str:
@@ -77,6 +79,9 @@ def control(method: str, path: str, body: bytes) -> bytes:
         state.update(json.loads(body))
     elif path == "/_reset":
         log.clear()
+        bodies.clear()
+    elif path == "/_bodies":
+        return json.dumps(bodies).encode()
     elif path == "/_stats":
         cpu = os.times()
         gaps = [log[i][0] - log[i - 1][1] for i in range(1, len(log))]
@@ -104,6 +109,8 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
                 delay = float(state["delay"])  # type: ignore[arg-type]
                 if delay:
                     await asyncio.sleep(delay)
+                if state.get("record"):
+                    bodies.append(body.decode("utf-8"))
                 stream = b'"stream": true' in body or b'"stream":true' in body
                 ctype, payload = completion(reply_text(body), stream)
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: " + ctype
