@@ -196,6 +196,8 @@ async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Out
             return ex.outcome(await chain(call))
 
     async def all_of() -> list[Outcome]:
+        if len(effect.actions) == 1:
+            return [await one(effect.actions[0])]
         return list(await asyncio.gather(*(one(a) for a in effect.actions)))
 
     return await _within(run, all_of())

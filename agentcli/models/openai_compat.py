@@ -217,21 +217,28 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                 limit = self._attempt_limit()
                 try:
                     try:
+                        if not streaming:  # the plain path: one POST, the body read whole
+                            async with asyncio.timeout_at(limit.at):
+                                resp = await client.post(
+                                    self.url, json=payload, headers=self._headers,
+                                    timeout=self._timeout_until(limit))
+                            if resp.status_code >= 400:
+                                self._raise_status(resp.status_code, resp.reason_phrase,
+                                                   resp.headers, resp.text)
+                            yield parse_response(self.provider, self.model, resp.status_code,
+                                                 resp.text, stop)
+                            return
                         async with contextlib.AsyncExitStack() as stack:
                             async with asyncio.timeout_at(limit.at):
                                 resp = await stack.enter_async_context(client.stream(
                                     "POST", self.url, json=payload, headers=self._headers,
                                     timeout=self._timeout_until(limit),
                                 ))
-                                if resp.status_code >= 400 or not streaming:
+                                if resp.status_code >= 400:
                                     await resp.aread()
                             if resp.status_code >= 400:
                                 self._raise_status(resp.status_code, resp.reason_phrase,
                                                    resp.headers, resp.text)
-                            if not streaming:
-                                yield parse_response(self.provider, self.model,
-                                                     resp.status_code, resp.text, stop)
-                                return
                             events = SSEState(self.provider, self.base_url, stop)
                             lines = resp.aiter_lines()  # closed with the response
                             while True:
