@@ -49,10 +49,17 @@ async def replay(base_url: str, bodies: list[str]) -> dict[str, float]:
     async with httpx.AsyncClient(timeout=60, verify=tls) as client:
         cpu0, t0 = time.process_time(), time.perf_counter()
         for body in bodies:
-            resp = await client.post(f"{base_url}/chat/completions", content=body.encode(),
-                                     headers={"Authorization": "Bearer sk-bench",
-                                              "Content-Type": "application/json"})
-            resp.json()["choices"][0]["message"]["content"]
+            headers = {"Authorization": "Bearer sk-bench", "Content-Type": "application/json"}
+            url = f"{base_url}/chat/completions"
+            if '"stream": true' in body or '"stream":true' in body:  # read the SSE events
+                async with client.stream("POST", url, content=body.encode(),
+                                         headers=headers) as resp:
+                    async for line in resp.aiter_lines():
+                        if line.startswith("data:") and line[5:].strip() != "[DONE]":
+                            json.loads(line[5:])
+            else:
+                resp = await client.post(url, content=body.encode(), headers=headers)
+                resp.json()["choices"][0]["message"]["content"]
         return {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - cpu0}
 
 
