@@ -118,6 +118,17 @@ def _in_worker(fn: Callable[[], T]) -> T:
     return value  # type: ignore[no-any-return]
 
 
+def _in_place(fn: Callable[[], T]) -> T:
+    """Run blocking ``fn`` on this thread as if no loop ran here, the way the code it calls
+    expects of a plain function (``asyncio.run`` inside a tool, a prompt_toolkit question)."""
+    loop = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        return fn()
+    finally:
+        asyncio.events._set_running_loop(loop)
+
+
 class _Workers:
     """Daemon threads kept for blocking work: a thread is started only when none is idle.
 
@@ -161,7 +172,7 @@ async def in_thread(fn: Callable[[], T], *, may_inline: bool = True) -> T:
     from agentcli.deadline import remaining
 
     if may_inline and remaining() is None and len(asyncio.all_tasks()) <= 1:
-        return fn()
+        return _in_place(fn)
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
     ctx = contextvars.copy_context()

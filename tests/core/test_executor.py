@@ -300,3 +300,21 @@ def test_batch_keeps_order_with_bounded_concurrency() -> None:
     executor = AgentExecutor(PerInput([], [echo()]), llm=echo_model)
     results = executor.batch([f"q{i}" for i in range(10)], concurrency=3)
     assert [r.output for r in results] == [f"answer to q{i}" for i in range(10)]  # type: ignore[union-attr]
+
+
+def test_a_plain_tool_may_run_its_own_event_loop() -> None:
+    """User tools are plain functions; one that calls asyncio.run (or prompts with
+    prompt_toolkit) works on the async core as it did on a sync one, alone or in a batch."""
+
+    async def fetch(s: str) -> str:
+        await asyncio.sleep(0)
+        return f"fetched {s}"
+
+    tool = Tool("fetch", "Fetch.", func=lambda s: asyncio.run(fetch(s)))
+    result, _ = run([act("fetch", "a"), finish()], tools=[tool])
+    assert result.steps[0].observation == "fetched a"
+    agent = ScriptedAgent([act("fetch", "b"), finish()], [tool])
+    executor = AgentExecutor(agent, [tool], llm=silent_model(), return_intermediate_steps=True)
+    [batched] = executor.batch(["q"])
+    assert not isinstance(batched, BaseException)
+    assert batched.steps[0].observation == "fetched b"
