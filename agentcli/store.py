@@ -16,7 +16,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +82,20 @@ def _json(data: Any) -> str:
     return json.dumps(redact_data(data))
 
 
+def _when_unlocked(step: Callable[[], None], *, attempts: int = 50) -> None:
+    """Run ``step``, again while another process holds the lock it needs: switching to WAL
+    or creating the schema can be refused at once (no busy handler) when two processes open
+    a new database together (two chats starting on one session)."""
+    for attempt in range(attempts):
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or attempt == attempts - 1:
+                raise
+            time.sleep(0.1)
+
+
 class Store:
     """Sessions, turns and run logs in one SQLite file."""
 
@@ -91,14 +105,17 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA busy_timeout=5000")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.execute("PRAGMA busy_timeout=5000")
-            if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                _create_schema(self.db)
+            _when_unlocked(self._migrate)
             keep_wal_on_close(self.db)
         except (OSError, sqlite3.Error) as err:
             raise ConfigError(f"cannot open the database {self.path}: {err}") from None
+
+    def _migrate(self) -> None:
+        if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            _create_schema(self.db)
 
     def _check_version(self, db: sqlite3.Connection, session: str,
                        expected: int | None) -> None:
