@@ -310,13 +310,13 @@ class Settings:
         _mapping, None, "named groups of settings", factory=dict)
     memory: str = _setting(
         _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
-        "chat memory: auto (buffer when the agent type reads memory), none, buffer, window, "
-        "tokens or summary", "auto")
+        "chat memory: auto (the latest turns within memory_max_tokens, when the agent type "
+        "reads memory), none, buffer, window, tokens or summary", "auto")
     memory_k: int = _setting(
         _int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory", 5)
     memory_max_tokens: int = _setting(
-        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS", "token budget of tokens memory",
-        2_000)
+        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS",
+        "token budget of tokens memory (and of auto)", 4_000)
     db_path: str | None = _setting(
         _str_or_none, "AGENT_DB",
         "SQLite file for sessions and run logs (default $XDG_DATA_HOME/agentcli/agent.db)")

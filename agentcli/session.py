@@ -24,9 +24,13 @@ if TYPE_CHECKING:
 
 
 def memory_kind(settings: Settings) -> str:
-    """The memory kind that keeps the turns (``auto`` and ``none`` keep a buffer: turns are
-    saved even when the model is shown none of them)."""
-    return "buffer" if settings.memory in ("auto", "none") else settings.memory
+    """The memory kind that keeps the turns. ``auto`` keeps the latest turns within
+    ``memory_max_tokens``, so a turn costs the same at turn 2 and at turn 200 (the session's
+    transcript keeps every turn); ``none`` keeps a buffer: turns are saved even when the model
+    is shown none of them."""
+    if settings.memory == "auto":
+        return "tokens"
+    return "buffer" if settings.memory == "none" else settings.memory
 
 
 def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
