@@ -56,6 +56,9 @@ class BufferMemory:
 
     def __init__(self) -> None:
         self.turns: list[tuple[str, str]] = []
+        # The messages of each turn, made once: a long chat sends the same ones every turn
+        # (and each message keeps its wire form).
+        self._said: dict[tuple[str, str], tuple[Message, Message]] = {}
 
     def _kept(self) -> list[tuple[str, str]]:
         return self.turns
@@ -63,8 +66,11 @@ class BufferMemory:
     def messages(self) -> list[Message]:
         """User/assistant messages for the kept turns."""
         out: list[Message] = []
-        for question, answer in self._kept():
-            out += [user(question), assistant(answer)]
+        for turn in self._kept():
+            pair = self._said.get(turn)
+            if pair is None:
+                pair = self._said[turn] = (user(turn[0]), assistant(turn[1]))
+            out += pair
         return out
 
     def add_turn(self, question: str, answer: str) -> None:
@@ -74,6 +80,7 @@ class BufferMemory:
     def clear(self) -> None:
         """Forget every turn."""
         self.turns = []
+        self._said = {}
 
     def to_state(self) -> dict[str, Any]:
         """The turns as JSON lists (every turn is kept, whatever the view)."""
@@ -82,6 +89,7 @@ class BufferMemory:
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the turns."""
         self.turns = [(str(q), str(a)) for q, a in state.get("turns", [])]
+        self._said = {}
 
 
 class WindowMemory(BufferMemory):

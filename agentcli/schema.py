@@ -131,7 +131,15 @@ class Message:
     summary: bool = field(default=False, compare=False)  # stands for older, summarized turns
 
     def to_openai(self) -> dict[str, Any]:
-        """The message as an OpenAI chat-completions dict."""
+        """The message as an OpenAI chat-completions dict (built once: messages are frozen,
+        and a long chat sends the same history again with every request)."""
+        cached: dict[str, Any] | None = self.__dict__.get("_wire")
+        if cached is None:
+            cached = self._wire_dict()
+            object.__setattr__(self, "_wire", cached)
+        return dict(cached)
+
+    def _wire_dict(self) -> dict[str, Any]:
         content: Any = self.content
         if self.parts and self.role == "user":
             content = [{"type": "text", "text": self.content}, *self.parts]
