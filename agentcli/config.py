@@ -253,8 +253,9 @@ class Settings:
     max_execution_time: float | None = _setting(
         _positive_float_or_none, "AGENT_MAX_TIME", "time limit in seconds")
     early_stopping_method: str = _setting(
-        _choice("force", "generate"), "AGENT_EARLY_STOPPING",
-        "at a limit: force (stop) or generate (ask for an answer now)", "force")
+        _choice("auto", "force", "generate"), "AGENT_EARLY_STOPPING",
+        "at a limit: auto (after a stall or the step limit, ask once for the answer when a tool "
+        "already gave something useful), force (stop) or generate (always ask)", "auto")
     handle_parsing_errors: bool | str = _setting(
         _parsing_errors, "AGENT_HANDLE_PARSING_ERRORS",
         "send parse errors back to the model: true, false or the text to send", True)

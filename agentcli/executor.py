@@ -57,6 +57,7 @@ from agentcli.middleware import (
     deny_all,
     truncate_middle,
 )
+from agentcli.recovery import asks_last, call_key, looks_like_action, repeat_observation
 from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
 from agentcli.schema import (
     AgentAction,
@@ -99,7 +100,7 @@ class AgentExecutor:
         llm: BaseChatModel | None = None,
         max_iterations: int | None = 15,
         max_execution_time: float | None = None,
-        early_stopping_method: Literal["force", "generate"] = "force",
+        early_stopping_method: Literal["force", "generate", "auto"] = "force",
         handle_parsing_errors: ParsingErrorHandler = False,
         return_intermediate_steps: bool = False,
         trim_intermediate_steps: Trim = -1,
@@ -116,9 +117,9 @@ class AgentExecutor:
         response_format: ResponseFormat | None = None,
         middleware: Sequence[AgentMiddleware] = (),
     ) -> None:
-        if early_stopping_method not in ("force", "generate"):
+        if early_stopping_method not in ("force", "generate", "auto"):
             raise ValueError(
-                f"early_stopping_method must be 'force' or 'generate', "
+                f"early_stopping_method must be 'force', 'generate' or 'auto', "
                 f"got {early_stopping_method!r}"
             )
         self.agent = agent
@@ -311,10 +312,12 @@ class AgentExecutor:
             )):
                 reason = "stalled"
                 break
-            outcomes = yield RunTools(actions, dict(run.values))
+            fresh = [a for a in actions if call_key(a) not in run.results]
+            outcomes = (yield RunTools(fresh, dict(run.values))) if fresh else []
             if outcomes is EXPIRED:
                 reason = "max_execution_time"
                 break
+            outcomes = self._with_repeats(run, actions, fresh, outcomes)
             ended = yield from self._observe(run, actions, outcomes)
             if ended is not None:
                 return ended
@@ -336,6 +339,23 @@ class AgentExecutor:
             if update:
                 self._update(run, [update])
         return True
+
+    @staticmethod
+    def _with_repeats(run: Run, actions: list[AgentAction], fresh: list[AgentAction],
+                      outcomes: list[Outcome]) -> list[Outcome]:
+        """Every action's outcome: the fresh calls' own, a reminder for repeated ones."""
+        ran = dict(zip(map(id, fresh), outcomes, strict=True))
+        out: list[Outcome] = []
+        for action in actions:
+            done = ran.get(id(action))
+            if done is None:
+                text = repeat_observation(action, run.results[call_key(action)])
+                out.append((ToolOutcome(text, "ok"), "ok"))
+                continue
+            if done[1] == "ok" and isinstance(done[0], ToolOutcome):
+                run.results[call_key(action)] = done[0].text
+            out.append(done)
+        return out
 
     def _observe(
         self, run: Run, actions: list[AgentAction], outcomes: list[Outcome]
@@ -389,10 +409,14 @@ class AgentExecutor:
         """A limit ended the loop: force a stop message, or ask for one last answer."""
         yield Limit(reason)
         final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
-        if self.early_stopping_method == "generate" and reason != "max_execution_time":
+        if asks_last(self.early_stopping_method, reason, bool(run.results)):
             result = yield CallModel(self.agent.request(self._view(run), final=True))
             if result is not EXPIRED:
-                final = self.agent.finish(result)
+                answer = self.agent.finish(result)
+                if answer.output.strip() and not looks_like_action(answer.output):
+                    final = answer
+                    if self.early_stopping_method == "auto":
+                        run.recovered = reason
         return (yield from self._finish(run, final, reason))
 
     def _result(self, run: Run, output: str, reason: StopReason) -> RunResult:
@@ -407,6 +431,7 @@ class AgentExecutor:
             stats={"tool_call_repairs": run.repairs},
             state=self.schema.output(run.values),
             cost=None if not run.priced or info.unpriced else info.cost,
+            recovered=run.recovered,
         )
 
     # ------------------------------------------------------------------ tools

@@ -10,6 +10,8 @@ def exit_code(result: RunResult) -> int:
     """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
     if result.stop_reason == "interrupted":
         return exit_codes.INTERRUPTED
+    if result.recovered:  # the limit was hit, then the model gave its answer
+        return exit_codes.OK
     return exit_codes.LIMIT if result.stop_reason in LIMIT_REASONS else exit_codes.OK
 
 
@@ -33,7 +35,7 @@ def real_answer(result: RunResult) -> str | None:
 
 def stop_line(result: RunResult) -> str | None:
     """The stderr line saying which limit stopped the run (None when it was not a limit)."""
-    if result.stop_reason not in LIMIT_REASONS:
+    if result.stop_reason not in LIMIT_REASONS or result.recovered:
         return None
     return f"Stopped by {reason_words(result)}."
 

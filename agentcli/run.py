@@ -64,6 +64,8 @@ class Run:
     last_key: str = ""
     repeats: int = 0
     priced: bool = False
+    results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
+    recovered: str | None = None  # the limit after which the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
 
     @property

@@ -260,6 +260,7 @@ class RunResult:
     stats: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # the output-filtered run state
     cost: float | None = None  # USD, when the model has a price
+    recovered: str | None = None  # the limit after which the model was asked for its answer
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the result."""
@@ -267,6 +268,7 @@ class RunResult:
             "answer": self.output,
             "stop_reason": self.stop_reason,
             "limit": self.stop_reason if self.stop_reason in LIMIT_REASONS else None,
+            "recovered": self.recovered,
             "steps": [
                 {
                     "tool": s.action.tool,

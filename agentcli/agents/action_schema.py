@@ -55,6 +55,16 @@ def action_schema(
     return {"type": "object", "anyOf": branches}  # OpenAI wants an object at the root
 
 
+def final_only(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (an action schema) narrowed to its final-answer branch: the constraint for
+    a request that must be answered now, without tools."""
+    if "anyOf" in schema:
+        return dict(schema["anyOf"][-1])  # the final answer's branch is always the last
+    props = dict(schema.get("properties") or {})
+    props["action"] = {"type": "string", "enum": [FINAL_ANSWER]}
+    return {**schema, "properties": props}
+
+
 def schema_for_agent(
     agent_type: str, tools: Sequence[Tool], mode: str = "auto",
     response_schema: dict[str, Any] | None = None,

@@ -87,13 +87,16 @@ class Agent(ABC):
         """The decision in the model's reply; raises OutputParserError when there is none."""
 
     def finish(self, result: ChatResult) -> AgentFinish:
-        """The forced last answer: the reply's answer, or its text when it still wanted a tool."""
+        """The forced last answer: the reply's answer, its plain text when it could not be
+        read as a decision, and no answer (empty output) when it still asked for a tool."""
         try:
             decision = self.decide(result)
         except OutputParserError:
             decision = None
         if isinstance(decision, AgentFinish):
             return decision
+        if decision is not None:  # an action is never the answer, however it was asked for
+            return AgentFinish({"output": ""}, result.text)
         return AgentFinish({"output": result.text.strip()}, result.text)
 
     def turn_messages(self, result: ChatResult, decision: Decision) -> list[Message]:
@@ -138,8 +141,13 @@ class TextAgent(Agent):
         """The prompt built from the steps so far, with this type's stop sequences (and the
         action schema, where one constrains replies; never on the answer-now request)."""
         steps = state.get("intermediate_steps") or ()
+        schema = self.action_schema
+        if final and schema is not None:  # answer now: only the final-answer branch is allowed
+            from agentcli.agents.action_schema import final_only
+
+            schema = final_only(schema)
         return ChatRequest(tuple(self.build_messages(steps, state, final=final)), stop=self.stop,
-                           response_format=self.action_schema)
+                           response_format=schema)
 
     def decide(self, result: ChatResult) -> Decision:
         """Parse the model's text."""

@@ -170,7 +170,8 @@ def run(
     max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
     max_time: float | None = typer.Option(None, "--max-time", help="Time limit in seconds."),
     early_stopping: str | None = typer.Option(
-        None, "--early-stopping", help="At a limit: force (stop) or generate (answer now)."
+        None, "--early-stopping",
+        help="At a limit: auto (ask once for the answer after useful work), force or generate."
     ),
     allow_dangerous_tools: bool | None = typer.Option(
         None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."

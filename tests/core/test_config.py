@@ -56,7 +56,7 @@ def test_profiles(tmp_path: Path) -> None:
         ("max_iter: 3\n", r"unknown key 'max_iter' \(did you mean 'max_iterations'\?\)"),
         ("max_iterations: abc\n", r"'max_iterations' must be a positive integer or null"),
         ("max_iterations: 0\n", r"'max_iterations' must be a positive integer"),
-        ("early_stopping_method: maybe\n", r"must be one of force, generate, got 'maybe'"),
+        ("early_stopping_method: maybe\n", r"must be one of auto, force, generate, got 'maybe'"),
         ("temperature: 5\n", r"'temperature' must be a number from 0.0 to 2.0"),
         ("tools: 3\n", r"'tools' must be a list of names"),
         ("verbose: perhaps\n", r"'verbose' must be true or false"),

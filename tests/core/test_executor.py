@@ -74,7 +74,7 @@ def test_max_execution_time() -> None:
 
 
 def test_bad_early_stopping_method() -> None:
-    with pytest.raises(ValueError, match="force' or 'generate"):
+    with pytest.raises(ValueError, match="'force', 'generate' or 'auto'"):
         AgentExecutor(ScriptedAgent([], []), [], early_stopping_method="maybe")  # type: ignore[arg-type]
 
 

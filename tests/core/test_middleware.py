@@ -121,10 +121,12 @@ def test_summarization_shortens_a_long_text_agent_run() -> None:
         """Fetch a page."""
         return f"page {page}: " + "lorem ipsum " * 60
 
+    pages = iter(range(6))
+
     def replies(messages: list[Message]) -> str:
-        done = messages[-1].content.count("Observation: page")
-        if done < 6:
-            return f"Thought: next\nAction: fetch\nAction Input: {done}"
+        page = next(pages, None)
+        if page is not None:
+            return f"Thought: next\nAction: fetch\nAction Input: {page}"
         return "Thought: enough\nFinal Answer: read them all"
 
     model = FakeChatModel(replies)

@@ -62,7 +62,10 @@ def test_provider_errors_exit_4_and_are_retried_on_resume(
         assert again.returncode == 4 and "1 provider error (exit 4)" in again.stderr
 
 
-def test_limit_rows_exit_3_with_no_answer(mock_server: Any, tmp_path: Path) -> None:
+def test_limit_rows_exit_3_with_no_answer(
+    mock_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_EARLY_STOPPING", "force")  # no last request for an answer
     mock_server.set_responder(responder)
     write(tmp_path / "in.jsonl", "fine", "loop please")
     proc = batch(tmp_path, mock_server, "in.jsonl", "--out", "out.jsonl",

@@ -1,0 +1,66 @@
+"""Never lose an answer the model already has (issue 22): a repeated call is not run again,
+and after a stall the model is asked once for its answer, without tools, by default."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+CALC = '{"action": "Calculator", "action_input": "25 / 100 * 300"}'
+FINAL = '{"action": "Final Answer", "action_input": "75"}'
+
+
+def run(server: Any, tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"))
+    return subprocess.run(
+        [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", *flags,
+         "What is 25% of 300?"], env=env, capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL)
+
+
+def bodies(server: Any) -> list[dict[str, Any]]:
+    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def test_a_stalled_run_is_asked_for_its_answer_and_exits_0(
+    mock_server: Any, tmp_path: Path
+) -> None:
+    for _ in range(3):
+        mock_server.add_reply(CALC)  # the right call, then the same call again and again
+    mock_server.add_reply(FINAL)
+    proc = run(mock_server, tmp_path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["answer"] == "75" and out["recovered"] == "stalled"
+    assert out["stop_reason"] == "stalled"
+    sent = bodies(mock_server)
+    assert len(sent) == 4
+    # the repeated call was not run again: the model was told it already had the result
+    assert "You already called Calculator" in json.dumps(sent[2]["messages"])
+    assert out["steps"][0]["observation"] == "Answer: 75.0"
+    # the last request asks for the answer, constrained to the final-answer branch
+    final_schema = sent[3]["response_format"]["json_schema"]["schema"]
+    assert final_schema["properties"]["action"]["enum"] == ["Final Answer"]
+
+
+def test_a_tool_blob_is_never_printed_as_the_answer(mock_server: Any, tmp_path: Path) -> None:
+    for _ in range(4):
+        mock_server.add_reply(CALC)  # even the last, answer-now request gets a tool call
+    proc = run(mock_server, tmp_path)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout.strip() == ""
+    assert "Stopped by stalled" in proc.stderr or "stalled" in proc.stderr
+
+
+def test_force_keeps_the_old_stop(mock_server: Any, tmp_path: Path) -> None:
+    for _ in range(3):
+        mock_server.add_reply(CALC)
+    proc = run(mock_server, tmp_path, "--early-stopping", "force")
+    assert proc.returncode == 3 and proc.stdout.strip() == ""
+    assert len(bodies(mock_server)) == 3
