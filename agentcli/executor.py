@@ -60,6 +60,7 @@ from agentcli.middleware import (
 from agentcli.recovery import asks_last, call_key, looks_like_action, repeat_observation
 from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
 from agentcli.schema import (
+    PARSE_ERROR_TOOL,
     AgentAction,
     AgentFinish,
     AgentStep,
@@ -79,7 +80,6 @@ if TYPE_CHECKING:
     from agentcli.structured import ResponseFormat
 
 FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
-PARSE_ERROR_TOOL = "_Exception"
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
 

@@ -82,6 +82,7 @@ def media_parts(value: object) -> tuple[dict[str, Any], ...]:
 
 
 ToolStatus = Literal["ok", "error", "invalid", "denied"]
+PARSE_ERROR_TOOL = "_Exception"  # the "tool" of a step that corrected an unreadable reply
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from agentcli.agents.prompts import load
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
+    PARSE_ERROR_TOOL,
     AgentFinish,
     AgentStep,
     ChatRequest,
@@ -17,6 +18,7 @@ from agentcli.schema import (
     Decision,
     Message,
     assistant,
+    user,
 )
 from agentcli.tools.base import Tool
 
@@ -166,16 +168,25 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
     return scratchpad_text(steps, starts_after_thought)
 
 
-def question_with_work(
+def work_as_turns(
     steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
-) -> str:
-    """The question, then the work so far replayed after it (and the final instruction)."""
-    human = str(inputs["input"])
-    if steps:
-        human += "\n\n" + load("scratchpad_intro").strip() + "\n" + scratchpad(steps)
+) -> list[Message]:
+    """The question, then the work so far as alternating turns: each reply the model sent
+    (assistant) and what it observed (user), the shape chat-tuned models are trained on.
+    Turns strictly alternate (some chat templates insist); the answer-now instruction joins
+    the last user turn."""
+    turns: list[Message] = [user(str(inputs["input"]))]
+    for step in steps:
+        said = step.action.log.strip() or json.dumps(
+            {"action": step.action.tool, "action_input": step.action.tool_input},
+            ensure_ascii=False)
+        seen = (step.observation if step.action.tool == PARSE_ERROR_TOOL
+                else f"Observation: {step.observation}")
+        turns += [assistant(said), user(seen)]
     if final:
-        human += ("\n" if steps else "\n\n") + final_instruction()
-    return human
+        last = turns[-1]
+        turns[-1] = user(f"{last.content}\n\n{final_instruction()}")
+    return turns
 
 
 def final_instruction() -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from agentcli.agents.base import TextAgent, question_with_work, require_single_input
+from agentcli.agents.base import TextAgent, require_single_input, work_as_turns
 from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.react import tool_lines
-from agentcli.schema import AgentStep, Message, system, user
+from agentcli.schema import AgentStep, Message, system
 from agentcli.tools.base import Tool
 
 
@@ -32,5 +32,5 @@ class ChatAgent(TextAgent):
     def build_messages(
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
-        """System prompt, then the question with the prior work replayed after it."""
-        return [system(self.system_prompt), user(question_with_work(steps, inputs, final=final))]
+        """System prompt, then the question and the work so far as alternating turns."""
+        return [system(self.system_prompt), *work_as_turns(steps, inputs, final=final)]

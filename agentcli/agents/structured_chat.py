@@ -6,9 +6,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from agentcli.agents.base import TextAgent, chat_history, question_with_work
+from agentcli.agents.base import TextAgent, chat_history, work_as_turns
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.schema import AgentStep, Message, system, user
+from agentcli.schema import AgentStep, Message, system
 from agentcli.tools.base import Tool
 
 
@@ -47,6 +47,6 @@ class StructuredChatAgent(TextAgent):
     def build_messages(
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
-        """System prompt, prior turns, then the question with the work so far replayed."""
+        """System prompt, prior turns, then the question and the work as alternating turns."""
         return [system(self.system_prompt), *chat_history(inputs),
-                user(question_with_work(steps, inputs, final=final))]
+                *work_as_turns(steps, inputs, final=final)]

@@ -47,8 +47,10 @@ def test_seed_example_subprocess_two_requests_and_coloured_trace(mock_server: An
         assert part in trace
     assert "\x1b[" in trace  # coloured
     assert "Traceback" not in trace
-    second = mock_server.requests[1].body["messages"][-1]["content"]
-    assert "Observation: Answer: 75.0\nThought:" in second
+    # the work comes back as alternating turns: the model's action, then what it observed
+    *_, said, seen = mock_server.requests[1].body["messages"]
+    assert said["role"] == "assistant" and "Calculator" in said["content"]
+    assert seen == {"role": "user", "content": "Observation: Answer: 75.0"}
     assert mock_server.requests[0].body["stop"] == ["Observation:"]
     assert "sk-test-secret-123" not in proc.stdout + proc.stderr
 
@@ -89,7 +91,7 @@ def test_iteration_limit_exit_code(mock_server: Any) -> None:
     for _ in range(3):
         mock_server.add_reply(SEED_ACTION)
     result = agent("run", "loop forever", "-m", "openai/any", "--max-iterations", "2",
-                   env=openai_env(mock_server))
+                   "--early-stopping", "force", env=openai_env(mock_server))
     assert result.exit_code == 3
     assert result.stdout == ""  # a limit stop has no answer to print
     assert "Stopped by max iterations." in result.stderr
@@ -133,7 +135,7 @@ def test_debug_shows_traceback(mock_server: Any) -> None:
     [
         (["--tools", "llm_math"], "did you mean llm-math"),
         (["--agent", "chat-zero-shot"], "unknown agent type"),
-        (["--early-stopping", "later"], "must be one of force, generate"),
+        (["--early-stopping", "later"], "must be one of auto, force, generate"),
         (["--model", "nosuch/model"], "unknown provider"),
         (["--config", "missing.yaml"], "does not exist"),
     ],

@@ -131,7 +131,8 @@ def test_a_turn_stopped_by_a_limit_is_remembered_as_unanswered(mock_server: Any,
                                                                tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     mock_server.add_reply("Thought: compute\nAction: Calculator\nAction Input: 2+2")
-    first = run(mock_server, db, "--thread", "t", "--max-iterations", "1", "add two and two")
+    first = run(mock_server, db, "--thread", "t", "--max-iterations", "1",
+                "--early-stopping", "force", "add two and two")
     assert first.exit_code == 3 and first.stdout == ""
     mock_server.add_reply(final("done"))
     assert run(mock_server, db, "--thread", "t", "try again").stdout == "done\n"

@@ -161,7 +161,8 @@ def test_concurrent_requests_are_independent(serve: Any, mock_server: Any) -> No
 def test_each_request_has_its_own_limits(serve: Any, mock_server: Any) -> None:
     mock_server.add_reply(tool_calls=[CALC])  # the first request's one step
     mock_server.add_reply("Fresh budget.")
-    served = serve("--agent", "tool-calling", "--max-iterations", "1")
+    served = serve("--agent", "tool-calling", "--max-iterations", "1",
+                   extra_env={"AGENT_EARLY_STOPPING": "force"})
     stopped = client(served).chat.completions.create(
         model="agent", messages=[{"role": "user", "content": "loop"}])
     assert stopped.choices[0].finish_reason == "length"
