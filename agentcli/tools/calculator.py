@@ -8,13 +8,19 @@ from agentcli.errors import ToolInputError
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, evaluate
+from agentcli.tools.math_eval import (
+    ACCEPTED_FORMS,
+    MAX_EXPRESSION_CHARS,
+    NotAnExpression,
+    evaluate,
+)
 
 DESCRIPTION = (
     "Useful for when you need to answer questions about math. "
     "Input: an arithmetic expression such as 300 * 0.25, or a math question in words."
 )
 MAX_QUESTION_CHARS = 2_000
+_BARE_PERCENT = re.compile(r"\s*\d+(?:\.\d+)?\s*(?:%|percent)\s*", re.I)
 _BLOCK = re.compile(r"```(?:text|python|math)?\s*\n?(.*?)(?:```|$)", re.S)
 
 
@@ -45,21 +51,26 @@ def calculate(question: str, llm: BaseChatModel | None) -> str:
             f"input is {len(question):,} characters; the Calculator accepts at most "
             f"{MAX_QUESTION_CHARS:,} (expressions at most {MAX_EXPRESSION_CHARS})"
         )
+    if _BARE_PERCENT.fullmatch(question):
+        raise ToolInputError(f"{question!r} is a percentage of nothing; to take a percentage of "
+                             "a number, write it as 'N% of M'")
     try:
         return f"Answer: {evaluate(question)}"
     except NotAnExpression:
         pass
     if llm is None:
-        raise ToolInputError(f"{question!r} is not an arithmetic expression")
+        raise ToolInputError(f"the Calculator cannot read {question!r}; it reads {ACCEPTED_FORMS}")
     prompt = _prompt_template().replace("{question}", question)
     reply = llm.generate([user(prompt)], stop=["```output"]).text
     expression = extract_expression(reply)
     try:
+        if _BARE_PERCENT.fullmatch(expression):
+            raise NotAnExpression(expression)  # a percentage of nothing is no answer
         return f"Answer: {evaluate(expression)}"
     except NotAnExpression:
         raise ToolInputError(
-            f"the model's expression {expression!r} is not arithmetic; "
-            "pass a plain expression like 300 * 0.25"
+            f"the Calculator cannot read {expression!r} (from {question!r}); it reads "
+            f"{ACCEPTED_FORMS}"
         ) from None
 
 

@@ -64,3 +64,15 @@ def test_force_keeps_the_old_stop(mock_server: Any, tmp_path: Path) -> None:
     proc = run(mock_server, tmp_path, "--early-stopping", "force")
     assert proc.returncode == 3 and proc.stdout.strip() == ""
     assert len(bodies(mock_server)) == 3
+
+
+def test_calculator_forms_through_agent_run(mock_server: Any, tmp_path: Path) -> None:
+    """A small model's '2 to the power of 10' is read as arithmetic, not sent back as an
+    error the model repeats."""
+    mock_server.add_reply('{"action": "Calculator", "action_input": "2 to the power of 10"}')
+    mock_server.add_reply('{"action": "Final Answer", "action_input": "1024"}')
+    proc = run(mock_server, tmp_path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["steps"][0]["observation"] == "Answer: 1024" and out["answer"] == "1024"
+    assert len(bodies(mock_server)) == 2  # no model call inside the Calculator

@@ -7,7 +7,7 @@ import pytest
 from agentcli.errors import ToolInputError
 from agentcli.models.fake import FakeChatModel
 from agentcli.tools.calculator import calculate, extract_expression, make_calculator
-from agentcli.tools.math_eval import evaluate
+from agentcli.tools.math_eval import NotAnExpression, evaluate
 
 
 @pytest.mark.parametrize(
@@ -74,10 +74,11 @@ def test_expression_input_needs_no_model_call() -> None:
 
 def test_word_problem_is_translated_by_the_model() -> None:
     llm = FakeChatModel(["```text\n37593 * 67\n```\n"])
-    assert calculate("What is 37593 times 67?", llm) == "Answer: 2518731"
+    question = "How many apples are 37593 crates of 67 apples each?"
+    assert calculate(question, llm) == "Answer: 2518731"
     assert len(llm.requests) == 1
     assert llm.requests[0].stop == ["```output"]
-    assert "What is 37593 times 67?" in llm.requests[0].messages[0].content
+    assert question in llm.requests[0].messages[0].content
 
 
 def test_model_translation_is_checked_too() -> None:
@@ -87,7 +88,8 @@ def test_model_translation_is_checked_too() -> None:
 
 
 def test_word_problem_without_model_is_refused() -> None:
-    with pytest.raises(ToolInputError, match="not an arithmetic expression"):
+    with pytest.raises(ToolInputError,
+                       match="the Calculator cannot read 'how many apples'; it reads arithmetic"):
         calculate("how many apples", None)
 
 
@@ -98,3 +100,41 @@ def test_word_problem_without_model_is_refused() -> None:
 )
 def test_extract_expression(reply: str, expr: str) -> None:
     assert extract_expression(reply) == expr
+
+
+FORMS = [
+    ("15% of 80", "Answer: 12.0"), ("25 percent of 300", "Answer: 75.0"),
+    ("2^10", "Answer: 1024"), ("2**10", "Answer: 1024"), ("2 to the power of 10", "Answer: 1024"),
+    ("sqrt(144)", "Answer: 12.0"), ("square root of 144", "Answer: 12.0"),
+    ("cube root of 27", "Answer: 3.0"), ("15 squared", "Answer: 225"), ("3 cubed", "Answer: 27"),
+    ("1,234 + 5", "Answer: 1239"), ("12 x 4", "Answer: 48"), ("12 × 4", "Answer: 48"),
+    ("20 ÷ 4", "Answer: 5.0"), ("$20 * 3", "Answer: 60"), ("7 * 6 =", "Answer: 42"),
+    ("300 * 25%", "Answer: 75.0"), ("7 % 3", "Answer: 1"), ("What is 3 + 4?", "Answer: 7"),
+]
+
+
+@pytest.mark.parametrize(("text", "answer"), FORMS)
+def test_forms_people_and_small_models_write(text: str, answer: str) -> None:
+    llm = FakeChatModel([])  # never asked: each form is read directly
+    assert calculate(text, llm) == answer
+    assert llm.requests == []
+
+
+def test_an_unreadable_input_is_quoted_with_the_accepted_forms_and_no_example() -> None:
+    llm = FakeChatModel(["```text\n25%\n```"])  # the translation is no better
+    with pytest.raises(ToolInputError) as info:
+        calculate("a quarter of the budget", llm)
+    message = str(info.value)
+    assert "'25%'" in message and "'N% of M'" in message
+    assert "300 * 0.25" not in message  # nothing a model would copy as its next input
+
+
+def test_a_bare_percentage_asks_what_it_is_a_percentage_of() -> None:
+    with pytest.raises(ToolInputError, match=r"'25%' is a percentage of nothing.*'N% of M'"):
+        calculate("25%", None)
+
+
+def test_word_forms_stay_safe() -> None:
+    for text in ("__import__('os') squared", "2 to the power of 99999", "open squared"):
+        with pytest.raises((ToolInputError, NotAnExpression)):
+            evaluate(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,6 @@ def test_two_tool_question(mock_server: Any, wiki_server: Any, tmp_path: Path) -
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == "660 metres"
     assert len(mock_server.requests) == 3
-    third = mock_server.requests[2].body["messages"][-1]["content"]
+    third = json.dumps(mock_server.requests[2].body["messages"])
     assert "330 metres tall" in third and "Answer: 660" in third
     assert any("srsearch" in str(r) for r in wiki_server.requests)
