@@ -159,8 +159,19 @@ class JsonBlobOutputParser:
     """Parses the chat format: a JSON action blob, or ``Final Answer:`` text."""
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
-        """Parse one reply; ``tool_input`` is a string, or a dict for an object input."""
-        return _clean_blob(text) or _parse(text, structured=True)
+        """Parse one reply; ``tool_input`` is a string, or a dict for an object input.
+
+        A final answer whose text was cut off mid-string (``"action_input": "643 }`` at the
+        reply-length limit) is a parse error, recovered like any other: a truncated blob is
+        never taken as the answer."""
+        result = _clean_blob(text) or _parse(text, structured=True)
+        if isinstance(result, AgentFinish) and _cut_off(text):
+            raise OutputParserError(
+                "The final answer was cut off before its closing quote.", llm_output=text,
+                observation="Your final answer was cut off before it ended. Send the whole "
+                "JSON blob again, shorter if needed. " + _CHAT_FORMAT,
+            )
+        return result
 
 
 # The common well-formed reply: an optional thought, then one fenced blob and nothing else.
@@ -169,6 +180,26 @@ class JsonBlobOutputParser:
 _CLEAN = re.compile(
     r"\A[ \t]*(?:Thought:[^`{}<]*?\n)?[ \t]*(?:Action:[ \t]*\n)?```(?:json)?\n(\{[^`]*\})\n```\s*\Z"
 )
+
+
+_INPUT_STRING = re.compile(r'"action_input"\s*:\s*"')
+
+
+def _cut_off(text: str) -> bool:
+    """Whether the last ``"action_input": "...`` string in ``text`` never closes."""
+    starts = list(_INPUT_STRING.finditer(text))
+    if not starts:
+        return False
+    rest = text[starts[-1].end():]
+    escaped = False
+    for ch in rest:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            return False
+    return True
 
 
 def _clean_blob(text: str) -> AgentAction | None:

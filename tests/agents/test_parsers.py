@@ -216,3 +216,17 @@ def test_code_on_the_action_line_gets_a_hint(parser: AgentOutputParser) -> None:
         parser.parse(text)
     assert "is code, not a tool name" in info.value.observation
     assert "df.describe()" in info.value.observation
+
+
+@pytest.mark.parametrize("text", [
+    '{"action": "Final Answer", "action_input": "643 }',
+    '```json\n{"action": "Final Answer", "action_input": "643',
+])
+def test_a_final_answer_cut_off_mid_string_is_a_parse_error(text: str) -> None:
+    with pytest.raises(OutputParserError, match="cut off"):
+        JsonBlobOutputParser().parse(text)
+
+
+def test_a_final_answer_missing_only_its_closing_brace_is_kept() -> None:
+    result = JsonBlobOutputParser().parse('{"action": "Final Answer", "action_input": "643"')
+    assert isinstance(result, AgentFinish) and result.output == "643"
