@@ -20,10 +20,18 @@ from agentcli.tools.base import Tool
 STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-_CALCULATOR_EXAMPLE = {
-    "example_question": "What is 7 times 6?", "example_tool": "Calculator",
-    "example_input": "7 * 6", "example_result": "Answer: 42", "example_answer": "42",
-}
+# The compact prompts' worked example, in each format (it ends the way a step ends).
+_EXAMPLE = (
+    "\nExample:\nQuestion: What is 7 times 6?\n"
+    '{"action": "Calculator", "action_input": "7 * 6"}\n'
+    "Observation: Answer: 42\n"
+    '{"action": "Final Answer", "action_input": "42"}\n'
+)
+_REACT_EXAMPLE = (
+    "\nExample:\nQuestion: What is 7 times 6?\nThought: I use Calculator.\n"
+    "Action: Calculator\nAction Input: 7 * 6\nObservation: Answer: 42\n"
+    "Thought: I know the answer.\nFinal Answer: 42\n"
+)
 
 
 def model_size_b(model_name: str) -> float | None:
@@ -59,21 +67,23 @@ def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict
         "tools": "\n".join(_tool_line(t) for t in tools),
         "tool_names": ", ".join(f'"{n}"' if quoted_names else n for n in names),
     }
-    if "Calculator" in names or not tools:
-        values.update(_CALCULATOR_EXAMPLE)
-    else:
-        first = tools[0].name
-        values.update(example_question="<a question>", example_tool=first,
-                      example_input="<input>", example_result="<result>",
-                      example_answer="<answer>")
+    # A worked example only where it is a real one (the Calculator): placeholders such as
+    # "<input>" in an example are copied word for word by small models.
+    real = "Calculator" in names or not tools
+    values["example"] = _EXAMPLE if real else ""
+    values["react_example"] = _REACT_EXAMPLE if real else ""
     return values
 
 
 def short_description(description: str, limit: int = _DESCRIPTION_CHARS) -> str:
-    """The first sentence of a description, at most ``limit`` characters."""
+    """The first sentence of a description, at most ``limit`` characters, and its ``Input:``
+    sentence when it has one (what the tool expects is the part a small model needs most)."""
     text = " ".join(description.split())
-    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    return first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
+    sentences = re.split(r"(?<=[.!?])\s", text)
+    first = sentences[0]
+    first = first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
+    hint = next((s for s in sentences[1:] if s.startswith("Input:")), "")
+    return f"{first} {hint}".strip()
 
 
 def _tool_line(tool: Tool) -> str:

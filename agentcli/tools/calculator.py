@@ -17,7 +17,8 @@ from agentcli.tools.math_eval import (
 
 DESCRIPTION = (
     "Useful for when you need to answer questions about math. "
-    "Input: an arithmetic expression such as 300 * 0.25, or a math question in words."
+    "Input: an arithmetic expression (numbers with + - * / ** and parentheses, N% of M, "
+    "square root of N), or a math question in words."
 )
 MAX_QUESTION_CHARS = 2_000
 _BARE_PERCENT = re.compile(r"\s*\d+(?:\.\d+)?\s*(?:%|percent)\s*", re.I)

@@ -68,9 +68,16 @@ def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
     assert len(compact) / 4 < 400  # far inside a 2,048-token context
 
 
-def test_example_is_generic_without_a_calculator() -> None:
-    values = compact_values([Tool("search", "Search.", lambda s: s)])
-    assert values["example_tool"] == "search" and values["example_input"] == "<input>"
+def test_no_copyable_placeholders_without_a_calculator() -> None:
+    """Small models copy '<input>' or "the tool's input" word for word: without a real worked
+    example the compact prompts have none, and their format is described in words."""
+    tools = [Tool("search", "Search. Input: what to look up.", lambda s: s)]
+    values = {**compact_values(tools), "input": "q", "agent_scratchpad": ""}
+    assert values["example"] == values["react_example"] == ""
+    for base in BASES:
+        text = render(load(prompt_name(base, "compact")), **values)
+        assert "<" not in text and "the tool's input" not in text, text
+        assert "Input: what to look up." in text  # the tool's input hint is kept
 
 
 def test_short_description_keeps_the_first_sentence() -> None:
