@@ -148,15 +148,10 @@ def _env() -> dict[str, str]:
     return apply_stored_keys(dict(os.environ))
 
 
-def _read_question(question: str) -> str:
+def _read_question(question: str, *, use_stdin: bool = True) -> str:
     from agentcli.cli.question import read_question
 
-    def notice(message: str) -> None:
-        from rich.text import Text
-
-        _stderr().print(Text(message, style="yellow"))
-
-    return read_question(question, sys.stdin, notice)
+    return read_question(question, sys.stdin if use_stdin else None)
 
 
 @app.command(cls=PairCommand)
@@ -184,6 +179,8 @@ def run(
         None, "--verbose/--quiet", "-v/-q", help="Show the trace, or print only the answer."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object with the result."),
+    no_stdin: bool = typer.Option(
+        False, "--no-stdin", help="Leave stdin unread (piped text is otherwise read to its end)."),
     record: Path | None = typer.Option(None, "--record", help="Save a replay cassette here."),
     tools_module: str | None = typer.Option(
         None, "--tools-module", help="Python file(s) with @tool functions, comma-separated."
@@ -242,7 +239,8 @@ def run(
         from agentcli.cli.state_opts import RunInputs
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
-        code = execute(_read_question(question), settings, env, yes=yes, json_out=json_out,
+        code = execute(_read_question(question, use_stdin=not no_stdin), settings, env, yes=yes,
+                       json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
                        continue_last=continue_last, log=log)
         raise typer.Exit(code)

@@ -1,49 +1,44 @@
 """The question of ``agent run``: the argument, stdin (``-``), or both (piped text + question).
 
 ``cat notes.txt | agent run "summarize this"`` sends the piped text followed by the question,
-as ``llm`` does. Stdin is read only when it is not a terminal, and a pipe that sends nothing
-(a CI runner's stdin left open, say) is given up on after :data:`STDIN_WAIT` seconds, so a run
-never hangs waiting for input nobody will send.
+as ``llm`` does. Piped input is context the user gave: it is read to its end however slowly it
+comes (``pytest 2>&1 | agent run "why did this fail?"``; Ctrl-C still stops), and never past
+:data:`MAX_STDIN_BYTES`. Stdin is not read when it is a terminal, and ``--no-stdin`` runs with
+an open stdin left unread (a CI runner's, say).
 """
 
 from __future__ import annotations
 
-import io
-import os
-import select
-import stat
-from collections.abc import Callable
 from typing import IO
 
 from agentcli.errors import ConfigError
 
-STDIN_WAIT = 1.0  # seconds a silent pipe gets to send its first byte
+MAX_STDIN_BYTES = 1024 * 1024  # piped input beyond this is refused, never read on
+_CHUNK = 64 * 1024
 
 
-def _pipe_is_silent(stream: IO[str], wait: float) -> bool:
-    """True when ``stream`` is a pipe or socket that sent nothing (not even EOF) in ``wait``."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, io.UnsupportedOperation):
-        return False  # an in-memory stream (tests, embedding): reading it cannot block
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return True
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return False  # a file or /dev/null: read it, it ends
-    ready, _, _ = select.select([fd], [], [], wait)
-    return not ready
-
-
-def read_text(stream: IO[str]) -> str:
-    """All of ``stream`` as text: invalid UTF-8 or binary data is a usage error, not a crash."""
+def read_text(stream: IO[str], limit: int = MAX_STDIN_BYTES) -> str:
+    """``stream`` to its end as text, at most ``limit`` bytes: more, binary data (a NUL, seen
+    as it arrives) or invalid UTF-8 is a usage error, not a crash or an endless read."""
     buffer = getattr(stream, "buffer", None)
-    data: str | bytes = buffer.read() if buffer is not None else stream.read()
-    if isinstance(data, str):
-        return data
-    if b"\0" in data:
-        raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
+    if buffer is None:  # an in-memory text stream (tests, embedding)
+        text = stream.read(limit + 1)
+        if len(text.encode("utf-8")) > limit:
+            raise _too_long(limit)
+        return text
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = buffer.read1(_CHUNK) if hasattr(buffer, "read1") else buffer.read(_CHUNK)
+        if not chunk:
+            break
+        if b"\0" in chunk:
+            raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
+        size += len(chunk)
+        if size > limit:
+            raise _too_long(limit)
+        chunks.append(chunk)
+    data = b"".join(chunks)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -51,11 +46,13 @@ def read_text(stream: IO[str]) -> str:
                           "with iconv -t utf-8") from None
 
 
-def piped_text(
-    stream: IO[str] | None, *, wait: float = STDIN_WAIT,
-    notice: Callable[[str], None] | None = None,
-) -> str | None:
-    """What was piped into ``stream``, or None for a terminal, no stream or a silent pipe."""
+def _too_long(limit: int) -> ConfigError:
+    return ConfigError(f"stdin sent more than {limit // 1024 // 1024} MiB; pipe less (e.g. "
+                       "through tail -c 500000), or pass --no-stdin to leave it unread")
+
+
+def piped_text(stream: IO[str] | None) -> str | None:
+    """What was piped into ``stream`` (read to its end), or None for a terminal or no stream."""
     if stream is None or stream.closed:
         return None
     try:
@@ -63,26 +60,22 @@ def piped_text(
             return None
     except ValueError:
         return None
-    if _pipe_is_silent(stream, wait):
-        if notice is not None:
-            notice(f"stdin is a pipe that sent nothing in {wait:g} s; asking without it "
-                   "(use `agent run -` to wait for the question on stdin)")
-        return None
     text = read_text(stream)
     return text if text.strip() else None
 
 
-def read_question(
-    question: str, stream: IO[str] | None, notice: Callable[[str], None] | None = None
-) -> str:
-    """The question to ask: ``-`` reads it from ``stream``; otherwise piped text comes first."""
+def read_question(question: str, stream: IO[str] | None) -> str:
+    """The question to ask: ``-`` reads it from ``stream``; otherwise piped text comes first.
+
+    ``stream`` is None when stdin is not to be read (``--no-stdin``).
+    """
     if question == "-":
         if stream is None or stream.isatty():
             raise ConfigError("QUESTION is '-' but nothing is piped in; pipe a question or "
                               "pass it as an argument")
         question = read_text(stream)
     elif question.strip():
-        piped = piped_text(stream, notice=notice)
+        piped = piped_text(stream)
         if piped is not None:
             question = f"{piped.strip()}\n\n{question.strip()}"
     if not question.strip():

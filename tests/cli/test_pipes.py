@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,23 +56,61 @@ def test_dash_still_reads_the_question_alone(mock_server: Any) -> None:
     assert "What is 2+2?" in sent and "\n\n-" not in sent
 
 
-def test_no_stdin_and_a_silent_open_pipe_do_not_block(mock_server: Any) -> None:
+def test_no_stdin_and_no_stdin_flag_do_not_block(mock_server: Any) -> None:
     mock_server.add_reply("Final Answer: one")
     mock_server.add_reply("Final Answer: two")
     proc = _agent("run", "first", "-m", "openai/any", "-q", env=_env(mock_server),
                   stdin=subprocess.DEVNULL)
     assert proc.stdout == "one\n", proc.stderr
-    # A pipe that stays open and sends nothing (a CI runner's stdin): the run goes on.
+    # A pipe that stays open and sends nothing (a CI runner's stdin): --no-stdin goes on.
     with subprocess.Popen(
-        [sys.executable, "-m", "agentcli", "run", "second", "-m", "openai/any", "-q"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=_env(mock_server)) as child:
+        [sys.executable, "-m", "agentcli", "run", "second", "-m", "openai/any", "-q",
+         "--no-stdin"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=_env(mock_server)) as child:
         assert child.stdout is not None and child.stderr is not None
         child.wait(timeout=120)  # stdin is still open: communicate() would close it
         out, err = child.stdout.read(), child.stderr.read()
     assert out == "two\n", err
-    assert "sent nothing" in err
-    assert mock_server.requests[1].body["messages"][-1]["content"].endswith("second")
+    assert mock_server.requests[1].body["messages"][-1]["content"] == "second"
+
+
+def test_a_slow_pipe_is_read_to_its_end(mock_server: Any) -> None:
+    """`(sleep 2; cat notes.txt) | agent run summarize`: the notes are part of the question."""
+    mock_server.add_reply("Final Answer: summed up")
+    with subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "run", "summarize", "-m", "openai/any", "-q"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=_env(mock_server)) as child:
+        assert child.stdin is not None
+        child.stdin.write("first line of the notes\n")
+        child.stdin.flush()
+        # The run has started and read what came so far, but it waits for the end of input.
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.05)
+        assert child.poll() is None and mock_server.requests == []
+        out, err = child.communicate("last line of the notes\n", timeout=120)
+    assert out == "summed up\n", err
+    sent = mock_server.requests[0].body["messages"][-1]["content"]
+    assert sent == "first line of the notes\nlast line of the notes\n\nsummarize"
+
+
+def test_endless_or_binary_stdin_is_refused_with_one_line(mock_server: Any) -> None:
+    endless = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        proc = _agent("run", "q", "-m", "openai/any", env=_env(mock_server),
+                      stdin=endless.stdout)
+    finally:
+        endless.kill()
+        endless.wait()
+        assert endless.stdout is not None
+        endless.stdout.close()
+    assert proc.returncode == 2 and "more than 1 MiB" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    with open("/dev/zero", "rb") as zeros:
+        proc = _agent("run", "q", "-m", "openai/any", env=_env(mock_server), stdin=zeros)
+    assert proc.returncode == 2 and "binary data" in proc.stderr
+    assert mock_server.requests == []
 
 
 def test_empty_pipe_with_a_question_asks_just_the_question(mock_server: Any) -> None:
