@@ -27,7 +27,7 @@ _TRANSPORTS: dict[str, Transport] = {
     "streamableHttp": "http", "sse": "sse",
 }
 _KEYS = {"command", "args", "env", "cwd", "url", "type", "transport", "headers", "timeout",
-         "startup_timeout", "call_timeout", "dangerous", "tools", "resources"}
+         "startup_timeout", "call_timeout", "dangerous", "tools", "resources", "trusted"}
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _VAR = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
 
@@ -49,6 +49,7 @@ class ServerConfig:
     dangerous: bool | None = None  # None: decide per tool from its annotations
     tool_danger: tuple[tuple[str, bool], ...] = ()  # per-tool override, wins over all
     resources: bool = False  # put SERVER.read_resource in the server's group
+    trusted: bool = False  # annotations (readOnlyHint) may ungate tools only when trusted
 
     def digest(self) -> str:
         """A stable hash of everything that could change the server's tool list."""
@@ -141,6 +142,8 @@ def parse_server(name: Any, conf: Any) -> ServerConfig:
             raise ValueError("cwd must be a string")
         if conf.get("dangerous") is not None and not isinstance(conf["dangerous"], bool):
             raise ValueError("dangerous must be true or false")
+        if not isinstance(conf.get("trusted", False), bool):
+            raise ValueError("trusted must be true or false")
         legacy = _seconds(conf.get("timeout"), "timeout", 0) or None
         return ServerConfig(
             name, transport, command if transport == "stdio" else None, tuple(args),
@@ -149,7 +152,7 @@ def parse_server(name: Any, conf: Any) -> ServerConfig:
             _seconds(conf.get("startup_timeout"), "startup_timeout", legacy or 30.0),
             _seconds(conf.get("call_timeout"), "call_timeout", legacy or 60.0),
             conf.get("dangerous"), _tool_danger(conf.get("tools")),
-            bool(conf.get("resources", False)),
+            bool(conf.get("resources", False)), bool(conf.get("trusted", False)),
         )
     except ValueError as err:
         raise ValueError(f"server {name!r}: {err}") from None

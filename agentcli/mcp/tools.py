@@ -29,7 +29,11 @@ def tool_danger(conf: ServerConfig, info: ToolInfo) -> tuple[bool, str]:
         reason = f"MCP server {conf.name!r} is marked dangerous in your config"
         return conf.dangerous, reason if conf.dangerous else ""
     if info.read_only is True and info.destructive is not True:
-        return False, ""
+        if conf.trusted:
+            return False, ""
+        return True, (f"its MCP server marks {label} read-only (readOnlyHint), a hint from an "
+                      f"untrusted server; set dangerous: false or trusted: true for "
+                      f"{conf.name!r} in your config to run it without approval")
     if info.destructive:
         return True, f"its MCP server marks {label} destructive (destructiveHint)"
     return True, f"its MCP server does not mark {label} read-only (no readOnlyHint)"

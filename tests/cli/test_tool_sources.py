@@ -35,7 +35,7 @@ def agent(*args: str, env: dict[str, str] | None = None, stdin: str = "",
 def mcp_conf(marker: Path, **extra: Any) -> dict[str, Any]:
     """An ``mcp_servers`` entry for the echo server that records each start in ``marker``."""
     return {"command": sys.executable, "args": [ECHO_SERVER],
-            "env": {"MARKER_FILE": str(marker)}, **extra}
+            "env": {"MARKER_FILE": str(marker)}, "trusted": True, **extra}
 
 
 def starts(marker: Path) -> int:

@@ -100,3 +100,23 @@ def test_cli_bad_input_exit_2(tmp_path: Path, config: dict[str, object], args: l
     assert proc.returncode == 2, proc.stdout + proc.stderr
     flat = " ".join(proc.stderr.split())
     assert message in flat and "Traceback" not in proc.stderr
+
+
+def test_annotations_of_untrusted_server_are_hints_only(tmp_path: Path) -> None:
+    """Issue 20 item 15: readOnlyHint from an untrusted server does not skip approval."""
+    import sys
+
+    server = Path(__file__).parent.parent / "tools" / "fixtures" / "mcp_server.py"
+    calc = {"command": sys.executable, "args": [str(server)]}
+    cfg = tmp_path / "c.yaml"
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for extra, gated in (({}, True), ({"trusted": True}, False), ({"dangerous": False}, False)):
+        cfg.write_text(json.dumps({"mcp_servers": {"calc": {**calc, **extra}}}))
+        proc = agent("tools", "show", "calc.add", "-c", str(cfg), env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert ("dangerous: yes" in proc.stdout) is gated, (extra, proc.stdout)
+        if gated:
+            assert "readOnlyHint" in proc.stdout and "untrusted" in proc.stdout
+    cfg.write_text(json.dumps({"mcp_servers": {"calc": {**calc, "trusted": "yes"}}}))
+    proc = agent("tools", "show", "calc.add", "-c", str(cfg), env=env)
+    assert proc.returncode == 2 and "trusted must be true or false" in proc.stderr

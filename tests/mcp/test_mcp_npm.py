@@ -42,7 +42,8 @@ def _npm_paths(npm_servers: dict[str, Path]) -> None:
 
 
 def ev_stdio(npm_servers: dict[str, Path]) -> dict[str, Any]:
-    return {"command": "node", "args": [str(npm_servers["everything"]), "stdio"]}
+    # the reference server is trusted here: its readOnlyHint annotations ungate its tools
+    return {"command": "node", "args": [str(npm_servers["everything"]), "stdio"], "trusted": True}
 
 
 def test_list_and_call_echo_and_sum(npm_servers: dict[str, Path], tmp_path: Path) -> None:
@@ -104,7 +105,7 @@ def test_client_declares_its_roots(npm_servers: dict[str, Path], tmp_path: Path)
 
 def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
               *flags: str, command: str = "batch") -> Any:
-    fs = {"command": "node", "args": [str(NPM_FS), str(root)]}
+    fs = {"command": "node", "args": [str(NPM_FS), str(root)], "trusted": True}
     # the client declares the file tools' root as its MCP root; server-filesystem adopts it
     cfg = write_config(tmp_path, {"fs": fs}, allow=allow, tool_settings={"files_root": str(root)})
     mock_server.add_reply("", tool_calls=[{"name": "fs.write_file", "id": "c1", "arguments": {
@@ -214,6 +215,6 @@ def test_agent_calls_an_mcp_tool_over_stdio(npm_servers: dict[str, Path], tmp_pa
 def test_agent_calls_an_mcp_tool_over_http(everything_http: str, tmp_path: Path,
                                            mock_server: Any) -> None:
     kind = "sse" if everything_http.endswith("/sse") else "http"
-    cfg = write_config(tmp_path, {"ev": {"type": kind, "url": everything_http,
+    cfg = write_config(tmp_path, {"ev": {"type": kind, "url": everything_http, "trusted": True,
                                          "headers": {"Authorization": "Bearer ${EV_TOKEN:-x}"}}})
     _assert_echoed(_echo(cfg, mock_server, tmp_path, "batch"), mock_server)

@@ -45,7 +45,8 @@ def test_tools_listed_with_schema_danger_and_called() -> None:
     assert {"calc.add", "calc.echo_env", "calc.fail"} <= set(names)
     specs = registry()
     assert specs["calc.add"].source == "MCP"
-    assert not specs["calc.add"].dangerous  # readOnlyHint
+    # readOnlyHint from a server not marked trusted is a hint only: still gated
+    assert specs["calc.add"].dangerous and "hint" in specs["calc.add"].danger_reason
     assert specs["calc.fail"].dangerous and "readOnlyHint" in specs["calc.fail"].danger_reason
     with pytest.raises(ToolLoadError, match=r"calc\.echo_env.*dangerous.*--allow"):
         load_tools(["calc.echo_env"])
@@ -67,6 +68,10 @@ def test_config_overrides_win_over_annotations() -> None:
     assert not tools["calc.fail"].dangerous
     safe = server_configs({"calc": {**CALC, "dangerous": False}})["calc"]
     assert not any(t.dangerous for t in load_server_tools("calc", safe))
+    trusted = server_configs({"calc": {**CALC, "trusted": True}})["calc"]
+    tools = {t.name: t for t in load_server_tools("calc", trusted)}
+    assert not tools["calc.add"].dangerous  # readOnlyHint counts for a trusted server
+    assert tools["calc.fail"].dangerous
 
 
 def test_list_is_cached_per_config_and_refreshed_on_list_changed() -> None:
@@ -129,7 +134,7 @@ def test_missing_command_and_other_servers_keep_working() -> None:
                for w in warnings_seen)
     warnings_seen.clear()
     assert "calc.add" in names
-    assert load_tools(["calc.add"])[0].run({"a": 1, "b": 1}) == "2"
+    assert load_tools(["calc.add"], allow=["calc.add"])[0].run({"a": 1, "b": 1}) == "2"
     with pytest.raises(ToolLoadError, match="did not start"):
         load_tools(["broken"])
     assert load_tools(["llm-math"], llm=object())  # type: ignore[arg-type]
