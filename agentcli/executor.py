@@ -290,6 +290,10 @@ class AgentExecutor:
                 if isinstance(decision, AgentFinish):
                     decision = self._check_answer(run, decision)
             except OutputParserError as err:
+                if self.agent.native_tools and run.steps and not (
+                        result.text.strip() or result.tool_calls):
+                    # an empty reply after tool results ends the run, as in LangGraph
+                    return (yield from self._finish(run, self._last_text(run), "finished"))
                 observation = self._parse_error_observation(err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
                 step = AgentStep(action, observation)

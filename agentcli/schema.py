@@ -56,6 +56,29 @@ class ToolCall:
     name: str
     arguments: str  # raw JSON text as sent by the model
 
+    def __getitem__(self, key: str) -> Any:
+        """LangChain's dict shape: ``call["id"]``, ``call["name"]``, ``call["args"]``."""
+        if key == "args":
+            import json
+
+            try:
+                value = json.loads(self.arguments or "{}")
+            except ValueError:
+                return {}
+            return value if isinstance(value, dict) else {}
+        if key in ("id", "name"):
+            return getattr(self, key)
+        if key == "type":
+            return "tool_call"
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``call.get("id")``, as on a dict."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
 
 class ContentText(str):
     """Text that also carries OpenAI-style content parts (``image_url``, ``input_audio``).
@@ -262,6 +285,32 @@ class RunResult:
     state: dict[str, Any] = field(default_factory=dict)  # the output-filtered run state
     cost: float | None = None  # USD, when the model has a price
     recovered: str | None = None  # the limit after which the model was asked for its answer
+
+    def __getitem__(self, key: str) -> Any:
+        """LangChain's result shape: ``result["output"]``, ``result["intermediate_steps"]``
+        (``(action, observation)`` pairs), and the run's state fields (``result["input"]``)."""
+        if key == "output":
+            return self.output
+        if key == "intermediate_steps":
+            return [(s.action, s.observation) for s in self.steps]
+        if key in self.state:
+            return self.state[key]
+        raise KeyError(f"{key!r}; a result has output, intermediate_steps and its state "
+                       f"fields ({', '.join(sorted(self.state)) or 'none'})")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``result.get("output")``, as on LangChain's dict."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def keys(self) -> list[str]:
+        """The keys ``result[...]`` accepts."""
+        return ["output", "intermediate_steps", *self.state]
+
+    def __contains__(self, key: object) -> bool:
+        return key in ("output", "intermediate_steps") or key in self.state
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the result."""

@@ -76,7 +76,8 @@ def test_duplicate_names_across_sources(tmp_path: Path) -> None:
 
 def test_mcp_is_lazy_and_cached(tmp_path: Path, mcp_closed: None) -> None:
     marker = tmp_path / "marker"
-    conf = {"command": sys.executable, "args": [ECHO_SERVER], "env": {"MARKER_FILE": str(marker)}}
+    conf = {"command": sys.executable, "args": [ECHO_SERVER], "env": {"MARKER_FILE": str(marker)},
+            "trusted": True}
     broken = {"command": str(tmp_path / "no-such-server")}
     s = settings(mcp_servers={"ev": conf, "broken": broken})
     assert resolve_tools(["current_datetime"], s)[0].name == "current_datetime"

@@ -1,0 +1,162 @@
+"""LangChain-shaped names, so a program written against LangChain runs with its imports changed.
+
+``AIMessage``, ``HumanMessage``, ``SystemMessage`` and ``ToolMessage`` build agentcli
+:class:`~agentcli.schema.Message` objects (and ``isinstance`` checks them by role); a message's
+``tool_calls`` read like LangChain's dicts (``call["id"]``, ``call["name"]``, ``call["args"]``).
+``BaseChatModel`` here is a model written LangChain's way: override ``_generate(messages,
+stop=None, run_manager=None, **kwargs)`` and return ``ChatResult(generations=[ChatGeneration(
+message=AIMessage(...))])``; ``bind_tools`` returns the model itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from agentcli.models.base import BaseChatModel as _Model
+from agentcli.models.base import TokenSink
+from agentcli.schema import ChatResult as _Result
+from agentcli.schema import Message, Role
+from agentcli.schema import ToolCall as _Call
+
+__all__ = [
+    "AIMessage",
+    "BaseChatModel",
+    "BaseMessage",
+    "ChatGeneration",
+    "ChatOpenAI",
+    "ChatResult",
+    "ChatTongyi",
+    "HumanMessage",
+    "SystemMessage",
+    "ToolCall",
+    "ToolMessage",
+]
+
+
+class ToolCall(TypedDict, total=False):
+    """A tool call as LangChain writes it."""
+
+    name: str
+    args: dict[str, Any]
+    id: str
+
+
+class _ByRole(type):
+    role: Role | None = None
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, Message) and (cls.role is None or obj.role == cls.role)
+
+
+class BaseMessage(metaclass=_ByRole):
+    """Any message (``isinstance(m, BaseMessage)`` is true for every agentcli message)."""
+
+
+class AIMessage(metaclass=_ByRole):
+    """An assistant message, optionally with tool calls (LangChain dicts)."""
+
+    role = "assistant"
+
+    def __new__(  # type: ignore[misc]
+        cls, content: str = "", *, tool_calls: Sequence[ToolCall] = (), **_: Any
+    ) -> Message:
+        calls = tuple(_Call(str(c.get("id") or f"call_{n}"), str(c.get("name") or ""),
+                            json.dumps(c.get("args") or {}, ensure_ascii=False))
+                      for n, c in enumerate(tool_calls))
+        return Message("assistant", content, tool_calls=calls)
+
+
+class HumanMessage(metaclass=_ByRole):
+    """A user message."""
+
+    role = "user"
+
+    def __new__(cls, content: str = "", **_: Any) -> Message:  # type: ignore[misc]
+        return Message("user", content)
+
+
+class SystemMessage(metaclass=_ByRole):
+    """A system message."""
+
+    role = "system"
+
+    def __new__(cls, content: str = "", **_: Any) -> Message:  # type: ignore[misc]
+        return Message("system", content)
+
+
+class ToolMessage(metaclass=_ByRole):
+    """A tool result answering the call ``tool_call_id``."""
+
+    role = "tool"
+
+    def __new__(  # type: ignore[misc]
+        cls, content: str = "", *, tool_call_id: str, name: str | None = None, **_: Any
+    ) -> Message:
+        return Message("tool", content, tool_call_id=tool_call_id, name=name)
+
+
+@dataclass
+class ChatGeneration:
+    """One generation: the model's message."""
+
+    message: Message
+
+
+@dataclass
+class ChatResult:
+    """What a LangChain-style ``_generate`` returns."""
+
+    generations: list[ChatGeneration]
+    llm_output: dict[str, Any] | None = field(default=None)
+
+
+class BaseChatModel(_Model):
+    """A model written LangChain's way: implement ``_generate`` (and ``_llm_type``)."""
+
+    def __init__(self, **_: Any) -> None:
+        self.name = getattr(self, "_llm_type", None) or type(self).__name__
+
+    def _generate(self, messages: list[Message], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        raise NotImplementedError(f"{type(self).__name__} must implement _generate")
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> BaseChatModel:
+        """The tools reach the model with each request; binding returns the model itself."""
+        return self
+
+    def generate(self, messages: Sequence[Message], *, stop: Sequence[str] | None = None,
+                 tools: Sequence[dict[str, Any]] | None = None,
+                 on_token: TokenSink | None = None, **params: Any) -> _Result:
+        """One request through ``_generate``."""
+        params.pop("response_schema", None)
+        out = self._generate(list(messages), stop=list(stop) if stop else None, **params)
+        message = out.generations[0].message if out.generations else Message("assistant", "")
+        if on_token is not None and message.content:
+            on_token(message.content)
+        return _Result(message.content, message.tool_calls, "stop")
+
+
+def ChatTongyi(*, temperature: float | None = None, model: str = "qwen-turbo",
+               **options: Any) -> _Model:
+    """Qwen through DashScope's OpenAI-compatible mode (``DASHSCOPE_API_KEY``), like
+    LangChain's ``ChatTongyi``."""
+    return _chat_model(f"dashscope/{model}", temperature, options)
+
+
+def ChatOpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
+               **options: Any) -> _Model:
+    """An OpenAI chat model (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``)."""
+    return _chat_model(f"openai/{model}", temperature, options)
+
+
+def _chat_model(spec: str, temperature: float | None, options: dict[str, Any]) -> _Model:
+    from agentcli.models import get_model
+
+    unknown = sorted(set(options) - {"api_key", "base_url"})
+    if unknown:
+        raise TypeError(f"unknown option(s) {unknown}; accepted: temperature, model, api_key, "
+                        "base_url")
+    return get_model(spec, temperature=temperature, **options)
