@@ -55,10 +55,13 @@ class ResponseFormat:
         value = values.get("structured_response", values.get(ANSWER_VALUE))
         if value is None:
             value = _json_in(finish.output)
-        import jsonschema
-
-        error = jsonschema.exceptions.best_match(
-            jsonschema.Draft202012Validator(self.schema).iter_errors(value))
+        try:
+            error = best_error(self.schema, value)
+        except RecursionError:
+            raise OutputParserError(
+                "the answer is nested too deeply to check", llm_output=finish.output,
+                observation="Your final answer is nested too deeply; give a flatter JSON "
+                "object matching the schema.") from None
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "the answer"
             raise OutputParserError(
@@ -99,8 +102,32 @@ def _json_in(text: str) -> Any:
     return value
 
 
+def _refuse(uri: str) -> Any:
+    """References are resolved inside the schema only: nothing is ever fetched."""
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved)."""
+    import jsonschema
+    from referencing import Registry
+
+    registry = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def best_error(schema: Mapping[str, Any], value: Any) -> Any:
+    """The most relevant validation error of ``value`` against ``schema``, or None."""
+    import jsonschema
+
+    return jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
+
+
 def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> None:
-    """Refuse a schema that is not valid JSON Schema, naming what is wrong."""
+    """Refuse a schema that is not valid JSON Schema, or whose ``$ref`` points outside itself
+    or only round in a circle, naming what is wrong."""
     import jsonschema
 
     try:
@@ -110,3 +137,47 @@ def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> 
         raise ConfigError(
             f"{source} is not a valid JSON Schema ({where}: {err.message}); fix the schema"
         ) from None
+    except RecursionError:
+        raise ConfigError(f"{source} is nested too deeply; flatten the schema") from None
+    for ref in _refs(schema):
+        if not ref.startswith("#"):
+            raise ConfigError(f"{source}: $ref {ref!r} points outside the schema; references "
+                              "are resolved inside it only (use #/$defs/NAME)")
+        seen: list[str] = []
+        while ref.startswith("#") and ref not in seen:
+            seen.append(ref)
+            target = _pointer(schema, ref, source)
+            nxt = target.get("$ref") if isinstance(target, dict) else None
+            if not isinstance(nxt, str):
+                break
+            ref = nxt
+        else:
+            if ref in seen:
+                raise ConfigError(f"{source}: $ref {seen[0]!r} only refers round in a circle "
+                                  f"({' -> '.join([*seen, ref])}); point it at a real schema")
+
+
+def _refs(node: Any, depth: int = 0) -> list[str]:
+    if depth > 200:
+        return []
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [r for v in node.values() for r in _refs(v, depth + 1)]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs(v, depth + 1)]
+    return []
+
+
+def _pointer(schema: Mapping[str, Any], ref: str, source: str) -> Any:
+    from urllib.parse import unquote
+
+    node: Any = schema
+    for part in [p for p in ref[1:].split("/") if p]:
+        key = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            raise ConfigError(f"{source}: $ref {ref!r} names nothing in the schema; fix it")
+    return node
