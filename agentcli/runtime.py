@@ -48,7 +48,12 @@ def build_model(
     if settings.fallback_models:
         from agentcli.models.fallback import FallbackChatModel
 
-        spares = [get_model(name, env=env, **options) for name in settings.fallback_models]
+        from agentcli.models.presets import CUSTOM
+
+        # a custom/ spare talks to the configured base URL, like a custom/ main model
+        spares = [get_model(name, env=env, **options, base_url=settings.base_url
+                            if name.startswith(CUSTOM + "/") else None)
+                  for name in settings.fallback_models]
         model = FallbackChatModel([model, *spares])
     if settings.cache:
         from agentcli.cache import CachedChatModel, default_cache_path

@@ -82,7 +82,9 @@ def check_option(key: str, value: Any) -> tuple[str, Any]:
             raise OptionError("extra. needs a field name, e.g. extra.enable_thinking")
         if name in _RESERVED:
             raise OptionError(f"{key}: {name!r} is set by agentcli and cannot be overridden")
-        return key, value
+        if name not in KNOWN:
+            return key, value
+        key = name  # a known option behind extra. is checked like the option itself
     if key not in KNOWN:
         raise _unknown(key)
     check, allowed = KNOWN[key]

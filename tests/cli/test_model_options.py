@@ -75,6 +75,7 @@ def test_default_request_keeps_only_temperature(mock_server: Any) -> None:
                                     "'temperature'?)"),
         (["-o", "temperature", "hot"], "'temperature' must be a number from 0 to 2, got 'hot'"),
         (["-o", "top_p", "1.5"], "'top_p' must be a number from 0 to 1"),
+        (["-o", "extra.temperature", "99"], "'temperature' must be a number from 0 to 2, got 99"),
         (["-o", "max_tokens", "0"], "'max_tokens' must be a positive integer"),
         (["-o", "seed", "1.5"], "'seed' must be an integer"),
         (["-o", "presence_penalty", "-3"], "'presence_penalty' must be a number from -2 to 2"),
@@ -155,3 +156,17 @@ def test_batch_and_chat_take_the_same_model_flags(mock_server: Any, tmp_path: Pa
         assert store.runs()[0]["options"] == {"temperature": 0.0, "top_p": 0.25}
     finally:
         store.close()
+
+
+def test_a_custom_fallback_model_uses_the_configured_base_url(
+    mock_server: Any, tmp_path: Path
+) -> None:
+    config = tmp_path / "agent.yaml"
+    config.write_text("fallback_models: [custom/spare]\n")
+    mock_server.add_fault("status", status=503, times=4)  # the main model keeps failing
+    mock_server.add_reply("Final Answer: from the spare")
+    result = agent("run", "q", "-m", "custom/main", "--base-url", mock_server.base_url,
+                   "-c", str(config), "-q")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "from the spare"
+    assert mock_server.requests[-1].body["model"] == "spare"
