@@ -47,7 +47,6 @@ def build_model(
                       **options)
     if settings.fallback_models:
         from agentcli.models.fallback import FallbackChatModel
-
         from agentcli.models.presets import CUSTOM
 
         # a custom/ spare talks to the configured base URL, like a custom/ main model
