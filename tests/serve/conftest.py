@@ -94,3 +94,11 @@ def serve(mock_server: Any, tmp_path: Path) -> Iterator[Any]:
     yield spawn
     for served in started:
         served.stop()
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    from openai_clients import close_all
+
+    yield
+    close_all()

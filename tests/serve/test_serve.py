@@ -9,34 +9,18 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
+from openai_clients import client
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CALC = {"name": "Calculator", "arguments": {"input": "6*7"}}
 
 
-_clients: list[openai.OpenAI] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    """Close every client a test made: an open socket left to the garbage collector is a
-    ResourceWarning, which this suite treats as an error."""
-    yield
-    while _clients:
-        _clients.pop().close()
-
-
-def client(served: Any, key: str = "unused") -> openai.OpenAI:
-    made = openai.OpenAI(base_url=served.url, api_key=key, max_retries=0, timeout=60)
-    _clients.append(made)
-    return made
 
 
 def questions(mock_server: Any) -> list[str]:

@@ -6,33 +6,17 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
+from openai_clients import client
 
 ASK = [{"role": "user", "content": "hi"}]
 
 
-_clients: list[openai.OpenAI] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    """Close every client a test made: an open socket left to the garbage collector is a
-    ResourceWarning, which this suite treats as an error."""
-    yield
-    while _clients:
-        _clients.pop().close()
-
-
-def client(served: Any) -> openai.OpenAI:
-    made = openai.OpenAI(base_url=served.url, api_key="unused", max_retries=0, timeout=60)
-    _clients.append(made)
-    return made
 
 
 def sent(mock_server: Any) -> list[str]:
