@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.schema import ChatResult, Message
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from agentcli.events import ModelEnd, RunEvent
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -56,80 +55,73 @@ class MetricsHandler(BaseCallbackHandler):
     def _rid(kw: dict[str, Any]) -> str:
         return str(kw.get("run_id") or "")
 
-    def on_chain_start(self, inputs: dict[str, Any], **kw: Any) -> None:
-        with self._lock:
-            self.runs += 1
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Count what each event says (the one observer API)."""
+        from agentcli import events as ev
 
-    def on_chain_error(self, error: BaseException, **kw: Any) -> None:
+        rid = self._rid(kw)
         with self._lock:
-            self.run_errors += 1
+            if isinstance(event, ev.Start):
+                self.runs += 1
+            elif isinstance(event, ev.RunError):
+                self.run_errors += 1
+            elif isinstance(event, ev.ModelStart):
+                self._llm_started.setdefault(rid, []).append(time.perf_counter())
+            elif isinstance(event, ev.ModelEnd):
+                self._model_end(rid, event)
+            elif isinstance(event, ev.ModelError):
+                self._llm_elapsed(rid)
+                self.llm_errors += 1
+            elif isinstance(event, ev.ToolStart):
+                self._tool_started.setdefault((rid, event.tool), []).append(time.perf_counter())
+            elif isinstance(event, ev.Observation):
+                self._tool_done(rid, event.step.action.tool)
+            elif isinstance(event, ev.ToolError):
+                self.tool_errors += 1
+            elif isinstance(event, ev.Notice):
+                self._notice(event.topic)
 
-    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
-        with self._lock:
-            self._llm_started.setdefault(self._rid(kw), []).append(time.perf_counter())
-
-    def _llm_elapsed(self, kw: dict[str, Any]) -> float | None:
-        starts = self._llm_started.get(self._rid(kw))
+    def _llm_elapsed(self, rid: str) -> float | None:
+        starts = self._llm_started.get(rid)
         if not starts:
             return None
         started = starts.pop()
         if not starts:
-            del self._llm_started[self._rid(kw)]
+            del self._llm_started[rid]
         return time.perf_counter() - started
 
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+    def _model_end(self, rid: str, event: ModelEnd) -> None:
         from agentcli.pricing import cost_of
 
-        model = str(kw.get("model") or result.model or "")
-        cost = cost_of(model, result.usage, self._prices)
-        with self._lock:
-            elapsed = self._llm_elapsed(kw)
-            if elapsed is not None:
-                self.llm_latencies.append(elapsed)
-            self.llm_calls += 1
-            self.prompt_tokens += result.usage.prompt_tokens
-            self.completion_tokens += result.usage.completion_tokens
-            if cost is None:
-                self.unpriced_models.add(model)
-                self.cost = None
-            elif self.cost is not None:
-                self.cost += cost
+        result = event.result
+        model = str(event.model or result.model or "")
+        cost = event.cost if event.cost is not None else cost_of(model, result.usage,
+                                                                  self._prices)
+        elapsed = self._llm_elapsed(rid)
+        if elapsed is not None:
+            self.llm_latencies.append(elapsed)
+        self.llm_calls += 1
+        self.prompt_tokens += result.usage.prompt_tokens
+        self.completion_tokens += result.usage.completion_tokens
+        if cost is None:
+            self.unpriced_models.add(model)
+            self.cost = None
+        elif self.cost is not None:
+            self.cost += cost
 
-    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
-        with self._lock:
-            self._llm_elapsed(kw)
-            self.llm_errors += 1
-
-    def on_tool_start(self, tool: str, tool_input: str | dict[str, Any], **kw: Any) -> None:
-        with self._lock:
-            self._tool_started.setdefault((self._rid(kw), tool), []).append(time.perf_counter())
-
-    def _tool_done(self, kw: dict[str, Any]) -> None:
-        starts = self._tool_started.get((self._rid(kw), str(kw.get("tool") or "")))
+    def _tool_done(self, rid: str, tool: str) -> None:
+        starts = self._tool_started.get((rid, tool))
         if starts:
             self.tool_time += time.perf_counter() - starts.pop()
             self.tool_calls += 1
 
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
-        with self._lock:
-            self._tool_done(kw)
-
-    def on_tool_error(self, error: BaseException, **kw: Any) -> None:
-        with self._lock:
-            self.tool_errors += 1
-
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
-        from agentcli.events import Notice
-
-        if not isinstance(event, Notice):
-            return
-        with self._lock:
-            if event.topic == "retry":
-                self.retries += 1
-            elif event.topic == "fallback":
-                self.fallbacks += 1
-            elif event.topic == "cache_hit":
-                self.cache_hits += 1
+    def _notice(self, topic: str) -> None:
+        if topic == "retry":
+            self.retries += 1
+        elif topic == "fallback":
+            self.fallbacks += 1
+        elif topic == "cache_hit":
+            self.cache_hits += 1
 
     def summary(self) -> dict[str, Any]:
         """The numbers as a JSON-ready dict (latencies in seconds; cost None if unknown)."""

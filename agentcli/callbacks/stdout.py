@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.schema import AgentAction, AgentFinish
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 
 class StdOutCallbackHandler(BaseCallbackHandler):
@@ -20,11 +22,13 @@ class StdOutCallbackHandler(BaseCallbackHandler):
 
         print(safe_text(text), file=self.stream or sys.stderr, flush=True)
 
-    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
-        self._print(action.log.strip() or f"Action: {action.tool}")
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Each action, observation and the answer, as they happen."""
+        from agentcli import events as ev
 
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
-        self._print(f"Observation: {observation}")
-
-    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
-        self._print(f"Final Answer: {finish.output}")
+        if isinstance(event, ev.ActionEvent):
+            self._print(event.action.log.strip() or f"Action: {event.action.tool}")
+        elif isinstance(event, ev.Observation):
+            self._print(f"Observation: {event.step.observation}")
+        elif isinstance(event, ev.Finish):
+            self._print(f"Final Answer: {event.output}")

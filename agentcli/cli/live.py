@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -11,8 +11,10 @@ from rich.text import Text
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.cli.render import _ACTION_START, STYLES, print_answer
 from agentcli.redact import open_word
-from agentcli.schema import ChatResult
 from agentcli.textsafe import display, safe_text
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -34,9 +36,17 @@ class TokenPrinter(BaseCallbackHandler):
         self._shown = 0
         self._stopped = False
 
-    def on_llm_start(self, messages: Any, **kw: Any) -> None:
-        self.streamed = self.answer_streamed = self._stopped = False
-        self._text, self._shown = "", 0
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Follow the agent's model calls (not those a tool makes): start, tokens, end."""
+        from agentcli import events as ev
+
+        if isinstance(event, ev.ModelToken):
+            self._token(event.text)
+        elif isinstance(event, ev.ModelStart) and event.parent is None:
+            self.streamed = self.answer_streamed = self._stopped = False
+            self._text, self._shown = "", 0
+        elif isinstance(event, ev.ModelEnd) and event.parent is None:
+            self._end()
 
     def _emit(self, upto: int) -> None:
         chunk = self._text[self._shown:upto]
@@ -48,7 +58,7 @@ class TokenPrinter(BaseCallbackHandler):
             self.streamed = True
         self._shown = max(self._shown, upto)
 
-    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+    def _token(self, token: str) -> None:
         if self._stopped or not self.visible():
             return
         self._text += token
@@ -59,7 +69,7 @@ class TokenPrinter(BaseCallbackHandler):
             return
         self._emit(len(self._text) - _held(self._text))
 
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+    def _end(self) -> None:
         if not self._stopped:
             self._emit(len(self._text))
             self.answer_streamed = "final answer" in self._text.lower()

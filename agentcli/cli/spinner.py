@@ -10,13 +10,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.schema import ChatResult, Message
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
 
 
 class _Elapsed:
@@ -63,26 +65,16 @@ class ThinkingSpinner(BaseCallbackHandler):
         if status is not None:
             status.stop()
 
-    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
-        self.start()
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Shown while a model thinks; gone when it answers, streams visible tokens, fails,
+        or the run ends or is interrupted (notices print above it)."""
+        from agentcli import events as ev
 
-    def on_llm_new_token(self, token: str, **kw: Any) -> None:
-        if self._status is not None and self.tokens_visible():
+        if isinstance(event, ev.ModelStart):
+            self.start()
+        elif isinstance(event, ev.ModelToken):
+            if self._status is not None and self.tokens_visible():
+                self.stop()
+        elif isinstance(event, ev.ModelEnd | ev.ModelError | ev.End | ev.RunError) or (
+                isinstance(event, ev.Notice) and event.topic == "interrupted"):
             self.stop()
-
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
-        self.stop()
-
-    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
-        self.stop()
-
-    def on_text(self, text: str, **kw: Any) -> None:
-        # Notices printed on this console show above the spinner; an interruption ends it.
-        if kw.get("kind") == "interrupted":
-            self.stop()
-
-    def on_chain_end(self, outputs: dict[str, Any], **kw: Any) -> None:
-        self.stop()
-
-    def on_chain_error(self, error: BaseException, **kw: Any) -> None:
-        self.stop()

@@ -6,17 +6,18 @@ from io import StringIO
 
 from rich.console import Console
 
+from agentcli import events as ev
 from agentcli.cli.live import TokenPrinter
-from agentcli.schema import ChatResult
+from agentcli.schema import ChatRequest, ChatResult
 
 
 def feed(tokens: list[str]) -> tuple[str, TokenPrinter]:
     buf = StringIO()
     printer = TokenPrinter(Console(file=buf, width=200))
-    printer.on_llm_start([])
+    printer.on_event(ev.ModelStart(ChatRequest(()), "m"))
     for token in tokens:
-        printer.on_llm_new_token(token)
-    printer.on_llm_end(ChatResult("".join(tokens)))
+        printer.on_event(ev.ModelToken(token))
+    printer.on_event(ev.ModelEnd(ChatResult("".join(tokens)), "m", 0.0))
     return buf.getvalue(), printer
 
 

@@ -16,11 +16,12 @@ from prompt_toolkit.output import DummyOutput
 from pty_session import PtySession
 from rich.console import Console
 
+from agentcli import events as ev
 from agentcli.cli.repl import ChatRepl
 from agentcli.cli.spinner import ThinkingSpinner, _Elapsed
 from agentcli.config import Settings
 from agentcli.models.fake import FakeChatModel
-from agentcli.schema import ChatResult
+from agentcli.schema import ChatRequest, ChatResult
 from agentcli.store import Store
 
 ACTION = ('Thought: I need to compute the share.\nAction:\n```\n'
@@ -31,9 +32,9 @@ def test_spinner_shows_elapsed_seconds_in_a_terminal_only() -> None:
     buf = StringIO()
     term = Console(file=buf, force_terminal=True, width=100)
     spinner = ThinkingSpinner(term)
-    spinner.on_llm_start([])
+    spinner.on_event(ev.ModelStart(ChatRequest(()), "m"))
     assert spinner.active
-    spinner.on_llm_end(ChatResult("x"))
+    spinner.on_event(ev.ModelEnd(ChatResult("x"), "m", 0.0))
     assert not spinner.active
     assert "Thinking…" in buf.getvalue()
     shown = Console(file=StringIO(), width=100)
@@ -41,21 +42,21 @@ def test_spinner_shows_elapsed_seconds_in_a_terminal_only() -> None:
     assert re.search(r"Thinking… \d+\.\ds", shown.file.getvalue())  # type: ignore[attr-defined]
     piped = StringIO()
     quiet = ThinkingSpinner(Console(file=piped, width=100))
-    quiet.on_llm_start([])
+    quiet.on_event(ev.ModelStart(ChatRequest(()), "m"))
     assert not quiet.active and piped.getvalue() == ""
 
 
 def test_visible_tokens_stop_it_hidden_tokens_do_not() -> None:
     term = Console(file=StringIO(), force_terminal=True)
     shown = ThinkingSpinner(term)
-    shown.on_llm_start([])
-    shown.on_llm_new_token("Hel")
+    shown.on_event(ev.ModelStart(ChatRequest(()), "m"))
+    shown.on_event(ev.ModelToken("Hel"))
     assert not shown.active
     hidden = ThinkingSpinner(term, tokens_visible=lambda: False)
-    hidden.on_llm_start([])
-    hidden.on_llm_new_token("Hel")
+    hidden.on_event(ev.ModelStart(ChatRequest(()), "m"))
+    hidden.on_event(ev.ModelToken("Hel"))
     assert hidden.active
-    hidden.on_text("Interrupted", kind="interrupted")
+    hidden.on_event(ev.Notice("interrupted", "Interrupted"))
     assert not hidden.active
 
 
