@@ -13,7 +13,6 @@ collected during a step and applied after it, in the order the actions were decl
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from collections.abc import (
@@ -57,7 +56,7 @@ from agentcli.middleware import (
     deny_all,
     truncate_middle,
 )
-from agentcli.recovery import asks_last, call_key, looks_like_action, repeat_observation
+from agentcli.recovery import asks_last, call_key, looks_like_action, with_repeats
 from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
 from agentcli.schema import (
     PARSE_ERROR_TOOL,
@@ -72,7 +71,7 @@ from agentcli.schema import (
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
 from agentcli.tools.base import Tool
-from agentcli.tools.naming import tool_lookup
+from agentcli.tools.naming import find_tool, tool_lookup
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
@@ -83,10 +82,8 @@ FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
 
-__all__ = [
-    "FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all", "deny_all",
-    "truncate_middle",
-]
+__all__ = ["FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all",
+           "deny_all", "truncate_middle"]
 
 
 class AgentExecutor:
@@ -321,7 +318,7 @@ class AgentExecutor:
             if outcomes is EXPIRED:
                 reason = "max_execution_time"
                 break
-            outcomes = self._with_repeats(run, actions, fresh, outcomes)
+            outcomes = with_repeats(run.results, actions, fresh, outcomes)
             ended = yield from self._observe(run, actions, outcomes)
             if ended is not None:
                 return ended
@@ -343,23 +340,6 @@ class AgentExecutor:
             if update:
                 self._update(run, [update])
         return True
-
-    @staticmethod
-    def _with_repeats(run: Run, actions: list[AgentAction], fresh: list[AgentAction],
-                      outcomes: list[Outcome]) -> list[Outcome]:
-        """Every action's outcome: the fresh calls' own, a reminder for repeated ones."""
-        ran = dict(zip(map(id, fresh), outcomes, strict=True))
-        out: list[Outcome] = []
-        for action in actions:
-            done = ran.get(id(action))
-            if done is None:
-                text = repeat_observation(action, run.results[call_key(action)])
-                out.append((ToolOutcome(text, "ok"), "ok"))
-                continue
-            if done[1] == "ok" and isinstance(done[0], ToolOutcome):
-                run.results[call_key(action)] = done[0].text
-            out.append(done)
-        return out
 
     def _observe(
         self, run: Run, actions: list[AgentAction], outcomes: list[Outcome]
@@ -441,14 +421,7 @@ class AgentExecutor:
     # ------------------------------------------------------------------ tools
     def lookup(self, action: AgentAction) -> tuple[Tool | None, str]:
         """The tool for an action, or the observation explaining why it cannot run."""
-        tool = self.tool_map.get(action.tool)
-        if tool is not None:
-            return tool, ""
-        readable = [t.name for t in self.tools]
-        names = ", ".join(readable) or "(none)"
-        close = difflib.get_close_matches(action.tool, readable, n=1)
-        hint = f" Did you mean {close[0]}?" if close else ""
-        return None, f"{action.tool} is not a valid tool, try one of [{names}].{hint}"
+        return find_tool(self.tool_map, self.tools, action.tool)
 
     @staticmethod
     def outcome(value: ToolOutcome | str | Command) -> Outcome:

@@ -14,8 +14,12 @@ stop ends the run without an answer. Two rules keep that answer:
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
-from agentcli.schema import AgentAction
+from agentcli.schema import AgentAction, ToolOutcome
+
+if TYPE_CHECKING:
+    from agentcli.state import Command
 
 RECOVERABLE = ("stalled", "max_iterations")  # a budget or the time limit forbids another call
 
@@ -45,3 +49,23 @@ def looks_like_action(text: str) -> bool:
     if body.lower().startswith("json"):
         body = body[4:].lstrip()
     return body.startswith("{") and '"action"' in body and '"Final Answer"' not in body
+
+
+def with_repeats(
+    results: dict[str, str], actions: list[AgentAction], fresh: list[AgentAction],
+    outcomes: list[tuple[ToolOutcome | Command, Any]],
+) -> list[tuple[ToolOutcome | Command, Any]]:
+    """Every action's outcome: the fresh calls' own (an ``ok`` one is remembered in
+    ``results``), a reminder instead of a second run for repeated ones."""
+    ran = dict(zip(map(id, fresh), outcomes, strict=True))
+    out: list[tuple[ToolOutcome | Command, Any]] = []
+    for action in actions:
+        done = ran.get(id(action))
+        if done is None:
+            text = repeat_observation(action, results[call_key(action)])
+            out.append((ToolOutcome(text, "ok"), "ok"))
+            continue
+        if done[1] == "ok" and isinstance(done[0], ToolOutcome):
+            results[call_key(action)] = done[0].text
+        out.append(done)
+    return out

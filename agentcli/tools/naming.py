@@ -10,7 +10,7 @@ run end up with the same wire name; :func:`tool_lookup` finds a tool by either n
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from agentcli.errors import ToolLoadError
@@ -69,3 +69,18 @@ def readable_name(name: str, tools: Mapping[str, T] | Iterable[T]) -> str:
     lookup = tools if isinstance(tools, Mapping) else tool_lookup(tools)
     found = lookup.get(name)
     return found.name if found is not None else name
+
+
+def find_tool(tool_map: Mapping[str, T], tools: Sequence[T], name: str) -> tuple[T | None, str]:
+    """The tool a call names (readable or wire name), or the observation explaining why it
+    cannot run: the valid names and the closest one."""
+    tool = tool_map.get(name)
+    if tool is not None:
+        return tool, ""
+    import difflib
+
+    readable = [t.name for t in tools]
+    names = ", ".join(readable) or "(none)"
+    close = difflib.get_close_matches(name, readable, n=1)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    return None, f"{name} is not a valid tool, try one of [{names}].{hint}"
