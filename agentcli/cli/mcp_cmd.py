@@ -33,11 +33,18 @@ def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) ->
     if json_out:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    cells = [keys] + [tuple(str(r.get(k, "")) for k in keys) for r in rows]
+    cells = [keys] + [tuple(_cell(r.get(k, "")) for k in keys) for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(keys) - 1)]
     for line in cells:
         _say("  ".join([c.ljust(w) for c, w in zip(line, widths, strict=False)] +
                        [line[-1]]).rstrip())
+
+
+def _cell(value: Any) -> str:
+    """A table cell: yes/no for a flag, as `agent tools list` prints it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _run(coro_factory: Any, conf: Any) -> Any:
