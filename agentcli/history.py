@@ -2,7 +2,7 @@
 
 A step (an action and its observation) is the message that closes it: the tool result, or the
 correction sent after a reply that could not be parsed. ``intermediate_steps`` is read off
-those messages (:func:`agentcli.schema.steps_of`); trimming drops a step's whole turn (the
+those messages (:class:`StepIndex`, incrementally); trimming drops a step's whole turn (the
 assistant message that asked and the messages that answered), so a chat-native agent and a
 text agent see the same shortened work.
 """

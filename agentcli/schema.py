@@ -181,11 +181,6 @@ class Message:
         return out
 
 
-def steps_of(messages: Sequence[Message]) -> list[AgentStep]:
-    """The action/observation pairs recorded in ``messages`` (a read-only view)."""
-    return [m.step for m in messages if m.step is not None]
-
-
 def system(content: str) -> Message:
     """A system message."""
     return Message("system", content)
