@@ -183,9 +183,13 @@ def validate_args(tool: str, schema: dict[str, Any], tool_input: ToolInput) -> d
             raise ToolInputError(
                 f"{tool} takes a JSON object with keys {sorted(props)}; got plain text"
             )
-    unknown = sorted(set(tool_input) - set(props)) if props else []
+    # a schema that lists its properties (even none) is closed; only a schema without
+    # "properties" (an MCP server's bare {"type": "object"}) takes what comes
+    closed = bool(props) or ("properties" in schema and not schema.get("additionalProperties"))
+    unknown = sorted(set(tool_input) - set(props)) if closed else []
     if unknown:
-        raise ToolInputError(f"{tool} got unknown argument(s) {unknown}; allowed: {sorted(props)}")
+        allowed = f"allowed: {sorted(props)}" if props else "it takes no arguments"
+        raise ToolInputError(f"{tool} got unknown argument(s) {unknown}; {allowed}")
     missing = [k for k in required if k not in tool_input]
     if missing:
         raise ToolInputError(f"{tool} is missing required argument(s) {missing}")

@@ -97,13 +97,46 @@ def _state_fields(d: dict[str, Any]) -> tuple[Injection, ...]:
     return tuple(Injection(name, "field", name.removeprefix(_STATE)) for name in names)
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> str:
     def sub(m: re.Match[str]) -> str:
-        value = values[m.group(1)]
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = _text(values[m.group(1)])
         return quote(text, safe="") if quote_values else text
 
     return _PLACEHOLDER.sub(sub, template)
+
+
+def _fill_url(tool: str, template: str, values: dict[str, Any]) -> str:
+    """The URL with its placeholders filled (URL-encoded). A value filled into the path is one
+    segment, never more: it may not hold ``/`` or ``\\``, nor make its segment ``.``, ``..`` or
+    empty, so ``--state p=..`` or a model's ``../admin`` cannot climb out of the path."""
+    start = template.index("://") + 3
+    path_at = template.find("/", start)
+    ends = [i for i in (template.find("?", start), template.find("#", start)) if i >= 0]
+    path_end = min(ends, default=len(template))
+    if path_at < 0 or path_at > path_end:
+        return _fill(template, values, quote_values=True)
+    segments = []
+    for segment in template[path_at:path_end].split("/"):
+        keys = _PLACEHOLDER.findall(segment)
+        for key in keys:
+            if "/" in _text(values[key]) or "\\" in _text(values[key]):
+                raise ToolInputError(_escape(tool, key, values[key], "holds a path separator"))
+        filled = _fill(segment, values, quote_values=True)
+        if keys and filled in ("", ".", ".."):
+            raise ToolInputError(_escape(tool, keys[0], values[keys[0]],
+                                         f"makes the path segment {filled!r}"))
+        segments.append(filled)
+    return (_fill(template[:path_at], values, quote_values=True) + "/".join(segments)
+            + _fill(template[path_end:], values, quote_values=True))
+
+
+def _escape(tool: str, key: str, value: Any, why: str) -> str:
+    return (f"{tool}: the value {_text(value)[:80]!r} for {{{key}}} {why}, which would change "
+            "the URL path; give one path segment (a name, not a path)")
 
 
 def _with_defaults(d: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -159,9 +192,14 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
 
         values = _with_defaults(d, kwargs)
         rest = {k: v for k, v in values.items() if k not in in_url and not k.startswith(_STATE)}
-        body: dict[str, Any] = ({"params": rest} if method in ("GET", "DELETE")
-                                else {"json_body": rest})
-        resp = fetch(method, _fill(d["url"], values, quote_values=True),
+        url = _fill_url(d["name"], d["url"], values)
+        body: dict[str, Any] = {} if method in ("GET", "DELETE") else {"json_body": rest}
+        if method in ("GET", "DELETE") and rest:
+            import httpx  # lazily: listing tools
+
+            # merged, not passed as params=, which would drop a query the template has
+            url = str(httpx.URL(url).copy_merge_params(rest))
+        resp = fetch(method, url,
                      headers=_expand_headers(d), allow_private=allow_private,
                      timeout=float(d.get("timeout", 15)), **body)
         prefix = f"HTTP {resp.status}\n" if resp.status >= 400 else ""

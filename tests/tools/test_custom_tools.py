@@ -80,7 +80,7 @@ def test_http_tool_url_template_and_env_headers(
 
 
 def test_http_tool_state_placeholder_is_filled_and_url_encoded(local_server: LocalServer) -> None:
-    local_server.routes["/u/Ada%20L%2F1"] = lambda h: h.send_json({"path": h.path})
+    local_server.routes["/u/Ada%20L%3F1"] = lambda h: h.send_json({"path": h.path})
     register_yaml_tools(check_definitions([{
         "name": "profile", "kind": "http", "url": local_server.url + "/u/{state.user}",
         "allow_private_network": True, "args": {"q": {"type": "string"}},
@@ -88,8 +88,12 @@ def test_http_tool_state_placeholder_is_filled_and_url_encoded(local_server: Loc
     [t] = load_tools(["profile"])
     assert [i.field for i in t.injected] == ["user"]
     assert set(t.args_schema["properties"]) == {"q"}
-    out = json.loads(str(t.invoke({"q": "x"}, state={"user": "Ada L/1"})))
-    assert out == {"path": "/u/Ada%20L%2F1?q=x"}  # the state value is not sent as a query
+    out = json.loads(str(t.invoke({"q": "x"}, state={"user": "Ada L?1"})))
+    assert out == {"path": "/u/Ada%20L%3F1?q=x"}  # the state value is not sent as a query
+    from agentcli.errors import ToolInputError
+
+    with pytest.raises(ToolInputError, match="holds a path separator"):
+        t.invoke({"q": "x"}, state={"user": "Ada/1"})  # one segment, never two
 
 
 def test_http_tool_missing_env_is_a_load_error() -> None:
