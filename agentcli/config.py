@@ -392,17 +392,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
     """Read a YAML mapping; errors name the file and the line."""
     import yaml
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(
-            f"config file {path} does not exist; check --config or $AGENT_CONFIG"
-        ) from None
-    except OSError as err:
-        raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"config file {path} is not UTF-8 text (byte {err.start + 1}); "
-                          "save it as UTF-8") from None
+    from agentcli.files import read_small_text
+
+    text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:

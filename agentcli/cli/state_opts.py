@@ -8,21 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
 from agentcli.state import StateSchema
-
-MAX_JSON_FILE_BYTES = 1024 * 1024  # a --schema or --state-file larger than this is refused
 
 
 def _json_file(path: Path, flag: str) -> Any:
-    file = path.expanduser()
-    try:
-        if not file.is_file():
-            raise ConfigError(f"{flag} {path} is not a regular file; give a JSON file")
-        if file.stat().st_size > MAX_JSON_FILE_BYTES:
-            raise ConfigError(f"{flag} {path} is larger than 1 MiB; give a smaller JSON file")
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{flag} {path}: cannot read it ({type(err).__name__}: {err})") from None
+    text = read_small_text(path, flag, "give a JSON file of at most 1 MiB")
     try:
         return json.loads(text)
     except RecursionError:

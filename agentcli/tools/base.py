@@ -253,6 +253,21 @@ def schema_from_function(func: Callable[..., Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
+def _by_name(fn: Callable[..., Any], param: str, is_async: bool) -> Callable[..., Any]:
+    """``fn`` taking the single model input by its name, so injected parameters may be
+    declared before it."""
+    if is_async:
+        async def acall(text: str, **injected: Any) -> Any:
+            return await fn(**{param: text}, **injected)
+
+        return acall
+
+    def call(text: str, **injected: Any) -> Any:
+        return fn(**{param: text}, **injected)
+
+    return call
+
+
 def tool(
     func: Callable[..., Any] | None = None,
     *,
@@ -275,11 +290,12 @@ def tool(
         hints = typing.get_type_hints(fn)
         single = len(params) == 1 and hints.get(params[0].name, str) is str
         is_async = inspect.iscoroutinefunction(fn)
+        call = _by_name(fn, params[0].name, is_async) if single and injected else fn
         return Tool(
             name=name or fn.__name__,
             description=description,
-            func=None if is_async else fn,
-            coroutine=fn if is_async else None,
+            func=None if is_async else call,
+            coroutine=call if is_async else None,
             args_schema=None if single else schema_from_function(fn),
             return_direct=return_direct,
             dangerous=dangerous,

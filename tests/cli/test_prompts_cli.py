@@ -93,7 +93,24 @@ def test_bad_prompt_file_one_line_exit_2(mock_server: Any, tmp_path: Path, text:
 def test_missing_prompt_file_exit_2(mock_server: Any, tmp_path: Path) -> None:
     result = run(mock_server, "--prompt", str(tmp_path / "nope.txt"))
     assert result.exit_code == 2
-    assert "cannot read prompt file" in result.stderr
+    assert "prompt file" in result.stderr and "does not exist" in result.stderr
+
+
+@pytest.mark.parametrize("flags", [["--prompt", "/dev/zero"], ["-c", "/dev/zero"],
+                                   ["--schema", "/dev/zero"], ["--state-file", "/dev/zero"]])
+def test_a_device_named_as_a_file_is_refused_unread(mock_server: Any, flags: list[str]) -> None:
+    result = run(mock_server, *flags)
+    assert result.exit_code == 2
+    assert "/dev/zero is not a regular file" in result.stderr
+    assert "Traceback" not in result.stderr and mock_server.requests == []
+
+
+def test_an_oversized_prompt_file_is_refused(mock_server: Any, tmp_path: Path) -> None:
+    path = tmp_path / "huge.txt"
+    path.write_text("{tools} {tool_names} " + "x" * (1024 * 1024 + 10))
+    result = run(mock_server, "--prompt", str(path))
+    assert result.exit_code == 2
+    assert "is larger than 1024 KiB" in result.stderr
 
 
 def test_prompts_show_builtin_and_override(tmp_path: Path) -> None:

@@ -89,11 +89,9 @@ def check_template(agent_type: str, text: str, where: str) -> None:
 
 def read_template(agent_type: str, path: str | Path) -> str:
     """Read and validate a replacement template for ``agent_type``."""
-    path = Path(path).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read prompt file {path}: {err.strerror or err}") from None
+    from agentcli.files import read_small_text
+
+    text = read_small_text(path, "prompt file", "give a text file with the template")
     check_template(agent_type, text, str(path))
     return text
 

@@ -1,0 +1,39 @@
+"""Reading the small text files a user names (config, prompt, schema, state): bounded.
+
+Each is a regular file of at most :data:`MAX_INPUT_FILE_BYTES`; ``/dev/zero``, a FIFO or a
+directory is refused before anything is read, and a file that grows while it is read is cut
+off at the limit and refused, never read on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcli.errors import ConfigError
+
+MAX_INPUT_FILE_BYTES = 1024 * 1024  # a config, prompt, schema or state file larger is refused
+
+
+def read_small_text(path: str | Path, what: str, fix: str,
+                    limit: int = MAX_INPUT_FILE_BYTES) -> str:
+    """The UTF-8 text of ``path``; a one-line ConfigError naming ``what`` it is otherwise.
+
+    ``fix`` says what to give instead (e.g. "give a JSON file").
+    """
+    file = Path(path).expanduser()
+    try:
+        if not file.exists():
+            raise ConfigError(f"{what} {path} does not exist; {fix}")
+        if not file.is_file():
+            raise ConfigError(f"{what} {path} is not a regular file; {fix}")
+        with file.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as err:
+        raise ConfigError(f"cannot read {what} {path}: {err.strerror or err}") from None
+    if len(data) > limit:
+        raise ConfigError(f"{what} {path} is larger than {limit // 1024} KiB; {fix}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{what} {path} is not UTF-8 text (byte {err.start + 1}); "
+                          "save it as UTF-8") from None
