@@ -35,14 +35,14 @@ class CompiledAgent:
                input: Mapping[str, Any] | str | None = None,
                config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run to the end; the output-visible state. ``input=`` is LangGraph's name for the
-        state; ``config`` (LangChain's run config) takes ``callbacks``."""
-        return self._state(self.executor.invoke(_one(state, input), _callbacks(config)))
+        state; ``config`` is LangChain's run config (callbacks, tags, metadata, run_name)."""
+        return self._state(self.executor.invoke(state, config, input=input))
 
     async def ainvoke(self, state: Mapping[str, Any] | str | None = None, *,
                       input: Mapping[str, Any] | str | None = None,
                       config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Async :meth:`invoke`."""
-        return self._state(await self.executor.ainvoke(_one(state, input), _callbacks(config)))
+        return self._state(await self.executor.ainvoke(state, config, input=input))
 
     def stream(self, state: Mapping[str, Any] | str) -> Iterator[RunEvent]:
         """Every event of the run; the last holds the result (``event.result.state``)."""
@@ -58,23 +58,6 @@ class CompiledAgent:
         """Many runs, at most ``concurrency`` at once; failures are returned, not raised."""
         results = self.executor.batch(states, concurrency=concurrency)
         return [r if isinstance(r, BaseException) else self._state(r) for r in results]
-
-
-def _one(state: Mapping[str, Any] | str | None, given: Mapping[str, Any] | str | None
-         ) -> Mapping[str, Any] | str:
-    if (state is None) == (given is None):
-        raise TypeError("invoke takes the state once: invoke(state) or invoke(input=state)")
-    return state if state is not None else given  # type: ignore[return-value]
-
-
-def _callbacks(config: Mapping[str, Any] | None) -> Any:
-    if not config:
-        return None
-    unknown = sorted(set(config) - {"callbacks", "tags", "metadata", "run_name"})
-    if unknown:
-        raise TypeError(f"unknown config key(s) {unknown}; accepted: callbacks, tags, "
-                        "metadata, run_name")
-    return config.get("callbacks")
 
 
 def create_agent(

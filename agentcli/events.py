@@ -43,6 +43,9 @@ class Start:
 
     inputs: dict[str, Any]
     run_id: str
+    tags: tuple[str, ...] = ()  # the executor's and this run's (``config={"tags": ...}``)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    name: str = ""  # ``config={"run_name": ...}``
     kind: Literal["start"] = "start"
 
 

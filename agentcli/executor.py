@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentcli.agents.base import Agent
 from agentcli.agents.parsers import ANSWER_VALUE
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import ensure_manager
+from agentcli.callbacks.manager import CallbackManager, RunConfig, ensure_manager, handlers_of
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -80,6 +80,8 @@ if TYPE_CHECKING:
 
 FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
+Inputs = str | Mapping[str, Any] | None
+Config = RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler] | CallbackManager | None
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
 
 __all__ = ["FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all",
@@ -113,14 +115,22 @@ class AgentExecutor:
         state_schema: type | StateSchema | None = None,
         response_format: ResponseFormat | None = None,
         middleware: Sequence[AgentMiddleware] = (),
+        verbose: bool = False,
+        tags: Sequence[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+        callback_manager: CallbackManager | None = None,
     ) -> None:
         if early_stopping_method not in ("force", "generate", "auto"):
             raise ValueError(
                 f"early_stopping_method must be 'force', 'generate' or 'auto', "
                 f"got {early_stopping_method!r}"
             )
+        if not isinstance(agent, Agent):
+            raise TypeError(
+                f"agent must be an agentcli Agent (from initialize_agent, create_react_agent or "
+                f"agent_class(TYPE)(tools)); got {type(agent).__name__}")
         self.agent = agent
-        self.llm = llm
+        self.llm = llm if llm is not None else getattr(agent, "llm", None)  # create_react_agent's
         self.tools = list(tools if tools is not None else agent.tools)
         self.tool_map = tool_lookup(self.tools)  # readable names and API-safe (wire) names
         self.max_iterations = max_iterations
@@ -131,7 +141,14 @@ class AgentExecutor:
         self.trim_intermediate_steps = trim_intermediate_steps
         self.max_observation_chars = max_observation_chars
         self.approver = approver
-        self.callbacks = list(callbacks)
+        self.callbacks = [*handlers_of(callback_manager), *callbacks]  # the older name
+        if verbose:  # the plain-text trace on stderr, as LangChain's verbose=True prints
+            from agentcli.callbacks.stdout import StdOutCallbackHandler
+
+            self.callbacks.append(StdOutCallbackHandler())
+        self.verbose = verbose
+        self.tags = list(tags)  # on every run's Start event (and LangChain's on_chain_start)
+        self.metadata = dict(metadata or {})
         self.max_tool_workers = max_tool_workers
         self.max_tokens = max_tokens  # budget: total tokens in + out across the run
         self.max_cost = max_cost  # budget: USD across the run (see agentcli.pricing)
@@ -164,10 +181,9 @@ class AgentExecutor:
                     )
 
     # ------------------------------------------------------------------ starting a run
-    def start(
-        self, inputs: str | Mapping[str, Any], callbacks: Iterable[BaseCallbackHandler] | None
-    ) -> Run:
+    def start(self, inputs: str | Mapping[str, Any], config: Config = None) -> Run:
         """Validate the input against the state schema and open a run."""
+        conf = RunConfig.of(config)
         data: dict[str, Any] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
         if "input" not in data and "messages" not in data and self.schema.fields.keys() == {
             *StateSchema.of().fields
@@ -177,14 +193,15 @@ class AgentExecutor:
         if "input" in values:
             values["messages"] = [*values.get("messages", []), user(str(values["input"]))]
         values.setdefault("messages", [])
-        manager = ensure_manager([*self.callbacks, *(callbacks or ())])
+        manager = ensure_manager([*self.callbacks, *conf.callbacks])
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
         run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
                   prices=self.prices)
         info.emit = run.emit
-        run.emit(Start(data, manager.run_id))
+        run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
+                       {**self.metadata, **conf.metadata}, conf.run_name))
         return run
 
     # ------------------------------------------------------------------ the loop (once)
@@ -432,43 +449,46 @@ class AgentExecutor:
         return done, done.status
 
     # ------------------------------------------------------------------ public API
-    def stream(
-        self, inputs: str | Mapping[str, Any],
-        callbacks: Iterable[BaseCallbackHandler] | None = None,
-    ) -> Iterator[RunEvent]:
+    # ``config`` is LangChain's run config ({"callbacks", "tags", "metadata", "run_name"}) or,
+    # as before, a list of handlers; ``input=`` is LangChain's name for the first argument.
+    def stream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
+               callbacks: Config = None) -> Iterator[RunEvent]:
         """Yield every event of the run as it happens; the last is ``End`` with the result."""
         from agentcli._sync import iterate
 
-        return iterate(self.astream(inputs, callbacks))
+        return iterate(self.astream(inputs, config, input=input, callbacks=callbacks))
 
-    def invoke(
-        self, inputs: str | Mapping[str, Any],
-        callbacks: Iterable[BaseCallbackHandler] | None = None,
-    ) -> RunResult:
+    def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
+               callbacks: Config = None) -> RunResult:
         """Run to the end and return the result."""
         from agentcli._sync import run_sync
 
-        return run_sync(self.ainvoke(inputs, callbacks))
+        return run_sync(self.ainvoke(inputs, config, input=input, callbacks=callbacks))
 
-    def astream(
-        self, inputs: str | Mapping[str, Any],
-        callbacks: Iterable[BaseCallbackHandler] | None = None,
-    ) -> AsyncIterator[RunEvent]:
+    def astream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
+                callbacks: Config = None) -> AsyncIterator[RunEvent]:
         """Run on the async core, yielding each event as it happens."""
         from agentcli._drive import adrive
 
-        return adrive(self, self.start(inputs, callbacks))
+        return adrive(self, self.start(_given(inputs, input), _config(config, callbacks)))
 
-    async def ainvoke(
-        self, inputs: str | Mapping[str, Any],
-        callbacks: Iterable[BaseCallbackHandler] | None = None,
-    ) -> RunResult:
+    async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
+                      input: Inputs = None, callbacks: Config = None) -> RunResult:
         """Run to the end on the async core and return the result."""
         event: RunEvent | None = None
-        async for event in self.astream(inputs, callbacks):  # noqa: B007
+        async for event in self.astream(inputs, config, input=input,  # noqa: B007
+                                        callbacks=callbacks):
             pass
         assert isinstance(event, End)
         return event.result
+
+    def __or__(self, then: Callable[[RunResult], Any]) -> Callable[..., Any]:
+        """``executor | fn``: a callable running the agent, then ``fn`` on its result."""
+        def chained(inputs: Inputs = None, config: Config = None, **kw: Any) -> Any:
+            return then(self.invoke(inputs, config, **kw))
+
+        chained.invoke = chained  # type: ignore[attr-defined]
+        return chained
 
     async def abatch(
         self,
@@ -497,3 +517,17 @@ class AgentExecutor:
         from agentcli._sync import run_sync
 
         return run_sync(self.abatch(inputs, concurrency=concurrency))
+
+
+def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, Any]:
+    if (inputs is None) == (input is None):
+        raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
+    return inputs if inputs is not None else input  # type: ignore[return-value]
+
+
+def _config(config: Config, callbacks: Config) -> RunConfig:
+    conf = RunConfig.of(config)
+    if callbacks is None:
+        return conf
+    return RunConfig((*conf.callbacks, *RunConfig.of(callbacks).callbacks), conf.tags,
+                     conf.metadata, conf.run_name)

@@ -225,6 +225,14 @@ class ChatResult:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
 
+    @property
+    def llm_output(self) -> dict[str, Any]:
+        """Usage and model as LangChain's ``LLMResult.llm_output`` holds them."""
+        u = self.usage
+        return {"token_usage": {"prompt_tokens": u.prompt_tokens,
+                                "completion_tokens": u.completion_tokens,
+                                "total_tokens": u.total_tokens}, "model_name": self.model}
+
 
 @dataclass(frozen=True)
 class ChatChunk:

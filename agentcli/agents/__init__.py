@@ -79,10 +79,17 @@ def build_agent(
             f"the model {llm.name!r} does not support native tool calling; use a text "
             "agent type such as --agent chat-zero-shot-react-description"
         )
+    from agentcli.agents.prompt_parts import take_parts
+
+    options = dict(agent_kwargs)
+    parts = take_parts(cls.agent_type, options)
+    parser = parts.pop("output_parser", None)
     try:
-        built: Agent = cls(tools, **agent_kwargs)
+        built: Agent = cls(tools, **options, **parts)
     except TypeError as err:
         raise ConfigError(f"agent type {cls.agent_type!r}: {err}") from None
+    if parser is not None:
+        built.parser = parser  # type: ignore[attr-defined]
     return built
 
 
@@ -102,14 +109,34 @@ def initialize_agent(
     from agentcli.executor import AgentExecutor
 
     agent_obj = build_agent(agent, tools, llm, **(agent_kwargs or {}))
-    if verbose:
-        from agentcli.callbacks.stdout import StdOutCallbackHandler
+    return AgentExecutor(agent_obj, tools, llm=llm, verbose=verbose, **executor_options)
 
-        executor_options["callbacks"] = [*executor_options.get("callbacks", ()),
-                                         StdOutCallbackHandler()]
-    return AgentExecutor(agent_obj, tools, llm=llm, **executor_options)
+
+def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any,
+                       **unknown: Any) -> Agent:
+    """A zero-shot ReAct agent over ``tools`` whose prompt is ``prompt`` (a template object
+    with ``.template``, or the text), bound to ``llm``: ``AgentExecutor(agent=..., tools=...)``
+    runs it. The template must use exactly {tools}, {tool_names}, {input} and
+    {agent_scratchpad} (a ConfigError names what is missing)."""
+    from agentcli.agents.prompts import check_template, template_name
+
+    if unknown:
+        raise TypeError(f"create_react_agent got unknown argument(s) {sorted(unknown)}; "
+                        "accepted: llm, tools, prompt")
+    kind = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
+    text = str(getattr(prompt, "template", prompt))
+    check_template(kind, text, "given to create_react_agent")
+    agent = build_agent(kind, tools, llm, templates={template_name(kind): text})
+    agent.llm = llm
+    return agent
 
 
 __all__ = [
-    "DEFAULT_AGENT", "AgentType", "agent_class", "agent_names", "build_agent", "initialize_agent",
+    "DEFAULT_AGENT",
+    "AgentType",
+    "agent_class",
+    "agent_names",
+    "build_agent",
+    "create_react_agent",
+    "initialize_agent",
 ]

@@ -24,6 +24,8 @@ from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.agents.parsers import AgentOutputParser
+    from agentcli.compat import PromptTemplate
+    from agentcli.models.base import BaseChatModel
 
 
 
@@ -57,6 +59,7 @@ class Agent(ABC):
         self.system_extra = system_extra  # the user's extra instructions (--system)
         self.action_schema = action_schema  # constrains each action blob (structured actions)
         self.prompt_style = prompt_style  # "full", or "compact" for small models
+        self.llm: BaseChatModel | None = None  # the model an executor uses unless given one
 
     def prompt(self, base: str, *, quoted_names: bool = False, **values: str) -> str:
         """The prompt file ``base`` filled in; its compact variant for the compact style.
@@ -74,6 +77,30 @@ class Agent(ABC):
     def text(self, name: str) -> str:
         """Template ``name``: the user's replacement, the class's own text, or the built-in."""
         return self.templates.get(name) or self.prompts.get(name) or load(name)
+
+    @classmethod
+    def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
+        """This type's main prompt over ``tools``, with LangChain's prompt options (``prefix``,
+        ``suffix``, ``format_instructions``, ``system_message_prefix``/``_suffix``)."""
+        from agentcli.agents.prompt_parts import take_parts
+        from agentcli.agents.prompts import render, template_name
+        from agentcli.agents.react import tool_lines
+        from agentcli.compat import PromptTemplate
+
+        rest = dict(options)
+        made = take_parts(cls.agent_type, rest)
+        if rest:
+            raise TypeError(f"create_prompt got unknown argument(s) {sorted(rest)}")
+        name = template_name(cls.agent_type)
+        text = made.get("templates", {}).get(name) or load(name)
+        return PromptTemplate.from_template(render(
+            text, tools=tool_lines(tools), tool_names=", ".join(t.name for t in tools)))
+
+    def question(self, inputs: Mapping[str, Any]) -> str:
+        """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
+        from agentcli.agents.prompt_parts import human_text
+
+        return human_text(self.templates, str(inputs["input"]))
 
     @property
     def allowed_tools(self) -> list[str]:
@@ -169,13 +196,13 @@ def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False
 
 
 def work_as_turns(
-    steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+    steps: Sequence[AgentStep], question: str, *, final: bool = False
 ) -> list[Message]:
     """The question, then the work so far as alternating turns: each reply the model sent
     (assistant) and what it observed (user), the shape chat-tuned models are trained on.
     Turns strictly alternate (some chat templates insist); the answer-now instruction joins
     the last user turn."""
-    turns: list[Message] = [user(str(inputs["input"]))]
+    turns: list[Message] = [user(question)]
     for step in steps:
         said = step.action.log.strip() or json.dumps(
             {"action": step.action.tool, "action_input": step.action.tool_input},

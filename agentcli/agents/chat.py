@@ -33,4 +33,5 @@ class ChatAgent(TextAgent):
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System prompt, then the question and the work so far as alternating turns."""
-        return [system(self.system_prompt), *work_as_turns(steps, inputs, final=final)]
+        return [system(self.system_prompt),
+                *work_as_turns(steps, self.question(inputs), final=final)]

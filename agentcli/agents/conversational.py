@@ -131,7 +131,8 @@ class ChatConversationalAgent(TextAgent):
         self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
     ) -> list[Message]:
         """System, history, the input, then each step as the reply and the tool's response."""
-        messages = [system(self.system_prompt), *chat_history(inputs), user(str(inputs["input"]))]
+        messages = [system(self.system_prompt), *chat_history(inputs),
+                    user(self.question(inputs))]
         for step in steps:
             messages.append(assistant(step.action.log))
             messages.append(user(self.prompt("tool_response", observation=step.observation)))

@@ -421,8 +421,8 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
         if _norm_name(tool) in _FINAL_TOOLS:
             found = _finish(start, _as_text(tool_input) if has_input else "", raw,
                             tool_input if has_input else None)
-        elif not has_input:
-            found = _Candidate(start, problem="input", tool=tool)
+        elif not has_input:  # {"action": "get_time"}: a call without arguments, as LangChain
+            found = _Candidate(start, AgentAction(tool, {}, raw))
         else:
             found = _Candidate(start, AgentAction(tool, _blob_input(tool_input, structured), raw))
         if found.result is not None or not out:

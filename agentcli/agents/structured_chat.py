@@ -49,4 +49,4 @@ class StructuredChatAgent(TextAgent):
     ) -> list[Message]:
         """System prompt, prior turns, then the question and the work as alternating turns."""
         return [system(self.system_prompt), *chat_history(inputs),
-                *work_as_turns(steps, inputs, final=final)]
+                *work_as_turns(steps, self.question(inputs), final=final)]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -29,6 +30,59 @@ def _uses_hooks(handler: BaseCallbackHandler) -> bool:
 
 
 _USES_HOOKS: dict[type, bool] = {}  # per handler class: a fact of the class, not a setting
+
+# LangChain's opt-out flags on a handler, and the hooks (and typed event kinds) each one mutes
+_IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_"}
+_EVENT_HOOK = {"model_start": "on_llm_", "model_end": "on_llm_", "model_error": "on_llm_",
+               "token": "on_llm_", "action": "on_agent_", "finish": "on_agent_",
+               "start": "on_chain_", "end": "on_chain_", "error": "on_chain_"}
+
+
+# Hooks whose LangChain signature starts with ``serialized`` (a dict naming the component)
+_SERIALIZED = ("on_llm_start", "on_tool_start", "on_chain_start")
+
+
+def _wants_serialized(method: Any) -> bool:
+    """Whether a hook is written LangChain's way: ``(serialized, X, ...)``."""
+    func = getattr(method, "__func__", method)
+    known = _ARITY.get(func)
+    if known is None:
+        import inspect
+
+        try:
+            params = list(inspect.signature(method).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        known = _ARITY[func] = len(positional) >= 2 and positional[0].name == "serialized"
+    return known
+
+
+_ARITY: dict[Any, bool] = {}  # per hook function: a fact of the code
+
+
+def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tuple[Any, ...]:
+    """Our hook's arguments in LangChain's shape: ``serialized`` first; prompts as text."""
+    import json
+
+    if hook == "on_llm_start":
+        messages = args[0]
+        text = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        return {"name": str(kw.get("model") or "")}, [text]
+    if hook == "on_tool_start":
+        tool, tool_input = args
+        shown = tool_input if isinstance(tool_input, str) else json.dumps(
+            tool_input, ensure_ascii=False)
+        return {"name": tool}, shown
+    return {"name": str(kw.get("name") or "AgentExecutor")}, *args
+
+
+def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> bool:
+    """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
+    if hook == "on_event":
+        hook = _EVENT_HOOK.get(getattr(args[0], "kind", ""), hook) if args else hook
+    return any(getattr(handler, flag, False) and hook.startswith(prefix)
+               for flag, prefix in _IGNORES.items())
 
 
 class CallbackManager:
@@ -65,8 +119,14 @@ class CallbackManager:
         kw.setdefault("run_id", self.run_id)
         kw.setdefault("parent_run_id", self.parent_run_id)
         for handler in self.handlers:
+            if _ignores(handler, hook, args):
+                continue
             try:
-                getattr(handler, hook)(*args, **kw)
+                method = getattr(handler, hook)
+                if hook in _SERIALIZED and _wants_serialized(method):
+                    method(*_langchain_args(hook, args, kw), **kw)
+                else:
+                    method(*args, **kw)
             except Exception:
                 self.failures += 1
                 log.warning(
@@ -99,6 +159,45 @@ def ensure_manager(
     return CallbackManager(callbacks or ())
 
 
+def handlers_of(
+    callbacks: CallbackManager | Iterable[BaseCallbackHandler] | None,
+) -> list[BaseCallbackHandler]:
+    """The handlers in None, a list of handlers or a manager (LangChain passes either)."""
+    if isinstance(callbacks, CallbackManager):
+        return list(callbacks.handlers)
+    return list(callbacks or ())
+
+
+RUN_CONFIG_KEYS = ("callbacks", "tags", "metadata", "run_name")  # LangChain's run config
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A run's own handlers, tags, metadata and name: ``invoke(q, config={...})``."""
+
+    callbacks: tuple[BaseCallbackHandler, ...] = ()
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    run_name: str = ""
+
+    @classmethod
+    def of(cls, config: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
+           | CallbackManager | None) -> RunConfig:
+        """From LangChain's config mapping, or from handlers (a list or a manager)."""
+        if config is None:
+            return cls()
+        if isinstance(config, RunConfig):
+            return config
+        if not isinstance(config, Mapping):
+            return cls(tuple(handlers_of(config)))
+        unknown = sorted(set(config) - set(RUN_CONFIG_KEYS))
+        if unknown:
+            raise TypeError(f"unknown run config key(s) {unknown}; accepted: "
+                            + ", ".join(RUN_CONFIG_KEYS))
+        return cls(tuple(handlers_of(config.get("callbacks"))), tuple(config.get("tags") or ()),
+                   dict(config.get("metadata") or {}), str(config.get("run_name") or ""))
+
+
 def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
     from agentcli import events as ev
@@ -106,7 +205,8 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] 
     nested = {"parent_run_id": event.parent} if isinstance(
         event, ev.ModelStart | ev.ModelEnd | ev.ModelError) and event.parent else {}
     if isinstance(event, ev.Start):
-        return "on_chain_start", (event.inputs,), {}
+        return "on_chain_start", (event.inputs,), {
+            "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}
     if isinstance(event, ev.RunError):
         return "on_chain_error", (event.error,), {}
     if isinstance(event, ev.ModelStart):

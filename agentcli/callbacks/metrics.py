@@ -1,4 +1,4 @@
-"""The metrics handler: model calls, tokens, latency p50/p95, tool time, errors and cost.
+"""The metrics handler: model calls, tokens, latency p50/p95/p99, tool time, error rates, cost.
 
 Thread-safe and keyed by run id, so one handler can watch many concurrent runs (a batch).
 """
@@ -25,6 +25,11 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     lo = int(pos)
     hi = min(lo + 1, len(ordered) - 1)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _rate(errors: int, total: int) -> float | None:
+    """The share of ``total`` that failed; None when nothing ran."""
+    return errors / total if total else None
 
 
 class MetricsHandler(BaseCallbackHandler):
@@ -135,8 +140,12 @@ class MetricsHandler(BaseCallbackHandler):
                 "completion_tokens": self.completion_tokens,
                 "latency_p50": percentile(lat, 50),
                 "latency_p95": percentile(lat, 95),
+                "latency_p99": percentile(lat, 99),
+                "model_error_rate": _rate(self.llm_errors, self.llm_calls + self.llm_errors),
                 "tool_calls": self.tool_calls,
                 "tool_errors": self.tool_errors,
+                "tool_error_rate": _rate(self.tool_errors, self.tool_calls),
+                "run_errors": self.run_errors,
                 "tool_time": self.tool_time,
                 "retries": self.retries,
                 "fallbacks": self.fallbacks,
@@ -152,6 +161,9 @@ class MetricsHandler(BaseCallbackHandler):
         def ms(v: float | None) -> str:
             return "-" if v is None else f"{v * 1000:,.0f} ms"
 
+        def pct(v: float | None) -> str:
+            return "-" if v is None else f"{v:.0%}"
+
         cost = ("?" + f" (no price for {', '.join(s['unpriced_models'])})"
                 if s["cost_usd"] is None else f"${s['cost_usd']:.6f}")
         return [
@@ -159,10 +171,11 @@ class MetricsHandler(BaseCallbackHandler):
             ("tokens in", f"{s['prompt_tokens']:,}"),
             ("tokens out", f"{s['completion_tokens']:,}"),
             ("latency p50", ms(s["latency_p50"])),
-            ("latency p95", ms(s["latency_p95"])),
+            ("latency p95 / p99", f"{ms(s['latency_p95'])} / {ms(s['latency_p99'])}"),
             ("tool calls", str(s["tool_calls"])),
             ("tool time", ms(s["tool_time"])),
-            ("errors", f"model {s['model_errors']}, tools {s['tool_errors']}"),
+            ("errors", f"model {s['model_errors']} ({pct(s['model_error_rate'])}), "
+                       f"tools {s['tool_errors']} ({pct(s['tool_error_rate'])})"),
             ("retries / fallbacks", f"{s['retries']} / {s['fallbacks']}"),
             ("cache hits", str(s["cache_hits"])),
             ("cost", cost),

@@ -30,5 +30,7 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             self._print(event.action.log.strip() or f"Action: {event.action.tool}")
         elif isinstance(event, ev.Observation):
             self._print(f"Observation: {event.step.observation}")
+        elif isinstance(event, ev.Notice) and event.topic == "tool_text":
+            self._print(event.text)
         elif isinstance(event, ev.Finish):
             self._print(f"Final Answer: {event.output}")

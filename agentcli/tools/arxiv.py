@@ -43,11 +43,13 @@ def parse_feed(xml_text: str, max_summary: int = 1500) -> list[dict[str, Any]]:
 
 def search(query: str, settings: dict[str, Any]) -> str:
     """Query the arXiv API and format the top entries."""
+    from agentcli.events import notify
     from agentcli.tools.net import fetch
 
     query = query.strip()
     if not query:
         raise ToolInputError("arxiv needs a search query")
+    notify("tool_text", f"Searching for: {query}", tool="arxiv")
     url = str(settings.get("arxiv_base_url") or DEFAULT_URL)
     top_k = int_setting(settings, "arxiv_top_k", 3)
     resp = fetch("GET", url, params={"search_query": f"all:{query}", "start": 0,

@@ -6,8 +6,9 @@ import inspect
 import json
 import re
 import typing
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolInputError
@@ -57,6 +58,8 @@ class Tool:
     needs: ToolNeeds = field(default_factory=ToolNeeds)
     source: str = "built-in"
     injected: tuple[Injection, ...] = ()
+    # handlers told of each call of this tool, in a run or not (LangChain's tool callbacks)
+    callbacks: tuple[Any, ...] = ()
 
     @property
     def is_structured(self) -> bool:
@@ -67,6 +70,8 @@ class Tool:
         """Normalise the model's input: str for single-input tools, validated dict otherwise."""
         if self.args_schema is None:
             if isinstance(tool_input, dict):
+                if not tool_input:  # a blob without "action_input"
+                    return ""
                 if len(tool_input) == 1:
                     return str(next(iter(tool_input.values())))
                 return json.dumps(tool_input, ensure_ascii=False)
@@ -81,6 +86,11 @@ class Tool:
         call_id: str | None = None,
     ) -> str | Command:
         """Run synchronously with injected values; text or a state ``Command``."""
+        with self._reporting(tool_input, call_id) as told:
+            return told(self._invoke(tool_input, state, call_id))
+
+    def _invoke(self, tool_input: ToolInput, state: Mapping[str, Any] | None,
+                call_id: str | None) -> str | Command:
         prepared = self.prepare_input(tool_input)
         extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
         if self.func is None:
@@ -106,16 +116,50 @@ class Tool:
             from agentcli._sync import in_thread
 
             return await in_thread(lambda: self.invoke(tool_input, state=state, call_id=call_id))
-        extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
-        return _result(await self._call_async(self.prepare_input(tool_input), extra))
+        with self._reporting(tool_input, call_id) as told:
+            extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
+            return told(_result(await self._call_async(self.prepare_input(tool_input), extra)))
 
-    def run(self, tool_input: ToolInput) -> str:
-        """Run synchronously and return the observation text."""
-        return _text_of(self.invoke(tool_input))
+    @contextmanager
+    def _reporting(self, tool_input: ToolInput, call_id: str | None
+                   ) -> Iterator[Callable[[str | Command], str | Command]]:
+        """Tell this tool's own handlers of the call: start, then the result or the error."""
+        if not self.callbacks:
+            yield lambda value: value
+            return
+        from agentcli.callbacks.manager import CallbackManager
+        from agentcli.events import Observation, ToolError, ToolStart
+        from agentcli.schema import AgentAction, AgentStep
 
-    async def arun(self, tool_input: ToolInput) -> str:
+        manager = CallbackManager(self.callbacks)
+        manager.dispatch(ToolStart(self.name, tool_input, call_id))
+
+        def told(value: str | Command) -> str | Command:
+            step = AgentStep(AgentAction(self.name, tool_input, "", call_id), _text_of(value))
+            manager.dispatch(Observation(step))
+            return value
+
+        try:
+            yield told
+        except Exception as err:
+            manager.dispatch(ToolError(self.name, err, call_id))
+            raise
+
+    def with_callbacks(self, callbacks: Any) -> Tool:
+        """This tool, also telling ``callbacks`` (handlers or a manager) of each call."""
+        from agentcli.callbacks.manager import handlers_of
+
+        return replace(self, callbacks=(*self.callbacks, *handlers_of(callbacks)))
+
+    def run(self, tool_input: ToolInput, callbacks: Any = None) -> str:
+        """Run synchronously and return the observation text; ``callbacks`` are told too."""
+        tool = self.with_callbacks(callbacks) if callbacks else self
+        return _text_of(tool.invoke(tool_input))
+
+    async def arun(self, tool_input: ToolInput, callbacks: Any = None) -> str:
         """Run asynchronously and return the observation text."""
-        return _text_of(await self.ainvoke(tool_input))
+        tool = self.with_callbacks(callbacks) if callbacks else self
+        return _text_of(await tool.ainvoke(tool_input))
 
     async def _call_async(self, prepared: ToolInput, extra: dict[str, Any]) -> Any:
         assert self.coroutine is not None

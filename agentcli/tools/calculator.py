@@ -64,6 +64,9 @@ def calculate(question: str, llm: BaseChatModel | None) -> str:
     prompt = _prompt_template().replace("{question}", question)
     reply = llm.generate([user(prompt)], stop=["```output"]).text
     expression = extract_expression(reply)
+    from agentcli.events import notify
+
+    notify("tool_text", f"Evaluating: {expression}", tool="Calculator")
     try:
         if _BARE_PERCENT.fullmatch(expression):
             raise NotAnExpression(expression)  # a percentage of nothing is no answer

@@ -56,6 +56,10 @@ def registry() -> dict[str, ToolSpec]:
     return _REGISTRY
 
 
+# LangChain's deprecated tool names, and what to load instead
+_RENAMED = {"requests": "requests_get (GET only) or the group requests_all (every method)"}
+
+
 def expand(names: Iterable[str]) -> list[str]:
     """Expand group names, drop duplicates, keep order; unknown names raise with suggestions."""
     specs = registry()
@@ -65,6 +69,8 @@ def expand(names: Iterable[str]) -> list[str]:
         if not name:
             continue
         spec = specs.get(name)
+        if spec is None and name in _RENAMED:
+            raise ToolLoadError(f"tool {name!r} is LangChain's old name; use {_RENAMED[name]}")
         if spec is None:
             close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
             if not close:

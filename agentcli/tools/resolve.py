@@ -261,17 +261,25 @@ def load_tools(
     *,
     allow: Iterable[str] = (),
     config: Any = None,
+    callbacks: Any = None,
     **settings: Any,
 ) -> list[Tool]:
     """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
 
     ``settings`` are passed to factories that need them (e.g. a base URL); a missing
-    setting or a missing LLM is an error naming it. ``config`` (a Settings object) adds the
-    tool sources it names: ``--tools-module`` files, YAML tools and MCP servers. This is the
-    same resolution path the CLI uses (:func:`agentcli.tools.resolve.resolve_tools`).
+    setting or a missing LLM is an error naming it, and an unknown keyword a TypeError.
+    ``callbacks`` (handlers) are told of every call of these tools. ``config`` (a Settings
+    object) adds the tool sources it names: ``--tools-module`` files, YAML tools and MCP
+    servers. This is the same resolution path the CLI uses (:func:`resolve_tools`).
     """
-    return resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
-                         allow=allow, tool_settings=settings, with_module_tools=False)
+    from agentcli.tools.registry import registry
+    from agentcli.tools.settings_keys import check_settings
+
+    check_settings(settings, (s for spec in registry().values() for s in spec.needs.settings),
+                   "load_tools")
+    tools = resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
+                          allow=allow, tool_settings=settings, with_module_tools=False)
+    return [t.with_callbacks(callbacks) for t in tools] if callbacks else tools
 
 
 def load_configured_tools(

@@ -41,6 +41,9 @@ def _ddg_factory(**settings: Any) -> Tool:
     def run(query: str) -> str:
         if not query.strip():
             raise ToolInputError("ddg-search needs a search query")
+        from agentcli.events import notify
+
+        notify("tool_text", f"Searching for: {query.strip()}", tool="ddg-search")
         try:
             results = list(module.DDGS().text(query.strip(), max_results=top_k))
         except Exception as err:  # the package raises its own exception types

@@ -100,6 +100,9 @@ class SQLiteDatabase:
         """Run one statement; rows come back as a list of tuples (capped)."""
         if not sql.strip():
             raise ToolInputError("sql_db_query needs a SQL statement")
+        from agentcli.events import notify
+
+        notify("tool_text", f"Executing SQL: {sql.strip()}", tool="sql_db_query")
         try:
             with self._connect() as conn:
                 cur = conn.execute(sql)

@@ -23,11 +23,13 @@ def api_url(settings: dict[str, Any]) -> str:
 
 def search(query: str, settings: dict[str, Any]) -> str:
     """Search, then fetch the intro of the top pages."""
+    from agentcli.events import notify
     from agentcli.tools.net import get_json
 
     query = query.strip()
     if not query:
         raise ToolInputError("wikipedia needs a search query")
+    notify("tool_text", f"Searching for: {query}", tool="wikipedia")
     url = api_url(settings)
     top_k = int_setting(settings, "wikipedia_top_k", 3)
     max_chars = int_setting(settings, "wikipedia_max_chars", 4000)

@@ -1,0 +1,85 @@
+"""LangChain's prompt options, as ``agent_kwargs``: parts of an agent type's main template.
+
+``prefix`` (``system_message_prefix`` for chat types) is the text before the tool list,
+``format_instructions`` the text between the tools and ``Begin!``, ``suffix``
+(``system_message_suffix``) the rest; a part not given keeps the built-in text. The parts are
+joined into one replacement template, checked like a ``--prompt`` file.
+``human_message`` is the first user message of chat types (``{input}`` in it),
+``input_variables`` the variables the caller expects the template to use (checked), and
+``output_parser`` replaces the type's parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agentcli.errors import ConfigError
+
+_TEXT_PARTS = {"prefix": 0, "format_instructions": 1, "suffix": 2}
+_CHAT_PARTS = {"system_message_prefix": 0, "format_instructions": 1, "system_message_suffix": 2}
+PART_OPTIONS = (*_TEXT_PARTS, *_CHAT_PARTS, "human_message", "input_variables", "output_parser")
+
+
+def split(template: str) -> list[str]:
+    """A main template as [prefix, format instructions, suffix] (around ``{tools}``, ``Begin!``)."""
+    head, _, rest = template.partition("{tools}")
+    middle, begin, tail = rest.partition("Begin!")
+    return [head.strip(), middle.strip(), (begin + tail).strip()]
+
+
+def take_parts(agent_type: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Remove the prompt options from ``options``; the agent keywords they make
+    (``templates``) and what to set on the built agent (``output_parser``)."""
+    from agentcli.agents.prompts import check_template, load, template_name, variables
+
+    given = {k: options.pop(k) for k in PART_OPTIONS if k in options}
+    if not given:
+        return {}
+    name = template_name(agent_type)
+    chat = name != "react" and name != "conversational" and name != "self_ask"
+    parts_of = _CHAT_PARTS if chat else _TEXT_PARTS
+    wrong = sorted(k for k in given if k in (_TEXT_PARTS | _CHAT_PARTS) and k not in parts_of)
+    if wrong:
+        raise ConfigError(f"agent type {agent_type!r} takes prompt options "
+                          f"{', '.join(parts_of)}, not {', '.join(wrong)}")
+    out: dict[str, Any] = {}
+    templates: dict[str, str] = dict(options.pop("templates", None) or {})
+    pieces = split(templates.get(name) or load(name))
+    if any(k in given for k in parts_of):
+        for key, at in parts_of.items():
+            if key in given:
+                pieces[at] = str(given[key]).strip()
+        text = f"{pieces[0]}\n\n{{tools}}\n\n{pieces[1]}\n\n{pieces[2]}\n"
+        check_template(agent_type, text, "made of the prompt options")
+        templates[name] = text
+    if "human_message" in given:
+        human = str(given["human_message"])
+        if "{input}" not in human:
+            raise ConfigError("human_message must contain {input} (where the question goes)")
+        templates["human_message"] = human
+    if "input_variables" in given:
+        allowed = variables(templates.get(name) or load(name)) | {"input", "agent_scratchpad"}
+        unknown = sorted(set(given["input_variables"]) - allowed)
+        if unknown:
+            raise ConfigError(f"input_variables {unknown} are not filled by {agent_type!r}; "
+                              f"it fills {', '.join(sorted(allowed))}")
+    if templates:
+        out["templates"] = templates
+    if "output_parser" in given:
+        parser = given["output_parser"]
+        if not callable(getattr(parser, "parse", None)):
+            raise ConfigError("output_parser must have a parse(text) method returning an "
+                              "AgentAction or AgentFinish")
+        out["output_parser"] = parser
+    return out
+
+
+def human_text(templates: Mapping[str, str], question: str) -> str:
+    """The first user message: the question in the ``human_message`` template, if any."""
+    from agentcli.agents.prompts import render
+
+    template = templates.get("human_message")
+    if template is None:
+        return question
+    return render(template, input=question, agent_scratchpad="").strip()
