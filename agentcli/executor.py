@@ -24,6 +24,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
@@ -433,6 +434,7 @@ class AgentExecutor:
             state=self.schema.output(run.values),
             cost=None if not run.priced or info.unpriced else info.cost,
             recovered=run.recovered,
+            input=run.values.get("input"),
         )
 
     # ------------------------------------------------------------------ tools
@@ -481,6 +483,12 @@ class AgentExecutor:
             pass
         assert isinstance(event, End)
         return event.result
+
+    def save_agent(self, path: str | Path) -> None:
+        """Save the agent's type and prompt settings (``initialize_agent(agent_path=...)``)."""
+        from agentcli.agents.saved import save_agent
+
+        save_agent(self.agent, path)
 
     def __or__(self, then: Callable[[RunResult], Any]) -> Callable[..., Any]:
         """``executor | fn``: a callable running the agent, then ``fn`` on its result."""

@@ -1,4 +1,4 @@
-"""Reading the small text files a user names (config, prompt, schema, state): bounded.
+"""Files a user names: read bounded (config, prompt, schema, state), written whole.
 
 Each is a regular file of at most :data:`MAX_INPUT_FILE_BYTES`; ``/dev/zero``, a FIFO or a
 directory is refused before anything is read, and a file that grows while it is read is cut
@@ -7,6 +7,8 @@ off at the limit and refused, never read on.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from agentcli.errors import ConfigError
@@ -37,3 +39,18 @@ def read_small_text(path: str | Path, what: str, fix: str,
     except UnicodeDecodeError as err:
         raise ConfigError(f"{what} {path} is not UTF-8 text (byte {err.start + 1}); "
                           "save it as UTF-8") from None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file whole or not at all (temp file, fsync, rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

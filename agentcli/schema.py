@@ -288,6 +288,7 @@ class RunResult:
     state: dict[str, Any] = field(default_factory=dict)  # the output-filtered run state
     cost: float | None = None  # USD, when the model has a price
     recovered: str | None = None  # the limit after which the model was asked for its answer
+    input: Any = None  # what the run was asked (``result["input"]``)
 
     def __getitem__(self, key: str) -> Any:
         """LangChain's result shape: ``result["output"]``, ``result["intermediate_steps"]``
@@ -296,6 +297,8 @@ class RunResult:
             return self.output
         if key == "intermediate_steps":
             return [(s.action, s.observation) for s in self.steps]
+        if key == "input" and "input" not in self.state:
+            return self.input
         if key in self.state:
             return self.state[key]
         raise KeyError(f"{key!r}; a result has output, intermediate_steps and its state "
@@ -310,10 +313,17 @@ class RunResult:
 
     def keys(self) -> list[str]:
         """The keys ``result[...]`` accepts."""
-        return ["output", "intermediate_steps", *self.state]
+        return list(dict.fromkeys(["input", "output", "intermediate_steps", *self.state]))
 
     def __contains__(self, key: object) -> bool:
-        return key in ("output", "intermediate_steps") or key in self.state
+        return key in ("input", "output", "intermediate_steps") or key in self.state
+
+    def __str__(self) -> str:
+        """As LangChain prints its result dict: input, output (and the steps, if kept)."""
+        shown = {"input": self.input, "output": self.output}
+        if self.steps:
+            shown["intermediate_steps"] = self["intermediate_steps"]
+        return str(shown)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the result."""

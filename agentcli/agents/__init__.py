@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
@@ -96,20 +97,41 @@ def build_agent(
 def initialize_agent(
     tools: Sequence[Tool],
     llm: BaseChatModel,
-    agent: str | AgentType = DEFAULT_AGENT,
-    *,
+    agent: str | AgentType | None = None,
+    callback_manager: Any = None,
+    agent_path: str | Path | None = None,
     agent_kwargs: dict[str, Any] | None = None,
+    *,
     verbose: bool = False,
     **executor_options: Any,
 ) -> AgentExecutor:
     """Build an AgentExecutor for ``agent`` over ``tools`` and ``llm``.
 
-    ``verbose=True`` prints the trace to stderr, as the seed's example does.
+    ``verbose=True`` prints the trace to stderr, as the seed's example does; ``agent_path``
+    builds the agent a file from ``executor.save_agent`` describes (instead of ``agent``).
     """
+    import inspect
+
     from agentcli.executor import AgentExecutor
 
-    agent_obj = build_agent(agent, tools, llm, **(agent_kwargs or {}))
-    return AgentExecutor(agent_obj, tools, llm=llm, verbose=verbose, **executor_options)
+    accepted = set(inspect.signature(AgentExecutor).parameters) - {
+        "agent", "tools", "llm", "verbose", "callback_manager"}
+    unknown = sorted(set(executor_options) - accepted)
+    if unknown:
+        raise TypeError(f"initialize_agent got unknown argument(s) {unknown}; it takes tools, "
+                        "llm, agent, callback_manager, agent_path, agent_kwargs, verbose and: "
+                        + ", ".join(sorted(accepted)))
+    kwargs = dict(agent_kwargs or {})
+    if agent_path is not None:
+        if agent is not None:
+            raise TypeError("initialize_agent takes agent or agent_path, not both")
+        from agentcli.agents.saved import load_agent_file
+
+        agent, saved = load_agent_file(agent_path)
+        kwargs = saved | kwargs
+    agent_obj = build_agent(agent or DEFAULT_AGENT, tools, llm, **kwargs)
+    return AgentExecutor(agent_obj, tools, llm=llm, verbose=verbose,
+                         callback_manager=callback_manager, **executor_options)
 
 
 def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any,

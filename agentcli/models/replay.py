@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError, ReplayMissError
+from agentcli.files import write_atomic
 from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
 from agentcli.redact import redact_data
 from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
@@ -58,21 +57,6 @@ def _result(record: dict[str, Any], model: str) -> ChatResult:
         usage=Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)),
         model=model,
     )
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a file whole or not at all (temp file, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def load_cassette(path: Path) -> dict[str, Any]:

@@ -60,6 +60,12 @@ def registry() -> dict[str, ToolSpec]:
 _RENAMED = {"requests": "requests_get (GET only) or the group requests_all (every method)"}
 
 
+def renamed_error(name: str) -> None:
+    """Raise the hint for a LangChain tool name that is gone (``requests``), if it is one."""
+    if name in _RENAMED:
+        raise ToolLoadError(f"tool {name!r} is LangChain's old name; use {_RENAMED[name]}")
+
+
 def expand(names: Iterable[str]) -> list[str]:
     """Expand group names, drop duplicates, keep order; unknown names raise with suggestions."""
     specs = registry()
@@ -69,9 +75,8 @@ def expand(names: Iterable[str]) -> list[str]:
         if not name:
             continue
         spec = specs.get(name)
-        if spec is None and name in _RENAMED:
-            raise ToolLoadError(f"tool {name!r} is LangChain's old name; use {_RENAMED[name]}")
         if spec is None:
+            renamed_error(name)
             close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
             if not close:
                 known = {a.lower(): s.name for s in specs.values() for a in s.also_known_as}

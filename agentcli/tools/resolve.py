@@ -53,6 +53,9 @@ class Catalog:
 
     def unknown(self, name: str) -> ToolLoadError:
         """The error for a name no source knows, with close matches."""
+        from agentcli.tools.registry import renamed_error
+
+        renamed_error(name)
         # Case-insensitive; a display name suggests the name to type (calculater: llm-math).
         pool = {n.lower(): n for n in [*self.specs, *self.servers, *self.cached_names()]}
         pool.update({a.lower(): n for a, n in self.aliases.items() if a.lower() not in pool})

@@ -46,7 +46,9 @@ def test_trace_and_stats_show_the_tools_model_call(mock_server: Any, tmp_path: P
     assert [d.get("parent_run_id") for d in ends] == [None, "Calculator", None]
     assert all(d["cost"] > 0 for d in ends)
     stats = proc.stderr
-    assert "model calls" in stats and "│                3 │" in stats
+    row = next(line for line in stats.splitlines() if "model calls" in line)
+    assert row.replace("│", " ").split()[-1] == "3"
+    assert "Evaluating: 300 * 0.25" in stats  # the tool said what it evaluates (on_text)
 
 
 def test_max_cost_counts_the_tools_model_call(mock_server: Any, tmp_path: Path) -> None:
