@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,8 +17,52 @@ _PROVIDER_PREFIXES = ("OPENAI_", "ANTHROPIC_", "DASHSCOPE_", "DEEPSEEK_", "OPENR
                       "AGENT_")
 
 
+def hide_own_environment() -> None:
+    """Keep the programs this process starts from reading its secrets in
+    ``/proc/PID/environ`` (``cat /proc/$PPID/environ`` would undo the scrubbed environment).
+
+    Two layers, Linux only: the values of secret-looking variables are blanked in this
+    process's original environment block, which is what that file shows (the values were
+    read into memory at start-up); and the process is marked not dumpable, which hands its
+    ``/proc`` files to root, as ssh-agent does.
+    """
+    global _hidden
+    if _hidden or not sys.platform.startswith("linux"):
+        return
+    _hidden = True
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        _blank_secrets_in_environ_block(ctypes)
+
+
+def _blank_secrets_in_environ_block(ctypes: Any) -> None:
+    stat = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    start, end = int(stat[50 - 3]), int(stat[51 - 3])  # fields 50, 51: env_start, env_end
+    block = ctypes.string_at(start, end - start)
+    if block != Path("/proc/self/environ").read_bytes():
+        return  # not the layout expected: touch nothing
+    offset = 0
+    for entry in block.split(b"\0"):
+        name, eq, value = entry.partition(b"=")
+        key = name.decode("utf-8", "replace")
+        if eq and value and (is_secret_name(key) or key.upper().startswith(_PROVIDER_PREFIXES)):
+            real = os.environ.get(key)
+            if real is not None:  # the live environment (getenv, env=None children) keeps it
+                os.putenv(key, real)  # in a fresh copy, outside the block
+            ctypes.memmove(start + offset + len(name) + 1, b"*" * len(value), len(value))
+        offset += len(entry) + 1
+
+
+_hidden = False  # set once per process: what children can read never comes back
+
+
 def scrubbed_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment minus anything that looks like a secret or a provider setting."""
+    """The environment minus anything that looks like a secret or a provider setting, for a
+    child process (which, from now on, cannot read this process's environment either)."""
+    hide_own_environment()
     source = os.environ if env is None else env
     return {
         k: v for k, v in source.items()
