@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError, SessionConflictError
+from agentcli.outcome import recorded_answer
 from agentcli.redact import redact, redact_data
 from agentcli.schema import RunResult
 from agentcli.sqlite_wal import keep_wal_on_close
@@ -151,7 +152,7 @@ class Store:
                     meta: dict[str, Any] | None = None,
                     options: Mapping[str, Any] | None = None) -> int:
         steps = _steps_text(result)
-        question, answer = redact(question), redact(result.output)
+        question, answer = redact(question), redact(recorded_answer(result))
         if options:
             meta = {**(meta or {}), "options": dict(options)}
         state = {k: v for k, v in result.to_dict()["state"].items() if k != "messages"}
@@ -271,7 +272,8 @@ class Store:
                                       options)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)",
-                       (session, run_id, redact(question), redact(result.output), now))
+                       (session, run_id, redact(question),
+                        redact(recorded_answer(result)), now))
             db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
                        (now, model, agent, _json(memory_state), session))

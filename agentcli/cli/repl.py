@@ -238,8 +238,9 @@ class ChatRepl:
             note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
         else:
             answer = real_answer(result)
-            if answer is None:  # a limit stopped the turn: say so, never show a fake answer
-                note(self.console, stop_line(result) or "Stopped.")
+            if answer is None:  # a limit stopped the turn: never show a fake answer
+                if not self.settings.verbose:  # (the trace already said why, once)
+                    note(self.console, stop_line(result) or "Stopped.")
             elif not (self.printer.answer_streamed and result.stop_reason == "finished"):
                 render_answer(self.console, answer)
             self.tokens += result.usage.total_tokens

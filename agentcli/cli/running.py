@@ -195,7 +195,7 @@ def execute(
                   highlight=False, soft_wrap=True)
     else:
         stopped = stop_line(result)
-        if stopped:
+        if stopped and not settings.verbose:  # the trace printed it (once) as it happened
             err.print(Text(stopped, style="yellow"))
         if answer is not None:
             print_answer(out, answer, markdown=settings.markdown)
