@@ -185,10 +185,16 @@ class ChatRepl:
                  "memory with /agent, or set memory: none to silence this.")
 
     def open_session(self, name: str) -> None:
-        """Switch to session ``name`` (created if new) and load its memory."""
+        """Switch to session ``name`` (created if new) and load its memory; a resumed session
+        comes back with the agent type and tools it last used (flags given now win)."""
+        self._leave_session()
+        info = self.store.session(name)
+        if info is not None and info.turns:
+            self._restore_setup(info.agent, info.tools)
         conversation = open_conversation(self.store, name, self.settings, agent=self.agent_name,
                                          llm=self.llm)
         self.conversation = conversation
+        self.save_setup()
         self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
                           for t in self.store.turns(name))
         self.last = None
@@ -197,6 +203,42 @@ class ChatRepl:
                  f"earlier turn(s) (memory: {self.memory_label}).")
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
+
+    def _restore_setup(self, agent: str | None, tools: list[str] | None) -> None:
+        flagged = {k for k, v in self.settings.sources.items() if v == "flag"}
+        changes: dict[str, Any] = {}
+        if agent and agent != self.agent_name and "agent" not in flagged:
+            changes["agent"] = agent
+        if tools is not None and tools != list(self.settings.tools) and "tools" not in flagged:
+            changes["tools"] = tools
+        if not changes:
+            return
+        old = self.settings
+        self.settings = replace(old, **changes)
+        try:
+            self.rebuild()
+        except Exception as err:  # e.g. a dangerous tool not allowed this time
+            self.settings = old
+            self.rebuild()
+            warn(self.console, f"could not restore this session's setup ({err}); using "
+                 "the current one")
+            return
+        note(self.console, f"restored this session's agent {self.agent_name} and tools "
+             f"{', '.join(self.settings.tools) or 'none'}")
+
+    def _leave_session(self) -> None:
+        """A session left with no turns is not kept (it would stay listed forever)."""
+        if self.conversation is None:
+            return
+        info = self.store.session(self.session)
+        if info is not None and info.turns == 0:
+            self.store.delete_session(self.session)
+
+    def save_setup(self) -> None:
+        """Remember the agent type and tools in the session (they come back on resume)."""
+        if self.conversation is not None:
+            self.store.set_session_setup(self.session, agent=self.agent_name,
+                                         tools=list(self.settings.tools))
 
     def toolbar(self) -> str:
         """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
@@ -299,6 +341,8 @@ class ChatRepl:
 
     def close(self) -> None:
         """Release the model client, the event loop and the database."""
+        with contextlib.suppress(Exception):  # never let tidying up hide the real exit
+            self._leave_session()
         if self.llm is not None:
             self.llm.close()
         if self._runner is not None:

@@ -117,7 +117,7 @@ def test_slash_commands(tmp_path: Path) -> None:
             "hello\r/retry\r/session other\r/sessions\r/session s\r"
             f"/save {save}\r/exit\r")
     out, repl = chat(tmp_path / "a.db", keys, factory, model="fake/one")
-    assert "/tools [add|rm NAME]" in out and "Ctrl-C cancels a run" in out
+    assert "/tools [add|rm|allow NAME]" in out and "Ctrl-C cancels a run" in out
     assert "error: unknown tool 'nosuch'" in out
     assert "no tools loaded" in out and "WARNING: llm-math is not loaded" in out
     assert repl.settings.tools == ["llm-math"]
@@ -155,7 +155,7 @@ def test_completion_of_commands_tools_and_agents(tmp_path: Path) -> None:
 
     assert complete("/se") == ["/session", "/sessions"]
     assert "llm-math" in complete("/tools add l")
-    assert complete("/tools ") == ["add", "rm"]
+    assert complete("/tools ") == ["add", "rm", "allow"]
     assert MEMORY_AGENT in complete("/agent test")
     assert "openai/" in complete("/model o")
     assert complete("/verbose o") == ["on", "off"]
