@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import typer
 
 from agentcli import __version__, exit_codes
+from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -24,7 +25,9 @@ from agentcli.errors import AgentCliError, ConfigError, ProviderError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
+    'agent "QUESTION" [FLAGS] is short for agent run "QUESTION" [FLAGS].\n\n'
     + exit_codes.HELP,
+    cls=DefaultRunGroup,
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -154,7 +157,7 @@ def _read_question(question: str, *, use_stdin: bool = True) -> str:
     return read_question(question, sys.stdin if use_stdin else None)
 
 
-@app.command(cls=PairCommand)
+@app.command(cls=RunCommand)
 def run(
     question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
