@@ -219,6 +219,10 @@ def run(
     structured_actions: str | None = typer.Option(
         None, "--structured-actions", help="auto, on or off: JSON Schema for action blobs."
     ),
+    extract: bool = typer.Option(
+        False, "--extract", "-x", help="Print only the first fenced code block of the answer."),
+    extract_last: bool = typer.Option(
+        False, "--extract-last", help="Print only the last fenced code block of the answer."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -245,7 +249,8 @@ def run(
         code = execute(_read_question(question, use_stdin=not no_stdin), settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
-                       continue_last=continue_last, log=log)
+                       continue_last=continue_last, log=log,
+                       extract="last" if extract_last else ("first" if extract else None))
         raise typer.Exit(code)
 
 
