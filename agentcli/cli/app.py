@@ -448,6 +448,9 @@ app.add_typer(keys_app, name="keys")
 from agentcli.cli.models_cmd import models_app  # noqa: E402
 
 app.add_typer(models_app, name="models")
+from agentcli.cli.aliases_cmd import aliases_app  # noqa: E402
+
+app.add_typer(aliases_app, name="aliases")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")
