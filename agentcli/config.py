@@ -403,7 +403,8 @@ def resolve_alias(name: str, aliases: Mapping[str, str]) -> str:
     known = ", ".join(sorted(aliases)) or "none defined"
     raise ConfigError(
         f"unknown model alias {name!r}{hint}; aliases: {known}; write provider/model "
-        "(e.g. openai/gpt-4o-mini) or add it under `aliases:` in the config"
+        "(e.g. openai/gpt-4o-mini; agent models list shows them), or add one with "
+        f"agent aliases set {name} PROVIDER/MODEL"
     )
 
 

@@ -18,7 +18,8 @@ SEED_REPLIES = (
 )
 HOW_TO_CONFIGURE = (
     "set AGENT_MODEL (e.g. openai/gpt-4o-mini with OPENAI_API_KEY, dashscope/qwen-turbo with "
-    "DASHSCOPE_API_KEY, ollama/qwen2.5 with a local Ollama) or pass --model"
+    "DASHSCOPE_API_KEY, ollama/qwen2.5 with a local Ollama), pass --model, or save a default "
+    "with agent models default MODEL (agent keys set PROVIDER stores its key)"
 )
 
 

@@ -76,6 +76,20 @@ def read_keys(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return data
 
 
+def stored_key(name: str, env: Mapping[str, str] | None = None) -> str:
+    """The stored key for ``name`` (a provider or its variable name, either spelling)."""
+    wanted = key_variable(name.strip())
+    keys = read_keys(env)
+    for stored, value in keys.items():
+        try:
+            if stored == name.strip() or key_variable(stored) == wanted:
+                return value
+        except ConfigError:  # a provider no longer registered
+            continue
+    raise ConfigError(f"no stored key {name.strip()!r}; store one with agent keys set "
+                      f"{canonical_name(name)} (stored: {', '.join(sorted(keys)) or 'none'})")
+
+
 def save_key(name: str, value: str, env: Mapping[str, str] | None = None) -> Path:
     """Store ``value`` under ``name``: the whole file is rewritten atomically, mode 0600."""
     value = value.strip()

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import typer
 
 from agentcli import __version__, exit_codes
+from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -24,7 +25,9 @@ from agentcli.errors import AgentCliError, ConfigError, ProviderError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
+    'agent "QUESTION" [FLAGS] is short for agent run "QUESTION" [FLAGS].\n\n'
     + exit_codes.HELP,
+    cls=DefaultRunGroup,
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -154,7 +157,7 @@ def _read_question(question: str, *, use_stdin: bool = True) -> str:
     return read_question(question, sys.stdin if use_stdin else None)
 
 
-@app.command(cls=PairCommand)
+@app.command(cls=RunCommand)
 def run(
     question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
@@ -216,6 +219,10 @@ def run(
     structured_actions: str | None = typer.Option(
         None, "--structured-actions", help="auto, on or off: JSON Schema for action blobs."
     ),
+    extract: bool = typer.Option(
+        False, "--extract", "-x", help="Print only the first fenced code block of the answer."),
+    extract_last: bool = typer.Option(
+        False, "--extract-last", help="Print only the last fenced code block of the answer."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
@@ -242,7 +249,8 @@ def run(
         code = execute(_read_question(question, use_stdin=not no_stdin), settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
-                       continue_last=continue_last, log=log)
+                       continue_last=continue_last, log=log,
+                       extract="last" if extract_last else ("first" if extract else None))
         raise typer.Exit(code)
 
 
@@ -440,6 +448,9 @@ app.add_typer(keys_app, name="keys")
 from agentcli.cli.models_cmd import models_app  # noqa: E402
 
 app.add_typer(models_app, name="models")
+from agentcli.cli.aliases_cmd import aliases_app  # noqa: E402
+
+app.add_typer(aliases_app, name="aliases")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")

@@ -84,13 +84,25 @@ def _read(ctx: typer.Context | None, sql: str) -> list[str]:
         return []
 
 
+def _aliases() -> list[str]:
+    """The user's model aliases (the user config and $AGENT_CONFIG); none if it is unreadable."""
+    try:
+        from agentcli.config import load_settings
+
+        return sorted(load_settings(None).aliases)
+    except Exception:  # a broken config: complete what else there is
+        return []
+
+
 def complete_models(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Models used before (from the run log), then ``provider/`` prefixes and ``replay:``."""
+    """Models used before (from the run log), the user's aliases, then ``provider/``
+    prefixes; never the test doubles (``replay:``, ``fake:``) a log may hold."""
     from agentcli.models.presets import CUSTOM, PRESETS
 
     used = _read(ctx, "SELECT model FROM runs GROUP BY model ORDER BY MAX(id) DESC LIMIT 50")
+    used = [m for m in used if "/" in m.split(":", 1)[0] or ":" not in m]
     prefixes = [f"{name}/" for name in sorted([*PRESETS, CUSTOM])]
-    return _matching([*used, *prefixes, "replay:", "fake:"], incomplete)
+    return _matching([*used, *_aliases(), *prefixes], incomplete)
 
 
 def complete_sessions(ctx: typer.Context, incomplete: str) -> list[str]:

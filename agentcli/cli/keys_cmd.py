@@ -1,4 +1,4 @@
-"""``agent keys set | list | path``: API keys stored in a private file in the config dir."""
+"""``agent keys set | get | list | path``: API keys stored in a private file in the config dir."""
 
 from __future__ import annotations
 
@@ -33,6 +33,28 @@ def keys_set(
         canonical = canonical_name(name)  # a bad name fails before the key is asked for
         path = save_key(canonical, _read_secret(canonical))
         typer.echo(f"stored key {canonical} ({key_variable(canonical)}) in {path}", err=True)
+
+
+@keys_app.command("get")
+def keys_get(
+    name: str = typer.Argument(..., help="The stored name (openai, SERPAPI_API_KEY, ...)."),
+) -> None:
+    """Print a stored key for a script, e.g. export OPENAI_API_KEY=$(agent keys get openai).
+
+    Only to a pipe or a file: in a terminal it is refused, so a key is not left on screen."""
+    from agentcli.cli.app import errors_to_exit, fail
+
+    with errors_to_exit():
+        import os
+
+        from agentcli import exit_codes
+        from agentcli.keys import stored_key
+
+        value = stored_key(name, dict(os.environ))
+        if sys.stdout.isatty():
+            fail(f"not printing key {name} to a terminal; use it in a pipe or a command "
+                 f"substitution, e.g. export VAR=$(agent keys get {name})", exit_codes.USAGE)
+        sys.stdout.write(value + "\n")  # the key itself: the one output never redacted
 
 
 @keys_app.command("list")

@@ -93,12 +93,15 @@ def _print(data: dict[str, Any], json_out: bool) -> None:
 @models_app.command("default")
 def models_default(
     name: str | None = typer.Argument(None, help="provider/model or an alias; omit to show."),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="Also save this endpoint (needed for custom/MODEL)."),
 ) -> None:
     """Show the default model, or set it in the user config file."""
     from agentcli.cli.app import _env, errors_to_exit
 
     with errors_to_exit():
         from agentcli.config import load_settings, resolve_alias
+        from agentcli.errors import ConfigError
         from agentcli.textsafe import safe_line
         from agentcli.user_config import read_user_value, set_user_value
 
@@ -118,6 +121,15 @@ def models_default(
             provider, _ = parse_spec(target)
             if provider != CUSTOM:
                 get_preset(provider)
+            elif not (base_url or settings.base_url):
+                raise ConfigError(
+                    f"{target} needs a base URL for the custom provider and none is configured; "
+                    f"run agent models default {name.strip()} --base-url "
+                    "http://127.0.0.1:8000/v1 (your endpoint), or set AGENT_BASE_URL")
+        if base_url is not None:
+            if not base_url.strip().startswith(("http://", "https://")):
+                raise ConfigError(f"--base-url {base_url!r} must start with http:// or https://")
+            set_user_value("base_url", base_url.strip(), env)
         path = set_user_value("model", name.strip(), env)
         shown = name if target == name else f"{name} ({target})"
         typer.echo(f"default model: {safe_line(shown)} (saved in {path})", err=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
 from rich.text import Text
@@ -108,11 +108,13 @@ def execute(
     thread: str | None = None,
     continue_last: bool = False,
     log: bool | None = None,
+    extract: Literal["first", "last"] | None = None,
 ) -> int:
     """Run one question and print the outcome; returns the exit code.
 
     ``thread`` / ``continue_last`` make the run a turn of a saved conversation; ``log``
-    overrides the ``agent logs on|off`` switch for this run.
+    overrides the ``agent logs on|off`` switch for this run; ``extract`` prints only the
+    first or last fenced code block of the answer (``-x``, ``--extract-last``).
     """
     from agentcli.agents import DEFAULT_AGENT, agent_class
     from agentcli.cli.render import TraceRenderer, print_answer
@@ -188,6 +190,10 @@ def execute(
                                        "model_options": sent_options(settings)}
         if conversation is not None:
             payload["thread"] = conversation.name
+        if extract is not None and answer is not None:
+            from agentcli.cli.extract import extract_block
+
+            payload["extracted"] = extract_block(answer, last=extract == "last")
         out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))
     elif extra.schema is not None and "structured_response" in result.state:
         value = result.to_dict()["state"]["structured_response"]
@@ -197,7 +203,12 @@ def execute(
         stopped = stop_line(result)
         if stopped and not settings.verbose:  # the trace printed it (once) as it happened
             err.print(Text(stopped, style="yellow"))
-        if answer is not None:
+        if answer is not None and extract is not None:
+            from agentcli.cli.extract import extract_block
+
+            # The code as written, for a pipe or a file: never rendered as Markdown.
+            print_answer(out, extract_block(answer, last=extract == "last"), markdown=False)
+        elif answer is not None:
             print_answer(out, answer, markdown=settings.markdown)
     return exit_code(result)
 

@@ -88,14 +88,17 @@ def _model(repl: ChatRepl, arg: str) -> None:
     if not arg:
         note(repl.console, f"model: {repl.llm.name if repl.llm else '-'}")
         return
+    from agentcli.config import resolve_alias
+
+    target = resolve_alias(arg, repl.settings.aliases)  # the aliases `run -m` accepts
     old = repl.settings
-    repl.settings = replace(old, model=arg)
+    repl.settings = replace(old, model=target)
     try:
         repl.rebuild(new_model=True)
     except Exception:
         repl.settings = old
         raise
-    note(repl.console, f"model: {arg}")
+    note(repl.console, f"model: {arg}" if target == arg.strip() else f"model: {arg} ({target})")
 
 
 def _agent(repl: ChatRepl, arg: str) -> None:
@@ -196,7 +199,7 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/help": ("", _help, "show this help"),
     "/tools": ("/tools [add|rm|allow NAME]", _tools,
                "list the loaded tools, add/remove one, or allow a dangerous one"),
-    "/model": ("/model NAME", _model, "switch the model (provider/model)"),
+    "/model": ("/model NAME", _model, "switch the model (provider/model or an alias)"),
     "/agent": ("/agent TYPE", _agent, "switch the agent type"),
     "/verbose": ("/verbose on|off", _verbose, "show or hide the Thought/Action trace"),
     "/memory": ("", _memory, "show what the model will see of earlier turns"),
@@ -243,7 +246,7 @@ def _arguments(repl: ChatRepl, command: str, words: list[str]) -> Iterable[str]:
         from agentcli.models.presets import PRESETS
 
         current = [repl.settings.model] if repl.settings.model else []
-        return current + [f"{p}/" for p in sorted(PRESETS)]
+        return current + sorted(repl.settings.aliases) + [f"{p}/" for p in sorted(PRESETS)]
     if command == "/agent":
         from agentcli.agents import agent_names
 

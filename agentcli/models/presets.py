@@ -56,7 +56,8 @@ def get_preset(name: str) -> Preset:
         close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise ConfigError(
-            f"unknown provider {name!r}; {hint}known providers: {', '.join(known)}"
+            f"unknown provider {name!r}; {hint}known providers: {', '.join(known)}; "
+            "see agent models list, and set one with agent models default PROVIDER/MODEL"
         )
     return preset
 
@@ -111,8 +112,8 @@ def create_model(
             api_key = (env.get(preset.key_env) or "").strip() or None
         if api_key is None and preset.key_required:
             raise ConfigError(
-                f"{preset.key_env} is not set; put it in .env or the environment, "
-                "or use --model ollama/..."
+                f"{preset.key_env} is not set; store it with agent keys set {preset.name}, "
+                "put it in .env or the environment, or use --model ollama/..."
             )
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"base URL {url!r} for {provider} must start with http:// or https://")

@@ -84,8 +84,8 @@ def test_missing_key_says_what_to_do() -> None:
     with pytest.raises(ConfigError) as info:
         create_model("dashscope/qwen-turbo", env={"DASHSCOPE_API_KEY": "  "})
     assert str(info.value) == (
-        "DASHSCOPE_API_KEY is not set; put it in .env or the environment, "
-        "or use --model ollama/..."
+        "DASHSCOPE_API_KEY is not set; store it with agent keys set dashscope, "
+        "put it in .env or the environment, or use --model ollama/..."
     )
 
 

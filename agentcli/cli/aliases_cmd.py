@@ -1,0 +1,100 @@
+"""``agent aliases set | list | remove``: short model names, kept in the user config file.
+
+``agent run -m NAME``, ``agent chat -m NAME``, chat's ``/model NAME`` and ``agent models
+default NAME`` all accept them. Aliases from a project config (``--config``,
+``$AGENT_CONFIG``) are listed too; only the user config's are changed here.
+"""
+
+from __future__ import annotations
+
+import typer
+
+aliases_app = typer.Typer(help="Short model names: agent aliases set fast openai/gpt-4o-mini.",
+                          no_args_is_help=True, rich_markup_mode=None)
+
+
+def _user_aliases() -> dict[str, str]:
+    from agentcli.user_config import read_user_value
+
+    value = read_user_value("aliases")
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _check_target(target: str) -> None:
+    """A known provider (or a ``kind:...`` model) before anything is saved."""
+    if ":" in target and "/" not in target.split(":", 1)[0]:
+        return  # replay:FILE, fake:FILE
+    from agentcli.models.presets import CUSTOM, get_preset, parse_spec
+
+    provider, _ = parse_spec(target)
+    if provider != CUSTOM:
+        get_preset(provider)
+
+
+@aliases_app.command("set")
+def aliases_set(
+    name: str = typer.Argument(..., help="The short name, e.g. fast (no '/' or ':')."),
+    model: str = typer.Argument(..., help="provider/model it stands for."),
+) -> None:
+    """Add or change an alias in the user config file."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        from agentcli.errors import ConfigError
+        from agentcli.textsafe import safe_line
+        from agentcli.user_config import set_user_value
+
+        name, model = name.strip(), model.strip()
+        if not name or "/" in name or ":" in name or any(c.isspace() for c in name):
+            raise ConfigError(f"alias {name!r} must be one word without '/' or ':', e.g. fast")
+        _check_target(model)
+        path = set_user_value("aliases", {**_user_aliases(), name: model})
+        typer.echo(f"alias {safe_line(name)} -> {safe_line(model)} (saved in {path})", err=True)
+
+
+@aliases_app.command("list")
+def aliases_list(
+    json_out: bool = typer.Option(False, "--json", help="Print a JSON object."),
+) -> None:
+    """Every alias in effect: NAME<TAB>MODEL, one a line."""
+    from agentcli.cli.app import _env, errors_to_exit
+
+    with errors_to_exit():
+        from agentcli.config import load_settings
+        from agentcli.textsafe import safe_line
+
+        env = _env()
+        aliases = load_settings(None, env={k: v for k, v in env.items()
+                                           if k != "AGENT_MODEL"}).aliases
+        if json_out:
+            import json
+
+            typer.echo(json.dumps(aliases, indent=2, sort_keys=True))
+            return
+        for name in sorted(aliases):
+            typer.echo(f"{safe_line(name)}\t{safe_line(aliases[name])}")
+        if not aliases:
+            typer.echo("no aliases; add one with agent aliases set NAME PROVIDER/MODEL", err=True)
+
+
+@aliases_app.command("remove")
+def aliases_remove(name: str = typer.Argument(..., help="The alias to remove.")) -> None:
+    """Remove an alias from the user config file."""
+    from agentcli.cli.app import errors_to_exit
+
+    with errors_to_exit():
+        from agentcli.errors import ConfigError
+        from agentcli.textsafe import safe_line
+        from agentcli.user_config import read_user_value, set_user_value
+
+        aliases = _user_aliases()
+        if name not in aliases:
+            known = ", ".join(sorted(aliases)) or "none"
+            raise ConfigError(f"no alias {name!r} in the user config (its aliases: {known}); "
+                              "see agent aliases list")
+        if read_user_value("model") == name:
+            raise ConfigError(f"alias {name!r} is the default model; change it first with "
+                              "agent models default MODEL")
+        del aliases[name]
+        path = set_user_value("aliases", aliases)
+        typer.echo(f"removed alias {safe_line(name)} (from {path})", err=True)
