@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -240,10 +241,22 @@ class ChatRepl:
             self.store.set_session_setup(self.session, agent=self.agent_name,
                                          tools=list(self.settings.tools))
 
-    def toolbar(self) -> str:
-        """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
-        return (f" model {self.llm.name if self.llm else '-'} | agent {self.agent_name} | "
-                f"session {self.session} | memory {self.memory_label} | {self.tokens} tokens ")
+    def toolbar(self, width: int | None = None) -> str:
+        """The bottom toolbar: session, memory, tokens used, model and agent type; fitted to
+        the terminal's width (``width``) by shortening, then dropping, the model and agent."""
+        if width is None:
+            width = shutil.get_terminal_size((80, 24)).columns
+        model = self.llm.name if self.llm else "-"
+        agent = self.agent_name
+        short_agent = agent.removesuffix("-react-description").removesuffix("-description")
+        head = (f" session {self.session} | memory {self.memory_label} | "
+                f"{self.tokens:,} tokens")
+        for tail in (f" | model {model} | agent {agent} ", f" | {model} | {short_agent} ",
+                     f" | {model.rpartition('/')[2]} | {short_agent} ",
+                     f" | {model.rpartition('/')[2]} ", " "):
+            if len(head) + len(tail) <= width:
+                return head + tail
+        return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any]) -> RunResult:
@@ -355,6 +368,8 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     from agentcli.cli.approve import build_approver
     from agentcli.cli.running import choose_model
+    from agentcli.demo import DEMO_QUESTION, HOW_TO_CONFIGURE
+    from agentcli.errors import ConfigError
     from agentcli.store import open_store
     from agentcli.tools.resolve import check_names
 
@@ -363,9 +378,16 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
         from agentcli.config import CHAT_AGENT
 
         settings = replace(settings, agent=CHAT_AGENT)
+    demo = False
     if not settings.model:
-        settings, probe, notice = choose_model(settings, env, "", None)
-        probe.close()
+        try:
+            settings, probe, notice = choose_model(settings, env, "", None)
+            probe.close()
+        except ConfigError:  # no model and no local Ollama: the offline demo chat
+            demo, notice = True, (
+                "Offline demo: no model is configured, so a scripted model answers (try "
+                f"\"{DEMO_QUESTION}\"; the Calculator really runs). To chat with a real "
+                f"model, {HOW_TO_CONFIGURE}.")
         if notice:
             note(Console(), notice)
     path = history_path(env)
@@ -374,6 +396,10 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     def factory(s: Settings) -> BaseChatModel:
         from agentcli.runtime import build_model
 
+        if demo and not s.model:
+            from agentcli.demo import demo_chat_model
+
+            return demo_chat_model()  # type: ignore[no-any-return]
         return build_model(s, env)
 
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources

@@ -48,3 +48,24 @@ def test_a_session_without_turns_is_not_kept(mock_server: Any, tmp_path: Path) -
     listed = agent("sessions", "list", "--db", db, server=mock_server)
     assert listed.returncode == 0, listed.stderr
     assert "kept" in listed.stdout and "empty" not in listed.stdout
+
+
+def test_chat_without_a_model_is_an_offline_demo(tmp_path: Path) -> None:
+    import socket
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))  # a port nothing listens on: no local Ollama
+    port = closed.getsockname()[1]
+    closed.close()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_", "OPENAI_", "DASHSCOPE_"))}
+    env.update(OLLAMA_BASE_URL=f"http://127.0.0.1:{port}", HOME=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"))
+    proc = subprocess.run([sys.executable, "-m", "agentcli", "chat"], capture_output=True,
+                          text=True, env=env, input="What is 25% of 300?\nwho are you?\n",
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = " ".join((proc.stdout + proc.stderr).split())
+    assert "Offline demo: no model is configured" in out
+    assert "Observation: Answer: 75" in out and "Final Answer: 75" in out  # the tool ran
+    assert "without a model I can only work out" in out and "AGENT_MODEL" in out

@@ -242,11 +242,15 @@ def test_summary_memory_in_the_repl_and_toolbar(tmp_path: Path) -> None:
     assert llm.requests[2].messages[1].content == (
         "Summary of the conversation so far:\nThe user is Ada.")
     assert "Progressively summarize" in llm.requests[1].messages[0].content
-    toolbar = repl.toolbar()
+    toolbar = repl.toolbar(200)
     for part in ("model fake-model", f"agent {MEMORY_AGENT}", "session s", "memory summary",
                  "tokens"):
         assert part in toolbar
     assert repl.tokens > 0
+    narrow = repl.toolbar(80)  # an 80-column terminal: nothing important is cut
+    assert len(narrow) <= 80 and "memory summary" in narrow and f"{repl.tokens:,} tokens" in narrow
+    assert "fake-model" in narrow
+    assert len(repl.toolbar(40)) <= 40
 
 
 def test_chat_without_a_model_is_a_usage_error() -> None:
