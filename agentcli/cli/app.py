@@ -243,7 +243,10 @@ def run(
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
+        from agentcli.cli.mcp_cmd import ask_project_trust
         from agentcli.cli.state_opts import RunInputs
+
+        ask_project_trust(settings)
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
         code = execute(_read_question(question, use_stdin=not no_stdin), settings, env, yes=yes,
@@ -429,6 +432,9 @@ def chat(
                  "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
                  "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
+        from agentcli.cli.mcp_cmd import ask_project_trust
+
+        ask_project_trust(settings)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
