@@ -27,7 +27,11 @@ _TRANSPORTS: dict[str, Transport] = {
     "streamableHttp": "http", "sse": "sse",
 }
 _KEYS = {"command", "args", "env", "cwd", "url", "type", "transport", "headers", "timeout",
-         "startup_timeout", "call_timeout", "dangerous", "tools", "resources", "trusted"}
+         "startup_timeout", "call_timeout", "dangerous", "tools", "resources", "trusted",
+         "reconnect_attempts", "reconnect_delay"}
+RECONNECT_ATTEMPTS = 5  # tries to reach an http/sse server that went away (Claude Code's 5)
+RECONNECT_DELAY = 1.0  # seconds between the first two tries; doubles after each
+MAX_RECONNECT_ATTEMPTS = 20
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _VAR = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
 
@@ -51,6 +55,8 @@ class ServerConfig:
     resources: bool = False  # put SERVER.read_resource in the server's group
     trusted: bool = False  # annotations (readOnlyHint) may ungate tools only when trusted
     project_file: str | None = None  # the .mcp.json it came from: starts only once trusted
+    reconnect_attempts: int = RECONNECT_ATTEMPTS  # http/sse; a stdio server restarts once
+    reconnect_delay: float = RECONNECT_DELAY  # seconds before the 2nd attempt, doubling
 
     def digest(self) -> str:
         """A stable hash of everything that could change the server's tool list."""
@@ -95,6 +101,16 @@ def _seconds(value: Any, what: str, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
         raise ValueError(f"{what} must be a number of seconds > 0")
     return float(value)
+
+
+def _attempts(value: Any) -> int:
+    if value is None:
+        return RECONNECT_ATTEMPTS
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+            1 <= value <= MAX_RECONNECT_ATTEMPTS):
+        raise ValueError(f"reconnect_attempts must be a whole number from 1 to "
+                         f"{MAX_RECONNECT_ATTEMPTS}")
+    return value
 
 
 def _tool_danger(value: Any) -> tuple[tuple[str, bool], ...]:
@@ -154,6 +170,9 @@ def parse_server(name: Any, conf: Any) -> ServerConfig:
             _seconds(conf.get("call_timeout"), "call_timeout", legacy or 60.0),
             conf.get("dangerous"), _tool_danger(conf.get("tools")),
             bool(conf.get("resources", False)), bool(conf.get("trusted", False)),
+            reconnect_attempts=_attempts(conf.get("reconnect_attempts")),
+            reconnect_delay=_seconds(conf.get("reconnect_delay"), "reconnect_delay",
+                                     RECONNECT_DELAY),
         )
     except ValueError as err:
         raise ValueError(f"server {name!r}: {err}") from None

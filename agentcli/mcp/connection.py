@@ -3,8 +3,11 @@
 Every session of the process runs on a private loop thread, so sync callers (``Tool.run``) and
 async callers (``Tool.arun``, any loop) share it. A session's transport and ``ClientSession`` are
 entered and left inside one task (anyio requires it). A dead server is reported with the tail of
-its stderr (kept in the data dir) and restarted once on the next call. This module imports the
-SDK; nothing imports this module until an MCP server is actually used.
+its stderr (kept in the data dir) and restarted once on the next call; an HTTP or SSE server
+that went away is tried ``reconnect_attempts`` times (5) with a doubling delay (1 s, 2 s, ...).
+A request that provably never ran (the server forgot our session: 404; it is down or still
+starting) is sent once more after reconnecting. This module imports the SDK; nothing imports
+this module until an MCP server is actually used.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import contextlib
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +25,7 @@ from agentcli.mcp.cache import ToolInfo, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
-from agentcli.mcp.transports import open_transport
+from agentcli.mcp.transports import NotRun, open_transport
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
@@ -91,6 +93,8 @@ class ServerConnection:
         self._lock: asyncio.Lock | None = None
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
+        self._not_run = NotRun()  # per session: why its failed HTTP requests never ran
+        self._gave_up = False  # the last reconnect used all its attempts: next time try once
 
     @property
     def alive(self) -> bool:
@@ -145,7 +149,8 @@ class ServerConnection:
         assert self._stop is not None
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await open_transport(self.conf, stack)
+                self._not_run = NotRun()
+                read, write = await open_transport(self.conf, stack, self._not_run)
                 session = await stack.enter_async_context(ClientSession(
                     read, write, list_roots_callback=self._list_roots,
                     message_handler=self._on_message,
@@ -229,34 +234,69 @@ class ServerConnection:
             seen.add(info.name)
         return infos
 
-    async def _ensure(self) -> None:
-        """Reconnect once if the server died since the last call."""
-        if self.alive:
-            return
+    def _reconnect_lock(self) -> asyncio.Lock:
         if self._lock is None:
             self._lock = asyncio.Lock()
-        async with self._lock:
-            if self.alive:
-                return
-            await self.close()
+        return self._lock
+
+    async def _ensure(self) -> None:
+        """Reconnect if the server died since the last call."""
+        if self.alive:
+            return
+        async with self._reconnect_lock():
+            if not self.alive:
+                await self._reconnect()
+
+    async def _reconnect(self) -> None:
+        """Restart the session: a stdio server once; an HTTP/SSE server up to
+        ``reconnect_attempts`` times, waiting ``reconnect_delay`` then twice as long each time
+        (once only if the previous reconnect used all its attempts)."""
+        attempts = (1 if self.conf.transport == "stdio" or self._gave_up
+                    else self.conf.reconnect_attempts)
+        delay, waited = self.conf.reconnect_delay, 0.0
+        await self.close()
+        for attempt in range(1, attempts + 1):
             try:
                 await self.start()
             except ToolLoadError as err:
-                raise ToolInputError(f"{err} (tried to reconnect once)") from None
+                if attempt == attempts:
+                    self._gave_up = True
+                    tries = (" (tried to reconnect once)" if attempts == 1 else
+                             f"; tried {attempts} times in {waited:g}s (reconnect_attempts)")
+                    raise ToolInputError(f"{err}{tries}") from None
+                await asyncio.sleep(delay)
+                waited += delay
+                delay *= 2
+            else:
+                self._gave_up = False
+                return
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()
+        not_run = self._not_run
         try:
             return await make()
         except Exception as err:
-            if _code(err) == _REQUEST_TIMEOUT:
-                raise ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
-                                     "(call_timeout); the server was told to cancel it") from None
-            if _code(err) == _CONNECTION_CLOSED or not self.alive:
-                raise ToolInputError(clean(
-                    f"MCP server {self.conf.name!r} closed the connection during {label}"
-                    f"{self._stderr_tail()}; the next call restarts it")) from None
-            raise ToolInputError(clean(f"{label} failed: {describe_error(err)}")) from None
+            if not_run.why is None:
+                raise self._failure(label, err) from None
+        async with self._reconnect_lock():  # it never ran: reconnect (once for all callers)
+            if self._not_run is not_run or not self.alive:
+                await self._reconnect()
+        try:
+            return await make()
+        except Exception as err:
+            raise self._failure(label, err) from None
+
+    def _failure(self, label: str, err: Exception) -> ToolInputError:
+        """The observation for a failed request."""
+        if _code(err) == _REQUEST_TIMEOUT and "timed out" in str(err).lower():
+            return ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
+                                  "(call_timeout); the server was told to cancel it")
+        if _code(err) == _CONNECTION_CLOSED or not self.alive:
+            return ToolInputError(clean(
+                f"MCP server {self.conf.name!r} closed the connection during {label}"
+                f"{self._stderr_tail()}; the next call restarts it"))
+        return ToolInputError(clean(f"{label} failed: {describe_error(err)}"))
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
@@ -273,7 +313,7 @@ class ServerConnection:
         """Every resource the server lists (all pages, within the bounds of :meth:`_pages`)."""
         async def fetch(params: Any) -> Any:
             return await self._request(f"{self.conf.name} resources/list",
-                                       partial(self._session.list_resources, params=params))
+                                       lambda: self._session.list_resources(params=params))
 
         return [_dump(r) for r in await self._pages("resources", fetch,
                                                     lambda page: page.resources)]

@@ -1,5 +1,11 @@
 """The three MCP transports: stdio (stderr to the server's log), Streamable HTTP and SSE,
-with headers and environment values expanded only here, at connect time."""
+with headers and environment values expanded only here, at connect time.
+
+A Streamable HTTP transport reports, in :class:`NotRun`, an answer that proves a request never
+ran: our session id unknown (404: the server restarted), no connection (the server is down) or
+502/503 (a proxy in front of a server still starting). The connection then reconnects and
+sends the request again; any other failure is not retried (a tool call may have side effects).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,38 @@ from agentcli.mcp.cache import log_path
 from agentcli.mcp.config import ServerConfig, expand_vars
 
 
-async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack
-                         ) -> tuple[Any, Any]:
-    """Enter the server's transport on ``stack``; return its (read, write) streams."""
+class NotRun:
+    """Why the last failed HTTP request of one session never reached the server, if it did not:
+    ``"session lost"``, ``"unreachable"`` or ``"unavailable"``."""
+
+    def __init__(self) -> None:
+        self.why: str | None = None
+
+
+def _watching_client(httpx2: Any, not_run: NotRun) -> Any:
+    """An ``httpx2.AsyncClient`` class that records in ``not_run`` the answers that prove a
+    request never ran (see :class:`NotRun`)."""
+
+    class Client(httpx2.AsyncClient):  # type: ignore[misc]
+        async def send(self, request: Any, **kwargs: Any) -> Any:
+            try:
+                response = await super().send(request, **kwargs)
+            except httpx2.ConnectError:
+                not_run.why = "unreachable"
+                raise
+            if response.status_code == 404 and request.headers.get("mcp-session-id"):
+                not_run.why = "session lost"
+            elif response.status_code in (502, 503):
+                not_run.why = "unavailable"
+            return response
+
+    return Client
+
+
+async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack,
+                         not_run: NotRun | None = None) -> tuple[Any, Any]:
+    """Enter the server's transport on ``stack``; return its (read, write) streams. An HTTP
+    transport records in ``not_run`` why a failed request never ran."""
     where = f"MCP server {conf.name!r}"
     if conf.transport == "stdio":
         from mcp import StdioServerParameters
@@ -38,7 +73,8 @@ async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack
     if hasattr(sh, "streamable_http_client"):  # mcp 2.x takes a configured client
         import httpx2
 
-        client = await stack.enter_async_context(httpx2.AsyncClient(
+        client_class = _watching_client(httpx2, not_run or NotRun())
+        client = await stack.enter_async_context(client_class(
             headers=headers, timeout=httpx2.Timeout(conf.startup_timeout, read=read_timeout)))
         streams = await stack.enter_async_context(
             sh.streamable_http_client(str(conf.url), http_client=client))
