@@ -47,11 +47,18 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _consent(conf: Any) -> None:
+    """Before starting a server of a project's ``.mcp.json``: on a terminal, ask."""
+    if conf.project_file is not None:
+        _ask_trust(Path(conf.project_file), {conf.name: conf})
+
+
 def _run(coro_factory: Any, conf: Any) -> Any:
     from agentcli.errors import ConfigError, ToolInputError
     from agentcli.mcp.connection import run_sync
     from agentcli.mcp.pool import get_connection
 
+    _consent(conf)
     try:
         return run_sync(coro_factory(get_connection(conf)))
     except ToolInputError as err:  # here the input came from the user: a usage error
@@ -91,10 +98,10 @@ def mcp_trust(directory: Path = typer.Argument(Path("."), help="The project dire
 def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project directory.")
                 ) -> None:
     """Forget the trust in a project's .mcp.json: its servers no longer start."""
-    _set_trust(directory, False)
+    _set_trust(directory, None)
 
 
-def _set_trust(directory: Path, trusted: bool) -> None:
+def _set_trust(directory: Path, trusted: bool | None) -> None:
     from agentcli.cli.app import errors_to_exit
     from agentcli.errors import ConfigError
     from agentcli.mcp.config import project_servers
@@ -124,6 +131,7 @@ def mcp_tools(
 
     with errors_to_exit():
         conf = _server(config, server)
+        _consent(conf)
         rows = []
         for info in list_tools(server, conf, refresh=refresh):
             dangerous, reason = tool_danger(conf, info)
@@ -179,8 +187,9 @@ def mcp_prompts(
 
 def ask_project_trust(settings: Any) -> None:
     """On a terminal, ask once whether to trust an untrusted ``.mcp.json`` this run would start
-    (its servers' commands shown); off a terminal, say nothing: its servers are refused with a
-    one-line error naming ``agent mcp trust``."""
+    (its servers' commands shown, on stderr); the answer is kept for the file as it is, "no"
+    too. Off a terminal, say nothing: its servers are refused with a one-line error naming
+    ``agent mcp trust``."""
     import sys
 
     from agentcli.paths import MCP_PROJECT_FILE
@@ -189,17 +198,26 @@ def ask_project_trust(settings: Any) -> None:
     if not path.is_file() or not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
     from agentcli.mcp.config import server_configs
-    from agentcli.mcp.trust import is_trusted, set_trust
 
-    if is_trusted(path):
-        return
     wanted = {t.partition(".")[0] for t in settings.tools}
-    servers = {n: c for n, c in server_configs(settings).items()
-               if c.project_file is not None and n in wanted}
-    if not servers:
+    _ask_trust(path, {n: c for n, c in server_configs(settings).items()
+                      if c.project_file is not None and n in wanted})
+
+
+def _ask_trust(path: Path, servers: dict[str, Any]) -> None:
+    """Ask on a terminal whether to trust ``path`` to start ``servers``, unless trusted or
+    declined already (as it is now) or there is nothing to start; keep the answer."""
+    import sys
+
+    from agentcli.mcp.text import clean
+    from agentcli.mcp.trust import is_trusted, set_trust, was_declined
+
+    if not servers or not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
-    typer.echo(f"{path} (from this project) wants to start:", err=True)
+    if is_trusted(path) or was_declined(path):
+        return
+    typer.echo(clean(f"{path} (from this project) wants to start:", 10_000), err=True)
     for name, conf in servers.items():
-        _say(f"  {name}: {conf.target()}")
-    if typer.confirm("Trust this file and start its servers?", default=False, err=True):
-        set_trust(path, True)
+        typer.echo(clean(f"  {name}: {conf.target()}", 10_000), err=True)
+    set_trust(path, typer.confirm(f"Trust the MCP servers in {clean(str(path), 10_000)}?",
+                                  default=False, err=True))

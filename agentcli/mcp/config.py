@@ -63,6 +63,12 @@ class ServerConfig:
         raw = json.dumps(asdict(self), sort_keys=True, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
+    def reconnect_budget(self) -> float:
+        """The longest a reconnect can take: every attempt's start-up and the waits between."""
+        attempts = 1 if self.transport == "stdio" else self.reconnect_attempts
+        waits = self.reconnect_delay * float(2 ** (attempts - 1) - 1)
+        return attempts * self.startup_timeout + waits
+
     def target(self) -> str:
         """The command line or URL, for listings and error messages."""
         if self.transport == "stdio":

@@ -51,8 +51,9 @@ def list_tools(name: str, conf: ServerConfig, *, refresh: bool = False) -> list[
 
 
 def _call_budget(conf: ServerConfig) -> float:
-    # the SDK times the call out first; reconnecting may add a start-up on top
-    return conf.call_timeout + conf.startup_timeout * 2 + 15
+    # the SDK times the call out first; reconnecting (all its attempts and waits) and sending
+    # the call once more may come on top
+    return conf.call_timeout * 2 + conf.reconnect_budget() + 15
 
 
 def _tool(conf: ServerConfig, conn: Any, name: str, description: str,

@@ -3,7 +3,8 @@
 A ``.mcp.json`` found in the working directory comes with the project, not from you, and its
 servers are commands to run. Trust is remembered per file path *and* content (SHA-256): a file
 that changes asks again. ``agent mcp trust`` records it (and ``agent run``/``chat`` ask once on
-a terminal); ``AGENT_TRUST_PROJECT_MCP=1`` trusts it for one process (CI).
+a terminal); ``AGENT_TRUST_PROJECT_MCP=1`` trusts it for one process (CI). A "no" on the
+terminal is remembered the same way, so the question is asked once per file content.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 TRUST_ENV = "AGENT_TRUST_PROJECT_MCP"
+_DECLINED = "declined:"  # prefix of the digest of a file the user said no to
 
 
 def _store(env: Mapping[str, str] | None = None) -> Path:
@@ -46,16 +48,25 @@ def is_trusted(path: Path, env: Mapping[str, str] | None = None) -> bool:
         return False
 
 
-def set_trust(path: Path, trusted: bool, env: Mapping[str, str] | None = None) -> Path:
-    """Record (or forget) trust in ``path`` as it is now; returns the store file."""
+def was_declined(path: Path, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the user said no to ``path`` with its current content (then do not ask again)."""
+    try:
+        return _read(env).get(str(path.resolve())) == _DECLINED + _digest(path)
+    except OSError:
+        return False
+
+
+def set_trust(path: Path, trusted: bool | None, env: Mapping[str, str] | None = None) -> Path:
+    """Record trust in ``path`` as it is now (True), a "no" to it as it is now (False), or
+    forget both (None); returns the store file."""
     from agentcli.files import write_atomic
 
     known = _read(env)
     key = str(path.resolve())
-    if trusted:
-        known[key] = _digest(path)
-    else:
+    if trusted is None:
         known.pop(key, None)
+    else:
+        known[key] = ("" if trusted else _DECLINED) + _digest(path)
     store = _store(env)
     write_atomic(store, json.dumps(known, indent=2, sort_keys=True) + "\n")
     return store

@@ -74,3 +74,43 @@ def test_a_project_file_cannot_mark_itself_trusted(tmp_path: Path) -> None:
     finally:
         os.chdir(here)
     assert conf.trusted is False and conf.project_file == str(root / ".mcp.json")
+
+
+def on_terminal(*args: str, cwd: Path, keys: str = "") -> tuple[int, str]:
+    """Run ``agent ARGS`` on a real pseudo-terminal, typing ``keys`` when it asks."""
+    from tests.cli.pty_session import PtySession
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["TERM"] = "xterm-256color"
+    session = PtySession([sys.executable, "-m", "agentcli", *args], env=env, cwd=str(cwd))
+    try:
+        if keys:
+            session.expect(r"Trust the MCP servers in \S+\.mcp\.json\? \[y/N\]")
+            session.send(keys)
+        code = session.proc.wait(timeout=60)
+        session.expect(r"\Z", timeout=5)
+        return code, session.text
+    finally:
+        session.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+def test_a_terminal_asks_once_and_keeps_the_answer(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    root = project(tmp_path, marker)
+    code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root, keys="n\r")
+    assert code == 2 and "wants to start" in text and "proj: " in text
+    assert "which you have not trusted" in text and not marker.exists()
+    code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root)  # "no" is kept
+    assert code == 2 and "Trust the MCP" not in text and not marker.exists()
+    assert agent("mcp", "untrust", cwd=root).returncode == 0  # forget the "no": asked again
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(['Action: proj.echo\nAction Input: {"text": "hi"}',
+                                  "Final Answer: done"]))
+    code, text = on_terminal("run", "-m", f"fake:{script}", "-t", "proj.echo", "--allow",
+                             "proj", "-y", "--no-log", "-v", "say hi", cwd=root, keys="y\r")
+    assert code == 0, text
+    assert "echo: hi" in text and marker.exists()
+    marker.unlink()
+    code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root)  # "yes" is kept
+    assert code == 0 and "Trust the MCP" not in text and marker.exists()
