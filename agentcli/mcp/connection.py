@@ -325,10 +325,13 @@ class ServerConnection:
         return resource_text(_dump(result).get("contents") or [])
 
     async def list_prompts(self) -> list[dict[str, Any]]:
-        """The server's prompts with their arguments (first page is enough for a menu)."""
-        page = await self._request(f"{self.conf.name} prompts/list",
-                                   lambda: self._session.list_prompts())
-        return [_dump(p) for p in page.prompts]
+        """The server's prompts with their arguments (all pages, within the bounds of
+        :meth:`_pages`)."""
+        async def fetch(params: Any) -> Any:
+            return await self._request(f"{self.conf.name} prompts/list",
+                                       lambda: self._session.list_prompts(params=params))
+
+        return [_dump(p) for p in await self._pages("prompts", fetch, lambda page: page.prompts)]
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[dict[str, Any]]:
         """A prompt's messages, each ``{role, text}``."""

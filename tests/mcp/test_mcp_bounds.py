@@ -35,3 +35,16 @@ def test_endless_tool_pages_are_a_start_error(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "lists more than 100 pages or 10,000 tools" in " ".join(proc.stderr.split())
     assert "Traceback" not in proc.stderr
+
+
+def test_endless_prompt_pages_end_with_a_clear_error(tmp_path: Path) -> None:
+    proc = agent("mcp", "prompts", "endless", "-c", config(tmp_path, "prompts"))
+    assert proc.returncode != 0
+    assert "lists more than 100 pages or 10,000 prompts" in " ".join(proc.stderr.split())
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_short_prompt_list_is_read_whole(tmp_path: Path) -> None:
+    proc = agent("mcp", "prompts", "endless", "-c", config(tmp_path, "resources"))
+    assert proc.returncode == 0, proc.stderr
+    assert "p0" in proc.stdout
