@@ -17,7 +17,7 @@ import pytest
 from tests.mcp.mcp_helpers import agent
 
 pytest.importorskip("mcp")
-SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_http_flaky.py"
+SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_http_restarting.py"
 PINGS = [f'Action: flaky.ping\nAction Input: {{"n": {n}}}' for n in (1, 2)]
 
 
