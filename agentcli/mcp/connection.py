@@ -28,6 +28,8 @@ from agentcli.mcp.transports import open_transport
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
 MAX_ITEMS = 10_000  # items of one list, across its pages
+RECONNECT_ATTEMPTS = 5  # starts tried when a server is gone (as Claude Code documents)
+RECONNECT_DELAY = 0.25  # seconds before the second attempt; doubled before each next one
 T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None
@@ -229,34 +231,73 @@ class ServerConnection:
             seen.add(info.name)
         return infos
 
-    async def _ensure(self) -> None:
-        """Reconnect once if the server died since the last call."""
-        if self.alive:
+    async def _ensure(self, *, lost: bool = False) -> None:
+        """Reconnect if the server died since the last call (or ``lost`` its session): up to
+        :data:`RECONNECT_ATTEMPTS` starts with exponential backoff from
+        :data:`RECONNECT_DELAY`, so a server restarting for a moment is waited for."""
+        if self.alive and not lost:
             return
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self.alive:
+            if self.alive and not lost:
                 return
-            await self.close()
-            try:
-                await self.start()
-            except ToolLoadError as err:
-                raise ToolInputError(f"{err} (tried to reconnect once)") from None
+            delay, waited, tries = RECONNECT_DELAY, 0.0, 0
+            while True:
+                await self.close()
+                tries += 1
+                try:
+                    await self.start()
+                    return
+                except ToolLoadError as err:
+                    if tries == RECONNECT_ATTEMPTS or "not trusted" in str(err):
+                        raise ToolInputError(f"{err} (tried to reconnect {tries} time(s) "
+                                             f"over {waited:.1f}s)") from None
+                await asyncio.sleep(delay)
+                waited, delay = waited + delay, delay * 2
+
+    def _session_lost(self, err: BaseException) -> bool:
+        """A Streamable HTTP server that restarted answers 404 for our session: the spec says
+        to start a new session (re-initialize) and send the request again."""
+        text = str(err).lower()
+        return self.conf.transport == "http" and "session" in text and (
+            "not found" in text or "terminated" in text)
+
+    def _not_reached(self, err: BaseException) -> bool:
+        """An HTTP server went away under the request (it is down or restarting): reconnect
+        and send it again. (A stdio server that died is restarted by the next call instead.)"""
+        if self.conf.transport == "stdio":
+            return False
+        text = describe_error(err).lower()
+        return _code(err) == _CONNECTION_CLOSED or not self.alive or (
+            "connect" in text and ("refused" in text or "failed" in text))
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()
         try:
             return await make()
         except Exception as err:
-            if _code(err) == _REQUEST_TIMEOUT:
-                raise ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
-                                     "(call_timeout); the server was told to cancel it") from None
-            if _code(err) == _CONNECTION_CLOSED or not self.alive:
-                raise ToolInputError(clean(
-                    f"MCP server {self.conf.name!r} closed the connection during {label}"
-                    f"{self._stderr_tail()}; the next call restarts it")) from None
-            raise ToolInputError(clean(f"{label} failed: {describe_error(err)}")) from None
+            if self._session_lost(err) or self._not_reached(err):
+                await self._ensure(lost=True)  # a new session, then the request once more
+                return await self._answer(label, make)
+            raise self._failure(label, err) from None
+
+    async def _answer(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await make()
+        except Exception as err:
+            raise self._failure(label, err) from None
+
+    def _failure(self, label: str, err: BaseException) -> ToolInputError:
+        """The observation for a failed request."""
+        if _code(err) == _REQUEST_TIMEOUT:
+            return ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
+                                  "(call_timeout); the server was told to cancel it")
+        if _code(err) == _CONNECTION_CLOSED or not self.alive:
+            return ToolInputError(clean(
+                f"MCP server {self.conf.name!r} closed the connection during {label}"
+                f"{self._stderr_tail()}; the next call restarts it"))
+        return ToolInputError(clean(f"{label} failed: {describe_error(err)}"))
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
