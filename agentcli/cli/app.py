@@ -230,6 +230,9 @@ def run(
     param: list[str] | None = typer.Option(
         None, "--param", "-p", metavar="KEY VALUE",
         help="A template parameter: fills $KEY in the prompt and system text (repeatable)."),
+    fragment: list[str] | None = typer.Option(
+        None, "--fragment", "-f", help="Context before the question: a file, a glob, an "
+        "http(s) URL or - (stdin); repeatable; 1 MiB in all."),
     save: str | None = typer.Option(
         None, "--save", help="Save the prompt, --system, --model, -o, -t, -a, -p as template "
         "NAME instead of running."),
@@ -269,11 +272,20 @@ def run(
         from agentcli.cli.state_opts import RunInputs
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
+        fragments = []
+        if fragment:
+            from agentcli.cli.fragments import read_fragments
+
+            fragments = read_fragments(fragment, settings.tool_settings)
+        use_stdin = not no_stdin and "-" not in (fragment or [])  # `-f -` took stdin
         if used is not None:
-            text = template_flags.template_question(used, question, params,
-                                                    use_stdin=not no_stdin)
+            text = template_flags.template_question(used, question, params, use_stdin=use_stdin)
         else:
-            text = _read_question(question or "", use_stdin=not no_stdin)
+            text = _read_question(question or "", use_stdin=use_stdin)
+        if fragments:
+            from agentcli.cli.fragments import with_fragments
+
+            text = with_fragments(text, fragments)
         code = execute(text, settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
