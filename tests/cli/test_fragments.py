@@ -41,7 +41,7 @@ def asked(server: Any) -> str:
 @pytest.fixture
 def page_server() -> Iterator[str]:
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             body = b"text from the web page" if self.path == "/page" else b"missing"
             self.send_response(200 if self.path == "/page" else 404)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
