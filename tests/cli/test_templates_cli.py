@@ -123,3 +123,11 @@ def test_run_without_a_question_or_template_says_so() -> None:
     proc = cli("run")
     assert proc.returncode == 2
     assert "QUESTION is missing" in one_line(proc.stderr) and "-T NAME" in proc.stderr
+
+
+def test_completion_offers_template_names() -> None:
+    from test_completion import complete
+
+    assert save_translate().returncode == 0
+    assert complete("agent run -T t")[0] == ["tr"]
+    assert complete("agent templates show ")[0] == ["tr"]
