@@ -151,12 +151,6 @@ def _env() -> dict[str, str]:
     return apply_stored_keys(dict(os.environ))
 
 
-def _read_question(question: str, *, use_stdin: bool = True) -> str:
-    from agentcli.cli.question import read_question
-
-    return read_question(question, sys.stdin if use_stdin else None)
-
-
 @app.command(cls=RunCommand)
 def run(
     question: str | None = typer.Argument(
@@ -272,20 +266,11 @@ def run(
         from agentcli.cli.state_opts import RunInputs
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
-        fragments = []
-        if fragment:
-            from agentcli.cli.fragments import read_fragments
+        from agentcli.cli.compose import compose_question
 
-            fragments = read_fragments(fragment, settings.tool_settings)
-        use_stdin = not no_stdin and "-" not in (fragment or [])  # `-f -` took stdin
-        if used is not None:
-            text = template_flags.template_question(used, question, params, use_stdin=use_stdin)
-        else:
-            text = _read_question(question or "", use_stdin=use_stdin)
-        if fragments:
-            from agentcli.cli.fragments import with_fragments
-
-            text = with_fragments(text, fragments)
+        text = compose_question(question, template=used, params=params,
+                                fragments=fragment or [], tool_settings=settings.tool_settings,
+                                read_stdin=not no_stdin)
         code = execute(text, settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
