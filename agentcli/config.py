@@ -226,7 +226,8 @@ class Settings:
         "provider/model (e.g. openai/gpt-4o-mini, dashscope/qwen-turbo, ollama/qwen2.5) or an "
         "alias; null: a local Ollama if one runs, else the offline demo")
     base_url: str | None = _setting(
-        _str_or_none, "AGENT_BASE_URL", "OpenAI-compatible endpoint override (any provider)")
+        _str_or_none, "AGENT_BASE_URL",
+        "OpenAI-compatible endpoint for the model set with it (its provider and custom/ only)")
     aliases: dict[str, str] = _setting(
         _aliases, None, "short model names: {q: dashscope/qwen-turbo}", factory=dict)
     model_options: dict[str, Any] = _setting(
@@ -345,6 +346,24 @@ class Settings:
     markdown: bool | None = _setting(
         _bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
     sources: dict[str, str] = field(default_factory=dict, compare=False)
+    # the provider ``base_url`` was set for (that of the model in force where it was set);
+    # None: set with no model, so it serves only custom/ models and the default one
+    base_url_owner: str | None = field(default=None, compare=False)
+
+    def base_url_for(self, model: str | None) -> str | None:
+        """The base URL a request to ``model`` goes to: the setting only for the provider it
+        was set for (and custom/ models), so a provider's key never goes to another's host."""
+        if self.base_url is None:
+            return None
+        provider = _provider(model)
+        if provider in ("custom", self.base_url_owner) or (
+                model is None and self.base_url_owner is None):
+            return self.base_url
+        return None
+
+
+def _provider(model: str | None) -> str | None:
+    return model.strip().partition("/")[0] if model else None
 
 
 FIELDS: dict[str, Field] = {
@@ -450,12 +469,17 @@ def load_settings(
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    owner: list[str | None] = [None]  # the model in force where base_url was last set
 
     def put(key: str, value: Any, label: str) -> None:
         if key in _MERGED and isinstance(values.get(key), dict):
             value = {**values[key], **value}
         values[key] = value
         sources[key] = label
+
+    def layer_done(keys: Any) -> None:
+        if "base_url" in keys:
+            owner[0] = values.get("model")
 
     files = config_files(config_path, env)
     path = files[-1] if files else None
@@ -467,6 +491,7 @@ def load_settings(
             data = merge_config_keys(data, str(source))
         for key, raw in data.items():
             put(str(key), _checked(str(key), raw, str(source)), str(source))
+        layer_done(data)
     env_values: dict[str, Any] = {}
     for key, spec in FIELDS.items():
         if spec.env and env.get(spec.env, "") != "":
@@ -487,12 +512,17 @@ def load_settings(
                 raise ConfigError(f"{path}: profile {profile!r} cannot set {key!r}")
             put(str(key), _checked(str(key), raw, f"{path}: profiles.{profile}"),
                 f"profile {profile}")
+        layer_done(profiles[profile])
     for layer, label in ((env_values, "environment"), (flag_values, "flag")):
         for key, value in layer.items():
             put(key, value, label)
+        layer_done(layer)
     aliases = values.get("aliases", {})
     if values.get("model"):
         values["model"] = resolve_alias(values["model"], aliases)
     if values.get("fallback_models"):
         values["fallback_models"] = [resolve_alias(m, aliases) for m in values["fallback_models"]]
-    return replace(Settings(), **values, sources=sources)
+    if sources.get("base_url") == "flag":  # given with this command: for its model
+        owner[0] = values.get("model")
+    bound = _provider(resolve_alias(owner[0], aliases)) if owner[0] else None
+    return replace(Settings(), **values, sources=sources, base_url_owner=bound)

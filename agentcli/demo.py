@@ -74,3 +74,24 @@ def record_demo_cassette(path: Path) -> Any:
     tools = load_tools(["llm-math"], llm=llm)
     executor = initialize_agent(tools, llm, handle_parsing_errors=True)
     return executor.invoke(DEMO_QUESTION)
+
+
+def demo_chat_model() -> Any:
+    """The model of the offline chat demo: the seed's Qwen replies for the demo question (the
+    Calculator is really called), and for anything else a reply saying how to set up a model."""
+    from agentcli.models.fake import FakeChatModel
+    from agentcli.schema import Message
+
+    def reply(messages: list[Message]) -> str:
+        asks = [i for i, m in enumerate(messages) if m.role == "user"
+                and not m.content.startswith(("Observation", "TOOL RESPONSE"))]
+        last = asks[-1] if asks else 0
+        if any("Answer: 75" in m.content for m in messages[last + 1:]):  # this turn's tool ran
+            return SEED_REPLIES[1]
+        lines = messages[last].content.strip().splitlines() if asks else []
+        if lines and is_demo_question(lines[-1]):
+            return SEED_REPLIES[0]
+        return ("Final Answer: This is the offline demo: without a model I can only work out "
+                f"\"{DEMO_QUESTION}\". To ask your own questions, {HOW_TO_CONFIGURE}.")
+
+    return FakeChatModel(reply, name="offline-demo")

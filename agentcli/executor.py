@@ -440,7 +440,7 @@ class AgentExecutor:
     # ------------------------------------------------------------------ tools
     def lookup(self, action: AgentAction) -> tuple[Tool | None, str]:
         """The tool for an action, or the observation explaining why it cannot run."""
-        return find_tool(self.tool_map, self.tools, action.tool)
+        return find_tool(self.tool_map, self.tools, action.tool, wire=self.agent.native_tools)
 
     @staticmethod
     def outcome(value: ToolOutcome | str | Command) -> Outcome:

@@ -33,13 +33,33 @@ def real_answer(result: RunResult) -> str | None:
     return result.output
 
 
+# Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
+# logs, memory and `agent serve`.
+STOP_WORDS: dict[str, str] = {
+    "max_iterations": "the agent used all its steps (--max-steps) without reaching an answer",
+    "max_execution_time": "the run reached its time limit (--max-time)",
+    "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
+    "stalled": "the model kept sending the same reply, so the run was stopped",
+    "interrupted": "the run was interrupted",
+}
+
+
+def stop_words(reason: str) -> str:
+    """What stopped a run, as a sentence without its full stop."""
+    return STOP_WORDS.get(reason, reason.replace("_", " "))
+
+
 def stop_line(result: RunResult) -> str | None:
     """The stderr line saying which limit stopped the run (None when it was not a limit)."""
     if result.stop_reason not in LIMIT_REASONS or result.recovered:
         return None
-    return f"Stopped by {reason_words(result)}."
+    return f"Stopped: {stop_words(result.stop_reason)}."
 
 
-def reason_words(result: RunResult) -> str:
-    """The stop reason as words: ``max_iterations`` -> ``max iterations``."""
-    return result.stop_reason.replace("_", " ")
+def recorded_answer(result: RunResult) -> str:
+    """What logs and memory keep as the reply: the answer, or a note saying why there is none
+    (never the executor's placeholder, which a model would read as something it said)."""
+    answer = real_answer(result)
+    if answer is not None:
+        return answer
+    return f"(no answer: {stop_words(result.stop_reason)})"

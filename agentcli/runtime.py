@@ -43,15 +43,13 @@ def build_model(
     }
     options.update({k: settings.retry[k] for k in ("backoff_base", "backoff_max")
                     if k in settings.retry})
-    model = get_model(settings.model, env=env, base_url=settings.base_url, record=record,
-                      **options)
+    model = get_model(settings.model, env=env, base_url=settings.base_url_for(settings.model),
+                      record=record, **options)
     if settings.fallback_models:
         from agentcli.models.fallback import FallbackChatModel
-        from agentcli.models.presets import CUSTOM
 
-        # a custom/ spare talks to the configured base URL, like a custom/ main model
-        spares = [get_model(name, env=env, **options, base_url=settings.base_url
-                            if name.startswith(CUSTOM + "/") else None)
+        # a spare talks to the configured base URL if it is for the spare's provider
+        spares = [get_model(name, env=env, **options, base_url=settings.base_url_for(name))
                   for name in settings.fallback_models]
         model = FallbackChatModel([model, *spares])
     if settings.cache:

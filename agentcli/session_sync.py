@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import SessionConflictError
 from agentcli.memory import Memory, restore
-from agentcli.outcome import real_answer, reason_words
+from agentcli.outcome import recorded_answer
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
@@ -72,7 +72,4 @@ def remembered_answer(result: RunResult) -> str:
     The executor's forced-stop placeholder would read to the model as something it said, and
     small models copy it into later answers; the note says plainly that the turn was cut off.
     """
-    answer = real_answer(result)
-    if answer is not None:
-        return answer
-    return f"(no answer: this turn was stopped by {reason_words(result)})"
+    return recorded_answer(result)

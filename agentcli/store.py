@@ -23,16 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError, SessionConflictError
+from agentcli.outcome import recorded_answer
 from agentcli.redact import redact, redact_data
 from agentcli.schema import RunResult
 from agentcli.sqlite_wal import keep_wal_on_close
 
-SCHEMA_VERSION = 2  # bump when _SCHEMA changes: existing files then run it once more
+SCHEMA_VERSION = 3  # bump when _SCHEMA changes: existing files then run it once more
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     name TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
     model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}',
-    memory_version INTEGER NOT NULL DEFAULT 0
+    memory_version INTEGER NOT NULL DEFAULT 0, tools TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, started REAL NOT NULL, session TEXT, question TEXT NOT NULL,
@@ -71,6 +72,7 @@ class SessionInfo:
     turns: int
     memory_state: dict[str, Any]
     memory_version: int = 0  # bumped by every memory write; see Store.add_turn
+    tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
 
 def _steps_text(result: RunResult) -> str:
@@ -151,7 +153,7 @@ class Store:
                     meta: dict[str, Any] | None = None,
                     options: Mapping[str, Any] | None = None) -> int:
         steps = _steps_text(result)
-        question, answer = redact(question), redact(result.output)
+        question, answer = redact(question), redact(recorded_answer(result))
         if options:
             meta = {**(meta or {}), "options": dict(options)}
         state = {k: v for k, v in result.to_dict()["state"].items() if k != "messages"}
@@ -254,6 +256,12 @@ class Store:
         assert info is not None
         return info
 
+    def set_session_setup(self, name: str, *, agent: str, tools: list[str]) -> None:
+        """Remember the agent type and tools a session uses (``/agent``, ``/tools add``)."""
+        with self._tx() as db:
+            db.execute("UPDATE sessions SET agent = ?, tools = ? WHERE name = ?",
+                       (agent, json.dumps(tools), name))
+
     def add_turn(self, session: str, question: str, result: RunResult, *,
                  memory_state: dict[str, Any], model: str | None = None,
                  agent: str | None = None, meta: dict[str, Any] | None = None,
@@ -271,7 +279,8 @@ class Store:
                                       options)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)",
-                       (session, run_id, redact(question), redact(result.output), now))
+                       (session, run_id, redact(question),
+                        redact(recorded_answer(result)), now))
             db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
                        (now, model, agent, _json(memory_state), session))
@@ -361,6 +370,8 @@ def _upgrade(db: sqlite3.Connection) -> None:
     columns = {r[1] for r in db.execute("PRAGMA table_info(sessions)")}
     if "memory_version" not in columns:
         db.execute("ALTER TABLE sessions ADD COLUMN memory_version INTEGER NOT NULL DEFAULT 0")
+    if "tools" not in columns:  # the session's tools (JSON list), as /tools last set them
+        db.execute("ALTER TABLE sessions ADD COLUMN tools TEXT")
 
 
 def _run_row(row: sqlite3.Row) -> dict[str, Any]:
@@ -377,7 +388,8 @@ def _like_literal(text: str) -> str:
 def _info(row: sqlite3.Row) -> SessionInfo:
     return SessionInfo(row["name"], row["created"], row["updated"], row["model"], row["agent"],
                        int(row["n"]), json.loads(row["memory_state"] or "{}"),
-                       int(row["memory_version"] or 0))
+                       int(row["memory_version"] or 0),
+                       json.loads(row["tools"]) if row["tools"] else None)
 
 
 def _fts_query(text: str) -> str:

@@ -91,6 +91,7 @@ def build_agent(
         raise ConfigError(f"agent type {cls.agent_type!r}: {err}") from None
     if parser is not None:
         built.parser = parser  # type: ignore[attr-defined]
+    built.llm = llm  # AgentExecutor(agent=..., tools=...) runs it with this model
     return built
 
 
@@ -148,9 +149,7 @@ def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any,
     kind = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
     text = str(getattr(prompt, "template", prompt))
     check_template(kind, text, "given to create_react_agent")
-    agent = build_agent(kind, tools, llm, templates={template_name(kind): text})
-    agent.llm = llm
-    return agent
+    return build_agent(kind, tools, llm, templates={template_name(kind): text})
 
 
 __all__ = [

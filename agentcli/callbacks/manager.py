@@ -235,7 +235,9 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] 
     if isinstance(event, ev.Notice):
         return "on_text", (event.text,), {**event.data, "kind": event.topic}
     if isinstance(event, ev.Limit):
-        return "on_text", (f"Stopped: {event.reason.replace('_', ' ')} reached",), {
+        from agentcli.outcome import stop_words
+
+        return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
             "kind": "limit", "reason": event.reason}
     if isinstance(event, ev.Finish):
         return "on_agent_finish", (event.finish,), {}

@@ -263,7 +263,10 @@ def run(
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
+        from agentcli.cli.mcp_cmd import ask_project_trust
         from agentcli.cli.state_opts import RunInputs
+
+        ask_project_trust(settings)
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
         from agentcli.cli.compose import compose_question
@@ -454,6 +457,9 @@ def chat(
                  "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
                  "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
+        from agentcli.cli.mcp_cmd import ask_project_trust
+
+        ask_project_trust(settings)
         raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 

@@ -65,13 +65,51 @@ def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
     from agentcli.mcp.cache import cached_tools
 
     with errors_to_exit():
+        from agentcli.mcp.trust import is_trusted
+
         rows = []
         for name, conf in _server(config, None).items():
             cached = cached_tools(conf)
+            origin = conf.project_file or "config"
             rows.append({"name": name, "transport": conf.transport,
                          "tools": "?" if cached is None else len(cached),
+                         "from": origin, "starts": "yes" if conf.project_file is None
+                         or is_trusted(Path(conf.project_file)) else "no (agent mcp trust)",
                          "target": conf.target()})
-        _table(rows, ("name", "transport", "tools", "target"), json_out)
+        _table(rows, ("name", "transport", "tools", "from", "starts", "target"), json_out)
+
+
+@mcp_app.command("trust")
+def mcp_trust(directory: Path = typer.Argument(Path("."), help="The project directory.")
+              ) -> None:
+    """Trust the project's .mcp.json as it is now: its servers may start (asked again if it
+    changes)."""
+    _set_trust(directory, True)
+
+
+@mcp_app.command("untrust")
+def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project directory.")
+                ) -> None:
+    """Forget the trust in a project's .mcp.json: its servers no longer start."""
+    _set_trust(directory, False)
+
+
+def _set_trust(directory: Path, trusted: bool) -> None:
+    from agentcli.cli.app import errors_to_exit
+    from agentcli.errors import ConfigError
+    from agentcli.mcp.config import project_servers
+    from agentcli.mcp.trust import set_trust
+    from agentcli.paths import MCP_PROJECT_FILE
+
+    with errors_to_exit():
+        path = directory.expanduser() / MCP_PROJECT_FILE
+        if not path.is_file():
+            raise ConfigError(f"no {MCP_PROJECT_FILE} in {directory.expanduser().resolve()}")
+        servers = project_servers(directory.expanduser())  # a broken file is refused here
+        set_trust(path, trusted)
+        verb = "trusted" if trusted else "no longer trusted"
+        _say(f"{path.resolve()} is {verb}" + (f" (servers: {', '.join(servers)})"
+                                              if trusted else ""))
 
 
 @mcp_app.command("tools")
@@ -137,3 +175,31 @@ def mcp_prompts(
                                        for a in p.get("arguments") or []),
                  "description": (p.get("description") or "").split("\n")[0]} for p in prompts]
         _table(rows, ("name", "arguments", "description"), json_out)
+
+
+def ask_project_trust(settings: Any) -> None:
+    """On a terminal, ask once whether to trust an untrusted ``.mcp.json`` this run would start
+    (its servers' commands shown); off a terminal, say nothing: its servers are refused with a
+    one-line error naming ``agent mcp trust``."""
+    import sys
+
+    from agentcli.paths import MCP_PROJECT_FILE
+
+    path = Path.cwd() / MCP_PROJECT_FILE
+    if not path.is_file() or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return
+    from agentcli.mcp.config import server_configs
+    from agentcli.mcp.trust import is_trusted, set_trust
+
+    if is_trusted(path):
+        return
+    wanted = {t.partition(".")[0] for t in settings.tools}
+    servers = {n: c for n, c in server_configs(settings).items()
+               if c.project_file is not None and n in wanted}
+    if not servers:
+        return
+    typer.echo(f"{path} (from this project) wants to start:", err=True)
+    for name, conf in servers.items():
+        _say(f"  {name}: {conf.target()}")
+    if typer.confirm("Trust this file and start its servers?", default=False, err=True):
+        set_trust(path, True)

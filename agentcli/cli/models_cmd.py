@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import typer
 
@@ -12,8 +13,9 @@ models_app = typer.Typer(help="List models and set the default one.", no_args_is
                          rich_markup_mode=None)
 
 
-def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """(model, provider, key, status) rows: each reported model, else one row per provider."""
+def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """(model, provider, url, key, status) rows: each reported model, else one row per
+    provider; the url is where a request for that model goes (and its key with it)."""
     from agentcli.textsafe import safe_line
 
     rows = []
@@ -22,10 +24,10 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         status = ep["status"] + ("" if ep["status"] not in ("ok", "cached") else
                                  f": {len(ep['models'])} models")
         for model in ep["models"] or ["*"]:
-            rows.append((safe_line(f"{ep['provider']}/{model}"), ep["provider"], key,
-                         safe_line(status)))
+            rows.append((safe_line(f"{ep['provider']}/{model}"), ep["provider"],
+                         safe_line(ep["base_url"]), key, safe_line(status)))
     for alias, target in data["aliases"].items():
-        rows.append((safe_line(alias), "alias", "-", safe_line(f"-> {target}")))
+        rows.append((safe_line(alias), "alias", safe_line(target), "-", "alias"))
     return rows
 
 
@@ -52,7 +54,8 @@ def models_list(
                 stored.add(key_variable(name))
             except Exception:  # a provider no longer registered
                 continue
-        found = list_endpoints(env, stored=stored, base_url=settings.base_url, refresh=refresh)
+        found = list_endpoints(env, stored=stored, base_url=settings.base_url,
+                               owner=settings.base_url_owner, refresh=refresh)
         data = {"default": settings.model, "aliases": settings.aliases,
                 "providers": [ep.to_dict() for ep in found]}
         _print(data, json_out)
@@ -68,19 +71,22 @@ def _print(data: dict[str, Any], json_out: bool) -> None:
     rows = _rows(data)
     default = data["default"]
     if not out.is_terminal:  # piped: tab-separated, one model a line, nothing wrapped
-        print("model\tprovider\tkey\tstatus\tdefault")
+        print("model\tprovider\turl\tkey\tstatus\tdefault")
         for row in rows:
             print("\t".join([*row, "yes" if row[0] == default else ""]))
         return
     from rich.table import Table
 
     table = Table(title="Models")
-    for col in ("model", "provider", "key", "status", "default"):
+    table.add_column("model", no_wrap=True)  # a name to copy: never folded
+    for col in ("host", "key", "status", "default"):  # the provider is the model's prefix
         table.add_column(col, overflow="fold")
     from rich.text import Text
 
     for row in rows:  # Text cells: a model name from a server is never read as markup
-        table.add_row(*(Text(c) for c in row), "yes" if row[0] == default else "")
+        model, _, url, key, status = row
+        table.add_row(Text(model), Text(urlparse(url).netloc or url), Text(key), Text(status),
+                      "yes" if model == default else "")
     out.print(table)
 
 

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.outcome import stop_words
 from agentcli.schema import AgentAction, AgentFinish
 from agentcli.textsafe import display, safe_text
 
@@ -92,7 +93,7 @@ class TraceRenderer(BaseCallbackHandler):
         elif isinstance(event, ev.Notice):
             self.console.print(Text(display(event.text), style=STYLES["notice"]))
         elif isinstance(event, ev.Limit):
-            self.console.print(Text(f"Stopped: {event.reason.replace('_', ' ')} reached",
+            self.console.print(Text(f"Stopped: {stop_words(event.reason)}.",
                                     style=STYLES["notice"]))
         elif isinstance(event, ev.Finish):
             self.print_finish(event.finish)

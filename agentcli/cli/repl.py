@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -185,10 +186,16 @@ class ChatRepl:
                  "memory with /agent, or set memory: none to silence this.")
 
     def open_session(self, name: str) -> None:
-        """Switch to session ``name`` (created if new) and load its memory."""
+        """Switch to session ``name`` (created if new) and load its memory; a resumed session
+        comes back with the agent type and tools it last used (flags given now win)."""
+        self._leave_session()
+        info = self.store.session(name)
+        if info is not None and info.turns:
+            self._restore_setup(info.agent, info.tools)
         conversation = open_conversation(self.store, name, self.settings, agent=self.agent_name,
                                          llm=self.llm)
         self.conversation = conversation
+        self.save_setup()
         self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
                           for t in self.store.turns(name))
         self.last = None
@@ -198,10 +205,58 @@ class ChatRepl:
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
 
-    def toolbar(self) -> str:
-        """The bottom toolbar: model, agent type, session, memory and tokens used so far."""
-        return (f" model {self.llm.name if self.llm else '-'} | agent {self.agent_name} | "
-                f"session {self.session} | memory {self.memory_label} | {self.tokens} tokens ")
+    def _restore_setup(self, agent: str | None, tools: list[str] | None) -> None:
+        flagged = {k for k, v in self.settings.sources.items() if v == "flag"}
+        changes: dict[str, Any] = {}
+        if agent and agent != self.agent_name and "agent" not in flagged:
+            changes["agent"] = agent
+        if tools is not None and tools != list(self.settings.tools) and "tools" not in flagged:
+            changes["tools"] = tools
+        if not changes:
+            return
+        old = self.settings
+        self.settings = replace(old, **changes)
+        try:
+            self.rebuild()
+        except Exception as err:  # e.g. a dangerous tool not allowed this time
+            self.settings = old
+            self.rebuild()
+            warn(self.console, f"could not restore this session's setup ({err}); using "
+                 "the current one")
+            return
+        note(self.console, f"restored this session's agent {self.agent_name} and tools "
+             f"{', '.join(self.settings.tools) or 'none'}")
+
+    def _leave_session(self) -> None:
+        """A session left with no turns is not kept (it would stay listed forever)."""
+        if self.conversation is None:
+            return
+        info = self.store.session(self.session)
+        if info is not None and info.turns == 0:
+            self.store.delete_session(self.session)
+
+    def save_setup(self) -> None:
+        """Remember the agent type and tools in the session (they come back on resume)."""
+        if self.conversation is not None:
+            self.store.set_session_setup(self.session, agent=self.agent_name,
+                                         tools=list(self.settings.tools))
+
+    def toolbar(self, width: int | None = None) -> str:
+        """The bottom toolbar: session, memory, tokens used, model and agent type; fitted to
+        the terminal's width (``width``) by shortening, then dropping, the model and agent."""
+        if width is None:
+            width = shutil.get_terminal_size((80, 24)).columns
+        model = self.llm.name if self.llm else "-"
+        agent = self.agent_name
+        short_agent = agent.removesuffix("-react-description").removesuffix("-description")
+        head = (f" session {self.session} | memory {self.memory_label} | "
+                f"{self.tokens:,} tokens")
+        for tail in (f" | model {model} | agent {agent} ", f" | {model} | {short_agent} ",
+                     f" | {model.rpartition('/')[2]} | {short_agent} ",
+                     f" | {model.rpartition('/')[2]} ", " "):
+            if len(head) + len(tail) <= width:
+                return head + tail
+        return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any]) -> RunResult:
@@ -238,8 +293,9 @@ class ChatRepl:
             note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
         else:
             answer = real_answer(result)
-            if answer is None:  # a limit stopped the turn: say so, never show a fake answer
-                note(self.console, stop_line(result) or "Stopped.")
+            if answer is None:  # a limit stopped the turn: never show a fake answer
+                if not self.settings.verbose:  # (the trace already said why, once)
+                    note(self.console, stop_line(result) or "Stopped.")
             elif not (self.printer.answer_streamed and result.stop_reason == "finished"):
                 render_answer(self.console, answer)
             self.tokens += result.usage.total_tokens
@@ -298,6 +354,8 @@ class ChatRepl:
 
     def close(self) -> None:
         """Release the model client, the event loop and the database."""
+        with contextlib.suppress(Exception):  # never let tidying up hide the real exit
+            self._leave_session()
         if self.llm is not None:
             self.llm.close()
         if self._runner is not None:
@@ -310,6 +368,8 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     from agentcli.cli.approve import build_approver
     from agentcli.cli.running import choose_model
+    from agentcli.demo import DEMO_QUESTION, HOW_TO_CONFIGURE
+    from agentcli.errors import ConfigError
     from agentcli.store import open_store
     from agentcli.tools.resolve import check_names
 
@@ -318,9 +378,16 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
         from agentcli.config import CHAT_AGENT
 
         settings = replace(settings, agent=CHAT_AGENT)
+    demo = False
     if not settings.model:
-        settings, probe, notice = choose_model(settings, env, "", None)
-        probe.close()
+        try:
+            settings, probe, notice = choose_model(settings, env, "", None)
+            probe.close()
+        except ConfigError:  # no model and no local Ollama: the offline demo chat
+            demo, notice = True, (
+                "Offline demo: no model is configured, so a scripted model answers (try "
+                f"\"{DEMO_QUESTION}\"; the Calculator really runs). To chat with a real "
+                f"model, {HOW_TO_CONFIGURE}.")
         if notice:
             note(Console(), notice)
     path = history_path(env)
@@ -329,6 +396,10 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     def factory(s: Settings) -> BaseChatModel:
         from agentcli.runtime import build_model
 
+        if demo and not s.model:
+            from agentcli.demo import demo_chat_model
+
+            return demo_chat_model()  # type: ignore[no-any-return]
         return build_model(s, env)
 
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources

@@ -201,7 +201,7 @@ def execute(
                   highlight=False, soft_wrap=True)
     else:
         stopped = stop_line(result)
-        if stopped:
+        if stopped and not settings.verbose:  # the trace printed it (once) as it happened
             err.print(Text(stopped, style="yellow"))
         if answer is not None and extract is not None:
             from agentcli.cli.extract import extract_block

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcli.cli.live import note, warn
+from agentcli.errors import ToolLoadError
 from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
@@ -38,8 +39,13 @@ def _tools(repl: ChatRepl, arg: str) -> None:
     verb, _, name = arg.partition(" ")
     name = name.strip()
     current = list(repl.settings.tools)
-    if verb in ("add", "rm") and name:
-        if verb == "add":
+    allow = list(repl.settings.allow)
+    if verb in ("add", "rm", "allow") and name:
+        if verb == "allow":  # a dangerous tool, opted in for this session (calls still ask)
+            check_names([name], repl.settings)
+            current += [] if name in current else [name]
+            allow += [] if name in allow else [name]
+        elif verb == "add":
             check_names([name], repl.settings)  # unknown names fail here, with a suggestion
             if name not in current:
                 current.append(name)
@@ -49,19 +55,33 @@ def _tools(repl: ChatRepl, arg: str) -> None:
             warn(repl.console, f"{name} is not loaded (loaded: {', '.join(current) or 'none'})")
             return
         old = repl.settings
-        repl.settings = replace(old, tools=current)
+        repl.settings = replace(old, tools=current, allow=allow)
         try:
             repl.rebuild()
-        except Exception:  # e.g. a dangerous tool without --allow: keep the tools as they were
+        except ToolLoadError as err:  # keep the tools as they were
+            repl.settings = old
+            if verb == "add" and "is dangerous" in str(err):
+                warn(repl.console, f"{name} is dangerous: {danger_of(err)}. To load it in this "
+                     f"session type /tools allow {name} (each call still asks before it runs).")
+                return
+            raise
+        except Exception:
             repl.settings = old
             raise
+        repl.save_setup()
     elif verb:
-        note(repl.console, "usage: /tools, /tools add NAME, /tools rm NAME")
+        note(repl.console, "usage: /tools, /tools add NAME, /tools rm NAME, /tools allow NAME")
         return
     for tool in repl.executor.tools:
         repl.console.print(Text(tool.name, style="bold") + Text(f"  {tool.description}"))
     if not repl.executor.tools:
         note(repl.console, "no tools loaded")
+
+
+def danger_of(err: ToolLoadError) -> str:
+    """The reason in a load-time refusal ("tool 'x' is dangerous: REASON. Opt in with ...")."""
+    return str(err).partition("is dangerous: ")[2].partition(". Opt in")[0] or "it can change "\
+        "your system"
 
 
 def _model(repl: ChatRepl, arg: str) -> None:
@@ -90,6 +110,7 @@ def _agent(repl: ChatRepl, arg: str) -> None:
     agent_class(arg)  # unknown names fail here, with a suggestion
     repl.settings = replace(repl.settings, agent=arg)
     repl.rebuild()
+    repl.save_setup()
     note(repl.console, f"agent type: {arg}")
 
 
@@ -176,7 +197,8 @@ def _mcp_prompt(repl: ChatRepl, arg: str) -> None:
 
 COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/help": ("", _help, "show this help"),
-    "/tools": ("/tools [add|rm NAME]", _tools, "list the loaded tools, or add/remove one"),
+    "/tools": ("/tools [add|rm|allow NAME]", _tools,
+               "list the loaded tools, add/remove one, or allow a dangerous one"),
     "/model": ("/model NAME", _model, "switch the model (provider/model or an alias)"),
     "/agent": ("/agent TYPE", _agent, "switch the agent type"),
     "/verbose": ("/verbose on|off", _verbose, "show or hide the Thought/Action trace"),
@@ -213,8 +235,8 @@ def dispatch(repl: ChatRepl, line: str) -> object:
 def _arguments(repl: ChatRepl, command: str, words: list[str]) -> Iterable[str]:
     if command == "/tools":
         if len(words) == 1:
-            return ["add", "rm"]
-        if words[0] == "add":
+            return ["add", "rm", "allow"]
+        if words[0] in ("add", "allow"):
             from agentcli.tools.resolve import build_catalog
 
             cat = build_catalog(repl.settings)

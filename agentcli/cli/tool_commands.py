@@ -165,6 +165,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
             tool = _cached_mcp_tool(catalog, spec.name) or _built(settings, spec.name)
             info["description"] = tool.description
             info["model_name"] = tool.name
+            info["function_name"] = tool.to_openai()["function"]["name"]  # tool-calling models
             schema = tool.to_openai()["function"]["parameters"]  # as function calling sends it
         except Exception as error:  # a need is missing: show what we know
             schema = f"(unavailable: {error})"
@@ -174,7 +175,9 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
         return
     out.print(Text(safe_text(spec.name), style="bold"))
     if "model_name" in info:
-        out.print(Text(f"the model sees it as {safe_text(info['model_name'])}:", style="dim"))
+        out.print(Text(f"the model sees it as {safe_text(info['model_name'])}; a tool-calling "
+                       f"model calls the function {safe_text(info['function_name'])}:",
+                       style="dim"))
     out.print(Text(safe_text(info["description"])))
     out.print(Text(f"source: {spec.source}    needs: {info['needs']}"))
     danger = f"yes - {safe_text(spec.danger_reason)}" if spec.dangerous else "no"

@@ -12,7 +12,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,6 +50,7 @@ class ServerConfig:
     tool_danger: tuple[tuple[str, bool], ...] = ()  # per-tool override, wins over all
     resources: bool = False  # put SERVER.read_resource in the server's group
     trusted: bool = False  # annotations (readOnlyHint) may ungate tools only when trusted
+    project_file: str | None = None  # the .mcp.json it came from: starts only once trusted
 
     def digest(self) -> str:
         """A stable hash of everything that could change the server's tool list."""
@@ -201,17 +202,23 @@ def project_servers(directory: Path | None = None) -> dict[str, Any]:
 
 def server_configs(settings_or_mapping: Any) -> dict[str, ServerConfig]:
     """Parsed server configs from settings (plus ``.mcp.json``; the YAML wins) or a mapping."""
+    project: dict[str, Any] = {}
     if isinstance(settings_or_mapping, Mapping):
         raw, where = dict(settings_or_mapping), "mcp_servers"
     else:
-        raw = {**project_servers(), **(getattr(settings_or_mapping, "mcp_servers", None) or {})}
-        where = "mcp_servers (config or .mcp.json)"
+        ours = getattr(settings_or_mapping, "mcp_servers", None) or {}
+        project = {k: v for k, v in project_servers().items() if k not in ours}
+        raw, where = {**project, **ours}, "mcp_servers (config or .mcp.json)"
     out = {}
     for name, conf in raw.items():
         try:
-            out[str(name)] = parse_server(name, conf)
+            parsed = parse_server(name, conf)
         except ValueError as err:
             raise ConfigError(f"{where}: {err}") from None
+        if name in project:  # the project's file cannot vouch for itself
+            parsed = replace(parsed, trusted=False,
+                             project_file=str(Path.cwd() / PROJECT_FILE))
+        out[str(name)] = parsed
     return out
 
 

@@ -26,6 +26,8 @@ from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
+MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
+MAX_ITEMS = 10_000  # items of one list, across its pages
 T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None
@@ -105,8 +107,15 @@ class ServerConnection:
         return f"; stderr: {lines}" if lines else f"; log: {log_path(self.conf.name)}"
 
     async def start(self) -> list[ToolInfo]:
-        """Connect within ``startup_timeout``, list the tools and cache them."""
+        """Connect within ``startup_timeout``, list the tools and cache them; a project
+        ``.mcp.json`` server starts only once the file is trusted."""
         require_sdk()
+        if self.conf.project_file is not None:
+            from agentcli.mcp.trust import is_trusted, refusal
+
+            if not is_trusted(Path(self.conf.project_file)):
+                raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
+                                               self.conf.target()))
         path = log_path(self.conf.name)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._log_offset = path.stat().st_size if path.exists() else 0
@@ -180,18 +189,39 @@ class ServerConnection:
             save_tools(self.conf, tools)  # cache first: a new list in memory implies it is saved
             self.tools = tools
 
-    async def _list_tools(self) -> list[ToolInfo]:
+    async def _pages(self, what: str, fetch: Callable[[Any], Awaitable[Any]],
+                     items: Callable[[Any], list[Any]]) -> list[Any]:
+        """Every item of a paginated list, at most :data:`MAX_PAGES` pages and
+        :data:`MAX_ITEMS` items within ``call_timeout`` in all: a server that always sends a
+        ``nextCursor`` (or lists without end) gets a clear error, not an endless loop."""
         from mcp import types as mt
 
-        infos: list[ToolInfo] = []
+        out: list[Any] = []
         cursor: str | None = None
-        while True:
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + self.conf.call_timeout
+        for _ in range(MAX_PAGES):
             params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await self._session.list_tools(params=params)
-            infos += [ToolInfo.from_wire(_dump(t)) for t in page.tools]
+            try:
+                page = await asyncio.wait_for(fetch(params), max(0.0, ends - loop.time()))
+            except asyncio.TimeoutError:
+                raise ToolInputError(
+                    f"MCP server {self.conf.name!r} took more than {self.conf.call_timeout:g}s "
+                    f"(call_timeout) to list its {what}; stopped after {len(out)}") from None
+            out += items(page)
             cursor = page.next_cursor
             if not cursor:
+                return out
+            if len(out) > MAX_ITEMS:
                 break
+        raise ToolInputError(
+            f"MCP server {self.conf.name!r} lists more than {MAX_PAGES} pages or {MAX_ITEMS:,} "
+            f"{what}; stopped (it keeps sending a nextCursor)")
+
+    async def _list_tools(self) -> list[ToolInfo]:
+        pages = await self._pages("tools", lambda params: self._session.list_tools(params=params),
+                                  lambda page: page.tools)
+        infos = [ToolInfo.from_wire(_dump(t)) for t in pages]
         seen: set[str] = set()
         for info in infos:
             if info.name in seen:
@@ -240,19 +270,13 @@ class ServerConnection:
         return text
 
     async def list_resources(self) -> list[dict[str, Any]]:
-        """Every resource the server lists (all pages)."""
-        from mcp import types as mt
+        """Every resource the server lists (all pages, within the bounds of :meth:`_pages`)."""
+        async def fetch(params: Any) -> Any:
+            return await self._request(f"{self.conf.name} resources/list",
+                                       partial(self._session.list_resources, params=params))
 
-        out: list[dict[str, Any]] = []
-        cursor: str | None = None
-        while True:
-            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page: Any = await self._request(f"{self.conf.name} resources/list",
-                                            partial(self._session.list_resources, params=params))
-            out += [_dump(r) for r in page.resources]
-            cursor = page.next_cursor
-            if not cursor:
-                return out
+        return [_dump(r) for r in await self._pages("resources", fetch,
+                                                    lambda page: page.resources)]
 
     async def read_resource(self, uri: str) -> ContentText:
         """One resource's contents as text (binary as placeholders and content parts)."""

@@ -47,15 +47,19 @@ def _is_local(url: str) -> bool:
 
 
 def endpoints(
-    env: Mapping[str, str], *, stored: set[str] | None = None, base_url: str | None = None
+    env: Mapping[str, str], *, stored: set[str] | None = None, base_url: str | None = None,
+    owner: str | None = None,
 ) -> list[tuple[Endpoint, str | None]]:
-    """Every preset's endpoint (and the ``base_url`` setting as ``custom``) with its key."""
+    """Every preset's endpoint (and the ``base_url`` setting as ``custom``) with its key;
+    the provider ``owner`` (the one ``base_url`` was set for) is shown going there."""
     from agentcli.models.presets import CUSTOM, PRESETS
 
     stored = stored or set()
     out: list[tuple[Endpoint, str | None]] = []
     for preset in PRESETS.values():
         url_override = (env.get(preset.base_url_env) or "").strip() if preset.base_url_env else ""
+        if base_url and preset.name == owner:
+            url_override = base_url
         url = url_override or preset.base_url
         secret = (env.get(preset.key_env) or "").strip() if preset.key_env else ""
         if preset.key_env is None:
@@ -140,6 +144,7 @@ def list_endpoints(
     *,
     stored: set[str] | None = None,
     base_url: str | None = None,
+    owner: str | None = None,
     refresh: bool = False,
     cache_path: Path | None = None,
 ) -> list[Endpoint]:
@@ -147,7 +152,7 @@ def list_endpoints(
     from agentcli.paths import data_dir
 
     cache = ModelCache(cache_path or data_dir(env) / "models.json")
-    pairs = endpoints(env, stored=stored, base_url=base_url)
+    pairs = endpoints(env, stored=stored, base_url=base_url, owner=owner)
     to_fetch: list[tuple[Endpoint, str | None]] = []
     for endpoint, secret in pairs:
         if not endpoint.configured:

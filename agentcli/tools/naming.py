@@ -71,15 +71,17 @@ def readable_name(name: str, tools: Mapping[str, T] | Iterable[T]) -> str:
     return found.name if found is not None else name
 
 
-def find_tool(tool_map: Mapping[str, T], tools: Sequence[T], name: str) -> tuple[T | None, str]:
+def find_tool(tool_map: Mapping[str, T], tools: Sequence[T], name: str, *,
+              wire: bool = False) -> tuple[T | None, str]:
     """The tool a call names (readable or wire name), or the observation explaining why it
-    cannot run: the valid names and the closest one."""
+    cannot run: the valid names and the closest one. ``wire``: the model calls functions, so
+    it is told the function names it must use (``dyn__unlock``, not ``dyn.unlock``)."""
     tool = tool_map.get(name)
     if tool is not None:
         return tool, ""
     import difflib
 
-    readable = [t.name for t in tools]
+    readable = [wire_name(t.name) if wire else t.name for t in tools]
     names = ", ".join(readable) or "(none)"
     close = difflib.get_close_matches(name, readable, n=1)
     hint = f" Did you mean {close[0]}?" if close else ""

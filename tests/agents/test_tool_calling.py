@@ -237,3 +237,12 @@ def test_cli_renders_a_parallel_turn_from_the_stream(mock_server: Any) -> None:
     assert lines == ["Action", "Action", "Observation", "Observation", "Final Answer"]
     assert "Answer: 4" in result.stderr and "Answer: 9" in result.stderr
     assert result.stdout.strip() == "4 and 9"
+
+
+def test_an_unknown_function_is_answered_with_the_function_names_to_use() -> None:
+    unlock = Tool("dyn.unlock", "Unlocks.", func=lambda s: "open")
+    llm = FakeChatModel([ChatResult("", (ToolCall("c1", "dyn__unlokc", "{}"),)), "done"])
+    result = initialize_agent([unlock], llm, "tool-calling",
+                              return_intermediate_steps=True).invoke("q")
+    observation = result.steps[0].observation
+    assert "try one of [dyn__unlock]" in observation and "Did you mean dyn__unlock?" in observation

@@ -20,6 +20,7 @@ from agentcli.cli.repl import ChatRepl
 from agentcli.config import Settings
 from agentcli.executor import FORCE_STOP_MESSAGE
 from agentcli.models.fake import FakeChatModel
+from agentcli.outcome import STOP_WORDS
 from agentcli.store import Store
 
 ACTION = 'Action:\n```json\n{"action": "Calculator", "action_input": "2*3"}\n```'
@@ -34,7 +35,7 @@ def run(server: Any, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("flags", "reason"), [
-    (["--max-iterations", "1"], "max iterations"),
+    (["--max-iterations", "1"], "max_iterations"),
     (["--max-tokens", "1"], "budget"),
 ])
 def test_forced_stop_prints_no_answer(mock_server: Any, flags: list[str], reason: str) -> None:
@@ -42,7 +43,8 @@ def test_forced_stop_prints_no_answer(mock_server: Any, flags: list[str], reason
     proc = run(mock_server, *flags)
     assert proc.returncode == 3
     assert proc.stdout == ""
-    assert f"Stopped by {reason}." in proc.stderr
+    assert f"Stopped: {STOP_WORDS[reason]}." in " ".join(proc.stderr.split())
+    assert proc.stderr.count("Stopped:") == 1  # said once, by the trace
     assert FORCE_STOP_MESSAGE not in proc.stderr  # no fake "Final Answer" in the trace either
 
 
@@ -74,5 +76,6 @@ def test_chat_limit_shows_the_reason_not_a_fake_answer(tmp_path: Path) -> None:
                         input=pipe, output=DummyOutput())
         repl.loop()
     out = buf.getvalue()
-    assert "Stopped by max iterations." in out
+    assert f"Stopped: {STOP_WORDS['max_iterations']}." in " ".join(out.split())
+    assert out.count("Stopped:") == 1
     assert FORCE_STOP_MESSAGE not in out

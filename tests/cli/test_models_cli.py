@@ -44,11 +44,14 @@ def test_list_piped_shows_the_servers_models_and_the_key(server: MockOpenAIServe
     result = agent("models", "list", env=env)
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "model\tprovider\tkey\tstatus\tdefault"
-    assert "openai/mock-a\topenai\tset (environment)\tok: 2 models\t" in lines
-    assert "openai/mock-b\topenai\tset (environment)\tok: 2 models\t" in lines
-    assert any(line.startswith("dashscope/*\tdashscope\tmissing\tnot queried") for line in lines)
-    assert any(line.startswith("vllm/*\tvllm\tnot needed\tunreachable") for line in lines)
+    assert lines[0] == "model\tprovider\turl\tkey\tstatus\tdefault"
+    url = server.base_url.rstrip("/")
+    assert f"openai/mock-a\topenai\t{url}\tset (environment)\tok: 2 models\t" in lines
+    assert f"openai/mock-b\topenai\t{url}\tset (environment)\tok: 2 models\t" in lines
+    assert any(line.startswith("dashscope/*\tdashscope\thttps://") and
+               "\tmissing\tnot queried" in line for line in lines)
+    assert any(line.startswith("vllm/*\tvllm\thttp://") and "\tnot needed\tunreachable" in line
+               for line in lines)
     assert "sk-list-secret" not in result.stdout + result.stderr
     [get] = model_gets(server)
     assert get.headers.get("Authorization") == "Bearer sk-list-secret"
@@ -103,7 +106,8 @@ def test_default_set_show_and_use(server: MockOpenAIServer) -> None:
     assert run.exit_code == 0, run.stderr
     assert server.requests[-1].body["model"] == "mock-a"
     listed = agent("models", "list", env=env).stdout
-    assert "openai/mock-a\topenai\tset (environment)\tok: 2 models\tyes" in listed
+    url = server.base_url.rstrip("/")
+    assert f"openai/mock-a\topenai\t{url}\tset (environment)\tok: 2 models\tyes" in listed
 
 
 def test_default_keeps_the_rest_of_the_user_config() -> None:
@@ -135,7 +139,8 @@ def test_list_in_a_terminal_is_a_table_with_aliases(server: MockOpenAIServer) ->
     result = agent("models", "list", env=env)
     assert result.exit_code == 0, result.stderr
     assert "\x1b[" in result.stdout and "Models" in result.stdout  # Rich, not tab rows
-    assert "openai/mock-a" in result.stdout and "-> openai/mock-a" in result.stdout
+    alias = next(line for line in result.stdout.splitlines() if line.startswith("│ q "))
+    assert "openai/mock-a" in alias and "alias" in alias  # the alias row names its target
     assert "\t" not in result.stdout
 
 

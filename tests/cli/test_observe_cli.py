@@ -71,7 +71,7 @@ def test_token_budget_exit_3(mock_server: Any) -> None:
     result = agent("run", "q", "-m", "openai/any", "--max-tokens", "100",
                    env=env_for(mock_server))
     assert result.exit_code == 3
-    assert "Stopped by budget" in result.stderr
+    assert "Stopped: the run reached its token or cost budget" in " ".join(result.stderr.split())
     assert len(mock_server.requests) == 1
 
 

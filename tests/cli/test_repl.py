@@ -117,7 +117,7 @@ def test_slash_commands(tmp_path: Path) -> None:
             "hello\r/retry\r/session other\r/sessions\r/session s\r"
             f"/save {save}\r/exit\r")
     out, repl = chat(tmp_path / "a.db", keys, factory, model="fake/one")
-    assert "/tools [add|rm NAME]" in out and "Ctrl-C cancels a run" in out
+    assert "/tools [add|rm|allow NAME]" in out and "Ctrl-C cancels a run" in out
     assert "error: unknown tool 'nosuch'" in out
     assert "no tools loaded" in out and "WARNING: llm-math is not loaded" in out
     assert repl.settings.tools == ["llm-math"]
@@ -155,7 +155,7 @@ def test_completion_of_commands_tools_and_agents(tmp_path: Path) -> None:
 
     assert complete("/se") == ["/session", "/sessions"]
     assert "llm-math" in complete("/tools add l")
-    assert complete("/tools ") == ["add", "rm"]
+    assert complete("/tools ") == ["add", "rm", "allow"]
     assert MEMORY_AGENT in complete("/agent test")
     assert "openai/" in complete("/model o")
     assert complete("/verbose o") == ["on", "off"]
@@ -242,11 +242,15 @@ def test_summary_memory_in_the_repl_and_toolbar(tmp_path: Path) -> None:
     assert llm.requests[2].messages[1].content == (
         "Summary of the conversation so far:\nThe user is Ada.")
     assert "Progressively summarize" in llm.requests[1].messages[0].content
-    toolbar = repl.toolbar()
+    toolbar = repl.toolbar(200)
     for part in ("model fake-model", f"agent {MEMORY_AGENT}", "session s", "memory summary",
                  "tokens"):
         assert part in toolbar
     assert repl.tokens > 0
+    narrow = repl.toolbar(80)  # an 80-column terminal: nothing important is cut
+    assert len(narrow) <= 80 and "memory summary" in narrow and f"{repl.tokens:,} tokens" in narrow
+    assert "fake-model" in narrow
+    assert len(repl.toolbar(40)) <= 40
 
 
 def test_chat_without_a_model_is_a_usage_error() -> None:

@@ -94,7 +94,8 @@ def test_iteration_limit_exit_code(mock_server: Any) -> None:
                    "--early-stopping", "force", env=openai_env(mock_server))
     assert result.exit_code == 3
     assert result.stdout == ""  # a limit stop has no answer to print
-    assert "Stopped by max iterations." in result.stderr
+    assert "Stopped: the agent used all its steps (--max-steps) without reaching an answer." \
+        in " ".join(result.stderr.split())
     assert len(mock_server.requests) == 2
 
 

@@ -269,13 +269,18 @@ def test_refused_tools_add_in_chat_leaves_tools_unchanged(
 ) -> None:
     proc = agent("chat", "-m", "openai/any", "-t", "current_datetime", "--db",
                  str(tmp_path / "a.db"), env=_model_env(mock_server),
-                 stdin="/tools add terminal\n/tools\n/tools add sleep\n/tools\n")
+                 stdin="/tools add terminal\n/tools\n/tools add sleep\n/tools\n"
+                       "/tools allow terminal\n/tools\n")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "error: tool 'terminal' is dangerous" in " ".join(out.split())
-    after_refusal, after_add = out.split("you> /tools\n")[1:3]
+    said = " ".join(out.split())
+    assert "WARNING: terminal is dangerous: it runs" in said
+    assert "type /tools allow terminal (each call still asks before it runs)" in said
+    assert "--allow" not in said  # something to do here, not a flag for next time
+    after_refusal, after_add, after_allow = out.split("you> /tools\n")[1:4]
     assert "current_datetime" in after_refusal and "terminal" not in after_refusal
     assert "sleep" in after_add and "current_datetime" in after_add
+    assert "terminal" in after_allow
 
 
 def test_chat_allow_dangerous_tools_flag(mock_server: Any, tmp_path: Path) -> None:

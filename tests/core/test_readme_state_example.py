@@ -10,6 +10,8 @@ import types
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from agentcli.models.fake import FakeChatModel
 from agentcli.schema import ChatResult, ToolCall
 
@@ -25,7 +27,7 @@ def _registered(module: types.ModuleType) -> Iterator[None]:
         del sys.modules[module.__name__]
 
 
-def test_readme_run_state_example() -> None:
+def test_readme_run_state_example(monkeypatch: pytest.MonkeyPatch) -> None:
     text = README.read_text(encoding="utf-8")
     section = text[text.index("**Run state.**"):]
     code = re.search(r"```python\n(.*?)```", section, re.S)
@@ -35,7 +37,9 @@ def test_readme_run_state_example() -> None:
         "Opened.",
     ])
     module = types.ModuleType("readme_example")  # a real module: its type hints resolve
-    module.llm = llm  # type: ignore[attr-defined]
+    import agentcli.models
+
+    monkeypatch.setattr(agentcli.models, "get_model", lambda spec, **kw: llm)  # no Ollama here
     out = io.StringIO()
     with contextlib.redirect_stdout(out), _registered(module):
         exec(compile(code.group(1), "README.md", "exec"), module.__dict__)

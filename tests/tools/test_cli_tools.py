@@ -141,5 +141,18 @@ def test_tools_show_calculator_as_the_model_sees_it() -> None:
     assert info["model_name"] == "Calculator" and info["description"] == DESCRIPTION
     assert info["schema"]["properties"]["input"]["type"] == "string"
     text = invoke("tools", "show", "llm-math").stdout
-    assert "the model sees it as Calculator:" in text and '"input"' in text
+    assert "the model sees it as Calculator; a tool-calling model calls the function " \
+        "Calculator:" in " ".join(text.split()) and '"input"' in text
+    assert info["function_name"] == "Calculator"
     assert " ".join(DESCRIPTION.split()) in " ".join(text.split())
+
+
+def test_tools_show_names_the_function_a_tool_calling_model_calls(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text(
+        "from agentcli import tool\n\n@tool(name='dyn.unlock')\n"
+        "def unlock(code: str) -> str:\n    \"Unlocks.\"\n    return 'open'\n")
+    result = invoke("tools", "show", "dyn.unlock", "--tools-module", str(tmp_path / "t.py"),
+                    "--json")
+    assert result.exit_code == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert (info["model_name"], info["function_name"]) == ("dyn.unlock", "dyn__unlock")
