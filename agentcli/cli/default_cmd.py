@@ -88,6 +88,8 @@ class RunCommand(PairCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         end = args.index("--") if "--" in args else len(args)
+        if ctx.resilient_parsing:  # the shell is completing a word: no errors
+            end = 0
         for at, arg in enumerate(args[:end]):
             if arg == "-c" and at + 1 < end:
                 value = args[at + 1]
