@@ -10,7 +10,6 @@ summary in ``agent --help`` instead of cutting it at the terminal's width.
 from __future__ import annotations
 
 import re
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,8 @@ def _typo_of(word: str, commands: list[str]) -> list[str]:
     """Command names ``word`` looks like a mistyping of (a single lowercase word only)."""
     if not _WORD.fullmatch(word):
         return []
+    from difflib import get_close_matches  # only for a first word that is no command
+
     return get_close_matches(word, commands, n=3, cutoff=0.75)
 
 
