@@ -488,6 +488,11 @@ app.add_typer(templates_app, name="templates")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
+
+app.command("plugins")(plugins)
+app.command("install")(install)
+app.command("uninstall")(uninstall)
 from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
 
 app.command("serve", cls=PairCommand)(serve)
