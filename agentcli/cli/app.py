@@ -224,6 +224,9 @@ def run(
     param: list[str] | None = typer.Option(
         None, "--param", "-p", metavar="KEY VALUE",
         help="A template parameter: fills $KEY in the prompt and system text (repeatable)."),
+    attach: list[str] | None = typer.Option(
+        None, "--attach", "-A", help="An image (or wav/mp3) file or URL for a model that "
+        "reads them (repeatable; llm's -a, here -a is --agent)."),
     fragment: list[str] | None = typer.Option(
         None, "--fragment", "-f", help="Context before the question: a file, a glob, an "
         "http(s) URL or - (stdin); repeatable; 1 MiB in all."),
@@ -274,6 +277,11 @@ def run(
         text = compose_question(question, template=used, params=params,
                                 fragments=fragment or [], tool_settings=settings.tool_settings,
                                 read_stdin=not no_stdin)
+        if attach:
+            from agentcli.cli.attachments import attachment_parts
+            from agentcli.schema import ContentText
+
+            text = ContentText(text, attachment_parts(attach))
         code = execute(text, settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
