@@ -192,7 +192,9 @@ class AgentExecutor:
             raise AgentCliError("the run needs an 'input' (the question)")
         values = self.schema.accept(data)
         if "input" in values:
-            values["messages"] = [*values.get("messages", []), user(str(values["input"]))]
+            question = values["input"]  # a ContentText keeps its attachments
+            values["messages"] = [*values.get("messages", []),
+                                  user(question if isinstance(question, str) else str(question))]
         values.setdefault("messages", [])
         manager = ensure_manager([*self.callbacks, *conf.callbacks])
         info = RunInfo(manager.run_id)

@@ -100,7 +100,9 @@ class Agent(ABC):
         """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
         from agentcli.agents.prompt_parts import human_text
 
-        return human_text(self.templates, str(inputs["input"]))
+        question = inputs["input"]
+        return human_text(self.templates, question if isinstance(question, str) else
+                          str(question))
 
     @property
     def allowed_tools(self) -> list[str]:

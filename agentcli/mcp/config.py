@@ -30,7 +30,7 @@ _KEYS = {"command", "args", "env", "cwd", "url", "type", "transport", "headers",
          "startup_timeout", "call_timeout", "dangerous", "tools", "resources", "trusted",
          "reconnect_attempts", "reconnect_delay"}
 RECONNECT_ATTEMPTS = 5  # tries to reach an http/sse server that went away (Claude Code's 5)
-RECONNECT_DELAY = 1.0  # seconds between the first two tries; doubles after each
+RECONNECT_DELAY = 0.25  # seconds between the first two tries; doubles after each
 MAX_RECONNECT_ATTEMPTS = 20
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _VAR = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")

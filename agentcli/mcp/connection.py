@@ -4,10 +4,11 @@ Every session of the process runs on a private loop thread, so sync callers (``T
 async callers (``Tool.arun``, any loop) share it. A session's transport and ``ClientSession`` are
 entered and left inside one task (anyio requires it). A dead server is reported with the tail of
 its stderr (kept in the data dir) and restarted once on the next call; an HTTP or SSE server
-that went away is tried ``reconnect_attempts`` times (5) with a doubling delay (1 s, 2 s, ...).
-A request that provably never ran (the server forgot our session: 404; it is down or still
-starting) is sent once more after reconnecting. This module imports the SDK; nothing imports
-this module until an MCP server is actually used.
+that went away is tried ``reconnect_attempts`` times (5) with a doubling delay (0.25 s, 0.5 s,
+1 s, 2 s).
+A request the server never answered (it forgot our session: 404; it is down, still starting,
+or closed the connection before any answer) is sent once more after reconnecting. This module
+imports the SDK; nothing imports this module until an MCP server is actually used.
 """
 
 from __future__ import annotations
@@ -250,7 +251,8 @@ class ServerConnection:
     async def _reconnect(self) -> None:
         """Restart the session: a stdio server once; an HTTP/SSE server up to
         ``reconnect_attempts`` times, waiting ``reconnect_delay`` then twice as long each time
-        (once only if the previous reconnect used all its attempts)."""
+        (once only if the previous reconnect used all its attempts; a project file no longer
+        trusted is not tried again)."""
         attempts = (1 if self.conf.transport == "stdio" or self._gave_up
                     else self.conf.reconnect_attempts)
         delay, waited = self.conf.reconnect_delay, 0.0
@@ -259,7 +261,7 @@ class ServerConnection:
             try:
                 await self.start()
             except ToolLoadError as err:
-                if attempt == attempts:
+                if attempt == attempts or self._untrusted():
                     self._gave_up = True
                     tries = (" (tried to reconnect once)" if attempts == 1 else
                              f"; tried {attempts} times in {waited:g}s (reconnect_attempts)")
@@ -270,6 +272,13 @@ class ServerConnection:
             else:
                 self._gave_up = False
                 return
+
+    def _untrusted(self) -> bool:
+        if self.conf.project_file is None:
+            return False
+        from agentcli.mcp.trust import is_trusted
+
+        return not is_trusted(Path(self.conf.project_file))
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()

@@ -1,10 +1,12 @@
 """The three MCP transports: stdio (stderr to the server's log), Streamable HTTP and SSE,
 with headers and environment values expanded only here, at connect time.
 
-A Streamable HTTP transport reports, in :class:`NotRun`, an answer that proves a request never
-ran: our session id unknown (404: the server restarted), no connection (the server is down) or
-502/503 (a proxy in front of a server still starting). The connection then reconnects and
-sends the request again; any other failure is not retried (a tool call may have side effects).
+A Streamable HTTP transport reports, in :class:`NotRun`, a failure that shows the server never
+answered a request: our session id unknown (404: the server restarted), no connection (it is
+down), 502/503 (a proxy in front of a server still starting), or the connection closed before
+any answer (a restarted server closed our kept-alive connection). The connection then
+reconnects and sends the request once more; any other failure (a timeout, an error answer, a
+stream cut after the answer began) is not retried: a tool call may have had effects.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from agentcli.mcp.config import ServerConfig, expand_vars
 
 
 class NotRun:
-    """Why the last failed HTTP request of one session never reached the server, if it did not:
-    ``"session lost"``, ``"unreachable"`` or ``"unavailable"``."""
+    """Why a failed HTTP request of one session got no answer from the server, if so:
+    ``"session lost"``, ``"unreachable"``, ``"unavailable"`` or ``"dropped"``."""
 
     def __init__(self) -> None:
         self.why: str | None = None
@@ -32,8 +34,11 @@ def _watching_client(httpx2: Any, not_run: NotRun) -> Any:
         async def send(self, request: Any, **kwargs: Any) -> Any:
             try:
                 response = await super().send(request, **kwargs)
-            except httpx2.ConnectError:
+            except (httpx2.ConnectError, httpx2.ConnectTimeout):
                 not_run.why = "unreachable"
+                raise
+            except (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError):
+                not_run.why = "dropped"  # closed before any answer (send returns at headers)
                 raise
             if response.status_code == 404 and request.headers.get("mcp-session-id"):
                 not_run.why = "session lost"
