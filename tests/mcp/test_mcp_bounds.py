@@ -15,11 +15,12 @@ pytest.importorskip("mcp")
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_endless_pages.py"
 
 
-def config(tmp_path: Path, endless: str) -> str:
+def config(tmp_path: Path, endless: str, slow: float = 0, call_timeout: float = 60) -> str:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"mcp_servers": {"endless": {
-        "command": sys.executable, "args": [str(SERVER)], "env": {"ENDLESS": endless},
-        "call_timeout": 60, "startup_timeout": 60}}}))
+        "command": sys.executable, "args": [str(SERVER)],
+        "env": {"ENDLESS": endless, "SLOW": str(slow)},
+        "call_timeout": call_timeout, "startup_timeout": 60}}}))
     return str(path)
 
 
@@ -48,3 +49,13 @@ def test_a_short_prompt_list_is_read_whole(tmp_path: Path) -> None:
     proc = agent("mcp", "prompts", "endless", "-c", config(tmp_path, "resources"))
     assert proc.returncode == 0, proc.stderr
     assert "p0" in proc.stdout
+
+
+def test_slow_endless_pages_stop_at_call_timeout_in_all(tmp_path: Path) -> None:
+    # 100 pages at 0.2 s each would take 20 s; the whole list gets call_timeout (2 s)
+    proc = agent("mcp", "resources", "endless", "-c",
+                 config(tmp_path, "resources", slow=0.2, call_timeout=2))
+    assert proc.returncode != 0
+    err = " ".join(proc.stderr.split())
+    assert "took more than 2s (call_timeout) to list its resources; stopped after" in err
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
