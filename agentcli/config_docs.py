@@ -27,6 +27,9 @@ OTHER_VARIABLES: dict[str, str] = {
     "AGENT_REALMODEL_CACHE": "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)",
     "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (needed off loopback)",
     "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
+    "AGENT_TRUST_PROJECT_MCP": "1: trust the working directory's .mcp.json for this process",
+    "VISUAL": "the editor `agent templates edit` opens (else EDITOR)",
+    "EDITOR": "the editor `agent templates edit` opens when VISUAL is unset",
 }
 DIRECTORY_VARIABLES: dict[str, str] = {
     "XDG_CONFIG_HOME": "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)",

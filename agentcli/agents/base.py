@@ -96,6 +96,18 @@ class Agent(ABC):
         return PromptTemplate.from_template(render(
             text, tools=tool_lines(tools), tool_names=", ".join(t.name for t in tools)))
 
+    def with_tools(self, tools: Sequence[Tool]) -> Agent:
+        """The same agent over other tools (its prompt rebuilt by the factory that made it)."""
+        rebuild = getattr(self, "rebuild", None)
+        if rebuild is not None:
+            fresh: Agent = rebuild(tools)
+            return fresh
+        import copy
+
+        clone = copy.copy(self)
+        clone.tools = list(tools)
+        return clone
+
     def question(self, inputs: Mapping[str, Any]) -> str:
         """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
         from agentcli.agents.prompt_parts import human_text

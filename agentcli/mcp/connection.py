@@ -96,6 +96,7 @@ class ServerConnection:
         self._refresh: asyncio.Task[None] | None = None
         self._not_run = NotRun()  # per session: why its failed HTTP requests never ran
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
+        self.version = 0  # bumped when the server's tool list changes while it runs
 
     @property
     def alive(self) -> bool:
@@ -187,13 +188,22 @@ class ServerConnection:
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.version += 1  # seen now, before the result of the call that caused it
             self._refresh = asyncio.create_task(self._refresh_tools())
 
+    async def settled(self, timeout: float) -> None:
+        """Wait (up to ``timeout``) for a tool-list refresh in flight to finish."""
+        task = self._refresh
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception, asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+
     async def _refresh_tools(self) -> None:
+        """The server changed its tools: the running agent is offered the new list (see
+        :func:`agentcli.mcp.pool.tools_version`). The disk cache keeps the list the server
+        starts with: a tool added during one session is not one a fresh server has."""
         with contextlib.suppress(Exception):  # a failed refresh keeps the old list
-            tools = await self._list_tools()
-            save_tools(self.conf, tools)  # cache first: a new list in memory implies it is saved
-            self.tools = tools
+            self.tools = await self._list_tools()
 
     async def _pages(self, what: str, fetch: Callable[[Any], Awaitable[Any]],
                      items: Callable[[Any], list[Any]]) -> list[Any]:
@@ -310,8 +320,20 @@ class ServerConnection:
     async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
         label = f"{self.conf.name}.{tool}"
+
+        from agentcli.events import Notice, current_emitter
+
+        emit = current_emitter()  # progress arrives in the session's reader task: bind it now
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if emit is not None:
+                of = f"/{total:g}" if total else ""
+                emit(Notice("progress", clean(f"{label}: {message or 'working'} ({done:g}{of})",
+                                              300), {"tool": label, "progress": done}))
+
         result = await self._request(label, lambda: self._session.call_tool(
-            tool, arguments, read_timeout_seconds=self.conf.call_timeout))
+            tool, arguments, read_timeout_seconds=self.conf.call_timeout,
+            progress_callback=progress))
         data = _dump(result)
         text = result_text(data)
         if data.get("isError"):
@@ -326,6 +348,21 @@ class ServerConnection:
 
         return [_dump(r) for r in await self._pages("resources", fetch,
                                                     lambda page: page.resources)]
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """The server's resource templates (``resources/templates/list``, all pages); none
+        when the server has no resources capability."""
+        caps = getattr(self._session, "server_capabilities", None) if self.alive else None
+        if caps is not None and getattr(caps, "resources", None) is None:
+            return []
+
+        async def fetch(params: Any) -> Any:
+            return await self._request(f"{self.conf.name} resources/templates/list",
+                                       lambda: self._session.list_resource_templates(
+                                           params=params))
+
+        return [_dump(t) for t in await self._pages("resource templates", fetch,
+                                                    lambda page: page.resource_templates)]
 
     async def read_resource(self, uri: str) -> ContentText:
         """One resource's contents as text (binary as placeholders and content parts)."""
