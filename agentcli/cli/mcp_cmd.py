@@ -225,5 +225,9 @@ def _ask_trust(path: Path, servers: dict[str, Any]) -> None:
     typer.echo(clean(f"{path} (from this project) wants to start:", 10_000), err=True)
     for name, conf in servers.items():
         typer.echo(clean(f"  {name}: {conf.target()}", 10_000), err=True)
-    set_trust(path, typer.confirm(f"Trust the MCP servers in {clean(str(path), 10_000)}?",
-                                  default=False, err=True))
+    try:
+        answer = typer.confirm(f"Trust the MCP servers in {clean(str(path), 10_000)}?",
+                               default=False, err=True)
+    except typer.Abort:  # Ctrl-C or Ctrl-D: no answer, nothing kept
+        raise KeyboardInterrupt from None
+    set_trust(path, answer)
