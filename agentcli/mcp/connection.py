@@ -26,7 +26,7 @@ from agentcli.mcp.cache import ToolInfo, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
-from agentcli.mcp.transports import NotRun, open_transport
+from agentcli.mcp.transports import open_transport, watch_request
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
@@ -94,7 +94,6 @@ class ServerConnection:
         self._lock: asyncio.Lock | None = None
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
-        self._not_run = NotRun()  # per session: why its failed HTTP requests never ran
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
         self.version = 0  # bumped when the server's tool list changes while it runs
 
@@ -151,8 +150,7 @@ class ServerConnection:
         assert self._stop is not None
         try:
             async with contextlib.AsyncExitStack() as stack:
-                self._not_run = NotRun()
-                read, write = await open_transport(self.conf, stack, self._not_run)
+                read, write = await open_transport(self.conf, stack)
                 session = await stack.enter_async_context(ClientSession(
                     read, write, list_roots_callback=self._list_roots,
                     message_handler=self._on_message,
@@ -292,14 +290,14 @@ class ServerConnection:
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()
-        not_run = self._not_run
+        session, not_run = self._session, watch_request()
         try:
             return await make()
         except Exception as err:
             if not_run.why is None:
                 raise self._failure(label, err) from None
         async with self._reconnect_lock():  # it never ran: reconnect (once for all callers)
-            if self._not_run is not_run or not self.alive:
+            if self._session is session or not self.alive:
                 await self._reconnect()
         try:
             return await make()

@@ -1,17 +1,19 @@
 """The three MCP transports: stdio (stderr to the server's log), Streamable HTTP and SSE,
 with headers and environment values expanded only here, at connect time.
 
-A Streamable HTTP transport reports, in :class:`NotRun`, a failure that shows the server never
-answered a request: our session id unknown (404: the server restarted), no connection (it is
-down), 502/503 (a proxy in front of a server still starting), or the connection closed before
-any answer (a restarted server closed our kept-alive connection). The connection then
-reconnects and sends the request once more; any other failure (a timeout, an error answer, a
-stream cut after the answer began) is not retried: a tool call may have had effects.
+A Streamable HTTP transport reports, in the :class:`NotRun` of the request being sent (see
+:func:`watch_request`), a failure that shows the server never answered it: our session id
+unknown (404: the server restarted), no connection (it is down), 502/503 (a proxy in front of
+a server still starting), or the connection closed before any answer (a restarted server
+closed our kept-alive connection). The connection then reconnects and sends the request once
+more; any other failure (a timeout, an error answer, a stream cut after the answer began) is
+not retried: a tool call may have had effects.
 """
 
 from __future__ import annotations
 
 import contextlib
+from contextvars import ContextVar
 from typing import Any
 
 from agentcli.mcp.cache import log_path
@@ -19,19 +21,33 @@ from agentcli.mcp.config import ServerConfig, expand_vars
 
 
 class NotRun:
-    """Why a failed HTTP request of one session got no answer from the server, if so:
-    ``"session lost"``, ``"unreachable"``, ``"unavailable"`` or ``"dropped"``."""
+    """Why a failed HTTP request got no answer from the server, if so: ``"session lost"``,
+    ``"unreachable"``, ``"unavailable"`` or ``"dropped"``."""
 
     def __init__(self) -> None:
         self.why: str | None = None
 
 
-def _watching_client(httpx2: Any, not_run: NotRun) -> Any:
-    """An ``httpx2.AsyncClient`` class that records in ``not_run`` the answers that prove a
-    request never ran (see :class:`NotRun`)."""
+_WATCHED: ContextVar[NotRun | None] = ContextVar("agentcli_mcp_request", default=None)
+
+
+def watch_request() -> NotRun:
+    """A fresh :class:`NotRun` for the request this task sends next. The SDK posts a message
+    in its sender's context, so the POST of that request (and only it) records into it."""
+    not_run = NotRun()
+    _WATCHED.set(not_run)
+    return not_run
+
+
+def _watching_client(httpx2: Any) -> Any:
+    """An ``httpx2.AsyncClient`` class that records in the sender's :class:`NotRun` the
+    failures of a POST that show the server never answered it."""
 
     class Client(httpx2.AsyncClient):  # type: ignore[misc]
         async def send(self, request: Any, **kwargs: Any) -> Any:
+            not_run = _WATCHED.get() if request.method == "POST" else None
+            if not_run is None:
+                return await super().send(request, **kwargs)
             try:
                 response = await super().send(request, **kwargs)
             except (httpx2.ConnectError, httpx2.ConnectTimeout):
@@ -49,10 +65,9 @@ def _watching_client(httpx2: Any, not_run: NotRun) -> Any:
     return Client
 
 
-async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack,
-                         not_run: NotRun | None = None) -> tuple[Any, Any]:
-    """Enter the server's transport on ``stack``; return its (read, write) streams. An HTTP
-    transport records in ``not_run`` why a failed request never ran."""
+async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack
+                         ) -> tuple[Any, Any]:
+    """Enter the server's transport on ``stack``; return its (read, write) streams."""
     where = f"MCP server {conf.name!r}"
     if conf.transport == "stdio":
         from mcp import StdioServerParameters
@@ -78,7 +93,7 @@ async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack,
     if hasattr(sh, "streamable_http_client"):  # mcp 2.x takes a configured client
         import httpx2
 
-        client_class = _watching_client(httpx2, not_run or NotRun())
+        client_class = _watching_client(httpx2)
         client = await stack.enter_async_context(client_class(
             headers=headers, timeout=httpx2.Timeout(conf.startup_timeout, read=read_timeout)))
         streams = await stack.enter_async_context(

@@ -127,3 +127,11 @@ def test_reconnect_settings_are_checked(tmp_path: Path) -> None:
     proc = agent("mcp", "list", "-c", str(config))
     assert proc.returncode == 2
     assert "reconnect_attempts must be a whole number from 1 to 20" in proc.stderr
+
+
+@pytest.mark.parametrize("flaky", [("crash",)], indirect=True)
+def test_a_call_that_may_have_run_is_not_sent_again(tmp_path: Path, flaky: Flaky) -> None:
+    proc = run(tmp_path, flaky.url, [PINGS[0], "Final Answer: done"], "-v", dangerous=False)
+    assert proc.returncode == 0, proc.stderr
+    assert flaky.events() == ["initialize", "call"]  # a 500 is an answer: no reconnect, no resend
+    assert "flaky.ping failed" in proc.stderr
