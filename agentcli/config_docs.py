@@ -27,6 +27,16 @@ OTHER_VARIABLES: dict[str, str] = {
     "AGENT_REALMODEL_CACHE": "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)",
     "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (needed off loopback)",
     "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "OpenTelemetry collector (OTLP/HTTP); set: traces are exported",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "full OTLP/HTTP traces URL (over the one above)",
+    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf (the one supported)",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "as OTEL_EXPORTER_OTLP_PROTOCOL, for traces",
+    "OTEL_EXPORTER_OTLP_TIMEOUT": "milliseconds per span export (agentcli's default: 3000)",
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "as OTEL_EXPORTER_OTLP_TIMEOUT, for traces",
+    "OTEL_SERVICE_NAME": "service.name of exported spans (default agentcli)",
+    "OTEL_SDK_DISABLED": "true: no OpenTelemetry export, whatever else says",
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT":
+        "true: spans carry prompts, replies and tool text (redacted)",
 }
 DIRECTORY_VARIABLES: dict[str, str] = {
     "XDG_CONFIG_HOME": "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)",

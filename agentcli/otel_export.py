@@ -20,6 +20,7 @@ from agentcli.errors import ConfigError
 
 INSTALL_HINT = "pip install 'agentcli[otel]'"
 _DEFAULT_ENDPOINT = "http://localhost:4318"
+_TIMEOUT_S = 3.0  # per export (the standard's default is 10 s: too long to wait at exit)
 
 
 def _true(value: str | None) -> bool:
@@ -66,13 +67,48 @@ class OtelExport:
         from agentcli.callbacks.otel import OtelHandler
 
         service = env.get("OTEL_SERVICE_NAME") or "agentcli"
+        self.endpoint = traces_endpoint(env)
         self.provider: Any = TracerProvider(resource=Resource.create({"service.name": service}))
-        self.provider.add_span_processor(
-            BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_endpoint(env))))
+        self._exporter: Any = _Tally(OTLPSpanExporter(endpoint=self.endpoint,
+                                                 timeout=_timeout(env)))
+        self.provider.add_span_processor(BatchSpanProcessor(self._exporter))  # type: ignore[arg-type]
         if type(trace.get_tracer_provider()).__name__ == "ProxyTracerProvider":
             trace.set_tracer_provider(self.provider)  # libraries' spans go out with ours
         self.handler = OtelHandler(self.provider, env=env)
 
-    def close(self) -> None:
-        """Send every span still queued, then stop."""
+    def close(self) -> str | None:
+        """Send every span still queued, then stop; a warning line when some were lost."""
         self.provider.shutdown()
+        if self._exporter.failed:
+            return (f"warning: {self._exporter.failed} OpenTelemetry span batch(es) could not "
+                    f"be sent to {self.endpoint} (is the collector running?)")
+        return None
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    raw = env.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") or env.get("OTEL_EXPORTER_OTLP_TIMEOUT")
+    try:
+        return float(raw) / 1000 if raw else _TIMEOUT_S  # the variables are milliseconds
+    except ValueError:
+        raise ConfigError(f"OTEL_EXPORTER_OTLP_TIMEOUT={raw} is not a number of "
+                          "milliseconds") from None
+
+
+class _Tally:
+    """The exporter, counting the batches it failed to send (the SDK only logs them)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.failed = 0
+
+    def export(self, spans: Any) -> Any:
+        result = self._inner.export(spans)
+        if getattr(result, "name", "") != "SUCCESS":
+            self.failed += 1
+        return result
+
+    def shutdown(self) -> None:
+        self._inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self._inner.force_flush(timeout_millis))

@@ -47,7 +47,9 @@ class Observers:
         if self.trace is not None:
             self.trace.close()
         if self.otel is not None:
-            self.otel.close()
+            warning = self.otel.close()
+            if warning:
+                console.print(warning, markup=False, highlight=False)
         if self.metrics is not None:
             print_stats(console, self.metrics)
 

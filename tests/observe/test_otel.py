@@ -213,3 +213,16 @@ def test_asking_for_otel_without_the_extra_is_a_one_line_error(tmp_path: Path) -
     assert proc.returncode == 2, proc.stderr
     assert "pip install 'agentcli[otel]'" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_collector_costs_a_warning_line_not_the_answer(
+    mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
+) -> None:
+    mock_server.add_reply("Final Answer: still here")
+    env = {**otel_env(mock_server, receiver, tmp_path),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_TIMEOUT": "300"}
+    proc = agent("run", "q", "-m", "openai/mock-model", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "still here"
+    assert "could not be sent to http://127.0.0.1:9/v1/traces" in proc.stderr
+    assert "Traceback" not in proc.stderr and "Transient error" not in proc.stderr
