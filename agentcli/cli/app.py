@@ -425,6 +425,8 @@ def chat(
     option: list[str] | None = option_opt("--option", "-o"),
     system: str | None = system_opt("--system"),
     prompt: str | None = PROMPT_OPT,
+    otel: bool | None = typer.Option(
+        None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     with errors_to_exit():
@@ -435,7 +437,8 @@ def chat(
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
                  "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
                  "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
+                 "tools_module": tools_module, "otel": otel,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         from agentcli.cli.mcp_cmd import ask_project_trust
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -128,6 +129,11 @@ class ChatRepl:
                                    visible=lambda: self.settings.verbose)
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.conversation: Conversation | None = None
+        from agentcli.cli.observe import Observers
+        from agentcli.otel_export import otel_wanted
+
+        self.observers = Observers(stats=False, trace=None, env=os.environ,
+                                   otel=otel_wanted(settings.otel, os.environ))
         self.rebuild()
         self.open_session(session)
 
@@ -176,7 +182,8 @@ class ChatRepl:
                 self.conversation.attach_model(llm)
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
-                                       callbacks=[self.spinner, self.printer, self.trace])
+                                       callbacks=[self.spinner, self.printer, self.trace,
+                                                  *self.observers.handlers])
         report_tool_warnings(self.console)
         if self.conversation is not None:
             self.conversation.uses_memory = self.uses_memory
@@ -361,6 +368,7 @@ class ChatRepl:
         if self._runner is not None:
             with contextlib.suppress(Exception):
                 self._runner.close()
+        self.observers.close(self.console)  # the last turn's spans go out
         self.store.close()
 
 

@@ -226,3 +226,31 @@ def test_an_unreachable_collector_costs_a_warning_line_not_the_answer(
     assert proc.stdout.strip() == "still here"
     assert "could not be sent to http://127.0.0.1:9/v1/traces" in proc.stderr
     assert "Traceback" not in proc.stderr and "Transient error" not in proc.stderr
+
+
+def test_chat_sends_one_trace_per_turn_and_batch_one_per_task(
+    mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
+) -> None:
+    env = otel_env(mock_server, receiver, tmp_path)
+    for reply in ("Final Answer: one", "Final Answer: two"):
+        mock_server.add_reply(reply)
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "OTEL_"))}
+    chat = subprocess.run([sys.executable, "-m", "agentcli", "chat", "-m", "openai/mock-model",
+                           "--no-stream", "--db", str(tmp_path / "c.db")], capture_output=True,
+                          text=True, env={**full, **env}, input="first\nsecond\n", timeout=120)
+    assert chat.returncode == 0, chat.stderr
+    turns = [s for s in receiver.spans if s.name == "invoke_agent"]
+    assert len(turns) == 2 and len({s.trace_id for s in turns}) == 2
+    assert all(s.parent_id == "" for s in turns)
+    batch_in = tmp_path / "in.jsonl"
+    batch_in.write_text('{"id": "a", "input": "q1"}\n{"id": "b", "input": "q2"}\n')
+    for reply in ("Final Answer: x", "Final Answer: y"):
+        mock_server.add_reply(reply)
+    proc = agent("batch", str(batch_in), "-o", str(tmp_path / "out.jsonl"), "-m",
+                 "openai/mock-model", "-j", "2", env=env)
+    assert proc.returncode == 0, proc.stderr
+    runs = [s for s in receiver.spans if s.name == "invoke_agent"][2:]
+    assert len(runs) == 2 and len({s.trace_id for s in runs}) == 2  # one trace per task
+    for run in runs:
+        chats = [s for s in receiver.spans if s.parent_id == run.span_id]
+        assert [s.name for s in chats] == ["chat mock-model"]  # each task's own request
