@@ -21,6 +21,7 @@ Needs only ``opentelemetry-api``; where the spans go is the tracer provider's bu
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import threading
@@ -53,6 +54,7 @@ class _Open:
     span: trace.Span
     token: object | None = None
     owner: object | None = None  # the task (or thread) whose context holds the span
+    seq: int = 0  # attach order
 
 
 @dataclass
@@ -63,6 +65,9 @@ class _RunSpans:
     chats: dict[str | None, list[_Open]] = field(default_factory=dict)  # by parent call
     tools: dict[str, _Open] = field(default_factory=dict)  # by call id (or tool name)
     errors: dict[str, str] = field(default_factory=dict)  # call key -> error.type
+
+
+_ORDER = itertools.count()
 
 
 def _owner() -> object:
@@ -106,7 +111,7 @@ class OtelHandler(BaseCallbackHandler):
             handler = getattr(self, f"_on_{event.kind}", None)
             if handler is not None:
                 handler(run, event)
-            if event.kind == "end":
+            if event.kind in ("end", "error"):  # a failed run raises: no End follows
                 self._runs.pop(run_id, None)
 
     def _start(self, run_id: str, name: str, parent: Any, inputs: dict[str, Any]) -> None:
@@ -116,6 +121,8 @@ class OtelHandler(BaseCallbackHandler):
             attrs["gen_ai.agent.name"] = name
         outer = self._runs.get(str(parent)) if parent else None
         ctx = trace.set_span_in_context(outer.agent.span) if outer is not None else None
+        if ctx is None and getattr(trace.get_current_span(), "end_time", None) is not None:
+            ctx = otel_context.Context()  # an ended span left current (a cut-off call)
         span = self._tracer.start_span(f"invoke_agent {name}".strip(), context=ctx,
                                        kind=trace.SpanKind.INTERNAL, attributes=attrs)
         if self._capture and "input" in inputs:
@@ -183,6 +190,7 @@ class OtelHandler(BaseCallbackHandler):
 
     def _on_error(self, run: _RunSpans, event: Any) -> None:
         self._fail(run.agent.span, type(event.error).__name__, str(event.error))
+        self._close(run)
 
     def _on_end(self, run: _RunSpans, event: Any) -> None:
         result = event.result
@@ -190,9 +198,18 @@ class OtelHandler(BaseCallbackHandler):
         span.set_attribute("gen_ai.usage.input_tokens", result.usage.prompt_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", result.usage.completion_tokens)
         span.set_attribute("agentcli.stop_reason", str(result.stop_reason))
-        for opened in [*run.tools.values(), *(o for c in run.chats.values() for o in c)]:
+        self._close(run)
+
+    def _close(self, run: _RunSpans) -> None:
+        """End the run's span and any span the run ended around."""
+        left = sorted([*run.tools.values(), *(o for c in run.chats.values() for o in c)],
+                      key=lambda o: o.seq)
+        here = [o for o in left if o.token is not None and o.owner is _owner()]
+        if here:  # restore this task's context as it was before the oldest of them
+            otel_context.detach(here[0].token)  # type: ignore[arg-type]
+        for opened in left:
             self._fail(opened.span, "interrupted", None)  # the run ended around them
-            self._leave(opened)
+            opened.span.end()
         self._leave(run.agent)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -215,7 +232,7 @@ class OtelHandler(BaseCallbackHandler):
     def _enter(span: trace.Span) -> _Open:
         """Make ``span`` the current context of the task (or thread) emitting this event."""
         token = otel_context.attach(trace.set_span_in_context(span))
-        return _Open(span, token, _owner())
+        return _Open(span, token, _owner(), next(_ORDER))
 
     @staticmethod
     def _leave(opened: _Open) -> None:

@@ -254,3 +254,47 @@ def test_chat_sends_one_trace_per_turn_and_batch_one_per_task(
     for run in runs:
         chats = [s for s in receiver.spans if s.parent_id == run.span_id]
         assert [s.name for s in chats] == ["chat mock-model"]  # each task's own request
+
+
+def _blob(tool_name: str) -> str:
+    payload = json.dumps({"action": tool_name, "action_input": "x"})
+    return f"Thought: go\nAction:\n```\n{payload}\n```\n"
+
+
+def test_failing_and_unknown_tools_and_a_failed_request_carry_error_type() -> None:
+    from opentelemetry import trace
+
+    from agentcli import tool
+    from agentcli.agents import initialize_agent
+    from agentcli.callbacks.otel import OtelHandler
+    from agentcli.errors import ProviderError
+    from agentcli.models.fake import FakeChatModel
+
+    @tool
+    def boom(text: str) -> str:
+        """Always fails."""
+        raise RuntimeError("kaput")
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    handler = OtelHandler(provider, env={})
+    llm = FakeChatModel([_blob("boom"), _blob("nope"), "Final Answer: ok"])
+    ex = initialize_agent([boom], llm, callbacks=[handler])
+    assert ex.invoke({"input": "q"})["output"] == "ok"
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    failed = spans["execute_tool boom"]
+    assert failed.attributes["error.type"] == "RuntimeError"
+    assert failed.attributes["agentcli.tool.status"] == "error"
+    assert failed.status.status_code == trace.StatusCode.ERROR
+    assert spans["execute_tool nope"].attributes["error.type"] == "invalid"
+    assert not trace.get_current_span().get_span_context().is_valid  # nothing left current
+
+    exporter.clear()
+    broken = FakeChatModel([ProviderError("HTTP 500 from the provider", status=500)])
+    with pytest.raises(ProviderError):
+        initialize_agent([boom], broken, callbacks=[handler]).invoke({"input": "q"})
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    assert spans["chat fake"].attributes["error.type"] == "ProviderError"
+    assert spans["invoke_agent"].attributes["error.type"] == "ProviderError"
+    assert spans["invoke_agent"].status.status_code == trace.StatusCode.ERROR
