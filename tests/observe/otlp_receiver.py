@@ -101,9 +101,9 @@ class OtlpReceiver:
 
 
 def draw(span: ReceivedSpan, depth: int = 0, keys: tuple[str, ...] = ()) -> list[str]:
-    """The tree as indented lines: name [scope] and chosen attributes."""
+    """The tree as indented lines: name [service] and chosen attributes."""
     shown = {k: span.attributes[k] for k in keys if k in span.attributes}
-    line = "  " * depth + f"{span.name}  [{span.scope}]" + (f" {shown}" if shown else "")
+    line = "  " * depth + f"{span.name}  [{span.service}]" + (f" {shown}" if shown else "")
     out = [line]
     for child in span.children:
         out += draw(child, depth + 1, keys)

@@ -59,6 +59,21 @@ def otel_env(mock_server: Any, receiver: OtlpReceiver, tmp_path: Path) -> dict[s
             "AGENT_DB": str(tmp_path / "a.db")}
 
 
+TRACED_SERVER = """
+import os, runpy
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+provider = TracerProvider(resource=Resource.create({"service.name": "echo-mcp-server"}))
+provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=os.environ["SPANS_TO"])))
+trace.set_tracer_provider(provider)  # a span is sent before its reply (SimpleSpanProcessor)
+runpy.run_path(os.environ["ECHO_SERVER"], run_name="__main__")
+"""
+
+
 def only(spans: list[ReceivedSpan], name: str) -> ReceivedSpan:
     found = [s for s in spans if s.name == name]
     assert len(found) == 1, [s.name for s in spans]
@@ -68,9 +83,13 @@ def only(spans: list[ReceivedSpan], name: str) -> ReceivedSpan:
 def test_agent_run_sends_the_genai_span_tree_with_mcp_spans_under_the_tool(
     mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
 ) -> None:
+    # the SDK-written echo server, exporting its own spans to the same receiver
+    server = tmp_path / "traced_server.py"
+    server.write_text(TRACED_SERVER)
     config = tmp_path / "mcp.yaml"
     config.write_text(json.dumps({"mcp_servers": {"ev": {
-        "command": sys.executable, "args": [ECHO_SERVER], "trusted": True}}}))
+        "command": sys.executable, "args": [str(server)], "trusted": True,
+        "env": {"SPANS_TO": receiver.endpoint + "/v1/traces", "ECHO_SERVER": ECHO_SERVER}}}}))
     # two MCP calls in one reply: they run concurrently, each in its own task
     mock_server.add_reply("", tool_calls=[
         {"id": "call_e", "name": "ev__echo", "arguments": {"text": "hi"}},
@@ -87,6 +106,7 @@ def test_agent_run_sends_the_genai_span_tree_with_mcp_spans_under_the_tool(
     assert len(agent_roots) == 1
     (run,) = agent_roots
     assert run.name == "invoke_agent" and run.service == "agent-test"
+    assert run.trace_id not in {r.trace_id for r in roots if r is not run}
     assert run.attributes["gen_ai.operation.name"] == "invoke_agent"
     assert run.attributes["gen_ai.usage.input_tokens"] > 0
     names = [c.name for c in run.children]
@@ -108,8 +128,13 @@ def test_agent_run_sends_the_genai_span_tree_with_mcp_spans_under_the_tool(
         assert tool.attributes["agentcli.tool.status"] == "ok"
         # the MCP SDK's own span of this call nests under this tool's span (the current one)
         assert [c.name for c in tool.children] == [f"MCP send tools/call {tool_name}"]
-        assert tool.children[0].scope == "mcp-python-sdk"
-        assert tool.children[0].trace_id == run.trace_id
+        send = tool.children[0]
+        assert send.scope == "mcp-python-sdk" and send.service == "agent-test"
+        assert send.trace_id == run.trace_id
+        # ... and the server, given the context in _meta, answered in the same trace
+        assert [(c.name, c.service) for c in send.children] == [
+            (f"tools/call {tool_name}", "echo-mcp-server")]
+        assert send.children[0].attributes["gen_ai.tool.name"] == tool_name
     # no prompt, reply or tool text unless asked for
     everything = json.dumps([s.attributes for s in receiver.spans])
     assert "say hi" not in everything and "echo: hi" not in everything
