@@ -146,7 +146,8 @@ def test_a_tools_model_call_nests_under_its_tool_span(
 ) -> None:
     for reply in (CALC, EXPRESSION, FINAL):
         mock_server.add_reply(reply)
-    proc = agent("run", "What is a quarter of three hundred?", "-m", "openai/mock-model",
+    proc = agent("run", "What is a quarter of three hundred? (key sk-test-secret-0123456789)",
+                 "-m", "openai/mock-model",
                  "-t", "llm-math", "-a", "chat-zero-shot-react-description",
                  env={**otel_env(mock_server, receiver, tmp_path),
                       "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"})
@@ -162,7 +163,8 @@ def test_a_tools_model_call_nests_under_its_tool_span(
     everything = json.dumps([s.attributes for s in receiver.spans])
     assert "quarter of three hundred" in run.children[0].attributes["gen_ai.input.messages"]
     assert "75" in tool.attributes["gen_ai.tool.call.result"]
-    assert "sk-test-secret-0123456789" not in everything
+    assert "sk-test-secret-0123456789" not in everything  # the question held it: redacted
+    assert "(key ***)" in run.children[0].attributes["gen_ai.input.messages"]
 
 
 def test_otel_flag_without_an_endpoint_variable_and_sdk_disabled(
