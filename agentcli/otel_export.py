@@ -48,7 +48,8 @@ def traces_endpoint(env: Mapping[str, str]) -> str:
 class OtelExport:
     """A tracer provider exporting over OTLP/HTTP; :meth:`close` flushes it."""
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    def __init__(self, env: Mapping[str, str],
+                 request_options: Mapping[str, Any] | None = None) -> None:
         protocol = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
                     or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "http/protobuf").strip()
         if protocol != "http/protobuf":
@@ -74,7 +75,7 @@ class OtelExport:
         self.provider.add_span_processor(BatchSpanProcessor(self._exporter))  # type: ignore[arg-type]
         if type(trace.get_tracer_provider()).__name__ == "ProxyTracerProvider":
             trace.set_tracer_provider(self.provider)  # libraries' spans go out with ours
-        self.handler = OtelHandler(self.provider, env=env)
+        self.handler = OtelHandler(self.provider, env=env, request_options=request_options)
 
     def close(self) -> str | None:
         """Send every span still queued, then stop; a warning line when some were lost."""

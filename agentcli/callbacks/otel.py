@@ -87,8 +87,11 @@ class OtelHandler(BaseCallbackHandler):
     """Emits ``invoke_agent`` / ``chat`` / ``execute_tool`` spans for every run it observes."""
 
     def __init__(self, tracer_provider: Any = None, *, env: Mapping[str, str] | None = None,
-                 capture_content: bool | None = None) -> None:
+                 capture_content: bool | None = None,
+                 request_options: Mapping[str, Any] | None = None) -> None:
         self._env = dict(os.environ if env is None else env)
+        # the options the model object adds to every request (temperature...): not in events
+        self._options = dict(request_options or {})
         self._tracer = trace.get_tracer("agentcli", tracer_provider=tracer_provider)
         if capture_content is None:
             capture_content = self._env.get(CAPTURE_ENV, "").strip().lower() == "true"
@@ -250,8 +253,9 @@ class OtelHandler(BaseCallbackHandler):
 
     def _request_attrs(self, request: ChatRequest) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
+        options = {**self._options, **request.options}
         for key, name in _OPTIONS.items():
-            value = request.options.get(key)
+            value = options.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 attrs[f"gen_ai.request.{name}"] = value
         if request.stop:

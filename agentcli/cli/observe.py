@@ -18,7 +18,8 @@ class Observers:
     prints."""
 
     def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
-                 prices: str | None = None, otel: bool = False) -> None:
+                 prices: str | None = None, otel: bool = False,
+                 model_options: Mapping[str, Any] | None = None) -> None:
         from agentcli.pricing import load_prices
 
         self.metrics = MetricsHandler(load_prices(prices)) if stats else None
@@ -26,7 +27,7 @@ class Observers:
         if otel:  # opentelemetry is imported only here
             from agentcli.otel_export import OtelExport
 
-            self.otel = OtelExport(env)
+            self.otel = OtelExport(env, model_options)
         self.trace: Any = None
         if trace is not None:
             from agentcli.callbacks.trace import TraceHandler

@@ -130,10 +130,12 @@ class ChatRepl:
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.conversation: Conversation | None = None
         from agentcli.cli.observe import Observers
+        from agentcli.cli.running import sent_options
         from agentcli.otel_export import otel_wanted
 
         self.observers = Observers(stats=False, trace=None, env=os.environ,
-                                   otel=otel_wanted(settings.otel, os.environ))
+                                   otel=otel_wanted(settings.otel, os.environ),
+                                   model_options=sent_options(settings))
         self.rebuild()
         self.open_session(session)
 

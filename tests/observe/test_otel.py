@@ -29,6 +29,7 @@ CALC = '{"action": "Calculator", "action_input": "a quarter of three hundred"}'
 EXPRESSION = "```text\n300 * 0.25\n```"
 FINAL = '{"action": "Final Answer", "action_input": "75"}'
 KEYS = ("gen_ai.operation.name", "gen_ai.request.model", "gen_ai.provider.name",
+        "gen_ai.request.temperature",
         "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.usage.input_tokens",
         "gen_ai.usage.output_tokens", "gen_ai.response.finish_reasons", "agentcli.tool.status",
         "error.type")
@@ -120,6 +121,7 @@ def test_agent_run_sends_the_genai_span_tree_with_mcp_spans_under_the_tool(
     assert chat.attributes["gen_ai.usage.input_tokens"] > 0
     assert chat.attributes["gen_ai.usage.output_tokens"] > 0
     assert chat.attributes["gen_ai.response.finish_reasons"] == ["tool_calls"]
+    assert chat.attributes["gen_ai.request.temperature"] == 0.0  # the model's own option
     for tool_name, call_id in (("echo", "call_e"), ("shout", "call_s")):
         tool = only(run.children, f"execute_tool ev.{tool_name}")
         assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
