@@ -119,7 +119,7 @@ class OtelHandler(BaseCallbackHandler):
 
     def _start(self, run_id: str, name: str, parent: Any, inputs: dict[str, Any]) -> None:
         attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
-                                 "gen_ai.conversation.id": run_id}
+                                 "agentcli.run_id": run_id}
         if name:
             attrs["gen_ai.agent.name"] = name
         outer = self._runs.get(str(parent)) if parent else None
