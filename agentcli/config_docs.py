@@ -37,6 +37,9 @@ OTHER_VARIABLES: dict[str, str] = {
     "OTEL_SDK_DISABLED": "true: no OpenTelemetry export, whatever else says",
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT":
         "true: spans carry prompts, replies and tool text (redacted)",
+    "AGENT_TRUST_PROJECT_MCP": "1: trust the working directory's .mcp.json for this process",
+    "VISUAL": "the editor `agent templates edit` opens (else EDITOR)",
+    "EDITOR": "the editor `agent templates edit` opens when VISUAL is unset",
 }
 DIRECTORY_VARIABLES: dict[str, str] = {
     "XDG_CONFIG_HOME": "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)",

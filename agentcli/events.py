@@ -256,6 +256,12 @@ def notifying(emit: Callable[[RunEvent], None]) -> Iterator[None]:
         _emitter.reset(token)
 
 
+def current_emitter() -> Callable[[RunEvent], None] | None:
+    """The emitter of the run in progress, for a callback that will fire in another task
+    (an MCP server's progress notifications)."""
+    return _emitter.get()
+
+
 def notify(topic: str, text: str, **data: Any) -> None:
     """Emit a :class:`Notice` to the run in progress (a no-op outside one)."""
     emit = _emitter.get()

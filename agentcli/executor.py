@@ -37,6 +37,7 @@ from agentcli.events import (
     End,
     Finish,
     Limit,
+    Notice,
     Observation,
     ParseError,
     RunEvent,
@@ -120,6 +121,7 @@ class AgentExecutor:
         tags: Sequence[str] = (),
         metadata: Mapping[str, Any] | None = None,
         callback_manager: CallbackManager | None = None,
+        tool_refresh: Callable[[], list[Tool] | None] | None = None,
     ) -> None:
         if early_stopping_method not in ("force", "generate", "auto"):
             raise ValueError(
@@ -159,6 +161,9 @@ class AgentExecutor:
         self.schema = StateSchema.of(state_schema)
         self.response_format = response_format
         self.user_middleware = list(middleware)
+        # asked before each model request: a new tool list when a source changed (an MCP
+        # server's tools/list_changed), else None
+        self.tool_refresh = tool_refresh
         self._check_injections()
 
     @property
@@ -192,7 +197,9 @@ class AgentExecutor:
             raise AgentCliError("the run needs an 'input' (the question)")
         values = self.schema.accept(data)
         if "input" in values:
-            values["messages"] = [*values.get("messages", []), user(str(values["input"]))]
+            question = values["input"]  # a ContentText keeps its attachments
+            values["messages"] = [*values.get("messages", []),
+                                  user(question if isinstance(question, str) else str(question))]
         values.setdefault("messages", [])
         manager = ensure_manager([*self.callbacks, *conf.callbacks])
         info = RunInfo(manager.run_id)
@@ -288,6 +295,7 @@ class AgentExecutor:
             if not (yield from self._asks(run, middleware)):
                 reason = "max_execution_time"
                 break
+            yield from self._refresh_tools()
             result = yield CallModel(self.agent.request(self._view(run)))
             if result is EXPIRED:
                 reason = "max_execution_time"
@@ -341,6 +349,21 @@ class AgentExecutor:
             if ended is not None:
                 return ended
         return (yield from self._stop(run, reason or "max_iterations"))
+
+    def _refresh_tools(self) -> Generator[Effect, Any, None]:
+        """Offer the tools a live source changed since the last request (and say so)."""
+        fresh = self.tool_refresh() if self.tool_refresh is not None else None
+        if fresh is None:
+            return
+        before = {t.name for t in self.tools}
+        self.tools, self.tool_map = list(fresh), tool_lookup(fresh)
+        self.agent = self.agent.with_tools(self.tools)
+        added = sorted({t.name for t in fresh} - before)
+        gone = sorted(before - {t.name for t in fresh})
+        words = "; ".join(part for part in (f"new: {', '.join(added)}" if added else "",
+                                            f"gone: {', '.join(gone)}" if gone else "") if part)
+        yield Notice("tools_changed", f"The tools changed ({words or 'descriptions'}).",
+                     {"added": added, "removed": gone})
 
     def _asks(
         self, run: Run, middleware: Sequence[AgentMiddleware]

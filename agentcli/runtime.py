@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.config import Settings
-from agentcli.errors import ConfigError
+from agentcli.errors import AgentCliError, ConfigError
 from agentcli.models.base import BaseChatModel
 
 if TYPE_CHECKING:
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from agentcli.middleware import Approver
     from agentcli.pricing import PriceTable
     from agentcli.state import StateSchema
+    from agentcli.tools.base import Tool
 
 
 def build_model(
@@ -161,7 +162,36 @@ def build_executor(
         stall_limit=settings.stall_limit,
         state_schema=state_schema(settings),
         response_format=fmt,
+        tool_refresh=live_tools(settings, llm, tool_extras) if any(
+            t.source == "MCP" for t in tools) else None,
     )
+
+
+def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str, Any] | None
+               ) -> Callable[[], list[Tool] | None]:
+    """The run's tools again, through the same loading path, when an MCP server's tool list
+    changed (``tools/list_changed``); None while nothing changed. A changed list that cannot
+    load (a new dangerous tool not allowed) keeps the old one and says why."""
+    from agentcli.mcp.pool import settle, tools_version
+    from agentcli.tools.resolve import load_configured_tools
+
+    seen = [tools_version()]
+
+    def refresh() -> list[Tool] | None:
+        now = tools_version()
+        if now == seen[0]:
+            return None
+        seen[0] = now
+        settle()
+        try:
+            return load_configured_tools(settings, llm, tool_extras)
+        except AgentCliError as err:
+            from agentcli.events import notify
+
+            notify("tools_changed", f"The tools changed, but the new list did not load: {err}")
+            return None
+
+    return refresh
 
 
 def state_schema(settings: Settings) -> StateSchema:

@@ -187,8 +187,8 @@ def system(content: str) -> Message:
 
 
 def user(content: str) -> Message:
-    """A user (human) message."""
-    return Message("user", content)
+    """A user (human) message; a :class:`ContentText` brings its media parts (attachments)."""
+    return Message("user", str(content), parts=media_parts(content))
 
 
 def assistant(content: str, tool_calls: tuple[ToolCall, ...] = ()) -> Message:

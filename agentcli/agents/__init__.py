@@ -92,6 +92,7 @@ def build_agent(
     if parser is not None:
         built.parser = parser  # type: ignore[attr-defined]
     built.llm = llm  # AgentExecutor(agent=..., tools=...) runs it with this model
+    built.rebuild = lambda fresh: build_agent(agent, fresh, llm, **agent_kwargs)  # type: ignore[attr-defined]
     return built
 
 

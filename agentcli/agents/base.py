@@ -96,11 +96,25 @@ class Agent(ABC):
         return PromptTemplate.from_template(render(
             text, tools=tool_lines(tools), tool_names=", ".join(t.name for t in tools)))
 
+    def with_tools(self, tools: Sequence[Tool]) -> Agent:
+        """The same agent over other tools (its prompt rebuilt by the factory that made it)."""
+        rebuild = getattr(self, "rebuild", None)
+        if rebuild is not None:
+            fresh: Agent = rebuild(tools)
+            return fresh
+        import copy
+
+        clone = copy.copy(self)
+        clone.tools = list(tools)
+        return clone
+
     def question(self, inputs: Mapping[str, Any]) -> str:
         """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
         from agentcli.agents.prompt_parts import human_text
 
-        return human_text(self.templates, str(inputs["input"]))
+        question = inputs["input"]
+        return human_text(self.templates, question if isinstance(question, str) else
+                          str(question))
 
     @property
     def allowed_tools(self) -> list[str]:

@@ -76,10 +76,14 @@ def take_parts(agent_type: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def human_text(templates: Mapping[str, str], question: str) -> str:
-    """The first user message: the question in the ``human_message`` template, if any."""
+    """The first user message: the question in the ``human_message`` template, if any (a
+    :class:`~agentcli.schema.ContentText` question keeps its attachments)."""
     from agentcli.agents.prompts import render
+    from agentcli.schema import ContentText, media_parts
 
     template = templates.get("human_message")
     if template is None:
         return question
-    return render(template, input=question, agent_scratchpad="").strip()
+    text = render(template, input=str(question), agent_scratchpad="").strip()
+    parts = media_parts(question)
+    return ContentText(text, parts) if parts else text

@@ -13,7 +13,7 @@ from agentcli.agents.base import (
 )
 from agentcli.agents.parsers import ReActOutputParser
 from agentcli.agents.prompts import render
-from agentcli.schema import AgentStep, Message, user
+from agentcli.schema import AgentStep, ContentText, Message, media_parts, user
 from agentcli.tools.base import Tool
 
 
@@ -44,4 +44,5 @@ class ReActAgent(TextAgent):
         pad = scratchpad(steps, starts_after_thought=True)
         if final:
             pad += " " + final_instruction()
-        return [user(render(self.template, input=str(inputs["input"]), agent_scratchpad=pad))]
+        prompt = render(self.template, input=str(inputs["input"]), agent_scratchpad=pad)
+        return [user(ContentText(prompt, media_parts(inputs["input"])))]  # with attachments

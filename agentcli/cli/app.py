@@ -151,15 +151,10 @@ def _env() -> dict[str, str]:
     return apply_stored_keys(dict(os.environ))
 
 
-def _read_question(question: str, *, use_stdin: bool = True) -> str:
-    from agentcli.cli.question import read_question
-
-    return read_question(question, sys.stdin if use_stdin else None)
-
-
 @app.command(cls=RunCommand)
 def run(
-    question: str = typer.Argument(..., help="The question, or - to read it from stdin."),
+    question: str | None = typer.Argument(
+        None, help="The question, or - to read it from stdin (optional with --template)."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
     agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
     tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
@@ -225,9 +220,27 @@ def run(
         False, "--extract", "-x", help="Print only the first fenced code block of the answer."),
     extract_last: bool = typer.Option(
         False, "--extract-last", help="Print only the last fenced code block of the answer."),
+    template: str | None = typer.Option(
+        None, "--template", "-T",
+        help="Use a saved template (llm's -t; here -t is --tools). See agent templates list."),
+    param: list[str] | None = typer.Option(
+        None, "--param", "-p", metavar="KEY VALUE",
+        help="A template parameter: fills $KEY in the prompt and system text (repeatable)."),
+    attach: list[str] | None = typer.Option(
+        None, "--attach", "-A", help="An image (or wav/mp3) file or URL for a model that "
+        "reads them (repeatable; llm's -a, here -a is --agent)."),
+    fragment: list[str] | None = typer.Option(
+        None, "--fragment", "-f", help="Context before the question: a file, a glob, an "
+        "http(s) URL or - (stdin); repeatable; 1 MiB in all."),
+    save: str | None = typer.Option(
+        None, "--save", help="Save the prompt, --system, --model, -o, -t, -a, -p as template "
+        "NAME instead of running."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
+        if question is None and template is None and save is None:
+            raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is 2+2?" '
+                              "(or -T NAME for a saved template)")
         from agentcli.cli.running import execute
 
         env = _env()
@@ -242,6 +255,16 @@ def run(
             **model_flags(base_url, option, system, prompt),
             "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
         }
+        from agentcli.cli import template_flags
+
+        params = template_flags.param_values(param)
+        if save is not None:
+            path = template_flags.save_from_flags(save, question, flags, params)
+            typer.echo(f"saved template {save} in {path}", err=True)
+            raise typer.Exit(exit_codes.OK)
+        used = None
+        if template is not None:
+            used, flags = template_flags.with_template(template, flags, params)
         from agentcli.config import load_settings
 
         settings = load_settings(config, flags=flags, env=env)
@@ -251,7 +274,17 @@ def run(
         ask_project_trust(settings)
 
         extra = RunInputs.from_flags(state or [], state_file, schema)
-        code = execute(_read_question(question, use_stdin=not no_stdin), settings, env, yes=yes,
+        from agentcli.cli.compose import compose_question
+
+        text = compose_question(question, template=used, params=params,
+                                fragments=fragment or [], tool_settings=settings.tool_settings,
+                                read_stdin=not no_stdin)
+        if attach:
+            from agentcli.cli.attachments import attachment_parts
+            from agentcli.schema import ContentText
+
+            text = ContentText(text, attachment_parts(attach))
+        code = execute(text, settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
                        continue_last=continue_last, log=log,
@@ -465,9 +498,17 @@ app.add_typer(models_app, name="models")
 from agentcli.cli.aliases_cmd import aliases_app  # noqa: E402
 
 app.add_typer(aliases_app, name="aliases")
+from agentcli.cli.templates_cmd import templates_app  # noqa: E402
+
+app.add_typer(templates_app, name="templates")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
+
+app.command("plugins")(plugins)
+app.command("install")(install)
+app.command("uninstall")(uninstall)
 from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
 
 app.command("serve", cls=PairCommand)(serve)

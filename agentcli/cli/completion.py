@@ -115,6 +115,18 @@ def complete_runs(ctx: typer.Context, incomplete: str) -> list[str]:
     return _matching(_read(ctx, "SELECT id FROM runs ORDER BY id DESC LIMIT 30"), incomplete)
 
 
+def complete_templates(incomplete: str) -> list[str]:
+    """Saved run templates (``agent run --save``)."""
+    from agentcli.saved_templates import template_names
+
+    return _matching(template_names(), incomplete)
+
+
+def complete_aliases(incomplete: str) -> list[str]:
+    """The user's model aliases."""
+    return _matching(_aliases(), incomplete)
+
+
 def _choices(*values: str) -> Completer:
     def complete(incomplete: str) -> list[str]:
         return _matching(values, incomplete)
@@ -131,6 +143,7 @@ OPTION_COMPLETERS: dict[str, Completer] = {
     "--thread": complete_sessions,
     "--memory": _choices("auto", "none", "buffer", "window", "tokens", "summary"),
     "--early-stopping": _choices("force", "generate"),
+    "--template": complete_templates,
 }
 # Arguments complete by the group of their command: `agent tools show <TAB>` -> tool names.
 ARGUMENT_COMPLETERS: dict[str, Completer] = {
@@ -140,6 +153,8 @@ ARGUMENT_COMPLETERS: dict[str, Completer] = {
     "models": complete_models,
     "prompts": complete_agents,
     "completion": _choices(*SHELLS),
+    "templates": complete_templates,
+    "aliases": complete_aliases,
 }
 
 

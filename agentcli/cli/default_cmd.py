@@ -10,7 +10,6 @@ summary in ``agent --help`` instead of cutting it at the terminal's width.
 from __future__ import annotations
 
 import re
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,8 @@ def _typo_of(word: str, commands: list[str]) -> list[str]:
     """Command names ``word`` looks like a mistyping of (a single lowercase word only)."""
     if not _WORD.fullmatch(word):
         return []
+    from difflib import get_close_matches  # only for a first word that is no command
+
     return get_close_matches(word, commands, n=3, cutoff=0.75)
 
 
@@ -88,6 +89,8 @@ class RunCommand(PairCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         end = args.index("--") if "--" in args else len(args)
+        if ctx.resilient_parsing:  # the shell is completing a word: no errors
+            end = 0
         for at, arg in enumerate(args[:end]):
             if arg == "-c" and at + 1 < end:
                 value = args[at + 1]

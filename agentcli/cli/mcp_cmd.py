@@ -137,13 +137,19 @@ def mcp_resources(
     server: str = typer.Argument(..., help="The server name."),
     config: Path | None = _CONFIG, json_out: bool = _JSON,
 ) -> None:
-    """List a server's resources (starts the server)."""
+    """List a server's resources and resource templates (starts the server); read one with
+    `agent mcp read SERVER URI` (a template's {placeholders} filled in)."""
     from agentcli.cli.app import errors_to_exit
 
     with errors_to_exit():
-        items = _run(lambda c: c.list_resources(), _server(config, server))
+        conf = _server(config, server)
+        items = _run(lambda c: c.list_resources(), conf)
+        templates = _run(lambda c: c.list_resource_templates(), conf)
         rows = [{"uri": r.get("uri", ""), "mimeType": r.get("mimeType", ""),
                  "name": r.get("title") or r.get("name", "")} for r in items]
+        rows += [{"uri": t.get("uriTemplate", ""), "mimeType": t.get("mimeType", ""),
+                  "name": f"{t.get('title') or t.get('name', '')} (template)"}
+                 for t in templates]
         _table(rows, ("uri", "mimeType", "name"), json_out)
 
 

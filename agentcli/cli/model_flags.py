@@ -28,7 +28,7 @@ class PairCommand(TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
-            if param.name == "option":
+            if param.name in ("option", "param"):
                 param.nargs = 2  # each value is converted as text: (key, value) tuples
 
 

@@ -65,11 +65,13 @@ class TraceRenderer(BaseCallbackHandler):
         answer: Literal["full", "label", "none"] = "full",
         streamed: Callable[[], bool] = lambda: False,
         visible: Callable[[], bool] = lambda: True,
+        said_elsewhere: frozenset[str] = frozenset(),
     ) -> None:
         self.console = console
         self.answer = answer
         self.streamed = streamed
         self.visible = visible
+        self.said_elsewhere = said_elsewhere  # notice topics the caller reports itself
 
     def _line(self, label: str, body: str, style: str) -> None:
         text = Text()
@@ -90,7 +92,7 @@ class TraceRenderer(BaseCallbackHandler):
         elif isinstance(event, ev.ParseError):
             self._line("Could not parse the reply; told the model", event.step.observation,
                        STYLES["notice"])
-        elif isinstance(event, ev.Notice):
+        elif isinstance(event, ev.Notice) and event.topic not in self.said_elsewhere:
             self.console.print(Text(display(event.text), style=STYLES["notice"]))
         elif isinstance(event, ev.Limit):
             self.console.print(Text(f"Stopped: {stop_words(event.reason)}.",

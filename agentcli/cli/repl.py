@@ -126,7 +126,8 @@ class ChatRepl:
         self.spinner = ThinkingSpinner(self.console, tokens_visible=self.printer.visible)
         self.trace = TraceRenderer(self.console, answer="none",
                                    streamed=lambda: self.printer.streamed,
-                                   visible=lambda: self.settings.verbose)
+                                   visible=lambda: self.settings.verbose,
+                                   said_elsewhere=frozenset({"interrupted"}))  # one line
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.conversation: Conversation | None = None
         from agentcli.cli.observe import Observers

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from agentcli.textsafe import safe_json, safe_text
+from agentcli.textsafe import safe_json, safe_line, safe_text
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
 _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
@@ -104,7 +104,12 @@ def sessions_export(
         if output is None:
             typer.echo(text if json_out else safe_text(text))
         else:
-            output.write_text(text + "\n", encoding="utf-8")
+            from agentcli.files import write_atomic
+
+            write_atomic(output, text + "\n")
+            typer.echo(f"wrote session {safe_line(name)} ({len(turns)} turns, "
+                       f"{'JSON' if json_out else 'Markdown'}) to {safe_line(str(output))}",
+                       err=True)
 
 
 @sessions_app.command("rm")

@@ -28,6 +28,8 @@ from agentcli.mcp.transports import open_transport
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
 MAX_ITEMS = 10_000  # items of one list, across its pages
+RECONNECT_ATTEMPTS = 5  # starts tried when a server is gone (as Claude Code documents)
+RECONNECT_DELAY = 0.25  # seconds before the second attempt; doubled before each next one
 T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None
@@ -91,6 +93,7 @@ class ServerConnection:
         self._lock: asyncio.Lock | None = None
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
+        self.version = 0  # bumped when the server's tool list changes while it runs
 
     @property
     def alive(self) -> bool:
@@ -181,13 +184,22 @@ class ServerConnection:
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.version += 1  # seen now, before the result of the call that caused it
             self._refresh = asyncio.create_task(self._refresh_tools())
 
+    async def settled(self, timeout: float) -> None:
+        """Wait (up to ``timeout``) for a tool-list refresh in flight to finish."""
+        task = self._refresh
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception, asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+
     async def _refresh_tools(self) -> None:
+        """The server changed its tools: the running agent is offered the new list (see
+        :func:`agentcli.mcp.pool.tools_version`). The disk cache keeps the list the server
+        starts with: a tool added during one session is not one a fresh server has."""
         with contextlib.suppress(Exception):  # a failed refresh keeps the old list
-            tools = await self._list_tools()
-            save_tools(self.conf, tools)  # cache first: a new list in memory implies it is saved
-            self.tools = tools
+            self.tools = await self._list_tools()
 
     async def _pages(self, what: str, fetch: Callable[[Any], Awaitable[Any]],
                      items: Callable[[Any], list[Any]]) -> list[Any]:
@@ -229,40 +241,91 @@ class ServerConnection:
             seen.add(info.name)
         return infos
 
-    async def _ensure(self) -> None:
-        """Reconnect once if the server died since the last call."""
-        if self.alive:
+    async def _ensure(self, *, lost: bool = False) -> None:
+        """Reconnect if the server died since the last call (or ``lost`` its session): up to
+        :data:`RECONNECT_ATTEMPTS` starts with exponential backoff from
+        :data:`RECONNECT_DELAY`, so a server restarting for a moment is waited for."""
+        if self.alive and not lost:
             return
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self.alive:
+            if self.alive and not lost:
                 return
-            await self.close()
-            try:
-                await self.start()
-            except ToolLoadError as err:
-                raise ToolInputError(f"{err} (tried to reconnect once)") from None
+            delay, waited, tries = RECONNECT_DELAY, 0.0, 0
+            while True:
+                await self.close()
+                tries += 1
+                try:
+                    await self.start()
+                    return
+                except ToolLoadError as err:
+                    if tries == RECONNECT_ATTEMPTS or "not trusted" in str(err):
+                        raise ToolInputError(f"{err} (tried to reconnect {tries} time(s) "
+                                             f"over {waited:.1f}s)") from None
+                await asyncio.sleep(delay)
+                waited, delay = waited + delay, delay * 2
+
+    def _session_lost(self, err: BaseException) -> bool:
+        """A Streamable HTTP server that restarted answers 404 for our session: the spec says
+        to start a new session (re-initialize) and send the request again."""
+        text = str(err).lower()
+        return self.conf.transport == "http" and "session" in text and (
+            "not found" in text or "terminated" in text)
+
+    def _not_reached(self, err: BaseException) -> bool:
+        """An HTTP server went away under the request (it is down or restarting): reconnect
+        and send it again. (A stdio server that died is restarted by the next call instead.)"""
+        if self.conf.transport == "stdio":
+            return False
+        text = describe_error(err).lower()
+        return _code(err) == _CONNECTION_CLOSED or not self.alive or (
+            "connect" in text and ("refused" in text or "failed" in text))
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()
         try:
             return await make()
         except Exception as err:
-            if _code(err) == _REQUEST_TIMEOUT:
-                raise ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
-                                     "(call_timeout); the server was told to cancel it") from None
-            if _code(err) == _CONNECTION_CLOSED or not self.alive:
-                raise ToolInputError(clean(
-                    f"MCP server {self.conf.name!r} closed the connection during {label}"
-                    f"{self._stderr_tail()}; the next call restarts it")) from None
-            raise ToolInputError(clean(f"{label} failed: {describe_error(err)}")) from None
+            if self._session_lost(err) or self._not_reached(err):
+                await self._ensure(lost=True)  # a new session, then the request once more
+                return await self._answer(label, make)
+            raise self._failure(label, err) from None
+
+    async def _answer(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await make()
+        except Exception as err:
+            raise self._failure(label, err) from None
+
+    def _failure(self, label: str, err: BaseException) -> ToolInputError:
+        """The observation for a failed request."""
+        if _code(err) == _REQUEST_TIMEOUT:
+            return ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
+                                  "(call_timeout); the server was told to cancel it")
+        if _code(err) == _CONNECTION_CLOSED or not self.alive:
+            return ToolInputError(clean(
+                f"MCP server {self.conf.name!r} closed the connection during {label}"
+                f"{self._stderr_tail()}; the next call restarts it"))
+        return ToolInputError(clean(f"{label} failed: {describe_error(err)}"))
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
         label = f"{self.conf.name}.{tool}"
+
+        from agentcli.events import Notice, current_emitter
+
+        emit = current_emitter()  # progress arrives in the session's reader task: bind it now
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if emit is not None:
+                of = f"/{total:g}" if total else ""
+                emit(Notice("progress", clean(f"{label}: {message or 'working'} ({done:g}{of})",
+                                              300), {"tool": label, "progress": done}))
+
         result = await self._request(label, lambda: self._session.call_tool(
-            tool, arguments, read_timeout_seconds=self.conf.call_timeout))
+            tool, arguments, read_timeout_seconds=self.conf.call_timeout,
+            progress_callback=progress))
         data = _dump(result)
         text = result_text(data)
         if data.get("isError"):
@@ -277,6 +340,21 @@ class ServerConnection:
 
         return [_dump(r) for r in await self._pages("resources", fetch,
                                                     lambda page: page.resources)]
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """The server's resource templates (``resources/templates/list``, all pages); none
+        when the server has no resources capability."""
+        caps = getattr(self._session, "server_capabilities", None) if self.alive else None
+        if caps is not None and getattr(caps, "resources", None) is None:
+            return []
+
+        async def fetch(params: Any) -> Any:
+            return await self._request(f"{self.conf.name} resources/templates/list",
+                                       partial(self._session.list_resource_templates,
+                                               params=params))
+
+        return [_dump(t) for t in await self._pages("resource templates", fetch,
+                                                    lambda page: page.resource_templates)]
 
     async def read_resource(self, uri: str) -> ContentText:
         """One resource's contents as text (binary as placeholders and content parts)."""

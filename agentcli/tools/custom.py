@@ -31,13 +31,15 @@ def _spec_for(obj: Tool | ToolSpec, source: str) -> ToolSpec:
                     danger_reason=obj.danger_reason, source=source)
 
 
-def _flatten(obj: Any) -> list[Tool | ToolSpec]:
+def flatten_plugin(obj: Any) -> list[Tool | ToolSpec]:
+    """The tools a plugin's entry point gives: a Tool, a ToolSpec, a list, or a function
+    returning them."""
     if isinstance(obj, (Tool, ToolSpec)):
         return [obj]
     if isinstance(obj, (list, tuple)):
-        return [x for item in obj for x in _flatten(item)]
+        return [x for item in obj for x in flatten_plugin(item)]
     if callable(obj):
-        return _flatten(obj())
+        return flatten_plugin(obj())
     raise TypeError(f"expected a Tool, a ToolSpec or a list of them, got {type(obj).__name__}")
 
 
@@ -63,7 +65,7 @@ def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
     names = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            for item in _flatten(ep.load()):
+            for item in flatten_plugin(ep.load()):
                 spec = _spec_for(item, "plugin")
                 register_tool(spec, replace=True)
                 names.append(spec.name)

@@ -158,7 +158,10 @@ def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
                                                what=f"{d['name']} command")
         except FileNotFoundError:
             raise ToolInputError(f"{d['name']}: program {argv[0]!r} not found") from None
-        out = cap_output((stdout + stderr).decode("utf-8", "replace"), 20_000)
+        text = (stdout + stderr).decode("utf-8", "replace")
+        # `echo hi` prints "hi\n": the observation is "hi", as a shell's $(...) would give.
+        text = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
+        out = cap_output(text, 20_000)
         return out if code == 0 else f"[exit status {code}]\n{out}"
 
     return Tool(d["name"], d.get("description") or f"Runs {d['argv'][0]}", func=run,

@@ -95,3 +95,16 @@ def test_completion_still_offers_command_names() -> None:
 
     words, _ = complete("agent se")
     assert {"serve", "sessions"} <= {w.split()[0] for w in words if w}
+
+
+def test_bare_dash_c_also_points_at_continue() -> None:
+    proc = cli("-c", "and double it?")
+    assert proc.returncode == 2
+    assert "-C (--continue)" in " ".join(proc.stderr.split())
+
+
+def test_completing_after_run_dash_c_prints_no_error() -> None:
+    from test_completion import complete
+
+    words, _ = complete("agent run -c notafile --ag")
+    assert words == ["--agent"]

@@ -253,12 +253,6 @@ def test_summary_memory_in_the_repl_and_toolbar(tmp_path: Path) -> None:
     assert len(repl.toolbar(40)) <= 40
 
 
-def test_chat_without_a_model_is_a_usage_error() -> None:
-    result = CliRunner().invoke(app, ["chat"])
-    assert result.exit_code == 2
-    assert "no model configured" in result.stderr
-
-
 def test_run_log_failure_is_a_warning_not_a_failed_run(tmp_path: Path, mock_server: Any) -> None:
     mock_server.add_reply("Final Answer: fine")
     env = {"OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-test",

@@ -1,0 +1,42 @@
+"""``--attach FILE|URL``: images (and audio) sent with the question to a model that reads
+them, as OpenAI-style content parts of the first user message (``llm -a``)."""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import ConfigError
+
+MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024  # one attachment; larger files are refused unread
+_AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_MAGIC = ((b"\x89PNG", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"),
+          (b"RIFF", "image/webp"))
+
+
+def attachment_parts(sources: list[str]) -> tuple[dict[str, Any], ...]:
+    """The content parts for ``--attach`` values: a URL is passed on, a file is inlined."""
+    return tuple(_part(src) for src in sources)
+
+
+def _part(src: str) -> dict[str, Any]:
+    if src.startswith(("http://", "https://")):
+        return {"type": "image_url", "image_url": {"url": src}}
+    path = Path(src).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"--attach {src}: no such file; give an image or audio file or a URL")
+    with path.open("rb") as fh:
+        data = fh.read(MAX_ATTACHMENT_BYTES + 1)
+    if len(data) > MAX_ATTACHMENT_BYTES:
+        raise ConfigError(f"--attach {src} is larger than 20 MiB; attach a smaller file")
+    mime = next((m for magic, m in _MAGIC if data.startswith(magic)), None) \
+        or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    encoded = base64.b64encode(data).decode("ascii")
+    if mime.startswith("image/"):
+        return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
+    if mime in _AUDIO:
+        return {"type": "input_audio", "input_audio": {"data": encoded, "format": _AUDIO[mime]}}
+    raise ConfigError(f"--attach {src} is {mime}: only images and audio (wav, mp3) are "
+                      "attached; give text as context with -f FILE")

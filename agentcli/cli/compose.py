@@ -1,0 +1,31 @@
+"""The text ``agent run`` asks: the question, a saved template, fragments and piped stdin.
+
+Fragments are read first (``-f -`` takes stdin, which is then not read again as piped text),
+then the question (with a template: its prompt filled in), then the fragments go before it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentcli.saved_templates import SavedTemplate
+
+
+def compose_question(question: str | None, *, template: SavedTemplate | None,
+                     params: dict[str, str], fragments: Sequence[str],
+                     tool_settings: Mapping[str, Any], read_stdin: bool) -> str:
+    """The run's question; every bad input is a one-line ConfigError."""
+    from agentcli.cli.fragments import read_fragments, with_fragments
+    from agentcli.cli.question import read_question
+
+    context = read_fragments(fragments, tool_settings) if fragments else []
+    read_stdin = read_stdin and "-" not in fragments
+    if template is not None:
+        from agentcli.cli.template_flags import template_question
+
+        text = template_question(template, question, params, use_stdin=read_stdin)
+    else:
+        text = read_question(question or "", sys.stdin if read_stdin else None)
+    return with_fragments(text, context)

@@ -1,0 +1,129 @@
+"""``-f/--fragment``: context for the question from files, globs, URLs or stdin (``llm -f``).
+
+Each fragment's text is put before the question under a ``[fragment: SOURCE]`` line. A
+fragment is ``-`` (stdin), an ``http(s)://`` URL, a glob (``src/*.py``, ``**`` recurses), or
+a file. Together they hold at most :data:`~agentcli.cli.question.MAX_STDIN_BYTES` (the limit
+on piped input) and :data:`MAX_FILES` files; binary data and non-UTF-8 text are refused. URLs
+go through the tools' HTTP guard (:mod:`agentcli.tools.net`): internal addresses, loopback
+included, are refused unless ``tool_settings: {allow_private_network: true}``.
+"""
+
+from __future__ import annotations
+
+import glob
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.cli.question import MAX_STDIN_BYTES, read_text
+from agentcli.errors import AgentCliError, ConfigError
+
+MAX_FILES = 100  # files one run may take as fragments (a glob matching more is refused)
+_GLOB_CHARS = frozenset("*?[")
+_FIX = "pass smaller files, or fewer (the limit is for all fragments together)"
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One piece of context: where it came from and its text."""
+
+    source: str
+    text: str
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _from_url(url: str, allow_private: bool, limit: int) -> Fragment:
+    from agentcli.tools.net import fetch
+
+    try:
+        response = fetch("GET", url, allow_private=allow_private, max_bytes=limit,
+                         headers={"User-Agent": "agentcli (fragment)"})
+    except AgentCliError as err:
+        raise ConfigError(f"fragment {url}: {err}") from None
+    if response.status >= 400:
+        raise ConfigError(f"fragment {url}: HTTP {response.status}; check the URL")
+    if response.truncated:
+        raise ConfigError(f"fragment {url} is larger than {limit // 1024} KiB; {_FIX}")
+    if "\0" in response.text:
+        raise ConfigError(f"fragment {url} is binary data, not text")
+    return Fragment(url, response.text)
+
+
+def _from_file(path: str, limit: int) -> Fragment:
+    from agentcli.files import read_small_text
+
+    text = read_small_text(path, "fragment", _FIX, limit=limit)
+    if "\0" in text:
+        raise ConfigError(f"fragment {path} is binary data (NUL bytes), not text")
+    return Fragment(path, text)
+
+
+def _too_much() -> ConfigError:
+    return ConfigError(f"fragments hold more than {MAX_STDIN_BYTES // 1024} KiB; {_FIX}")
+
+
+def _paths(pattern: str) -> list[str]:
+    found = sorted(p for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+    if not found:
+        raise ConfigError(f"fragment {pattern!r} matches no file; check the pattern "
+                          "(quote it so the shell does not expand it)")
+    return found
+
+
+def read_fragments(specs: Sequence[str], tool_settings: Mapping[str, Any],
+                   stdin: Any = None) -> list[Fragment]:
+    """Every fragment's text, in the order given; a bad one is a one-line usage error."""
+    from agentcli.tools.sandbox import bool_setting
+
+    allow_private = bool_setting(dict(tool_settings), "allow_private_network")
+    fragments: list[Fragment] = []
+    files = 0
+    used = 0
+    for spec in specs:
+        remaining = MAX_STDIN_BYTES - used
+        if remaining <= 0:
+            raise _too_much()
+        if spec == "-":
+            stream = sys.stdin if stdin is None else stdin
+            if stream is None or stream.isatty():
+                raise ConfigError("fragment - reads stdin, but nothing is piped in")
+            got = [Fragment("stdin", read_text(stream, remaining))]
+        elif spec.startswith(("http://", "https://")):
+            got = [_from_url(spec, allow_private, remaining)]
+        elif _GLOB_CHARS & set(spec) and not Path(spec).exists():
+            paths = _paths(spec)
+            if files + len(paths) > MAX_FILES:
+                raise ConfigError(f"fragment {spec!r} matches {len(paths)} files; at most "
+                                  f"{MAX_FILES} files in all, narrow the pattern")
+            got = []
+            for path in paths:
+                budget = remaining - sum(_size(f.text) for f in got)
+                if budget <= 0:
+                    raise _too_much()
+                got.append(_from_file(path, budget))
+        else:
+            if not Path(spec).exists():
+                raise ConfigError(f"fragment {spec!r} is not a file, URL (http://, https://), "
+                                  "glob or - (stdin)")
+            got = [_from_file(spec, remaining)]
+        files += len(got)
+        if files > MAX_FILES:
+            raise ConfigError(f"more than {MAX_FILES} fragments; pass fewer")
+        used += sum(_size(f.text) for f in got)
+        if used > MAX_STDIN_BYTES:
+            raise _too_much()
+        fragments.extend(got)
+    return fragments
+
+
+def with_fragments(question: str, fragments: Sequence[Fragment]) -> str:
+    """The question with each fragment's text before it, labelled with its source."""
+    if not fragments:
+        return question
+    parts = [f"[fragment: {f.source}]\n{f.text.strip()}" for f in fragments]
+    return "\n\n".join([*parts, question])
