@@ -345,6 +345,9 @@ class Settings:
         "auto prompt_style: compact below this model size (billions of parameters)", 4.0)
     markdown: bool | None = _setting(
         _bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
+    otel: bool | None = _setting(
+        _bool_or_none, "AGENT_OTEL",
+        "export OpenTelemetry traces, OTLP/HTTP (null: when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     # the provider ``base_url`` was set for (that of the model in force where it was set);
     # None: set with no model, so it serves only custom/ models and the default one

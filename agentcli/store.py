@@ -1,8 +1,10 @@
 """SQLite persistence: chat sessions, their turns, and the log of every run (with full-text search).
 
 One file (WAL mode) under the user's data directory, overridable with ``db_path`` /
-``$AGENT_DB``. Every write is one transaction, committed before the call returns, so a
-process killed right after a turn loses nothing that completed.
+``$AGENT_DB``; its tables (ISO-8601 times, ``run_steps``, the external-content FTS index that
+Datasette and ``sqlite-utils search`` read) are laid out in :mod:`agentcli.log_schema`.
+Every write is one transaction, committed before the call returns, so a process killed
+right after a turn loses nothing that completed.
 
 Opening is cheap on purpose (a run is logged in well under 2 ms): the schema runs only when
 the file is new or ``PRAGMA user_version`` is below :data:`SCHEMA_VERSION`, and closing does not
@@ -23,31 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError, SessionConflictError
+from agentcli.log_schema import SCHEMA_VERSION, epoch, insert_steps, iso, migrate
 from agentcli.outcome import recorded_answer
 from agentcli.redact import redact, redact_data
 from agentcli.schema import RunResult
 from agentcli.sqlite_wal import keep_wal_on_close
-
-SCHEMA_VERSION = 3  # bump when _SCHEMA changes: existing files then run it once more
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (
-    name TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
-    model TEXT, agent TEXT, memory_state TEXT NOT NULL DEFAULT '{}',
-    memory_version INTEGER NOT NULL DEFAULT 0, tools TEXT
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY, started REAL NOT NULL, session TEXT, question TEXT NOT NULL,
-    answer TEXT NOT NULL, steps TEXT NOT NULL, model TEXT, agent TEXT, stop_reason TEXT,
-    prompt_tokens INTEGER, completion_tokens INTEGER, elapsed REAL, meta TEXT
-);
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY, session TEXT NOT NULL REFERENCES sessions(name) ON DELETE CASCADE,
-    run_id INTEGER REFERENCES runs(id), question TEXT NOT NULL, answer TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS turns_session ON turns(session, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS runs_fts USING fts5(question, answer, steps);
-"""
 
 
 def default_db_path(env: Mapping[str, str] | None = None) -> Path:
@@ -117,7 +99,7 @@ class Store:
 
     def _migrate(self) -> None:
         if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-            _create_schema(self.db)
+            migrate(self.db)
 
     def _check_version(self, db: sqlite3.Connection, session: str,
                        expected: int | None) -> None:
@@ -163,14 +145,13 @@ class Store:
             "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
             "stop_reason, prompt_tokens, completion_tokens, elapsed, meta) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (time.time() - result.elapsed, session, question, answer, steps, model, agent,
+            (iso(time.time() - result.elapsed), session, question, answer, steps, model, agent,
              result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
              result.elapsed,
              json.dumps(redact_data(meta), ensure_ascii=False) if meta else None),
         )
-        run_id = int(cur.lastrowid or 0)
-        db.execute("INSERT INTO runs_fts (rowid, question, answer, steps) VALUES (?,?,?,?)",
-                   (run_id, question, answer, steps))
+        run_id = int(cur.lastrowid or 0)  # runs_fts follows by trigger (log_schema.py)
+        insert_steps(db, run_id, json.loads(steps), meta)
         return run_id
 
     def log_run(self, question: str, result: RunResult, *, model: str | None = None,
@@ -212,7 +193,7 @@ class Store:
             args += [model, "%/" + _like_literal(model)]
         if since is not None:
             where.append("runs.started >= ?")
-            args.append(since)
+            args.append(iso(since))
         sql = f"SELECT * FROM runs WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
         try:
             rows = self.db.execute(sql, (*args, limit)).fetchall()
@@ -248,7 +229,7 @@ class Store:
     def ensure_session(self, name: str, *, model: str | None = None,
                        agent: str | None = None) -> SessionInfo:
         """Create the session if it does not exist; return it."""
-        now = time.time()
+        now = iso()
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO sessions (name, created, updated, model, agent) "
                        "VALUES (?,?,?,?,?)", (name, now, now, model, agent))
@@ -272,7 +253,7 @@ class Store:
         With ``expected_version`` the write happens only if the memory is still at that
         version (else :class:`SessionConflictError`, nothing written); every write bumps it.
         """
-        now = time.time()
+        now = iso()
         with self._tx() as db:
             self._check_version(db, session, expected_version)
             run_id = self._insert_run(db, question, result, model, agent, session, meta,
@@ -292,7 +273,7 @@ class Store:
 
         ``agent run --continue`` after a plain run turns that run into a thread this way.
         """
-        now = time.time()
+        now = iso()
         with self._tx() as db:
             row = db.execute("SELECT question, answer, model FROM runs WHERE id = ?",
                              (run_id,)).fetchone()
@@ -313,7 +294,7 @@ class Store:
             self._check_version(db, session, expected_version)
             db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state), time.time(), session))
+                       (_json(memory_state), iso(), session))
             return self._version(db, session)
 
     def drop_last_turn(self, session: str, memory_state: dict[str, Any], *,
@@ -353,27 +334,6 @@ class Store:
         return cur.rowcount > 0
 
 
-def _create_schema(db: sqlite3.Connection) -> None:
-    """Create or upgrade the tables (idempotent), then record the schema version."""
-    db.execute("PRAGMA journal_mode=WAL")  # stored in the file: set once
-    db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
-    _upgrade(db)  # idempotent: a file made by an older version gains the new columns
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    db.commit()
-
-
-def _upgrade(db: sqlite3.Connection) -> None:
-    """Add columns that newer versions write to a database made by an older one."""
-    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
-    if "meta" not in columns:
-        db.execute("ALTER TABLE runs ADD COLUMN meta TEXT")
-    columns = {r[1] for r in db.execute("PRAGMA table_info(sessions)")}
-    if "memory_version" not in columns:
-        db.execute("ALTER TABLE sessions ADD COLUMN memory_version INTEGER NOT NULL DEFAULT 0")
-    if "tools" not in columns:  # the session's tools (JSON list), as /tools last set them
-        db.execute("ALTER TABLE sessions ADD COLUMN tools TEXT")
-
-
 def _run_row(row: sqlite3.Row) -> dict[str, Any]:
     data = dict(row)
     data["steps"] = json.loads(data["steps"] or "[]")
@@ -386,7 +346,8 @@ def _like_literal(text: str) -> str:
 
 
 def _info(row: sqlite3.Row) -> SessionInfo:
-    return SessionInfo(row["name"], row["created"], row["updated"], row["model"], row["agent"],
+    return SessionInfo(row["name"], epoch(row["created"]), epoch(row["updated"]), row["model"],
+                       row["agent"],
                        int(row["n"]), json.loads(row["memory_state"] or "{}"),
                        int(row["memory_version"] or 0),
                        json.loads(row["tools"]) if row["tools"] else None)

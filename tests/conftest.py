@@ -12,7 +12,8 @@ import pytest
 
 from agentcli.models.presets import provider_env_prefixes
 
-_ENV_PREFIXES = ("AGENT_", *provider_env_prefixes())  # one list: the presets' own
+# OTEL_: a developer's collector settings must not switch export on in tests
+_ENV_PREFIXES = ("AGENT_", "OTEL_", *provider_env_prefixes())  # the presets' own
 
 
 def _is_loopback(address: Any) -> bool:

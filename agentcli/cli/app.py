@@ -185,6 +185,8 @@ def run(
     ),
     stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
     trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
+    otel: bool | None = typer.Option(
+        None, "--otel/--no-otel", help="Export OpenTelemetry traces (OTLP/HTTP, OTEL_* vars)."),
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
@@ -251,7 +253,7 @@ def run(
             "verbose": verbose if verbose is not None else (False if json_out else None),
             "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
             **model_flags(base_url, option, system, prompt),
-            "markdown": markdown, "structured_actions": structured_actions,
+            "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
         }
         from agentcli.cli import template_flags
 
@@ -315,6 +317,8 @@ def batch(
     cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
     stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
     trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
+    otel: bool | None = typer.Option(
+        None, "--otel/--no-otel", help="Export OpenTelemetry traces (OTLP/HTTP, OTEL_* vars)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
     allow_dangerous_tools: bool | None = typer.Option(
         None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
@@ -343,7 +347,8 @@ def batch(
         flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
                  "max_iterations": max_iterations, "verbose": False,
                  "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
+                 "tools_module": tools_module, "otel": otel,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         raise typer.Exit(run_batch_command(
             settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -453,6 +458,8 @@ def chat(
     option: list[str] | None = option_opt("--option", "-o"),
     system: str | None = system_opt("--system"),
     prompt: str | None = PROMPT_OPT,
+    otel: bool | None = typer.Option(
+        None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     with errors_to_exit():
@@ -463,7 +470,8 @@ def chat(
         flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
                  "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
                  "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, **model_flags(base_url, option, system, prompt)}
+                 "tools_module": tools_module, "otel": otel,
+                 **model_flags(base_url, option, system, prompt)}
         settings = load_settings(config, flags=flags, env=env)
         from agentcli.cli.mcp_cmd import ask_project_trust
 

@@ -34,7 +34,9 @@ def run_batch_command(
     from agentcli.batch import check_out_path, exit_code_for, outcome_counts, read_items, run_batch
     from agentcli.cli.approve import build_approver
     from agentcli.cli.observe import Observers
+    from agentcli.cli.running import sent_options
     from agentcli.errors import ConfigError
+    from agentcli.otel_export import otel_wanted
     from agentcli.runtime import build_executor, build_model
 
     if not settings.model:
@@ -46,7 +48,9 @@ def run_batch_command(
     items = read_items(input_path, expect=expect)
     err = console(stderr=True)
     llm = build_model(settings, env)
-    observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices)
+    observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,
+                          otel=otel_wanted(settings.otel, env),
+                          model_options=sent_options(settings))
     try:
         executor = build_executor(settings, llm, approver=build_approver(settings, yes))
         report_tool_warnings(err)

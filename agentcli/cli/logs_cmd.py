@@ -17,7 +17,8 @@ logs_app = typer.Typer(help="The log of every run and chat turn (SQLite).",
                        rich_markup_mode=None)
 _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 _N_OPT = typer.Option(20, "-n", "--count", help="How many runs (newest first).")
-_JSON_OPT = typer.Option(False, "--json", help="Print JSON lines, steps included.")
+_JSON_OPT = typer.Option(False, "--json", help="Print one JSON array, steps included.")
+_JSONL_OPT = typer.Option(False, "--jsonl", help="Print one JSON object a line, steps included.")
 _QUERY_OPT = typer.Option(None, "-q", "--query", help="Full-text search.")
 _MODEL_OPT = typer.Option(None, "-m", "--model", help="Only runs of this model.")
 _SINCE_OPT = typer.Option(None, "--since", help="Only runs since: 30m, 2h, 7d, 2w or a date.")
@@ -44,8 +45,10 @@ def _env() -> dict[str, str]:
     return load_env()
 
 
-def _when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+def _when(started: str | float) -> str:
+    from agentcli.log_schema import epoch
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch(started)))
 
 
 def _short(text: str, width: int = 60) -> str:
@@ -54,7 +57,7 @@ def _short(text: str, width: int = 60) -> str:
 
 
 def _list(n: int, json_out: bool, query: str | None, model: str | None, since: str | None,
-          db: Path | None) -> None:
+          db: Path | None, jsonl: bool = False) -> None:
     from agentcli.cli.app import errors_to_exit
 
     with errors_to_exit():
@@ -75,9 +78,14 @@ def _list(n: int, json_out: bool, query: str | None, model: str | None, since: s
         if not logging_enabled(env):
             console(stderr=True).print("note: run logging is off (`agent logs on` turns it on)",
                                        style="yellow", markup=False, highlight=False)
-        if json_out:
+        if json_out and jsonl:
+            raise ConfigError("--json and --jsonl are two forms of one output: choose one")
+        if jsonl:
             for r in runs:
                 typer.echo(safe_json(json.dumps(r, ensure_ascii=False)))
+            return
+        if json_out:
+            typer.echo(safe_json(json.dumps(runs, ensure_ascii=False, indent=2)))
             return
         out = console()
         wide = not out.is_terminal  # piped rows keep every character
@@ -96,6 +104,7 @@ def logs(
     ctx: typer.Context,
     n: int = _N_OPT,
     json_out: bool = _JSON_OPT,
+    jsonl: bool = _JSONL_OPT,
     query: str | None = _QUERY_OPT,
     model: str | None = _MODEL_OPT,
     since: str | None = _SINCE_OPT,
@@ -103,20 +112,21 @@ def logs(
 ) -> None:
     """List recent runs (every `run` and chat turn), or search them, steps included."""
     if ctx.invoked_subcommand is None:
-        _list(n, json_out, query, model, since, db)
+        _list(n, json_out, query, model, since, db, jsonl)
 
 
 @logs_app.command("list")
 def logs_list(
     n: int = _N_OPT,
     json_out: bool = _JSON_OPT,
+    jsonl: bool = _JSONL_OPT,
     query: str | None = _QUERY_OPT,
     model: str | None = _MODEL_OPT,
     since: str | None = _SINCE_OPT,
     db: Path | None = _DB_OPT,
 ) -> None:
     """List recent runs; the same as `agent logs`."""
-    _list(n, json_out, query, model, since, db)
+    _list(n, json_out, query, model, since, db, jsonl)
 
 
 @logs_app.command("show")

@@ -1,4 +1,4 @@
-"""``--stats`` and ``--trace``: build the observing handlers and print the stats table."""
+"""``--stats``, ``--trace``, ``--otel``: build the observing handlers; print the stats table."""
 
 from __future__ import annotations
 
@@ -14,13 +14,20 @@ from agentcli.errors import ConfigError
 
 
 class Observers:
-    """The handlers behind ``--stats`` / ``--trace``; ``close()`` flushes and prints."""
+    """The handlers behind ``--stats`` / ``--trace`` / ``--otel``; ``close()`` flushes and
+    prints."""
 
     def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
-                 prices: str | None = None) -> None:
+                 prices: str | None = None, otel: bool = False,
+                 model_options: Mapping[str, Any] | None = None) -> None:
         from agentcli.pricing import load_prices
 
         self.metrics = MetricsHandler(load_prices(prices)) if stats else None
+        self.otel: Any = None
+        if otel:  # opentelemetry is imported only here
+            from agentcli.otel_export import OtelExport
+
+            self.otel = OtelExport(env, model_options)
         self.trace: Any = None
         if trace is not None:
             from agentcli.callbacks.trace import TraceHandler
@@ -33,12 +40,17 @@ class Observers:
     @property
     def handlers(self) -> list[BaseCallbackHandler]:
         """The handlers to pass to the executor."""
-        return [h for h in (self.metrics, self.trace) if h is not None]
+        otel = self.otel.handler if self.otel is not None else None
+        return [h for h in (self.metrics, self.trace, otel) if h is not None]
 
     def close(self, console: Console) -> None:
         """Close the trace and print the stats table (to stderr)."""
         if self.trace is not None:
             self.trace.close()
+        if self.otel is not None:
+            warning = self.otel.close()
+            if warning:
+                console.print(warning, markup=False, highlight=False)
         if self.metrics is not None:
             print_stats(console, self.metrics)
 

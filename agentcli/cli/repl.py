@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -129,6 +130,13 @@ class ChatRepl:
                                    said_elsewhere=frozenset({"interrupted"}))  # one line
         self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
         self.conversation: Conversation | None = None
+        from agentcli.cli.observe import Observers
+        from agentcli.cli.running import sent_options
+        from agentcli.otel_export import otel_wanted
+
+        self.observers = Observers(stats=False, trace=None, env=os.environ,
+                                   otel=otel_wanted(settings.otel, os.environ),
+                                   model_options=sent_options(settings))
         self.rebuild()
         self.open_session(session)
 
@@ -177,7 +185,8 @@ class ChatRepl:
                 self.conversation.attach_model(llm)
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
-                                       callbacks=[self.spinner, self.printer, self.trace])
+                                       callbacks=[self.spinner, self.printer, self.trace,
+                                                  *self.observers.handlers])
         report_tool_warnings(self.console)
         if self.conversation is not None:
             self.conversation.uses_memory = self.uses_memory
@@ -362,6 +371,7 @@ class ChatRepl:
         if self._runner is not None:
             with contextlib.suppress(Exception):
                 self._runner.close()
+        self.observers.close(self.console)  # the last turn's spans go out
         self.store.close()
 
 

@@ -64,7 +64,9 @@ def run_markdown(row: dict[str, Any]) -> str:
     """The run's question, steps and answer, with model, options, tokens, cost and timings."""
     meta = row["meta"]
     prompt, completion = row["prompt_tokens"] or 0, row["completion_tokens"] or 0
-    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row["started"]))
+    from agentcli.log_schema import epoch
+
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch(row["started"])))
     options = meta.get("options") or {}
     facts = [
         ("when", started),

@@ -149,8 +149,11 @@ def execute(
     from agentcli.cli.observe import Observers
     from agentcli.cli.spinner import ThinkingSpinner
     from agentcli.cli.timings import TimingsHandler
+    from agentcli.otel_export import otel_wanted
 
-    observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices)
+    observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,
+                          otel=otel_wanted(settings.otel, env),
+                          model_options=sent_options(settings))
     timings = TimingsHandler()
     # `run` prints no streamed tokens, so the spinner lasts until each reply is complete.
     spinner = ThinkingSpinner(err, tokens_visible=lambda: False)

@@ -19,6 +19,7 @@ class TimingsHandler(BaseCallbackHandler):
         self._llm_started: list[float] = []
         self._tool_started: dict[str, list[float]] = {}
         self._tool_errors: dict[str, str] = {}
+        self.steps: list[dict[str, Any]] = []  # per Observation, in step order: the run_steps
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Time model calls and tool calls from the run's events."""
@@ -37,22 +38,25 @@ class TimingsHandler(BaseCallbackHandler):
         elif isinstance(event, ev.ToolError):
             self._tool_errors[event.tool] = type(event.error).__name__
         elif isinstance(event, ev.Observation):
-            self._tool_done(event.step.action.tool)
+            seconds = self._tool_done(event.step.action.tool)
+            self.steps.append({"tool": event.step.action.tool, "status": event.status,
+                               "seconds": seconds})
 
     def _llm_done(self, entry: dict[str, Any]) -> None:
         if self._llm_started:
             entry["seconds"] = round(time.perf_counter() - self._llm_started.pop(), 4)
             self.entries.append(entry)
 
-    def _tool_done(self, name: str) -> None:
+    def _tool_done(self, name: str) -> float | None:
         starts = self._tool_started.get(name)
         if not starts:  # denied or unknown tools never started: nothing to time
-            return
-        entry = {"kind": "tool", "tool": name,
-                 "seconds": round(time.perf_counter() - starts.pop(0), 4)}
+            return None
+        seconds = round(time.perf_counter() - starts.pop(0), 4)
+        entry: dict[str, Any] = {"kind": "tool", "tool": name, "seconds": seconds}
         if name in self._tool_errors:  # an error is followed by the end of the same call
             entry["error"] = self._tool_errors.pop(name)
         self.entries.append(entry)
+        return seconds
 
     def summary(self) -> dict[str, Any]:
         """Totals and the entries, JSON-ready."""
@@ -60,4 +64,4 @@ class TimingsHandler(BaseCallbackHandler):
         tools = [e["seconds"] for e in self.entries if e["kind"] == "tool"]
         return {"model_seconds": round(sum(model), 4), "model_calls": len(model),
                 "tool_seconds": round(sum(tools), 4), "tool_calls": len(tools),
-                "calls": self.entries}
+                "calls": self.entries, "steps": self.steps}

@@ -213,7 +213,7 @@ def test_closed_stdout_is_quiet(tmp_path: Path) -> None:
         store.log_run(f"question {i}", RunResult("x" * 1000, (), "finished"))
     store.close()
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "logs", "--json", "-n", "300",
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "logs", "--jsonl", "-n", "300",
                              "--db", str(tmp_path / "a.db")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None

@@ -54,3 +54,11 @@ def test_piped_run_skips_markdown_tls_and_unused_tools(mock_server: Any) -> None
     assert unused == []
     assert sorted({"rich.markdown", "markdown_it", "pygments"} & modules) == []
     assert "TLS-CONTEXT-BUILT" not in err  # no SSL context for an http:// URL
+
+
+def test_help_and_tools_list_never_import_opentelemetry() -> None:
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "AGENT_OTEL": "1"}
+    for args in (("--help",), ("tools", "list")):
+        _, _, modules = probe(*args, env=env)
+        assert sorted(m for m in modules if m.startswith("opentelemetry")) == [], args
+        assert "agentcli.callbacks.otel" not in modules and "agentcli.otel_export" not in modules

@@ -64,7 +64,7 @@ def test_list_has_a_model_column_and_filters(mock_server: Any, tmp_path: Path) -
     assert [r[4] for r in found] == ["What is 25% of 300?"]
     bad = agent("logs", "--since", "yesterday-ish", "--db", str(db))
     assert bad.exit_code == 2 and "--since 'yesterday-ish' is not a time" in bad.stderr
-    lines = [json.loads(line) for line in agent("logs", "--json", "--db", str(db)).stdout
+    lines = [json.loads(line) for line in agent("logs", "--jsonl", "--db", str(db)).stdout
              .splitlines()]
     assert lines[1]["meta"]["timings"]["model_calls"] == 2
 

@@ -86,7 +86,7 @@ def test_logs_and_sessions_show_escapes(store_with_escapes: Path, args: list[str
 
 
 def test_logs_json_keeps_the_data_but_no_raw_controls(store_with_escapes: Path) -> None:
-    result = runner.invoke(app, ["logs", "--json", "--db", str(store_with_escapes)])
+    result = runner.invoke(app, ["logs", "--jsonl", "--db", str(store_with_escapes)])
     assert raw_controls(result.stdout) == []
     row: dict[str, Any] = json.loads(result.stdout)
     assert row["answer"] == f"answer{ESC}\x9b"  # the same data for a JSON reader

@@ -37,7 +37,7 @@ def test_dotenv_read_by_a_tool_is_redacted_everywhere_it_is_kept(
     assert PLAIN_TOKEN in mock_server.requests[1].body["messages"][-1]["content"]
     assert mock_server.requests[0].headers.get("Authorization") == f"Bearer {API_KEY}"
     # ... but nothing kept or printed holds either secret.
-    logs = _agent(tmp_path, "logs", "--json", env=env)
+    logs = _agent(tmp_path, "logs", "--jsonl", env=env)
     assert logs.returncode == 0 and '"steps"' in logs.stdout
     kept = {
         "stdout": run.stdout, "stderr": run.stderr, "logs": logs.stdout,

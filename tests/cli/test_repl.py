@@ -203,7 +203,7 @@ def test_run_is_logged_and_searchable(tmp_path: Path, mock_server: Any) -> None:
                            env=env)
     assert result.exit_code == 0, result.stderr
     chat(tmp_path / "unused.db", "\x04", FakeChatModel([]))
-    logs = runner.invoke(app, ["logs", "--json", "-q", "75.0"])  # found in a step
+    logs = runner.invoke(app, ["logs", "--jsonl", "-q", "75.0"])  # found in a step
     rows = [json.loads(line) for line in logs.stdout.splitlines()]
     assert len(rows) == 1 and rows[0]["question"] == "What is 25% of 300?"
     assert rows[0]["steps"][0]["observation"] == "Answer: 75.0"

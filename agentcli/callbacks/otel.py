@@ -1,0 +1,302 @@
+"""OpenTelemetry spans of a run, per the GenAI semantic conventions, built from its events.
+
+One span tree per run::
+
+    invoke_agent {name}                     the run (Start .. End / RunError)
+      chat {model}                          one model request (ModelStart .. ModelEnd/Error)
+      execute_tool {tool}                   one tool call (ToolStart .. Observation)
+        chat {model}                        a model request made inside the tool (``parent``)
+        MCP send tools/call ...             the MCP SDK's own span: the tool span is current
+
+While a tool runs its span is the *current* OpenTelemetry context of the task running it,
+so spans made by libraries inside the tool (the MCP SDK, which also passes the context on
+to the server in ``_meta``) nest under it. Message content (prompts, replies, tool
+arguments and results) is recorded only when
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, and always redacted.
+
+Needs only ``opentelemetry-api``; where the spans go is the tracer provider's business
+(:mod:`agentcli.otel_export` builds the CLI's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+
+from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.redact import redact
+
+if TYPE_CHECKING:
+    from agentcli.events import RunEvent
+    from agentcli.schema import ChatRequest, ChatResult, Message
+
+CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+_OPTIONS = {  # request options recorded as gen_ai.request.* (never their values' secrets)
+    "temperature": "temperature", "max_tokens": "max_tokens", "top_p": "top_p",
+    "top_k": "top_k", "seed": "seed", "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty", "n": "choice.count",
+}
+
+
+@dataclass
+class _Open:
+    """A span in progress and, when it was made current, how to undo that."""
+
+    span: trace.Span
+    token: object | None = None
+    owner: object | None = None  # the task (or thread) whose context holds the span
+    seq: int = 0  # attach order
+
+
+@dataclass
+class _RunSpans:
+    """The open spans of one run."""
+
+    agent: _Open
+    chats: dict[str | None, list[_Open]] = field(default_factory=dict)  # by parent call
+    tools: dict[str, _Open] = field(default_factory=dict)  # by call id (or tool name)
+    errors: dict[str, str] = field(default_factory=dict)  # call key -> error.type
+
+
+_ORDER = itertools.count()
+
+
+def _owner() -> object:
+    try:
+        return asyncio.current_task() or threading.get_ident()
+    except RuntimeError:  # no running loop: a worker thread
+        return threading.get_ident()
+
+
+def _split(model: str) -> tuple[str, str]:
+    """``provider/model`` as (provider, model); a bare name has no provider."""
+    provider, _, name = model.partition("/")
+    return (provider, name) if name else ("", model)
+
+
+class OtelHandler(BaseCallbackHandler):
+    """Emits ``invoke_agent`` / ``chat`` / ``execute_tool`` spans for every run it observes."""
+
+    def __init__(self, tracer_provider: Any = None, *, env: Mapping[str, str] | None = None,
+                 capture_content: bool | None = None,
+                 request_options: Mapping[str, Any] | None = None) -> None:
+        self._env = dict(os.environ if env is None else env)
+        # the options the model object adds to every request (temperature...): not in events
+        self._options = dict(request_options or {})
+        self._tracer = trace.get_tracer("agentcli", tracer_provider=tracer_provider)
+        if capture_content is None:
+            capture_content = self._env.get(CAPTURE_ENV, "").strip().lower() == "true"
+        self._capture = capture_content
+        self._runs: dict[str, _RunSpans] = {}
+        self._lock = threading.Lock()
+
+    # -- the events ------------------------------------------------------------------------
+
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Open or close the span this event starts or ends."""
+        run_id = str(kw.get("run_id") or "")
+        with self._lock:
+            if event.kind == "start":
+                self._start(run_id, event.name, kw.get("parent_run_id"), event.inputs)
+                return
+            run = self._runs.get(run_id)
+            if run is None:
+                return
+            handler = getattr(self, f"_on_{event.kind}", None)
+            if handler is not None:
+                handler(run, event)
+            if event.kind in ("end", "error"):  # a failed run raises: no End follows
+                self._runs.pop(run_id, None)
+
+    def _start(self, run_id: str, name: str, parent: Any, inputs: dict[str, Any]) -> None:
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
+                                 "agentcli.run_id": run_id}
+        if name:
+            attrs["gen_ai.agent.name"] = name
+        outer = self._runs.get(str(parent)) if parent else None
+        ctx = trace.set_span_in_context(outer.agent.span) if outer is not None else None
+        if ctx is None and getattr(trace.get_current_span(), "end_time", None) is not None:
+            ctx = otel_context.Context()  # an ended span left current (a cut-off call)
+        span = self._tracer.start_span(f"invoke_agent {name}".strip(), context=ctx,
+                                       kind=trace.SpanKind.INTERNAL, attributes=attrs)
+        if self._capture and "input" in inputs:
+            span.set_attribute("gen_ai.input.messages", self._json(
+                [{"role": "user", "parts": [{"type": "text", "content": str(inputs["input"])}]}]))
+        self._runs[run_id] = _RunSpans(_Open(span))  # not made current: Start and End may
+        # come from different tasks, and a run's spans are parented explicitly
+
+    def _on_model_start(self, run: _RunSpans, event: Any) -> None:
+        provider, model = _split(event.model)
+        parent = run.tools.get(event.parent) if event.parent else None
+        under = (parent or run.agent).span
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "chat",
+                                 "gen_ai.request.model": model}
+        if provider:
+            attrs["gen_ai.provider.name"] = provider
+        attrs.update(self._request_attrs(event.request))
+        span = self._tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT,
+                                       context=trace.set_span_in_context(under),
+                                       attributes=attrs)
+        run.chats.setdefault(event.parent, []).append(self._enter(span))
+
+    def _on_model_end(self, run: _RunSpans, event: Any) -> None:
+        opened = self._pop_chat(run, event.parent)
+        if opened is not None:
+            self._result_attrs(opened.span, event.result)
+            self._leave(opened)
+
+    def _on_model_error(self, run: _RunSpans, event: Any) -> None:
+        opened = self._pop_chat(run, event.parent)
+        if opened is not None:
+            self._fail(opened.span, type(event.error).__name__, str(event.error))
+            self._leave(opened)
+
+    def _on_tool_start(self, run: _RunSpans, event: Any) -> None:
+        key = event.call_id or event.tool
+        span = self._tool_span(run, event.tool, event.call_id)
+        if self._capture:
+            span.set_attribute("gen_ai.tool.call.arguments", self._json(event.tool_input))
+        run.tools[key] = self._enter(span)
+
+    def _on_tool_error(self, run: _RunSpans, event: Any) -> None:
+        run.errors[event.call_id or event.tool] = type(event.error).__name__
+
+    def _on_observation(self, run: _RunSpans, event: Any) -> None:
+        action = event.step.action
+        key = action.tool_call_id or action.tool
+        opened = run.tools.pop(key, None)
+        if opened is None:  # never started: an unknown tool, a denied call
+            opened = _Open(self._tool_span(run, action.tool, action.tool_call_id))
+        span = opened.span
+        span.set_attribute("agentcli.tool.status", event.status)
+        if self._capture:
+            span.set_attribute("gen_ai.tool.call.result", self._text(str(event.step.observation)))
+        error = run.errors.pop(key, None)
+        if event.status != "ok":
+            self._fail(span, error or event.status, None)
+        self._leave(opened)
+
+    def _on_finish(self, run: _RunSpans, event: Any) -> None:
+        if self._capture:
+            run.agent.span.set_attribute("gen_ai.output.messages", self._json(
+                [{"role": "assistant", "parts": [{"type": "text", "content": event.output}],
+                  "finish_reason": "stop"}]))
+
+    def _on_error(self, run: _RunSpans, event: Any) -> None:
+        self._fail(run.agent.span, type(event.error).__name__, str(event.error))
+        self._close(run)
+
+    def _on_end(self, run: _RunSpans, event: Any) -> None:
+        result = event.result
+        span = run.agent.span
+        span.set_attribute("gen_ai.usage.input_tokens", result.usage.prompt_tokens)
+        span.set_attribute("gen_ai.usage.output_tokens", result.usage.completion_tokens)
+        span.set_attribute("agentcli.stop_reason", str(result.stop_reason))
+        self._close(run)
+
+    def _close(self, run: _RunSpans) -> None:
+        """End the run's span and any span the run ended around."""
+        left = sorted([*run.tools.values(), *(o for c in run.chats.values() for o in c)],
+                      key=lambda o: o.seq)
+        here = [o for o in left if o.token is not None and o.owner is _owner()]
+        if here:  # restore this task's context as it was before the oldest of them
+            otel_context.detach(here[0].token)  # type: ignore[arg-type]
+        for opened in left:
+            self._fail(opened.span, "interrupted", None)  # the run ended around them
+            opened.span.end()
+        self._leave(run.agent)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _tool_span(self, run: _RunSpans, tool: str, call_id: str | None) -> trace.Span:
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
+                                 "gen_ai.tool.name": tool, "gen_ai.tool.type": "function"}
+        if call_id:
+            attrs["gen_ai.tool.call.id"] = call_id
+        return self._tracer.start_span(f"execute_tool {tool}", kind=trace.SpanKind.INTERNAL,
+                                       context=trace.set_span_in_context(run.agent.span),
+                                       attributes=attrs)
+
+    @staticmethod
+    def _pop_chat(run: _RunSpans, parent: str | None) -> _Open | None:
+        stack = run.chats.get(parent)
+        return stack.pop() if stack else None
+
+    @staticmethod
+    def _enter(span: trace.Span) -> _Open:
+        """Make ``span`` the current context of the task (or thread) emitting this event."""
+        token = otel_context.attach(trace.set_span_in_context(span))
+        return _Open(span, token, _owner(), next(_ORDER))
+
+    @staticmethod
+    def _leave(opened: _Open) -> None:
+        """End the span; undo :meth:`_enter` where it was done (a task's context made
+        current elsewhere ends with its task)."""
+        if opened.token is not None and opened.owner is _owner() and \
+                trace.get_current_span() is opened.span:
+            otel_context.detach(opened.token)  # type: ignore[arg-type]
+        opened.span.end()
+
+    @staticmethod
+    def _fail(span: trace.Span, error_type: str, message: str | None) -> None:
+        span.set_attribute("error.type", error_type)
+        span.set_status(trace.Status(trace.StatusCode.ERROR, message))
+
+    def _request_attrs(self, request: ChatRequest) -> dict[str, Any]:
+        attrs: dict[str, Any] = {}
+        options = {**self._options, **request.options}
+        for key, name in _OPTIONS.items():
+            value = options.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                attrs[f"gen_ai.request.{name}"] = value
+        if request.stop:
+            attrs["gen_ai.request.stop_sequences"] = list(request.stop)
+        if request.tools:
+            attrs["agentcli.request.tool_count"] = len(request.tools)
+        if self._capture:
+            attrs["gen_ai.input.messages"] = self._json(
+                [_message(m) for m in request.messages])
+        return attrs
+
+    def _result_attrs(self, span: trace.Span, result: ChatResult) -> None:
+        span.set_attribute("gen_ai.usage.input_tokens", result.usage.prompt_tokens)
+        span.set_attribute("gen_ai.usage.output_tokens", result.usage.completion_tokens)
+        if result.model:
+            span.set_attribute("gen_ai.response.model", result.model)
+        if result.finish_reason:
+            span.set_attribute("gen_ai.response.finish_reasons", [result.finish_reason])
+        if self._capture:
+            parts: list[dict[str, Any]] = [{"type": "text", "content": result.text}]
+            parts += [{"type": "tool_call", "id": c.id, "name": c.name,
+                       "arguments": c.arguments} for c in result.tool_calls]
+            span.set_attribute("gen_ai.output.messages", self._json(
+                [{"role": "assistant", "parts": parts,
+                  "finish_reason": result.finish_reason or "stop"}]))
+
+    def _text(self, text: str) -> str:
+        return redact(text, self._env)
+
+    def _json(self, value: Any) -> str:
+        return self._text(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _message(message: Message) -> dict[str, Any]:
+    """A message in the GenAI conventions' shape (role and parts)."""
+    parts: list[dict[str, Any]] = []
+    if message.content:
+        parts.append({"type": "text", "content": message.content})
+    parts += [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
+              for c in message.tool_calls]
+    if message.tool_call_id:
+        parts = [{"type": "tool_call_response", "id": message.tool_call_id,
+                  "response": message.content}]
+    return {"role": message.role, "parts": parts}
