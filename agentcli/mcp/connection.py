@@ -28,7 +28,7 @@ from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
 
-_CONNECTION_CLOSED, _REQUEST_TIMEOUT = -32000, -32001
+_CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
 MAX_ITEMS = 10_000  # items of one list, across its pages
 T = TypeVar("T")
@@ -78,6 +78,12 @@ def _dump(model: Any) -> dict[str, Any]:
 def _code(err: BaseException) -> int | None:
     error = getattr(err, "error", None)
     return getattr(error, "code", None)
+
+
+def session_terminated(err: BaseException) -> bool:
+    """The SDK's own stand-in for a 404 to our session id ("Session terminated"): the request
+    never ran. (mcp 1.x says only this; with 2.x the transport also records it per request.)"""
+    return _code(err) == _INVALID_REQUEST and str(err) == "Session terminated"
 
 
 class ServerConnection:
@@ -294,7 +300,7 @@ class ServerConnection:
         try:
             return await make()
         except Exception as err:
-            if not_run.why is None:
+            if not_run.why is None and not session_terminated(err):
                 raise self._failure(label, err) from None
         async with self._reconnect_lock():  # it never ran: reconnect (once for all callers)
             if self._session is session or not self.alive:

@@ -135,3 +135,13 @@ def test_a_call_that_may_have_run_is_not_sent_again(tmp_path: Path, flaky: Flaky
     assert proc.returncode == 0, proc.stderr
     assert flaky.events() == ["initialize", "call"]  # a 500 is an answer: no reconnect, no resend
     assert "flaky.ping failed" in proc.stderr
+
+
+def test_the_sdk_stand_in_for_a_404_counts_as_never_run() -> None:
+    from mcp.shared.exceptions import MCPError
+
+    from agentcli.mcp.connection import session_terminated
+
+    assert session_terminated(MCPError(code=-32600, message="Session terminated"))
+    assert not session_terminated(MCPError(code=-32600, message="bad params"))
+    assert not session_terminated(MCPError(code=-32603, message="Session terminated"))
