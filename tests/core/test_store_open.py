@@ -17,13 +17,13 @@ def test_schema_runs_only_for_a_new_or_outdated_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[Path] = []
-    real = store_module._create_schema
+    real = store_module.migrate
 
     def counting(db: sqlite3.Connection) -> None:
         calls.append(Path(db.execute("PRAGMA database_list").fetchone()[2]))
         real(db)
 
-    monkeypatch.setattr(store_module, "_create_schema", counting)
+    monkeypatch.setattr(store_module, "migrate", counting)
     path = tmp_path / "a.db"
     Store(path).close()
     Store(path).close()
