@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hard_questions import GROUPS, classify
+from hard_questions import GROUPS, classify, graded
 from local_model import QUESTIONS as OLD20
 
 ALL_GROUPS: dict[str, list[tuple[str, float]]] = {"old20": OLD20, **GROUPS}
@@ -124,6 +124,10 @@ def table(paths: list[str]) -> None:
         with open(path, encoding="utf-8") as fh:
             for line in fh:
                 row = json.loads(line)
+                # Grade again: the rule (hard_questions.graded) may be newer than the run.
+                row["correct"] = graded(row["answer"], row["expected"])
+                row["held_wrong"] = row["held"] and bool(row["answer"].strip()) and not row[
+                    "correct"]
                 cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
     groups = ["old20", *GROUPS]
     print("| model | side | agent type | " + " | ".join(groups) + " | new 66 | tracebacks | "

@@ -79,6 +79,8 @@ GROUPS: dict[str, list[tuple[str, float]]] = {
 }
 TOLERANCE = 0.01  # relative: "within 1 % of the true value"
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_BARE_EXPRESSION = re.compile(r"[\d\s.,+\-*/x×÷^()%$]+")
+_OPERATION = re.compile(r"\d\s*(?:[-+*/x×÷^]|\*\*)\s*\(?\d")
 
 
 def numbers(text: str) -> list[float]:
@@ -92,8 +94,14 @@ def close(value: float, expected: float) -> bool:
 
 
 def graded(answer: str, expected: float) -> bool:
-    """The last number of the answer is within 1 % of the true value."""
+    """The last number of the answer is within 1 % of the true value.
+
+    An answer that is only an unevaluated expression (``144 / 12``, ``2 * 3 * 4``) is not an
+    answer, even when its last operand happens to be the result.
+    """
     found = numbers(answer)
+    if _BARE_EXPRESSION.fullmatch(answer.strip()) and _OPERATION.search(answer):
+        return False
     return bool(found) and close(found[-1], expected)
 
 

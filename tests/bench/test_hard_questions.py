@@ -49,6 +49,9 @@ def test_grading_is_the_last_number_within_one_percent() -> None:
     assert not HARD.graded("84 is wrong; it is 85", 84)
     assert not HARD.graded("", 84)
     assert not HARD.graded("no number", 84)
+    assert not HARD.graded("144 / 12", 12)  # the question echoed is not an answer
+    assert HARD.graded("144 / 12 = 12", 12)
+    assert HARD.graded("-12", -12)
     assert HARD.observed("Answer: 84.0", 84)
     assert not HARD.observed("Answer: 86.0", 84)
     assert not HARD.observed("Error: the model's expression '84 x' is not arithmetic", 84)
