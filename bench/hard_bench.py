@@ -3,7 +3,7 @@
     .venv/bin/python bench/hard_bench.py run --out R.jsonl [--gguf PATH --alias NAME]
         [--types T1,T2] [--groups old20,literal,reformulation,word] [--base-url URL]
         [--lc LC_PYTHON --lc-types T1,T2] [--timeout 180]
-    .venv/bin/python bench/hard_bench.py table R.jsonl [R2.jsonl ...]
+    .venv/bin/python bench/hard_bench.py table R.jsonl [R2.jsonl ...]   # or: why R.jsonl ...
 
 Every question runs as the README's default command and nothing else:
 ``agent run Q -m llamacpp/ALIAS --base-url URL -a TYPE`` (a child process, stdin closed,
@@ -142,12 +142,36 @@ def table(paths: list[str]) -> None:
             return sum(bool(r.get(key)) for r in rows)
 
         pct = (f" ({100 * sum(r['correct'] for r in new) / len(new):.0f} %)" if new else "")
-        timeouts = sum(r.get("rc") == -9 or r.get("stop") == "timeout" for r in every)
+        timeouts = sum(r.get("rc") == -9 or bool(r.get("timeout")) for r in every)
         print(f"| {alias} | {side} | {agent_type} | "
               + " | ".join(_score(by_group.get(g, [])) for g in groups)
               + f" | {_score(new)}{pct} | {count('traceback')} | {count('blob')} | "
               f"{count('lost')} | {count('held_wrong')} | {count('recovered')} | {timeouts} | "
               f"{sum(r['s'] for r in every):.0f} |")
+
+
+def why(paths: list[str]) -> None:
+    """Why the wrong runs on the 66 new questions were wrong, one markdown row per cell."""
+    cells: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if row["group"] in GROUPS:
+                    cells[(row["alias"], row["side"], row["agent"])].append(row)
+    print("| model | side | agent type | wrong | no tool call | tool result wrong | right "
+          "result, wrong answer | right result, no answer | other: no answer |")
+    print("|" + "---|" * 9)
+    for (alias, side, agent_type), rows in cells.items():
+        wrong = [r for r in rows if not graded(r["answer"], r["expected"])]
+        no_tool = sum(not r["tool_calls"] and bool(r["answer"].strip()) for r in wrong)
+        bad_tool = sum(bool(r["tool_calls"]) and not r["held"] and bool(r["answer"].strip())
+                       for r in wrong)
+        held_wrong = sum(r["held"] and bool(r["answer"].strip()) for r in wrong)
+        lost = sum(r["held"] and not r["answer"].strip() for r in wrong)
+        other = sum(not r["held"] and not r["answer"].strip() for r in wrong)
+        print(f"| {alias} | {side} | {agent_type} | {len(wrong)}/{len(rows)} | {no_tool} | "
+              f"{bad_tool} | {held_wrong} | {lost} | {other} |")
 
 
 def main() -> None:
@@ -166,9 +190,13 @@ def main() -> None:
     go.add_argument("--timeout", type=float, default=180.0, help="seconds per question")
     show = sub.add_parser("table")
     show.add_argument("paths", nargs="+")
+    reasons = sub.add_parser("why")
+    reasons.add_argument("paths", nargs="+")
     args = parser.parse_args()
     if args.cmd == "run":
         run(args)
+    elif args.cmd == "why":
+        why(args.paths)
     else:
         table(args.paths)
 

@@ -61,39 +61,45 @@ def build(agent_type: str, base_url: str, alias: str, timeout: float) -> Any:
     return initialize_agent(tools, llm, AgentType(agent_type), **limits, **kwargs)
 
 
+def interleaved(groups: dict[str, list[list[Any]]]) -> list[tuple[str, str, float]]:
+    """Questions taken from each group in turn, so a run cut short covers every group."""
+    longest = max((len(qs) for qs in groups.values()), default=0)
+    return [(group, *qs[i]) for i in range(longest) for group, qs in groups.items()
+            if i < len(qs)]
+
+
 def main() -> None:
     base_url, alias, questions_path, out = sys.argv[1:5]
     types, timeout = sys.argv[5].split(","), float(sys.argv[6])
     groups = json.loads(Path(questions_path).read_text())
     for agent_type in types:
-        for group, questions in groups.items():
-            ok = 0
-            started = time.monotonic()
-            for question, expected in questions:
-                t0 = time.monotonic()
-                steps: list[dict[str, Any]] = []
-                try:
-                    result = build(agent_type, base_url, alias, timeout).invoke(
-                        {"input": question})
-                    answer = str(result["output"])
-                    steps = [{"observation": str(obs)}
-                             for _, obs in result.get("intermediate_steps", [])]
-                    error = None
-                except Exception:
-                    answer, error = "", traceback.format_exc(limit=2)
-                row: dict[str, Any] = {
-                    "side": "langchain", "alias": alias, "agent": agent_type, "group": group,
-                    "question": question, "expected": expected,
-                    "answer": "" if answer.strip() == STOPPED else answer,
-                    "stop": "limit" if answer.strip() == STOPPED else (
-                        "traceback" if error else "finished"),
-                    "lc_traceback": error, "s": round(time.monotonic() - t0, 1)}
-                classify(row, expected, steps)
-                ok += row["correct"]
-                with open(out, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(row) + "\n")
-            print(f"{alias} langchain {agent_type:35} {group:13} {ok:2}/{len(questions)}  "
-                  f"{time.monotonic() - started:.0f}s", flush=True)
+        ok = done = 0
+        started = time.monotonic()
+        for group, question, expected in interleaved(groups):
+            t0 = time.monotonic()
+            steps: list[dict[str, Any]] = []
+            try:
+                result = build(agent_type, base_url, alias, timeout).invoke({"input": question})
+                answer = str(result["output"])
+                steps = [{"observation": str(obs)}
+                         for _, obs in result.get("intermediate_steps", [])]
+                error = None
+            except Exception:
+                answer, error = "", traceback.format_exc(limit=2)
+            stopped = answer.strip() == STOPPED
+            row: dict[str, Any] = {
+                "side": "langchain", "alias": alias, "agent": agent_type, "group": group,
+                "question": question, "expected": expected, "answer": "" if stopped else answer,
+                "stop": "limit" if stopped else ("traceback" if error else "finished"),
+                "lc_traceback": error, "timeout": bool(error and "Timeout" in error),
+                "s": round(time.monotonic() - t0, 1)}
+            classify(row, expected, steps)
+            ok += row["correct"]
+            done += 1
+            with open(out, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+        print(f"{alias} langchain {agent_type:35} {ok:2}/{done}  "
+              f"{time.monotonic() - started:.0f}s", flush=True)
 
 
 if __name__ == "__main__":
