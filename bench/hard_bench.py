@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hard_questions import GROUPS, classify, graded
+from hard_questions import _PLACEHOLDER, GROUPS, classify, graded
 from local_model import QUESTIONS as OLD20
 
 ALL_GROUPS: dict[str, list[tuple[str, float]]] = {"old20": OLD20, **GROUPS}
@@ -126,14 +126,15 @@ def table(paths: list[str]) -> None:
                 row = json.loads(line)
                 # Grade again: the rule (hard_questions.graded) may be newer than the run.
                 row["correct"] = graded(row["answer"], row["expected"])
+                row["placeholder"] = bool(_PLACEHOLDER.search(row["answer"]))
                 row["held_wrong"] = row["held"] and bool(row["answer"].strip()) and not row[
                     "correct"]
                 cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
     groups = ["old20", *GROUPS]
     print("| model | side | agent type | " + " | ".join(groups) + " | new 66 | tracebacks | "
-          "blob answers | lost after right obs. | wrong after right obs. | recovered | "
-          "timeouts | wall s |")
-    print("|" + "---|" * (len(groups) + 11))
+          "blob answers | placeholder answers | lost after right obs. | "
+          "wrong after right obs. | recovered | timeouts | wall s |")
+    print("|" + "---|" * (len(groups) + 12))
     for (alias, side, agent_type), by_group in cells.items():
         new = [r for g in GROUPS for r in by_group.get(g, [])]
         every = [r for g in groups for r in by_group.get(g, [])]
@@ -142,12 +143,13 @@ def table(paths: list[str]) -> None:
             return sum(bool(r.get(key)) for r in rows)
 
         pct = (f" ({100 * sum(r['correct'] for r in new) / len(new):.0f} %)" if new else "")
-        timeouts = sum(r.get("rc") == -9 or bool(r.get("timeout")) for r in every)
+        # killed at the bench's cap, a read timeout (exit 4), or LangChain's request timeout
+        timeouts = sum(r.get("rc") in (-9, 4) or bool(r.get("timeout")) for r in every)
         print(f"| {alias} | {side} | {agent_type} | "
               + " | ".join(_score(by_group.get(g, [])) for g in groups)
               + f" | {_score(new)}{pct} | {count('traceback')} | {count('blob')} | "
-              f"{count('lost')} | {count('held_wrong')} | {count('recovered')} | {timeouts} | "
-              f"{sum(r['s'] for r in every):.0f} |")
+              f"{count('placeholder')} | {count('lost')} | {count('held_wrong')} | "
+              f"{count('recovered')} | {timeouts} | {sum(r['s'] for r in every):.0f} |")
 
 
 def why(paths: list[str]) -> None:

@@ -110,6 +110,9 @@ _BLOB = re.compile(r'"action"\s*:|"action_input"|"arguments"\s*:|<tool_call>|\[T
                    r'|<\|python_tag\|>|^\s*Action( Input)?\s*:', re.MULTILINE)
 _ANSWER_OBS = re.compile(r"Answer:\s*(-?[\d.,]+(?:e[-+]?\d+)?)")
 _TRACEBACK = "Traceback (most recent call last)"
+# Prompt words copied as the answer (agentcli's answer-now prompt and compact prompts).
+_PLACEHOLDER = re.compile(r"best answer to the original question|<input>|the tool's input",
+                          re.IGNORECASE)
 
 
 def observed(observation: str, expected: float) -> bool:
@@ -122,6 +125,7 @@ def classify(row: dict[str, Any], expected: float, steps: list[dict[str, Any]]) 
     answer = row["answer"]
     row["correct"] = graded(answer, expected)
     row["blob"] = bool(_BLOB.search(answer))
+    row["placeholder"] = bool(_PLACEHOLDER.search(answer))
     row["traceback"] = _TRACEBACK in row.get("stderr", "") or _TRACEBACK in answer or bool(
         row.get("lc_traceback"))
     row["held"] = any(observed(str(s.get("observation", "")), expected) for s in steps)
