@@ -112,14 +112,9 @@ def run(args: argparse.Namespace) -> None:
                             str(args.timeout)], check=False)
 
 
-def _score(rows: list[dict[str, Any]]) -> str:
-    return f"{sum(r['correct'] for r in rows)}/{len(rows)}" if rows else "-"
-
-
-def table(paths: list[str]) -> None:
-    """One markdown row per (side, model, agent type): correct per group and the counts."""
-    cells: dict[tuple[str, str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
-        lambda: defaultdict(list))
+def _rows(paths: list[str]) -> list[dict[str, Any]]:
+    """Every run in the files; a question run again (a later line) replaces its earlier run."""
+    latest: dict[tuple[str, ...], dict[str, Any]] = {}
     for path in paths:
         with open(path, encoding="utf-8") as fh:
             for line in fh:
@@ -129,7 +124,22 @@ def table(paths: list[str]) -> None:
                 row["placeholder"] = bool(_PLACEHOLDER.search(row["answer"]))
                 row["held_wrong"] = row["held"] and bool(row["answer"].strip()) and not row[
                     "correct"]
-                cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
+                key = (row["alias"], row["side"], row["agent"], row["group"], row["question"])
+                latest.pop(key, None)  # keep file order for the rerun's position
+                latest[key] = row
+    return list(latest.values())
+
+
+def _score(rows: list[dict[str, Any]]) -> str:
+    return f"{sum(r['correct'] for r in rows)}/{len(rows)}" if rows else "-"
+
+
+def table(paths: list[str]) -> None:
+    """One markdown row per (side, model, agent type): correct per group and the counts."""
+    cells: dict[tuple[str, str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
+        lambda: defaultdict(list))
+    for row in _rows(paths):
+        cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
     groups = ["old20", *GROUPS]
     print("| model | side | agent type | " + " | ".join(groups) + " | new 66 | tracebacks | "
           "blob answers | placeholder answers | lost after right obs. | "
@@ -155,12 +165,9 @@ def table(paths: list[str]) -> None:
 def why(paths: list[str]) -> None:
     """Why the wrong runs on the 66 new questions were wrong, one markdown row per cell."""
     cells: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for path in paths:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                if row["group"] in GROUPS:
-                    cells[(row["alias"], row["side"], row["agent"])].append(row)
+    for row in _rows(paths):
+        if row["group"] in GROUPS:
+            cells[(row["alias"], row["side"], row["agent"])].append(row)
     print("| model | side | agent type | wrong | no tool call | tool result wrong | right "
           "result, wrong answer | right result, no answer | other: no answer |")
     print("|" + "---|" * 9)
