@@ -36,7 +36,7 @@ def real_answer(result: RunResult) -> str | None:
 # Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
 # logs, memory and `agent serve`.
 STOP_WORDS: dict[str, str] = {
-    "max_iterations": "the agent used all its steps (--max-steps) without reaching an answer",
+    "max_iterations": "the agent used all its steps (--max-iterations) without reaching an answer",
     "max_execution_time": "the run reached its time limit (--max-time)",
     "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
     "stalled": "the model kept sending the same reply, so the run was stopped",

@@ -74,7 +74,8 @@ class Attempts:
                        f"{self.timeout.read:g}s (read timeout)")
             if self.local:  # resending would queue behind the reply it is still generating
                 message += "; not retried, the local server may still be generating"
-            message += "; raise request_timeout in the config (or AGENT_TIMEOUT) if it needs longer"
+            message += ("; raise read_timeout in the config (or AGENT_READ_TIMEOUT) if it needs "
+                        "longer")
         elif isinstance(err, httpx.RemoteProtocolError | httpx.ReadError):
             where = "in the middle of the stream" if emitted else "before a complete response"
             message = f"{self.provider} at {self.base_url} closed the connection {where}"

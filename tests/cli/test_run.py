@@ -94,7 +94,7 @@ def test_iteration_limit_exit_code(mock_server: Any) -> None:
                    "--early-stopping", "force", env=openai_env(mock_server))
     assert result.exit_code == 3
     assert result.stdout == ""  # a limit stop has no answer to print
-    assert "Stopped: the agent used all its steps (--max-steps) without reaching an answer." \
+    assert "Stopped: the agent used all its steps (--max-iterations) without reaching an answer." \
         in " ".join(result.stderr.split())
     assert len(mock_server.requests) == 2
 

@@ -137,6 +137,6 @@ def test_a_turn_stopped_by_a_limit_is_remembered_as_unanswered(mock_server: Any,
     mock_server.add_reply(final("done"))
     assert run(mock_server, db, "--thread", "t", "try again").stdout == "done\n"
     replies = [text for role, text in sent(mock_server, 1) if role == "assistant"]
-    assert replies == ["(no answer: the agent used all its steps (--max-steps) without "
+    assert replies == ["(no answer: the agent used all its steps (--max-iterations) without "
                        "reaching an answer)"]
     assert "Agent stopped" not in json.dumps(mock_server.requests[1].body)

@@ -284,7 +284,8 @@ def test_local_read_timeout_is_not_retried_and_names_the_setting() -> None:
     with pytest.raises(ProviderError) as info:
         model.generate(MESSAGES)
     assert len(calls) == 1
-    assert "request_timeout" in str(info.value) and "not retried" in str(info.value)
+    assert "read_timeout" in str(info.value) and "AGENT_READ_TIMEOUT" in str(info.value)
+    assert "not retried" in str(info.value)
 
 
 def test_constrained_llamacpp_requests_are_not_streamed() -> None:
