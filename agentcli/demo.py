@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentcli.models.base import BaseChatModel
 
 DEMO_QUESTION = "What is 25% of 300?"
 DEMO_MODEL = "dashscope/qwen-turbo"
@@ -76,7 +79,7 @@ def record_demo_cassette(path: Path) -> Any:
     return executor.invoke(DEMO_QUESTION)
 
 
-def demo_chat_model() -> Any:
+def demo_chat_model() -> BaseChatModel:
     """The model of the offline chat demo: the seed's Qwen replies for the demo question (the
     Calculator is really called), and for anything else a reply saying how to set up a model."""
     from agentcli.models.fake import FakeChatModel

@@ -495,7 +495,8 @@ class AgentExecutor:
         """Run on the async core, yielding each event as it happens."""
         from agentcli._drive import adrive
 
-        return adrive(self, self.start(_given(inputs, input), _config(config, callbacks)))
+        return adrive(self, self.start(_given(inputs, input),
+                                       RunConfig.of(config).adding(callbacks)))
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
                       input: Inputs = None, callbacks: Config = None) -> RunResult:
@@ -555,10 +556,3 @@ def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, Any]:
         raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
     return inputs if inputs is not None else input  # type: ignore[return-value]
 
-
-def _config(config: Config, callbacks: Config) -> RunConfig:
-    conf = RunConfig.of(config)
-    if callbacks is None:
-        return conf
-    return RunConfig((*conf.callbacks, *RunConfig.of(callbacks).callbacks), conf.tags,
-                     conf.metadata, conf.run_name)

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -100,18 +98,9 @@ def save_key(name: str, value: str, env: Mapping[str, str] | None = None) -> Pat
     keys = read_keys(env) if path.is_file() else {}
     keys[name] = value
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-", suffix=".tmp")  # mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(keys, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from agentcli.files import write_atomic
+
+    write_atomic(path, json.dumps(keys, indent=2, sort_keys=True) + "\n")  # mkstemp: 0600
     return path
 
 

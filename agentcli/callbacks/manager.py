@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -196,6 +196,13 @@ class RunConfig:
                             + ", ".join(RUN_CONFIG_KEYS))
         return cls(tuple(handlers_of(config.get("callbacks"))), tuple(config.get("tags") or ()),
                    dict(config.get("metadata") or {}), str(config.get("run_name") or ""))
+
+    def adding(self, callbacks: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
+               | CallbackManager | None) -> RunConfig:
+        """This config with more handlers (``invoke(q, callbacks=[...])`` beside ``config``)."""
+        if callbacks is None:
+            return self
+        return replace(self, callbacks=(*self.callbacks, *RunConfig.of(callbacks).callbacks))
 
 
 def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:

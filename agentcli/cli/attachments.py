@@ -12,8 +12,7 @@ from agentcli.errors import ConfigError
 
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024  # one attachment; larger files are refused unread
 _AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
-_MAGIC = ((b"\x89PNG", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"),
-          (b"RIFF", "image/webp"))
+_MAGIC = ((b"\x89PNG", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
 
 
 def attachment_parts(sources: list[str]) -> tuple[dict[str, Any], ...]:
@@ -31,7 +30,9 @@ def _part(src: str) -> dict[str, Any]:
         data = fh.read(MAX_ATTACHMENT_BYTES + 1)
     if len(data) > MAX_ATTACHMENT_BYTES:
         raise ConfigError(f"--attach {src} is larger than 20 MiB; attach a smaller file")
-    mime = next((m for magic, m in _MAGIC if data.startswith(magic)), None) \
+    riff = {b"WEBP": "image/webp", b"WAVE": "audio/wav"}.get(data[8:12]) \
+        if data.startswith(b"RIFF") else None
+    mime = next((m for magic, m in _MAGIC if data.startswith(magic)), None) or riff \
         or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     encoded = base64.b64encode(data).decode("ascii")
     if mime.startswith("image/"):

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from typing import Any
 
@@ -72,6 +71,8 @@ def uninstall(
 
 def _pip(args: list[str]) -> int:
     """Run pip of this interpreter; its exit status, or 2 with a hint when pip is missing."""
+    import subprocess
+
     try:
         return subprocess.call([sys.executable, "-m", "pip", *args])
     except OSError as err:

@@ -410,7 +410,7 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
         if demo and not s.model:
             from agentcli.demo import demo_chat_model
 
-            return demo_chat_model()  # type: ignore[no-any-return]
+            return demo_chat_model()
         return build_model(s, env)
 
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources

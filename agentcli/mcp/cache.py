@@ -72,16 +72,9 @@ def save_tools(conf: ServerConfig, tools: list[ToolInfo]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps({"version": _VERSION, "server": conf.name,
                           "tools": [asdict(t) for t in tools]}, ensure_ascii=False)
-    import tempfile  # only writers pay for it
+    from agentcli.files import write_atomic  # only writers pay for it
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, payload)
     for old in path.parent.glob(f"{conf.name}-*.json"):
         digest = old.stem[len(conf.name) + 1:]  # "ev-x-<hash>" is another server than "ev"
         if old != path and len(digest) == 16 and "-" not in digest:

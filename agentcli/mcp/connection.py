@@ -121,12 +121,12 @@ class ServerConnection:
         """Connect within ``startup_timeout``, list the tools and cache them; a project
         ``.mcp.json`` server starts only once the file is trusted."""
         require_sdk()
-        if self.conf.project_file is not None:
-            from agentcli.mcp.trust import is_trusted, refusal
+        if self._untrusted():
+            from agentcli.mcp.trust import refusal
 
-            if not is_trusted(Path(self.conf.project_file)):
-                raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
-                                               self.conf.target()))
+            assert self.conf.project_file is not None
+            raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
+                                           self.conf.target()))
         path = log_path(self.conf.name)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._log_offset = path.stat().st_size if path.exists() else 0

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -128,15 +126,9 @@ class ModelCache:
 
     def save(self) -> None:
         """Write the cache atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".models-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self.data, fh, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        from agentcli.files import write_atomic
+
+        write_atomic(self.path, json.dumps(self.data, indent=1, sort_keys=True))
 
 
 def list_endpoints(

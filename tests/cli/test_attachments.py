@@ -50,3 +50,13 @@ def test_a_text_file_is_not_an_attachment(mock_server: Any, tmp_path: Path) -> N
     assert result.exit_code == 2
     assert "is text/plain: only images and audio" in result.stderr and "-f FILE" in result.stderr
     assert mock_server.requests == []
+
+
+def test_a_wav_file_goes_as_audio(mock_server: Any, tmp_path: Path) -> None:
+    clip = tmp_path / "clip.bin"  # no telling name: the RIFF header says WAVE
+    clip.write_bytes(b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 24)
+    mock_server.add_reply("Final Answer: a beep")
+    result = run(mock_server, "-A", str(clip))
+    assert result.exit_code == 0, result.stderr
+    [part] = first_user(mock_server)["content"][1:]
+    assert part["type"] == "input_audio" and part["input_audio"]["format"] == "wav"
