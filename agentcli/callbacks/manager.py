@@ -79,10 +79,12 @@ def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tup
 
 def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> bool:
     """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
+    muted = [prefix for flag, prefix in _IGNORES.items() if getattr(handler, flag, False)]
+    if not muted:  # the usual case: nothing more to look at for this event
+        return False
     if hook == "on_event":
         hook = _EVENT_HOOK.get(getattr(args[0], "kind", ""), hook) if args else hook
-    return any(getattr(handler, flag, False) and hook.startswith(prefix)
-               for flag, prefix in _IGNORES.items())
+    return hook.startswith(tuple(muted))
 
 
 class CallbackManager:
