@@ -30,10 +30,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dev_questions import DEV
 from hard_questions import _PLACEHOLDER, GROUPS, classify, graded
 from local_model import QUESTIONS as OLD20
 
 ALL_GROUPS: dict[str, list[tuple[str, float]]] = {"old20": OLD20, **GROUPS}
+# The tuning questions run only when asked for (--groups dev); they are not in the table.
+QUESTION_SETS = {**ALL_GROUPS, "dev": DEV}
 DEFAULT_TYPES = ("chat-zero-shot-react-description,tool-calling,"
                  "chat-conversational-react-description,"
                  "structured-chat-zero-shot-react-description")
@@ -51,7 +54,7 @@ def run_cell(agent: Path, base_url: str, alias: str, agent_type: str, group: str
     db = home / "agent.db"
     env = _env(home, db)
     rows = []
-    for question, expected in ALL_GROUPS[group]:
+    for question, expected in QUESTION_SETS[group]:
         cmd = [str(agent), "run", question, "-m", f"llamacpp/{alias}", "--base-url", base_url,
                "-a", agent_type]
         started = time.monotonic()
@@ -106,7 +109,7 @@ def run(args: argparse.Namespace) -> None:
                       f"{time.monotonic() - started:.0f}s", flush=True)
         if args.lc:
             questions = work / "questions.json"
-            questions.write_text(json.dumps({g: ALL_GROUPS[g] for g in groups}))
+            questions.write_text(json.dumps({g: QUESTION_SETS[g] for g in groups}))
             subprocess.run([args.lc, str(Path(__file__).parent / "lc_hard.py"), base_url,
                             args.alias, str(questions), args.out, args.lc_types,
                             str(args.timeout)], check=False)

@@ -432,9 +432,17 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
     return out
 
 
+# An answer that ran past its blob's closing brace: '1058 }\nThe answer is 1058. The
+# question was...' (the model forgot the closing quote; a grammar kept it inside the string).
+_SPILLED = re.compile(r'([^{}\n]*?)\s*"?\s*\}\s*(?:\n|$)')
+
+
 def _finish(pos: int, answer: str, raw: str, value: Any = None) -> _Candidate:
     """A final answer; ``value`` is the blob's JSON answer (an object or a list), kept whole
     beside its text for a run that needs a structured answer."""
+    spilled = _SPILLED.match(answer)
+    if spilled and spilled.group(1).strip():
+        answer = spilled.group(1).strip()
     if answer.strip() in ("", "...", "…") or _is_placeholder(answer):
         return _Candidate(pos, problem="placeholder")
     values: dict[str, Any] = {"output": answer}

@@ -20,16 +20,18 @@ from agentcli.tools.base import Tool
 STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-# The compact prompts' worked example, in each format (it ends the way a step ends).
+# The compact prompts' worked example, in each format (it ends the way a step ends). The
+# Calculator's input is the question's own words: small models copy a phrase far more
+# reliably than they rewrite it, and the Calculator reads such phrases (tools/math_words.py).
 _EXAMPLE = (
     "\nExample:\nQuestion: What is 7 times 6?\n"
-    '{"action": "Calculator", "action_input": "7 * 6"}\n'
+    '{"action": "Calculator", "action_input": "7 times 6"}\n'
     "Observation: Answer: 42\n"
     '{"action": "Final Answer", "action_input": "42"}\n'
 )
 _REACT_EXAMPLE = (
     "\nExample:\nQuestion: What is 7 times 6?\nThought: I use Calculator.\n"
-    "Action: Calculator\nAction Input: 7 * 6\nObservation: Answer: 42\n"
+    "Action: Calculator\nAction Input: 7 times 6\nObservation: Answer: 42\n"
     "Thought: I know the answer.\nFinal Answer: 42\n"
 )
 

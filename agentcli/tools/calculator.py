@@ -8,17 +8,13 @@ from agentcli.errors import ToolInputError
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.math_eval import (
-    ACCEPTED_FORMS,
-    MAX_EXPRESSION_CHARS,
-    NotAnExpression,
-    evaluate,
-)
+from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, evaluate
+from agentcli.tools.math_words import ACCEPTED_FORMS
 
 DESCRIPTION = (
     "Useful for when you need to answer questions about math. "
-    "Input: an arithmetic expression (numbers with + - * / ** and parentheses, N% of M, "
-    "square root of N), or a math question in words."
+    "Input: the calculation, in numbers with + - * / ** or in the question's own words "
+    "(percent of, to the power of, square root of, sum of, hours in minutes)."
 )
 MAX_QUESTION_CHARS = 2_000
 _BARE_PERCENT = re.compile(r"\s*\d+(?:\.\d+)?\s*(?:%|percent)\s*", re.I)

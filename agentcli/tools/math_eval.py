@@ -17,6 +17,7 @@ import warnings
 from typing import Any
 
 from agentcli.errors import ToolInputError
+from agentcli.tools.math_words import normalise
 
 MAX_EXPRESSION_CHARS = 500
 MAX_EXPONENT = 10_000
@@ -36,46 +37,6 @@ _FORBIDDEN_WORDS = re.compile(r"__|\bimport\b|\blambda\b|\bexec\b|\beval\b|\bope
 
 class NotAnExpression(Exception):
     """The text is not arithmetic (e.g. a question in words); a model may translate it."""
-
-
-_NUM = r"\d+(?:\.\d+)?"
-# Word forms people and small models write, each turned into arithmetic (order matters:
-# "15% of 80" before a bare "15%"). Only numbers are captured, so no text reaches numexpr.
-_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), repl) for pattern, repl in (
-        (rf"({_NUM})\s*(?:%|percent)\s+of\s+({_NUM})", r"(\1 / 100 * \2)"),
-        (rf"({_NUM})\s*(?:%(?!\s*[\d(.])|percent\b)", r"(\1 / 100)"),  # not 7 % 3
-        (rf"square\s+root\s+of\s+({_NUM})", r"sqrt(\1)"),
-        (rf"cube\s+root\s+of\s+({_NUM})", r"(\1 ** (1 / 3))"),
-        (rf"({_NUM}|\))\s+(?:raised\s+)?to\s+the\s+power\s+of\s+({_NUM})", r"\1 ** \2"),
-        (rf"({_NUM}|\))\s+squared", r"\1 ** 2"),
-        (rf"({_NUM}|\))\s+cubed", r"\1 ** 3"),
-        (r"(?<=[\d)])\s*[x×]\s*(?=[\d(])", " * "),
-        (r"(?<=[\d)])\s*(?:times|multiplied\s+by)\s*(?=[\d(])", " * "),
-        (r"(?<=[\d)])\s*(?:divided\s+by|over)\s*(?=[\d(])", " / "),
-        (r"(?<=[\d)])\s*plus\s*(?=[\d(])", " + "),
-        (r"(?<=[\d)])\s*minus\s*(?=[\d(])", " - "),
-    ))
-_LEAD = re.compile(r"^(?:what\s+is|what's|calculate|compute|evaluate)\s+", re.I)
-ACCEPTED_FORMS = (
-    "arithmetic with + - * / ** and parentheses, 'N% of M', 'N to the power of M', "
-    "'square root of N', 'cube root of N', 'N squared', 'N cubed', and the functions "
-    "sqrt, log, exp, sin, cos and tan"
-)
-
-
-def normalise(text: str) -> str:
-    """Tidy the notations people and small models use into arithmetic: ``^`` and ``×``/``÷``,
-    thousands separators, ``$`` before a number, a trailing ``=`` or ``?``, and the word
-    forms in :data:`_WORDS` (``15% of 80``, ``2 to the power of 10``, ``square root of 144``)."""
-    expr = text.strip().strip("`").strip()
-    expr = _LEAD.sub("", expr).rstrip("?").strip()
-    expr = expr.replace("^", "**").replace("÷", "/").replace("−", "-")
-    expr = re.sub(r"(?<=\d),(?=\d{3}\b)", "", expr)
-    expr = re.sub(r"\$\s*(?=\d)", "", expr)
-    for pattern, repl in _WORDS:
-        expr = pattern.sub(repl, expr)
-    return expr.rstrip("=").strip()
 
 
 def check(text: str) -> ast.Expression:

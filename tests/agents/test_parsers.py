@@ -230,3 +230,18 @@ def test_a_final_answer_cut_off_mid_string_is_a_parse_error(text: str) -> None:
 def test_a_final_answer_missing_only_its_closing_brace_is_kept() -> None:
     result = JsonBlobOutputParser().parse('{"action": "Final Answer", "action_input": "643"')
     assert isinstance(result, AgentFinish) and result.output == "643"
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("1058 }\nThe answer is 1058. The question was: What is 46 * 23?\n```json\n{", "1058"),
+    ('400" }\nYou can use the following JSON object', "400"),
+    ("The set is {1, 2}", "The set is {1, 2}"),  # braces of its own: kept
+    ('{"a": 1}', '{"a": 1}'),
+])
+def test_an_answer_that_ran_past_its_closing_brace_is_cut_there(answer: str,
+                                                                   expected: str) -> None:
+    """Small models under a JSON grammar forget the closing quote: the value then carries the
+    brace and whatever they wrote after it. The answer is what came before the brace."""
+    reply = json.dumps({"action": "Final Answer", "action_input": answer})
+    result = JsonBlobOutputParser().parse(reply)
+    assert isinstance(result, AgentFinish) and result.return_values["output"] == expected

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CALC = '{"action": "Calculator", "action_input": "25 / 100 * 300"}'
 FINAL = '{"action": "Final Answer", "action_input": "75"}'
 
@@ -66,13 +68,20 @@ def test_force_keeps_the_old_stop(mock_server: Any, tmp_path: Path) -> None:
     assert len(bodies(mock_server)) == 3
 
 
-def test_calculator_forms_through_agent_run(mock_server: Any, tmp_path: Path) -> None:
-    """A small model's '2 to the power of 10' is read as arithmetic, not sent back as an
-    error the model repeats."""
-    mock_server.add_reply('{"action": "Calculator", "action_input": "2 to the power of 10"}')
-    mock_server.add_reply('{"action": "Final Answer", "action_input": "1024"}')
+@pytest.mark.parametrize(("phrase", "observation"), [
+    ("2 to the power of 10", "Answer: 1024"), ("35% of 240", "Answer: 84.0"),
+    ("the sum of 12, 45 and 78", "Answer: 135"), ("How many minutes are in 2.5 hours?",
+                                                 "Answer: 150.0"),
+    ("40% more than 250", "Answer: 350.0"), ("square root of 196", "Answer: 14.0"),
+])
+def test_calculator_forms_through_agent_run(mock_server: Any, tmp_path: Path, phrase: str,
+                                            observation: str) -> None:
+    """A phrase a small model copies from the question is read as arithmetic, not sent back
+    as an error the model repeats, and no model call is made inside the Calculator."""
+    mock_server.add_reply(json.dumps({"action": "Calculator", "action_input": phrase}))
+    mock_server.add_reply('{"action": "Final Answer", "action_input": "done"}')
     proc = run(mock_server, tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["steps"][0]["observation"] == "Answer: 1024" and out["answer"] == "1024"
-    assert len(bodies(mock_server)) == 2  # no model call inside the Calculator
+    assert out["steps"][0]["observation"] == observation
+    assert len(bodies(mock_server)) == 2

@@ -106,7 +106,7 @@ def test_early_stopping_generate(mock_server: Any) -> None:
                    "--early-stopping", "generate", "-q", env=openai_env(mock_server))
     assert result.exit_code == 3
     assert result.stdout == "75 (from what I have)\n"
-    assert "run out of steps" in mock_server.requests[1].body["messages"][-1]["content"]
+    assert "Do not use any more tools" in mock_server.requests[1].body["messages"][-1]["content"]
 
 
 def test_provider_error_is_one_line_exit_4(mock_server: Any) -> None:

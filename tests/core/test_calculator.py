@@ -110,7 +110,29 @@ FORMS = [
     ("1,234 + 5", "Answer: 1239"), ("12 x 4", "Answer: 48"), ("12 × 4", "Answer: 48"),
     ("20 ÷ 4", "Answer: 5.0"), ("$20 * 3", "Answer: 60"), ("7 * 6 =", "Answer: 42"),
     ("300 * 25%", "Answer: 75.0"), ("7 % 3", "Answer: 1"), ("What is 3 + 4?", "Answer: 7"),
+    # Phrases copied from a question, the way small models pass them (issue 22).
+    ("40% more than 250", "Answer: 350.0"), ("20 percent off a price of 85", "Answer: 68.0"),
+    ("30% less than 200", "Answer: 140.0"), ("600 + 8%", "Answer: 648.0"),
+    ("85 - 20%", "Answer: 68.0"), ("2 raised to the 12th power", "Answer: 4096"),
+    ("2 to the power 8", "Answer: 256"), ("half of 3 to the power of 4", "Answer: 40.5"),
+    ("the square of 9", "Answer: 81"), ("twice 21", "Answer: 42"),
+    ("the sum of 12, 45 and 78", "Answer: 135"), ("add 3 and 4", "Answer: 7"),
+    ("the average of 14, 22 and 36", "Answer: 24.0"), ("the product of 4, 5 and 6",
+                                                       "Answer: 120"),
+    ("the difference between 10 and 4", "Answer: 6"), ("subtract 4 from 10", "Answer: 6"),
+    ("How many seconds are in 3 hours?", "Answer: 10800.0"),
+    ("How many grams are in 4.2 kilograms?", "Answer: 4200.0"),
+    ("7.5 metres in centimeters", "Answer: 750.0"), ("5000 m to km", "Answer: 5.0"),
+    ("What is 100 minus 37 minus 18?", "Answer: 45"),
 ]
+
+
+@pytest.mark.parametrize("text", ["2 hours in kilograms", "how many apples are in 3 boxes",
+                                  "the sum of 3", "40% more than"])
+def test_word_forms_that_do_not_fit_are_not_guessed(text: str) -> None:
+    """Units of different kinds, unknown units and incomplete phrases are not arithmetic."""
+    with pytest.raises(ToolInputError, match="cannot read"):
+        calculate(text, None)
 
 
 @pytest.mark.parametrize(("text", "answer"), FORMS)

@@ -1,0 +1,139 @@
+"""Math written in words, turned into arithmetic before the Calculator checks it.
+
+People and small models write ``15% of 80``, ``the sum of 12, 45 and 78``, ``2 raised to
+the 12th power``, ``40% more than 250`` or ``3 hours in seconds``; a small model copies such
+a phrase from the question far more reliably than it rewrites it as ``0.4 * 250 + 250``.
+Each form here becomes arithmetic. Only numbers are captured, so no text reaches numexpr:
+whatever is left over still has to pass :func:`agentcli.tools.math_eval.check`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+NUM = r"\d+(?:\.\d+)?"
+_LIST = rf"{NUM}(?:\s*,\s*{NUM})*,?\s+and\s+{NUM}"  # "12, 45 and 78" / "3 and 4"
+_PCT = r"\s*(?:%|percent\b|per\s+cent\b)"
+
+ACCEPTED_FORMS = (
+    "arithmetic with + - * / ** and parentheses, or words: 'N% of M', 'N% more than M', "
+    "'N to the power of M', 'square root of N', 'cube root of N', 'N squared', 'the sum of' "
+    "or 'the average of' a list, 'N hours in minutes'; and the functions sqrt, log, exp, "
+    "sin, cos and tan"
+)
+
+# Units of the same kind, in one base unit each (seconds, meters, grams, liters).
+_UNITS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(("second", "sec", "s"), ("time", 1.0)),
+    **dict.fromkeys(("minute", "min"), ("time", 60.0)),
+    **dict.fromkeys(("hour", "hr", "h"), ("time", 3600.0)),
+    "day": ("time", 86_400.0), "week": ("time", 604_800.0),
+    **dict.fromkeys(("millimeter", "mm"), ("length", 0.001)),
+    **dict.fromkeys(("centimeter", "cm"), ("length", 0.01)),
+    **dict.fromkeys(("meter", "m"), ("length", 1.0)),
+    **dict.fromkeys(("kilometer", "km"), ("length", 1000.0)),
+    **dict.fromkeys(("milligram", "mg"), ("mass", 0.001)),
+    **dict.fromkeys(("gram", "g"), ("mass", 1.0)),
+    **dict.fromkeys(("kilogram", "kg"), ("mass", 1000.0)),
+    **dict.fromkeys(("milliliter", "ml"), ("volume", 0.001)),
+    **dict.fromkeys(("liter", "l"), ("volume", 1.0)),
+}
+_UNIT = r"[a-z]+"
+
+
+def _unit(word: str) -> tuple[str, float] | None:
+    word = word.lower().replace("metre", "meter").replace("litre", "liter")
+    return _UNITS.get(word) or (_UNITS.get(word[:-1]) if word.endswith("s") else None)
+
+
+def _convert(number: str, source: str, target: str) -> str | None:
+    """``number source`` in ``target`` units as arithmetic, or None when they do not match."""
+    have, want = _unit(source), _unit(target)
+    if have is None or want is None or have[0] != want[0]:
+        return None
+    factor = have[1] / want[1]
+    return f"({number} * {factor!r})" if factor >= 1 else f"({number} / {1 / factor!r})"
+
+
+def _units_in(match: re.Match[str]) -> str:  # "3 hours in seconds"
+    return _convert(match["n"], match["a"], match["b"]) or match[0]
+
+
+def _how_many(match: re.Match[str]) -> str:  # "how many seconds are in 3 hours"
+    return _convert(match["n"], match["b"], match["a"]) or match[0]
+
+
+def _numbers(text: str) -> list[str]:
+    return re.findall(NUM, text)
+
+
+def _joined(op: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: "(" + f" {op} ".join(_numbers(m["list"])) + ")"
+
+
+def _average(match: re.Match[str]) -> str:
+    found = _numbers(match["list"])
+    return f"(({' + '.join(found)}) / {len(found)})"
+
+
+Replacement = str | Callable[[re.Match[str]], str]
+# Order matters: "40% more than 250" before "40% of", before a bare "40%".
+_FORMS: tuple[tuple[re.Pattern[str], Replacement], ...] = tuple(
+    (re.compile(pattern, re.I), repl) for pattern, repl in (
+        (rf"how\s+many\s+(?P<a>{_UNIT})\s+(?:are\s+)?(?:there\s+)?in\s+(?P<n>{NUM})\s*"
+         rf"(?P<b>{_UNIT})", _how_many),
+        (rf"(?P<n>{NUM})\s*(?P<a>{_UNIT})\s+(?:in|to|into|as)\s+(?P<b>{_UNIT})", _units_in),
+        (rf"(?:(?:the\s+)?(?:sum|total)\s+of|add)\s+(?P<list>{_LIST})", _joined("+")),
+        (rf"(?:the\s+)?product\s+of\s+(?P<list>{_LIST})", _joined("*")),
+        (rf"(?:the\s+)?(?:average|mean)\s+of\s+(?P<list>{_LIST})", _average),
+        (rf"(?:the\s+)?difference\s+between\s+({NUM})\s+and\s+({NUM})", r"(\1 - \2)"),
+        (rf"subtract\s+({NUM})\s+from\s+({NUM})", r"(\2 - \1)"),
+        (rf"({NUM}){_PCT}\s+(?:more|greater|higher)\s+than\s+({NUM})",
+         r"(\2 * (1 + \1 / 100))"),
+        (rf"({NUM}){_PCT}\s+(?:less|fewer|lower)\s+than\s+({NUM})", r"(\2 * (1 - \1 / 100))"),
+        (rf"({NUM}){_PCT}\s+off\s+(?:(?:a|the)\s+(?:price|cost)\s+of\s+)?({NUM})",
+         r"(\2 * (1 - \1 / 100))"),
+        (rf"({NUM})\s*(?:increased\s+by|plus|\+)\s*({NUM}){_PCT}(?!\s*of)",
+         r"(\1 * (1 + \2 / 100))"),
+        (rf"({NUM})\s*(?:decreased\s+by|reduced\s+by|minus|less|-)\s*({NUM}){_PCT}(?!\s*of)",
+         r"(\1 * (1 - \2 / 100))"),
+        (rf"({NUM}){_PCT}\s+of\s+({NUM})", r"(\1 / 100 * \2)"),
+        (rf"({NUM})\s*(?:%(?!\s*[\d(.])|percent\b|per\s+cent\b)", r"(\1 / 100)"),  # not 7 % 3
+        (rf"(?:the\s+)?square\s+root\s+of\s+({NUM})", r"sqrt(\1)"),
+        (rf"(?:the\s+)?cube\s+root\s+of\s+({NUM})", r"(\1 ** (1 / 3))"),
+        (rf"(?:the\s+)?square\s+of\s+({NUM})", r"(\1 ** 2)"),
+        (rf"(?:the\s+)?cube\s+of\s+({NUM})", r"(\1 ** 3)"),
+        (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+({NUM})(?:st|nd|rd|th)?\s+power",
+         r"\1 ** \2"),
+        (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+power\s+(?:of\s+)?({NUM})", r"\1 ** \2"),
+        (rf"({NUM}|\))\s+raised\s+to\s+({NUM})", r"\1 ** \2"),
+        (rf"({NUM}|\))\s+squared", r"\1 ** 2"),
+        (rf"({NUM}|\))\s+cubed", r"\1 ** 3"),
+        (r"\bhalf\s+of\s+(?=[\d(])", "0.5 * "),
+        (r"\ba\s+third\s+of\s+(?=[\d(])", "(1 / 3) * "),
+        (r"\ba\s+quarter\s+of\s+(?=[\d(])", "0.25 * "),
+        (r"\b(?:twice|double)\s+(?=[\d(])", "2 * "),
+        (r"\btriple\s+(?=[\d(])", "3 * "),
+        (r"(?<=[\d)])\s*[x×]\s*(?=[\d(])", " * "),
+        (r"(?<=[\d)])\s*(?:times|multiplied\s+by)\s*(?=[\d(])", " * "),
+        (r"(?<=[\d)])\s*(?:divided\s+by|over)\s*(?=[\d(])", " / "),
+        (r"(?<=[\d)])\s*plus\s*(?=[\d(])", " + "),
+        (r"(?<=[\d)])\s*minus\s*(?=[\d(])", " - "),
+    ))
+_LEAD = re.compile(r"^(?:what\s+is|what's|how\s+much\s+is|calculate|compute|evaluate|find)"
+                   r"\s+(?:the\s+(?:value|result)\s+of\s+)?", re.I)
+
+
+def normalise(text: str) -> str:
+    """Tidy the notations people and small models use into arithmetic: ``^`` and ``×``/``÷``,
+    thousands separators, ``$`` before a number, a trailing ``=`` or ``?``, and the word
+    forms above."""
+    expr = text.strip().strip("`").strip()
+    expr = _LEAD.sub("", expr).rstrip("?").strip()
+    expr = expr.replace("^", "**").replace("÷", "/").replace("−", "-")
+    expr = re.sub(r"(?<=\d),(?=\d{3}\b)", "", expr)
+    expr = re.sub(r"\$\s*(?=\d)", "", expr)
+    for pattern, repl in _FORMS:
+        expr = pattern.sub(repl, expr)
+    return expr.rstrip("=").strip()
