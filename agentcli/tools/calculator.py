@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated, Any
 
 from agentcli.errors import ToolInputError
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
 from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.inject import InjectedState, injections
 from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, evaluate
-from agentcli.tools.math_words import ACCEPTED_FORMS
+from agentcli.tools.math_words import ACCEPTED_FORMS, normalise
 
 DESCRIPTION = (
     "Useful for when you need to answer questions about math. "
@@ -18,6 +20,8 @@ DESCRIPTION = (
 )
 MAX_QUESTION_CHARS = 2_000
 _BARE_PERCENT = re.compile(r"\s*\d+(?:\.\d+)?\s*(?:%|percent)\s*", re.I)
+_BARE_NUMBER = re.compile(r"\s*-?(?:\d+(?:\.\d*)?|\.\d+)\s*")
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _BLOCK = re.compile(r"```(?:text|python|math)?\s*\n?(.*?)(?:```|$)", re.S)
 
 
@@ -38,30 +42,59 @@ def extract_expression(reply: str) -> str:
     return lines[0].removeprefix("Answer:").strip()
 
 
-def calculate(question: str, llm: BaseChatModel | None) -> str:
-    """Answer a math input: evaluate it directly, or ask the model for an expression first."""
-    question = question.strip()
-    if not question:
-        raise ToolInputError("the Calculator needs an expression, e.g. 300 * 0.25")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise ToolInputError(
-            f"input is {len(question):,} characters; the Calculator accepts at most "
-            f"{MAX_QUESTION_CHARS:,} (expressions at most {MAX_EXPRESSION_CHARS})"
-        )
-    if _BARE_PERCENT.fullmatch(question):
-        raise ToolInputError(f"{question!r} is a percentage of nothing; to take a percentage of "
-                             "a number, write it as 'N% of M'")
-    try:
-        return f"Answer: {evaluate(question)}"
-    except NotAnExpression:
-        pass
-    if llm is None:
-        raise ToolInputError(f"the Calculator cannot read {question!r}; it reads {ACCEPTED_FORMS}")
-    prompt = _prompt_template().replace("{question}", question)
-    reply = llm.generate([user(prompt)], stop=["```output"]).text
-    expression = extract_expression(reply)
+def question_math(asked: str) -> str | None:
+    """The math of the run's question when the Calculator can read it as it is: the whole
+    question, or one sentence of it (``What is 35% of 240?``, ``How many minutes are in 4
+    hours?``); None for a word problem."""
+    for part in (asked, *_SENTENCE_END.split(asked)):
+        part = part.strip().rstrip("?.!").strip()
+        if not part or not any(ch.isdigit() for ch in part) or len(part) > MAX_EXPRESSION_CHARS:
+            continue
+        try:
+            evaluate(part)
+        except (NotAnExpression, ToolInputError):
+            continue
+        return part
+    return None
+
+
+def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
+    """Answer a math input: evaluate it directly, or ask the model for an expression first.
+
+    ``asked`` is the run's question. A small model often passes only a number or a bare
+    percentage from it (``.35``, ``25%``) although the question's math reads as it is; the
+    Calculator then answers that math, and says so in the trace.
+    """
     from agentcli.events import notify
 
+    text = text.strip()
+    if not text:
+        raise ToolInputError("the Calculator got an empty input; pass the calculation to do")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise ToolInputError(
+            f"input is {len(text):,} characters; the Calculator accepts at most "
+            f"{MAX_QUESTION_CHARS:,} (expressions at most {MAX_EXPRESSION_CHARS})"
+        )
+    in_question = question_math(asked) if asked else None
+    if _BARE_NUMBER.fullmatch(text) or _BARE_PERCENT.fullmatch(text):
+        if in_question is not None and normalise(in_question) != normalise(text):
+            notify("tool_text", f"Reading the question's math: {in_question}", tool="Calculator")
+            return f"Answer: {evaluate(in_question)}"
+        if _BARE_PERCENT.fullmatch(text):
+            raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
+                                 "percentage of, in the question's words")
+    try:
+        return f"Answer: {evaluate(text)}"
+    except NotAnExpression:
+        pass
+    if in_question is not None:  # the model's words are no better than the question's
+        raise ToolInputError(f"the Calculator cannot read {text!r}; the question's own words "
+                             f"can be passed as they are: {in_question!r}")
+    if llm is None:
+        raise ToolInputError(f"the Calculator cannot read {text!r}; it reads {ACCEPTED_FORMS}")
+    prompt = _prompt_template().replace("{question}", text)
+    reply = llm.generate([user(prompt)], stop=["```output"]).text
+    expression = extract_expression(reply)
     notify("tool_text", f"Evaluating: {expression}", tool="Calculator")
     try:
         if _BARE_PERCENT.fullmatch(expression):
@@ -69,16 +102,21 @@ def calculate(question: str, llm: BaseChatModel | None) -> str:
         return f"Answer: {evaluate(expression)}"
     except NotAnExpression:
         raise ToolInputError(
-            f"the Calculator cannot read {expression!r} (from {question!r}); it reads "
+            f"the Calculator cannot read {expression!r} (from {text!r}); it reads "
             f"{ACCEPTED_FORMS}"
         ) from None
 
 
 def make_calculator(llm: BaseChatModel | None) -> Tool:
     """The ``llm-math`` tool, named Calculator as the model knows it."""
+
+    def run(expression: str, state: Annotated[dict[str, Any], InjectedState]) -> str:
+        return calculate(expression, llm, str(state.get("input") or ""))
+
     return Tool(
         name="Calculator",
         description=DESCRIPTION,
-        func=lambda q: calculate(q, llm),
+        func=run,
         needs=ToolNeeds(llm=True),
+        injected=injections(run),
     )

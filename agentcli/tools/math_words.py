@@ -16,11 +16,11 @@ NUM = r"\d+(?:\.\d+)?"
 _LIST = rf"{NUM}(?:\s*,\s*{NUM})*,?\s+and\s+{NUM}"  # "12, 45 and 78" / "3 and 4"
 _PCT = r"\s*(?:%|percent\b|per\s+cent\b)"
 
+# Named without placeholders ("N% of M"): small models copy an error's words as their input.
 ACCEPTED_FORMS = (
-    "arithmetic with + - * / ** and parentheses, or words: 'N% of M', 'N% more than M', "
-    "'N to the power of M', 'square root of N', 'cube root of N', 'N squared', 'the sum of' "
-    "or 'the average of' a list, 'N hours in minutes'; and the functions sqrt, log, exp, "
-    "sin, cos and tan"
+    "arithmetic with + - * / ** and parentheses, or math words copied from the question "
+    "(percent of, percent more than, to the power of, square root of, squared, sum of, "
+    "average of, hours in minutes), and the functions sqrt, log, exp, sin, cos and tan"
 )
 
 # Units of the same kind, in one base unit each (seconds, meters, grams, liters).

@@ -85,3 +85,16 @@ def test_calculator_forms_through_agent_run(mock_server: Any, tmp_path: Path, ph
     out = json.loads(proc.stdout)
     assert out["steps"][0]["observation"] == observation
     assert len(bodies(mock_server)) == 2
+
+
+def test_a_bare_percentage_is_read_with_the_questions_math(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    """'25%' alone, for 'What is 25% of 300?': the Calculator answers the question's math and
+    says so in the trace, instead of an error the small model would repeat."""
+    mock_server.add_reply('{"action": "Calculator", "action_input": "25%"}')
+    mock_server.add_reply(FINAL)
+    proc = run(mock_server, tmp_path, "-v")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "75\n"  # the answer on stdout, the trace on stderr
+    assert "Reading the question's math: What is 25% of 300" in proc.stderr
+    assert "Observation: Answer: 75.0" in proc.stderr

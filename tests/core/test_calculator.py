@@ -142,17 +142,41 @@ def test_forms_people_and_small_models_write(text: str, answer: str) -> None:
     assert llm.requests == []
 
 
+@pytest.mark.parametrize(("given", "asked", "answer"), [
+    (".35", "What is 35% of 240?", "Answer: 84.0"),
+    ("25%", "What is 25% of 300?", "Answer: 75.0"),
+    ("15.5", "What is 15.5 * 6?", "Answer: 93.0"),
+    ("4", "How many minutes are in 4 hours?", "Answer: 240.0"),
+    ("0.45", "Round it. What is 45% of 180?", "Answer: 81.0"),  # one sentence of it
+    ("7", "A box holds 7 pens. How many pens are in 3 boxes?", "Answer: 7"),  # no math to read
+    ("12 * 3", "What is 35% of 240?", "Answer: 36"),  # a real calculation is done as given
+])
+def test_a_bare_number_from_a_question_whose_math_reads_is_that_math(
+        given: str, asked: str, answer: str) -> None:
+    """A small model passes '.35' for 'What is 35% of 240?': the Calculator answers the
+    question's math, which it can read as it is, instead of echoing 0.35."""
+    assert calculate(given, None, asked) == answer
+
+
+def test_an_unreadable_input_names_the_questions_own_words_when_they_read() -> None:
+    with pytest.raises(ToolInputError) as info:
+        calculate("4 hours", None, "How many minutes are in 4 hours?")
+    assert str(info.value) == ("the Calculator cannot read '4 hours'; the question's own words "
+                               "can be passed as they are: 'How many minutes are in 4 hours'")
+
+
 def test_an_unreadable_input_is_quoted_with_the_accepted_forms_and_no_example() -> None:
     llm = FakeChatModel(["```text\n25%\n```"])  # the translation is no better
     with pytest.raises(ToolInputError) as info:
         calculate("a quarter of the budget", llm)
     message = str(info.value)
-    assert "'25%'" in message and "'N% of M'" in message
+    assert "'25%'" in message and "percent of" in message and "N%" not in message
     assert "300 * 0.25" not in message  # nothing a model would copy as its next input
 
 
 def test_a_bare_percentage_asks_what_it_is_a_percentage_of() -> None:
-    with pytest.raises(ToolInputError, match=r"'25%' is a percentage of nothing.*'N% of M'"):
+    with pytest.raises(ToolInputError,
+                       match=r"'25%' is a percentage of nothing; say what it is a percentage"):
         calculate("25%", None)
 
 
