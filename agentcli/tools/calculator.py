@@ -58,12 +58,20 @@ def question_math(asked: str) -> str | None:
     return None
 
 
+def _from_question(math: str) -> str:
+    from agentcli.events import notify
+
+    notify("tool_text", f"Reading the question's math: {math}", tool="Calculator")
+    return f"Answer: {evaluate(math)}"
+
+
 def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
     """Answer a math input: evaluate it directly, or ask the model for an expression first.
 
     ``asked`` is the run's question. A small model often passes only a number or a bare
-    percentage from it (``.35``, ``25%``) although the question's math reads as it is; the
-    Calculator then answers that math, and says so in the trace.
+    percentage from it (``.35``, ``25%``), or something unreadable (``4 hours``), although
+    the question's math reads as it is; the Calculator then answers that math, and says so
+    in the trace.
     """
     from agentcli.events import notify
 
@@ -76,20 +84,19 @@ def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
             f"{MAX_QUESTION_CHARS:,} (expressions at most {MAX_EXPRESSION_CHARS})"
         )
     in_question = question_math(asked) if asked else None
-    if _BARE_NUMBER.fullmatch(text) or _BARE_PERCENT.fullmatch(text):
-        if in_question is not None and normalise(in_question) != normalise(text):
-            notify("tool_text", f"Reading the question's math: {in_question}", tool="Calculator")
-            return f"Answer: {evaluate(in_question)}"
-        if _BARE_PERCENT.fullmatch(text):
-            raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
-                                 "percentage of, in the question's words")
+    bare = _BARE_NUMBER.fullmatch(text) or _BARE_PERCENT.fullmatch(text)
+    if bare and in_question is not None and normalise(in_question) != normalise(text):
+        return _from_question(in_question)
+    if _BARE_PERCENT.fullmatch(text):
+        raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
+                             "percentage of, in the question's words")
     try:
         return f"Answer: {evaluate(text)}"
-    except NotAnExpression:
-        pass
-    if in_question is not None:  # the model's words are no better than the question's
-        raise ToolInputError(f"the Calculator cannot read {text!r}; the question's own words "
-                             f"can be passed as they are: {in_question!r}")
+    except (NotAnExpression, ToolInputError) as err:
+        if in_question is not None:  # the model's input is no better than the question
+            return _from_question(in_question)
+        if isinstance(err, ToolInputError):
+            raise
     if llm is None:
         raise ToolInputError(f"the Calculator cannot read {text!r}; it reads {ACCEPTED_FORMS}")
     prompt = _prompt_template().replace("{question}", text)

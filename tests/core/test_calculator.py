@@ -158,11 +158,17 @@ def test_a_bare_number_from_a_question_whose_math_reads_is_that_math(
     assert calculate(given, None, asked) == answer
 
 
-def test_an_unreadable_input_names_the_questions_own_words_when_they_read() -> None:
-    with pytest.raises(ToolInputError) as info:
-        calculate("4 hours", None, "How many minutes are in 4 hours?")
-    assert str(info.value) == ("the Calculator cannot read '4 hours'; the question's own words "
-                               "can be passed as they are: 'How many minutes are in 4 hours'")
+@pytest.mark.parametrize("given", ["4 hours", "2^3 * 4 = 8", "5,10,20", "__import__('os')"])
+def test_an_unreadable_input_is_answered_with_the_questions_math_when_it_reads(
+        given: str) -> None:
+    llm = FakeChatModel([])  # the model is not asked to translate
+    assert calculate(given, llm, "How many minutes are in 4 hours?") == "Answer: 240.0"
+    assert llm.requests == []
+
+
+def test_without_readable_math_in_the_question_errors_stay() -> None:
+    with pytest.raises(ToolInputError, match="dunders"):
+        calculate("__import__('os')", None, "A crate holds 36 apples. How many in 12 crates?")
 
 
 def test_an_unreadable_input_is_quoted_with_the_accepted_forms_and_no_example() -> None:
