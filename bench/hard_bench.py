@@ -4,6 +4,7 @@
         [--types T1,T2] [--groups old20,literal,reformulation,word] [--base-url URL]
         [--lc LC_PYTHON --lc-types T1,T2] [--timeout 180]
     .venv/bin/python bench/hard_bench.py table R.jsonl [R2.jsonl ...]   # or: why R.jsonl ...
+    .venv/bin/python bench/hard_bench.py relog R.jsonl /tmp/hard-bench-XXXX  # logs read again
 
 Every question runs as the README's default command and nothing else:
 ``agent run Q -m llamacpp/ALIAS --base-url URL -a TYPE`` (a child process, stdin closed,
@@ -70,20 +71,41 @@ def run_cell(agent: Path, base_url: str, alias: str, agent_type: str, group: str
                      "question": question, "expected": expected, "rc": rc,
                      "answer": out.strip(), "stderr": err[-4000:],
                      "s": round(time.monotonic() - started, 1)})
-    logs = subprocess.run([str(agent), "logs", "--json", "-n", "500"], capture_output=True,
-                          text=True, env=env, stdin=subprocess.DEVNULL, check=False).stdout
+    attach_logs(rows, agent, env)
+    return rows
+
+
+def attach_logs(rows: list[dict[str, Any]], agent: Path, env: dict[str, str]) -> None:
+    """Each run's stop reason and steps from its log database (``agent logs --jsonl``), and
+    the counts that need them (``hard_questions.classify``)."""
+    logs = subprocess.run([str(agent), "logs", "--jsonl", "-n", "500"], capture_output=True,
+                          text=True, env=env, stdin=subprocess.DEVNULL, check=True).stdout
     by_question: dict[str, dict[str, Any]] = {}
     for line in reversed(logs.splitlines()):  # newest first: keep the last run of a question
-        with contextlib.suppress(ValueError):
-            entry = json.loads(line)
-            by_question[entry["question"]] = entry
+        entry = json.loads(line)
+        by_question[entry["question"]] = entry
     for row in rows:
         entry = by_question.get(row["question"], {})
         row["stop"] = entry.get("stop_reason", "timeout" if row["rc"] == -9 else "?")
         row["model_calls"] = (entry.get("meta") or {}).get("model_calls")
         row["recovered"] = row["rc"] == 0 and row["stop"] in ("stalled", "max_iterations")
         classify(row, row["expected"], entry.get("steps") or [])
-    return rows
+
+
+def relog(path: str, work: str) -> None:
+    """Attach the logs again to the runs in ``path`` from a finished run's work directory
+    (``/tmp/hard-bench-*``), rewriting the file in place."""
+    agent = Path(sys.executable).parent / "agent"
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if row["side"] == "agentcli":
+            cells[(row["agent"], row["group"])].append(row)
+    for (agent_type, group), cell in cells.items():
+        home = Path(work) / f"home-{agent_type}-{group}"
+        if home.is_dir():
+            attach_logs(cell, agent, _env(home, home / "agent.db"))
+    Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -202,11 +224,16 @@ def main() -> None:
     go.add_argument("--timeout", type=float, default=180.0, help="seconds per question")
     show = sub.add_parser("table")
     show.add_argument("paths", nargs="+")
+    again = sub.add_parser("relog", help="re-read the run logs of a finished run")
+    again.add_argument("path")
+    again.add_argument("work", help="the run's /tmp/hard-bench-* directory")
     reasons = sub.add_parser("why")
     reasons.add_argument("paths", nargs="+")
     args = parser.parse_args()
     if args.cmd == "run":
         run(args)
+    elif args.cmd == "relog":
+        relog(args.path, args.work)
     elif args.cmd == "why":
         why(args.paths)
     else:
