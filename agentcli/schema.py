@@ -163,6 +163,18 @@ class Message:
             object.__setattr__(self, "_wire", cached)
         return dict(cached)
 
+    def wire_json(self) -> str:
+        """:meth:`to_openai` as compact JSON, encoded once (a request body is assembled from
+        its messages' JSON, so a long history is not encoded again with every request)."""
+        cached: str | None = self.__dict__.get("_wire_json")
+        if cached is None:
+            import json
+
+            cached = json.dumps(self.to_openai(), ensure_ascii=False, separators=(",", ":"),
+                                allow_nan=False)
+            object.__setattr__(self, "_wire_json", cached)
+        return cached
+
     def _wire_dict(self) -> dict[str, Any]:
         content: Any = self.content
         if self.parts and self.role == "user":
