@@ -344,15 +344,7 @@ class RunResult:
             "stop_reason": self.stop_reason,
             "limit": self.stop_reason if self.stop_reason in LIMIT_REASONS else None,
             "recovered": self.recovered,
-            "steps": [
-                {
-                    "tool": s.action.tool,
-                    "tool_input": s.action.tool_input,
-                    "log": s.action.log,
-                    "observation": s.observation,
-                }
-                for s in self.steps
-            ],
+            "steps": self.steps_data(),
             "usage": {
                 "prompt_tokens": self.usage.prompt_tokens,
                 "completion_tokens": self.usage.completion_tokens,
@@ -363,6 +355,15 @@ class RunResult:
             "stats": self.stats,
             "state": _jsonable(self.state),
         }
+
+    def steps_data(self) -> list[dict[str, Any]]:
+        """The steps as JSON-ready dicts (``to_dict()["steps"]``)."""
+        return [{"tool": s.action.tool, "tool_input": s.action.tool_input, "log": s.action.log,
+                 "observation": s.observation} for s in self.steps]
+
+    def state_data(self, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+        """``to_dict()["state"]`` without the keys in ``skip`` (never converted)."""
+        return {str(k): _jsonable(v) for k, v in self.state.items() if k not in skip}
 
 
 def _jsonable(value: Any) -> Any:
