@@ -269,21 +269,24 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    async def _consume(self, inputs: dict[str, Any]) -> RunResult:
-        result: RunResult | None = None
+    async def _consume(self, inputs: dict[str, Any], out: list[RunResult]) -> None:
         async for event in self.executor.astream(inputs):
             if event.kind == "end":
-                result = event.result
-        assert result is not None
-        return result
+                out.append(event.result)
 
     def _run(self, inputs: dict[str, Any]) -> RunResult:
+        # The result comes back through ``out``, not as the task's result: the runner's
+        # SIGINT bookkeeping reprs the finished task, and a result's repr holds the session.
+        out: list[RunResult] = []
         try:
             if self._runner is not None:
-                return self._runner.run(self._consume(inputs))
-            return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+                self._runner.run(self._consume(inputs, out))
+            else:  # pragma: no cover - Python 3.10
+                asyncio.run(self._consume(inputs, out))
         finally:
             self.spinner.stop()
+        assert out
+        return out[-1]
 
     def ask(self, question: str) -> RunResult | None:
         """Run one question with the memory, render it, and commit the finished turn."""
