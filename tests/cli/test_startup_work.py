@@ -54,3 +54,27 @@ def test_a_named_command_is_the_only_one_typer_builds_and_all_come_back() -> Non
             assert len(cli_app.app.registered_commands) == len(before[0])
             assert len(cli_app.app.registered_groups) == len(before[1])
     assert (cli_app.app.registered_commands, cli_app.app.registered_groups) == before
+
+
+def test_top_level_help_is_the_same_when_commands_are_only_listed() -> None:
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    full = runner.invoke(cli_app.app, ["--help"], prog_name="agent")
+    before = list(cli_app.app.registered_commands)
+    with cli_app._listing_only(cli_app.app):
+        assert all(c.callback.__code__.co_argcount == 0
+                   for c in cli_app.app.registered_commands if c.callback)
+        listed = runner.invoke(cli_app.app, ["--help"], prog_name="agent")
+    assert full.exit_code == listed.exit_code == 0
+    assert listed.output == full.output and "tools" in full.output and "chat" in full.output
+    assert cli_app.app.registered_commands == before
+    again = runner.invoke(cli_app.app, ["tools", "list"], prog_name="agent")
+    assert again.exit_code == 0 and "terminal" in again.output  # the real commands are back
+
+
+def test_agent_help_through_the_front_door() -> None:
+    out = subprocess.run([sys.executable, "-m", "agentcli", "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0
+    assert "Usage: agent [OPTIONS] COMMAND" in out.stdout and "batch" in out.stdout
