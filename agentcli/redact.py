@@ -114,13 +114,32 @@ class Scrubber:
         self._secrets: list[str] | None = None
         self._kept: dict[str, str] = {}
         self._json: dict[tuple[str, ...], str] = {}
+        self._prefix: tuple[list[list[str]], list[str]] = ([], [])
 
     def refresh(self, env: Mapping[str, str] | None = None) -> Scrubber:
         """Read the secrets now (environment and remembered values); returns ``self``."""
         secrets = secret_values(env)
         if secrets != self._secrets:
             self._secrets, self._kept, self._json = secrets, {}, {}
+            self._prefix = ([], [])
         return self
+
+    def json_items(self, items: list[Any]) -> str:
+        """``", ".join(json.dumps(self.data(i)) for i in items)``; when the items are lists
+        of strings (a memory state's turns), the part for the items already seen last time
+        (an equal prefix) is reused, so one more turn costs one more encoding."""
+        known, parts = self._prefix
+        n = len(known)
+        if n > len(items) or items[:n] != known:
+            n, parts = 0, []
+        new = items[n:]
+        if not all(isinstance(i, list | tuple) and all(type(x) is str for x in i) for i in new):
+            self._prefix = ([], [])
+            return ", ".join([self.json_of(i) if isinstance(i, list | tuple)
+                              else json_dumps(self.data(i)) for i in items])
+        parts = parts[:n] + [self.json_of(i) for i in new]
+        self._prefix = (known[:n] + [list(i) for i in new], parts)
+        return ", ".join(parts)
 
     def json_of(self, items: list[Any] | tuple[Any, ...]) -> str:
         """``json.dumps(self.data(items))``, encoded once for a list of strings (a chat
@@ -159,6 +178,13 @@ class Scrubber:
         if isinstance(value, list | tuple):
             return [self.data(v) for v in value]
         return value
+
+
+def json_dumps(value: Any) -> str:
+    """``json.dumps`` (imported when first needed)."""
+    import json
+
+    return json.dumps(value)
 
 
 def _redact_data(value: Any, secrets: list[str]) -> Any:

@@ -67,13 +67,8 @@ def _json(data: Any, scrub: Scrubber) -> str:
     turns = data.get("turns") if isinstance(data, dict) else None
     if not isinstance(turns, list):
         return json.dumps(scrub.data(data))
-    parts = []
-    for turn in turns:
-        if not isinstance(turn, list | tuple):
-            return json.dumps(scrub.data(data))
-        parts.append(scrub.json_of(turn))
     head = json.dumps(scrub.data({k: v for k, v in data.items() if k != "turns"}))
-    joined = ", ".join(parts)
+    joined = scrub.json_items(turns)
     return f'{head[:-1]}{", " if len(head) > 2 else ""}"turns": [{joined}]}}'
 
 

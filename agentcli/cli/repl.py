@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
-from agentcli.cli.consoles import report_tool_warnings
+from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
 from agentcli.cli.running import sent_options
@@ -362,7 +362,9 @@ class ChatRepl:
     def _echoed(self, lines: Iterator[str]) -> str:
         """The next piped message, echoed as a transcript line (``you> ...``)."""
         text = next(lines)
-        self.console.print(Text(f"you> {safe_text(text)}"), soft_wrap=True)
+        line = f"you> {safe_text(text)}"
+        if not print_plain(self.console, line, emoji_codes=False):
+            self.console.print(Text(line), soft_wrap=True)
         return text
 
     def close(self) -> None:

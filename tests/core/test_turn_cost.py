@@ -84,3 +84,24 @@ def test_stored_memory_json_is_what_json_dumps_gives(state: dict[str, object]) -
     scrub = Scrubber().refresh()
     assert json.loads(_json(state, scrub)) == redact_data(state)
     assert json.loads(_json(state, scrub)) == redact_data(state)  # again, from what is kept
+    if list(state)[-1] == "turns":  # the same text json.dumps writes
+        assert _json(state, scrub) == json.dumps(redact_data(state))
+
+
+def test_turns_seen_before_are_reused_but_an_edit_is_never_missed() -> None:
+    from agentcli.store import _json
+
+    scrub = Scrubber().refresh()
+    turns = [[f"q{i}", f"a{i}"] for i in range(5)]
+    state = {"kind": "tokens", "turns": turns}
+    assert _json(state, scrub) == json.dumps(state)
+    turns.append(["q5", "a5"])
+    assert _json(state, scrub) == json.dumps(state)
+    turns[2][1] = "edited in place"
+    assert _json(state, scrub) == json.dumps(state)
+    del turns[0]
+    assert _json(state, scrub) == json.dumps(state)
+    turns.append([1, True])  # not strings: encoded as they are
+    assert _json(state, scrub) == json.dumps(state)
+    turns[-1] = ["1", "true"]
+    assert _json(state, scrub) == json.dumps(state)
