@@ -145,5 +145,5 @@ def print_answer(console: Console, answer: str, *, markdown: bool | None = None)
     else:
         from agentcli.cli.consoles import print_plain
 
-        if not print_plain(console, answer):
+        if not print_plain(console, answer, soft_wrap=True):
             console.print(answer, markup=False, highlight=False, soft_wrap=True)

@@ -363,7 +363,7 @@ class ChatRepl:
         """The next piped message, echoed as a transcript line (``you> ...``)."""
         text = next(lines)
         line = f"you> {safe_text(text)}"
-        if not print_plain(self.console, line, emoji_codes=False):
+        if not print_plain(self.console, line, emoji_codes=False, soft_wrap=True):
             self.console.print(Text(line), soft_wrap=True)
         return text
 

@@ -17,37 +17,40 @@ SAMPLES = ["ok", "75", "", "  padded  ", "two\nlines\n", "naïve ☃ 漢字 👍
            "x" * 300]
 
 
-def piped() -> tuple[Console, io.StringIO]:
+def piped(wrap: bool = True) -> tuple[Console, io.StringIO]:
     buf = io.StringIO()
     out = Console(file=buf)
-    out.soft_wrap = True
+    out.soft_wrap = wrap
     return out, buf
 
 
-def rich_way(text: str, as_text: bool) -> str:
-    out, buf = piped()
+def rich_way(text: str, as_text: bool, wrap: bool = True) -> str:
+    out, buf = piped(wrap)
     if as_text:
-        out.print(Text(text), soft_wrap=True)
+        out.print(Text(text))
     else:
-        out.print(text, markup=False, highlight=False, soft_wrap=True)
+        out.print(text, markup=False, highlight=False)
     return buf.getvalue()
 
 
+@pytest.mark.parametrize("wrap", [True, False])
 @pytest.mark.parametrize("as_text", [False, True])
-def test_plain_print_writes_what_rich_writes_or_leaves_it_to_rich(as_text: bool) -> None:
+def test_plain_print_writes_what_rich_writes_or_leaves_it_to_rich(as_text: bool, wrap: bool
+                                                                   ) -> None:
     rng = random.Random(3)
     alphabet = "abc  []\n\n:\té☃漢👍"
     samples = [*SAMPLES, *("".join(rng.choice(alphabet) for _ in range(rng.randrange(30)))
                            for _ in range(300))]
     fast = 0
+    samples += ["Final Answer:", "you> question 12", "a" * 79, "a" * 80, "word " * 30]
     for text in samples:
-        out, buf = piped()
+        out, buf = piped(wrap)
         if print_plain(out, text, emoji_codes=not as_text):
             fast += 1
-            assert buf.getvalue() == rich_way(text, as_text), repr(text)
+            assert buf.getvalue() == rich_way(text, as_text, wrap), repr(text)
         else:
             assert buf.getvalue() == ""
-    assert fast > 20
+    assert fast > (20 if wrap else 5)
 
 
 def test_a_terminal_colour_or_recording_console_goes_through_rich() -> None:
