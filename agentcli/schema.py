@@ -194,8 +194,19 @@ class Message:
 
 
 def system(content: str) -> Message:
-    """A system message."""
-    return Message("system", content)
+    """A system message. The same text gives the same (frozen) message: an agent sends its
+    system prompt with every request, and a message encodes its JSON once."""
+    if type(content) is not str:
+        return Message("system", content)
+    message = _systems.get(content)
+    if message is None:
+        if len(_systems) >= 64:
+            _systems.clear()
+        message = _systems[content] = Message("system", content)
+    return message
+
+
+_systems: dict[str, Message] = {}
 
 
 def user(content: str) -> Message:

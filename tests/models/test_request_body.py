@@ -65,3 +65,9 @@ def test_a_step_becomes_the_same_two_turns_every_request() -> None:
     assert first[1] is again[1] and first[3] is again[3]  # built once per step
     assert again[-1].content.startswith("Invalid format\n\n")  # the answer-now turn is new
     assert first[-1].content == "Invalid format"
+
+
+def test_a_system_prompt_is_one_message_encoded_once() -> None:
+    first, again = system("You are terse."), system("You are terse.")
+    assert first is again and first.wire_json() is again.wire_json()
+    assert system("other") is not first and system("other") == Message("system", "other")
