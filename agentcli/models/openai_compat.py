@@ -97,6 +97,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         if self._api_key:
             self._headers["Authorization"] = f"Bearer {self._api_key}"
         self._json_headers = {**self._headers, "Content-Type": "application/json"}
+        self._last_messages: tuple[list[Message], str] = ([], "")  # see _joined
         # Keys and custom header values (often tokens) never reach an error, log or trace.
         remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
                                     if is_secret_name(k))])
@@ -325,8 +326,20 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         rest = self._payload((), stop, tools, params, stream=stream)
         del rest["messages"]
         head = json.dumps(rest, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        joined = ",".join([m.wire_json() for m in messages])
-        return f'{{"messages":[{joined}],{head[1:]}'.encode()
+        return f'{{"messages":[{self._joined(messages)}],{head[1:]}'.encode()
+
+    def _joined(self, messages: Sequence[Message]) -> str:
+        """The messages' JSON joined by commas; the part for the messages the last request
+        began with (the same history, one step shorter) is reused."""
+        known, text = getattr(self, "_last_messages", ([], ""))
+        n = len(known)
+        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
+            more = ",".join([m.wire_json() for m in messages[n:]])
+            text = f"{text},{more}" if more else text
+        else:
+            text = ",".join([m.wire_json() for m in messages])
+        self._last_messages = (list(messages), text)
+        return text
 
     @contextlib.asynccontextmanager
     async def _aclient(self) -> AsyncIterator[httpx.AsyncClient | TimedClient]:

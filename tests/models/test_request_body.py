@@ -71,3 +71,18 @@ def test_a_system_prompt_is_one_message_encoded_once() -> None:
     first, again = system("You are terse."), system("You are terse.")
     assert first is again and first.wire_json() is again.wire_json()
     assert system("other") is not first and system("other") == Message("system", "other")
+
+
+def test_a_growing_history_reuses_its_joined_json_and_any_change_is_sent() -> None:
+    m = model()
+    history = [system("s"), user("q")]
+    for i in range(5):
+        history += [assistant(f"a{i}"), user(f"o{i}")]
+        body = json.loads(m._body(history, None, None, {}, stream=False))
+        assert body["messages"] == [x.to_openai() for x in history]
+    history[3] = user("changed")  # a trimmed or edited history is encoded again
+    assert json.loads(m._body(history, None, None, {}, stream=False))["messages"][3] == {
+        "role": "user", "content": "changed"}
+    short = history[:2]
+    assert len(json.loads(m._body(short, None, None, {}, stream=False))["messages"]) == 2
+    assert json.loads(m._body([], None, None, {}, stream=False))["messages"] == []
