@@ -216,9 +216,9 @@ def work_as_turns(
     (assistant) and what it observed (user), the shape chat-tuned models are trained on.
     Turns strictly alternate (some chat templates insist); the answer-now instruction joins
     the last user turn."""
-    turns: list[Message] = [user(question)]
-    for step in steps:
-        turns += _step_turns(step)
+    from agentcli.agents._turns import steps_as_turns  # incremental, like the scratchpad
+
+    turns = [user(question), *steps_as_turns(steps, _step_turns)]
     if final:
         last = turns[-1]
         turns[-1] = user(f"{last.content}\n\n{final_instruction()}")

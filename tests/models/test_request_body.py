@@ -86,3 +86,18 @@ def test_a_growing_history_reuses_its_joined_json_and_any_change_is_sent() -> No
     short = history[:2]
     assert len(json.loads(m._body(short, None, None, {}, stream=False))["messages"]) == 2
     assert json.loads(m._body([], None, None, {}, stream=False))["messages"] == []
+
+
+def test_turns_built_incrementally_equal_a_full_build_for_edited_and_trimmed_steps() -> None:
+    steps = [AgentStep(AgentAction("echo", str(i), f"log {i}"), f"obs {i}") for i in range(6)]
+
+    def full(ss: list[AgentStep]) -> list[str]:
+        return ["q"] + [t for s in ss for t in (s.action.log, f"Observation: {s.observation}")]
+
+    for n in range(1, 7):  # a growing run
+        assert [m.content for m in work_as_turns(steps[:n], "q")] == full(steps[:n])
+    trimmed = steps[3:]
+    assert [m.content for m in work_as_turns(trimmed, "q")] == full(trimmed)
+    edited = [steps[0], AgentStep(AgentAction("echo", "z", "other"), "new"), *steps[2:]]
+    assert [m.content for m in work_as_turns(edited, "q")] == full(edited)
+    assert [m.content for m in work_as_turns(steps, "q")] == full(steps)
