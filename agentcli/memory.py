@@ -113,17 +113,29 @@ class TokenLimitMemory(BufferMemory):
     def __init__(self, max_tokens: int = 2_000) -> None:
         super().__init__()
         self.max_tokens = max_tokens
+        # The window of the last call: (the list, its length, its last turn, the first kept
+        # index, the kept turns' cost). Turns are only appended between calls, so the next
+        # call looks at the new turns, not at the whole session again.
+        self._window: tuple[list[tuple[str, str]], int, tuple[str, str] | None, int, int] = (
+            [], 0, None, 0, 0)
 
     def _kept(self) -> list[tuple[str, str]]:
-        kept: list[tuple[str, str]] = []
-        used = 0
-        for turn in reversed(self.turns):
-            cost = estimate_tokens(turn[0]) + estimate_tokens(turn[1])
-            if used + cost > self.max_tokens:
-                break
-            kept.append(turn)
-            used += cost
-        return kept[::-1]
+        """The newest turns whose cost fits in ``max_tokens`` (the longest such tail)."""
+        turns = self.turns
+        seen, n, last, start, used = self._window
+        if seen is not turns or len(turns) < n or (n and turns[n - 1] is not last):
+            n, start, used = 0, 0, 0  # replaced or edited: start over
+        for turn in turns[n:]:
+            used += _cost(turn)
+        while start < len(turns) and used > self.max_tokens:
+            used -= _cost(turns[start])
+            start += 1
+        self._window = (turns, len(turns), turns[-1] if turns else None, start, used)
+        return turns[start:]
+
+
+def _cost(turn: tuple[str, str]) -> int:
+    return estimate_tokens(turn[0]) + estimate_tokens(turn[1])
 
 
 class SummaryMemory:

@@ -101,6 +101,92 @@ def redact_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
     return _redact_data(value, secret_values(env))
 
 
+class Scrubber:
+    """:func:`redact` and :func:`redact_data` for the values of one write, with the known
+    secrets read once (:meth:`refresh`) and each short string's result kept: a chat session's
+    memory state holds the same turns at every write, so a turn's cost does not grow with the
+    session. Kept results are dropped whenever the set of secrets changes."""
+
+    _MAX_KEPT = 8192  # strings remembered
+    _MAX_LEN = 4096  # longer strings (a large observation) are redacted every time
+
+    def __init__(self) -> None:
+        self._secrets: list[str] | None = None
+        self._kept: dict[str, str] = {}
+        self._json: dict[tuple[str, ...], str] = {}
+        self._prefix: tuple[list[list[str]], list[str]] = ([], [])
+
+    def refresh(self, env: Mapping[str, str] | None = None) -> Scrubber:
+        """Read the secrets now (environment and remembered values); returns ``self``."""
+        secrets = secret_values(env)
+        if secrets != self._secrets:
+            self._secrets, self._kept, self._json = secrets, {}, {}
+            self._prefix = ([], [])
+        return self
+
+    def json_items(self, items: list[Any]) -> str:
+        """``", ".join(json.dumps(self.data(i)) for i in items)``; when the items are lists
+        of strings (a memory state's turns), the part for the items already seen last time
+        (an equal prefix) is reused, so one more turn costs one more encoding."""
+        known, parts = self._prefix
+        n = len(known)
+        if n > len(items) or items[:n] != known:
+            n, parts = 0, []
+        new = items[n:]
+        if not all(isinstance(i, list | tuple) and all(type(x) is str for x in i) for i in new):
+            self._prefix = ([], [])
+            return ", ".join([self.json_of(i) if isinstance(i, list | tuple)
+                              else json_dumps(self.data(i)) for i in items])
+        parts = parts[:n] + [self.json_of(i) for i in new]
+        self._prefix = (known[:n] + [list(i) for i in new], parts)
+        return ", ".join(parts)
+
+    def json_of(self, items: list[Any] | tuple[Any, ...]) -> str:
+        """``json.dumps(self.data(items))``, encoded once for a list of strings (a chat
+        turn)."""
+        import json
+
+        if not all(type(x) is str for x in items):  # 1 == 1.0 == True: not a key
+            return json.dumps(self.data(items))
+        key = tuple(items)
+        out = self._json.get(key)
+        if out is None:
+            if len(self._json) >= self._MAX_KEPT:
+                self._json = {}
+            out = self._json[key] = json.dumps(self.data(items))
+        return out
+
+    def text(self, text: str) -> str:
+        """:func:`redact` with the secrets of the last :meth:`refresh`."""
+        if self._secrets is None:
+            self.refresh()
+        if len(text) > self._MAX_LEN:
+            return _redact(text, self._secrets or [])
+        out = self._kept.get(text)
+        if out is None:
+            if len(self._kept) >= self._MAX_KEPT:
+                self._kept = {}
+            out = self._kept[text] = _redact(text, self._secrets or [])
+        return out
+
+    def data(self, value: Any) -> Any:
+        """:func:`redact_data` with the secrets of the last :meth:`refresh`."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {k: self.data(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.data(v) for v in value]
+        return value
+
+
+def json_dumps(value: Any) -> str:
+    """``json.dumps`` (imported when first needed)."""
+    import json
+
+    return json.dumps(value)
+
+
 def _redact_data(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
         return _redact(value, secrets)

@@ -163,6 +163,18 @@ class Message:
             object.__setattr__(self, "_wire", cached)
         return dict(cached)
 
+    def wire_json(self) -> str:
+        """:meth:`to_openai` as compact JSON, encoded once (a request body is assembled from
+        its messages' JSON, so a long history is not encoded again with every request)."""
+        cached: str | None = self.__dict__.get("_wire_json")
+        if cached is None:
+            import json
+
+            cached = json.dumps(self.to_openai(), ensure_ascii=False, separators=(",", ":"),
+                                allow_nan=False)
+            object.__setattr__(self, "_wire_json", cached)
+        return cached
+
     def _wire_dict(self) -> dict[str, Any]:
         content: Any = self.content
         if self.parts and self.role == "user":
@@ -182,8 +194,19 @@ class Message:
 
 
 def system(content: str) -> Message:
-    """A system message."""
-    return Message("system", content)
+    """A system message. The same text gives the same (frozen) message: an agent sends its
+    system prompt with every request, and a message encodes its JSON once."""
+    if type(content) is not str:
+        return Message("system", content)
+    message = _systems.get(content)
+    if message is None:
+        if len(_systems) >= 64:
+            _systems.clear()
+        message = _systems[content] = Message("system", content)
+    return message
+
+
+_systems: dict[str, Message] = {}
 
 
 def user(content: str) -> Message:
@@ -332,15 +355,7 @@ class RunResult:
             "stop_reason": self.stop_reason,
             "limit": self.stop_reason if self.stop_reason in LIMIT_REASONS else None,
             "recovered": self.recovered,
-            "steps": [
-                {
-                    "tool": s.action.tool,
-                    "tool_input": s.action.tool_input,
-                    "log": s.action.log,
-                    "observation": s.observation,
-                }
-                for s in self.steps
-            ],
+            "steps": self.steps_data(),
             "usage": {
                 "prompt_tokens": self.usage.prompt_tokens,
                 "completion_tokens": self.usage.completion_tokens,
@@ -351,6 +366,15 @@ class RunResult:
             "stats": self.stats,
             "state": _jsonable(self.state),
         }
+
+    def steps_data(self) -> list[dict[str, Any]]:
+        """The steps as JSON-ready dicts (``to_dict()["steps"]``)."""
+        return [{"tool": s.action.tool, "tool_input": s.action.tool_input, "log": s.action.log,
+                 "observation": s.observation} for s in self.steps]
+
+    def state_data(self, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+        """``to_dict()["state"]`` without the keys in ``skip`` (never converted)."""
+        return {str(k): _jsonable(v) for k, v in self.state.items() if k not in skip}
 
 
 def _jsonable(value: Any) -> Any:

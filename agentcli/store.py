@@ -27,7 +27,7 @@ from typing import Any
 from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.log_schema import SCHEMA_VERSION, epoch, insert_steps, iso, migrate
 from agentcli.outcome import recorded_answer
-from agentcli.redact import redact, redact_data
+from agentcli.redact import Scrubber
 from agentcli.schema import RunResult
 from agentcli.sqlite_wal import keep_wal_on_close
 
@@ -57,13 +57,20 @@ class SessionInfo:
     tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
 
-def _steps_text(result: RunResult) -> str:
-    return json.dumps(redact_data(result.to_dict()["steps"]), ensure_ascii=False)
+def _steps_text(result: RunResult, scrub: Scrubber) -> str:
+    return json.dumps(scrub.data(result.steps_data()), ensure_ascii=False)
 
 
-def _json(data: Any) -> str:
-    """Stored JSON, secrets redacted (see :mod:`agentcli.redact`)."""
-    return json.dumps(redact_data(data))
+def _json(data: Any, scrub: Scrubber) -> str:
+    """Stored JSON, secrets redacted (see :mod:`agentcli.redact`). A memory state's turns
+    are each encoded once (a session's state holds every earlier turn at each write)."""
+    turns = data.get("turns") if isinstance(data, dict) else None
+    if not isinstance(turns, list):
+        return json.dumps(scrub.data(data))
+    head = json.dumps(scrub.data({k: v for k, v in data.items() if k != "turns"}))
+    joined = scrub.json_items(turns)
+    return f'{head[:-1]}{", " if len(head) > 2 else ""}"turns": [{joined}]}}'
+
 
 
 def _when_unlocked(step: Callable[[], None], *, attempts: int = 50) -> None:
@@ -85,6 +92,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
+        self._scrub = Scrubber()  # redaction for this store's writes (see _scrubber)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -119,6 +127,10 @@ class Store:
         """Close the connection."""
         self.db.close()
 
+    def _scrubber(self) -> Scrubber:
+        """The redaction for one write, with the secrets known now."""
+        return self._scrub.refresh()
+
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         self.db.execute("BEGIN IMMEDIATE")
@@ -133,12 +145,14 @@ class Store:
     def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
                     model: str | None, agent: str | None, session: str | None,
                     meta: dict[str, Any] | None = None,
-                    options: Mapping[str, Any] | None = None) -> int:
-        steps = _steps_text(result)
-        question, answer = redact(question), redact(recorded_answer(result))
+                    options: Mapping[str, Any] | None = None,
+                    scrub: Scrubber | None = None) -> int:
+        scrub = scrub or self._scrubber()
+        steps = _steps_text(result, scrub)
+        question, answer = scrub.text(question), scrub.text(recorded_answer(result))
         if options:
             meta = {**(meta or {}), "options": dict(options)}
-        state = {k: v for k, v in result.to_dict()["state"].items() if k != "messages"}
+        state = result.state_data(skip=("messages",))
         if state:  # the run's final state (its messages are the steps)
             meta = {**(meta or {}), "state": state}
         cur = db.execute(
@@ -148,7 +162,7 @@ class Store:
             (iso(time.time() - result.elapsed), session, question, answer, steps, model, agent,
              result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
              result.elapsed,
-             json.dumps(redact_data(meta), ensure_ascii=False) if meta else None),
+             json.dumps(scrub.data(meta), ensure_ascii=False) if meta else None),
         )
         run_id = int(cur.lastrowid or 0)  # runs_fts follows by trigger (log_schema.py)
         insert_steps(db, run_id, json.loads(steps), meta)
@@ -254,17 +268,18 @@ class Store:
         version (else :class:`SessionConflictError`, nothing written); every write bumps it.
         """
         now = iso()
+        scrub = self._scrubber()
         with self._tx() as db:
             self._check_version(db, session, expected_version)
             run_id = self._insert_run(db, question, result, model, agent, session, meta,
-                                      options)
+                                      options, scrub)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)",
-                       (session, run_id, redact(question),
-                        redact(recorded_answer(result)), now))
+                       (session, run_id, scrub.text(question),
+                        scrub.text(recorded_answer(result)), now))
             db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (now, model, agent, _json(memory_state), session))
+                       (now, model, agent, _json(memory_state, scrub), session))
         return run_id
 
     def adopt_run(self, session: str, run_id: int, memory_state: dict[str, Any], *,
@@ -294,7 +309,7 @@ class Store:
             self._check_version(db, session, expected_version)
             db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state), iso(), session))
+                       (_json(memory_state, self._scrubber()), iso(), session))
             return self._version(db, session)
 
     def drop_last_turn(self, session: str, memory_state: dict[str, Any], *,
@@ -308,7 +323,7 @@ class Store:
                        (session,))
             db.execute("UPDATE sessions SET memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state), session))
+                       (_json(memory_state, self._scrubber()), session))
             return self._version(db, session)
 
     @staticmethod

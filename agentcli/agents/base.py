@@ -216,18 +216,28 @@ def work_as_turns(
     (assistant) and what it observed (user), the shape chat-tuned models are trained on.
     Turns strictly alternate (some chat templates insist); the answer-now instruction joins
     the last user turn."""
-    turns: list[Message] = [user(question)]
-    for step in steps:
+    from agentcli.agents._turns import steps_as_turns  # incremental, like the scratchpad
+
+    turns = [user(question), *steps_as_turns(steps, _step_turns)]
+    if final:
+        last = turns[-1]
+        turns[-1] = user(f"{last.content}\n\n{final_instruction()}")
+    return turns
+
+
+def _step_turns(step: AgentStep) -> tuple[Message, Message]:
+    """One step as its two turns, built once per step (steps are frozen; a run sends every
+    earlier step again with each request, and a message keeps its encoded JSON)."""
+    cached: tuple[Message, Message] | None = step.__dict__.get("_turns")
+    if cached is None:
         said = step.action.log.strip() or json.dumps(
             {"action": step.action.tool, "action_input": step.action.tool_input},
             ensure_ascii=False)
         seen = (step.observation if step.action.tool == PARSE_ERROR_TOOL
                 else f"Observation: {step.observation}")
-        turns += [assistant(said), user(seen)]
-    if final:
-        last = turns[-1]
-        turns[-1] = user(f"{last.content}\n\n{final_instruction()}")
-    return turns
+        cached = (assistant(said), user(seen))
+        object.__setattr__(step, "_turns", cached)
+    return cached
 
 
 def final_instruction() -> str:

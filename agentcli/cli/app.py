@@ -137,14 +137,35 @@ def main_options(
             root.addHandler(logging.NullHandler())
 
 
+def _find_env_file() -> str:
+    """The nearest ``.env`` from the working directory up (python-dotenv's
+    ``find_dotenv(usecwd=True)``), or ''; python-dotenv is imported only when there is one."""
+    import stat
+
+    current = os.path.abspath(os.getcwd())
+    while True:
+        candidate = os.path.join(current, ".env")
+        try:
+            mode = os.stat(candidate).st_mode
+        except OSError:
+            mode = 0
+        if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
+            return candidate
+        parent = os.path.dirname(current)
+        if parent == current:
+            return ""
+        current = parent
+
+
 def _env() -> dict[str, str]:
-    from dotenv import dotenv_values, find_dotenv, load_dotenv
+    found = _find_env_file()
+    if found:
+        from dotenv import dotenv_values, load_dotenv
 
-    from agentcli.redact import remember_env
+        from agentcli.redact import remember_env
 
-    found = find_dotenv(usecwd=True)
-    load_dotenv(found, override=False)
-    if found:  # a .env key shadowed by the environment is still a secret to redact
+        load_dotenv(found, override=False)
+        # a .env key shadowed by the environment is still a secret to redact
         remember_env(dotenv_values(found))
     from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
 
@@ -524,6 +545,75 @@ def _global_flags_first(argv: list[str]) -> list[str]:
     return [argv[0], "--debug", *rest, *argv[end:]]
 
 
+@contextmanager
+def _listing_only(typer_app: typer.Typer) -> Iterator[None]:
+    """For ``agent --help``, which lists each command by name and summary: every command's
+    callback is swapped for one with the same name and docstring and no parameters, so Typer
+    does not build ~50 commands' options from their signatures only to print one line each."""
+    import copy
+
+    saved: list[tuple[typer.Typer, list[Any]]] = []
+
+    def stub_all(instance: typer.Typer) -> None:
+        saved.append((instance, instance.registered_commands))
+        stubs = []
+        for info in instance.registered_commands:
+            stub = copy.copy(info)
+            if info.callback is not None:
+                stub.callback = _stub_like(info.callback)
+            stubs.append(stub)
+        instance.registered_commands = stubs
+        for group in instance.registered_groups:
+            if group.typer_instance is not None:
+                stub_all(group.typer_instance)
+
+    stub_all(typer_app)
+    try:
+        yield
+    finally:
+        for instance, commands in saved:
+            instance.registered_commands = commands
+
+
+def _stub_like(fn: Any) -> Any:
+    def stub() -> None:
+        """Never called: stands in for a command that is only listed."""
+
+    stub.__name__, stub.__qualname__, stub.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return stub
+
+
+@contextmanager
+def _only_the_named_command(argv: list[str]) -> Iterator[None]:
+    """When the line names a command (``agent run ...``, ``agent tools list``), show Typer
+    only that one: Typer builds every command's parameters from its signature at each start
+    (~10 ms for all of them). Anything else (help, a bare question, a typo, completion) sees
+    them all, as the routing and the "Did you mean" error need."""
+    args = [a for a in argv[1:] if a != "--debug"]
+    if args == ["--help"] and "_AGENT_COMPLETE" not in os.environ:
+        with _listing_only(app):
+            yield
+        return
+    first = args[0] if args else ""
+    commands = [c for c in app.registered_commands if _command_name(c) == first]
+    groups = [g for g in app.registered_groups if g.name == first]
+    if not (commands or groups) or "_AGENT_COMPLETE" in os.environ:
+        yield
+        return
+    saved = app.registered_commands, app.registered_groups
+    app.registered_commands, app.registered_groups = commands, groups
+    try:
+        yield
+    finally:
+        app.registered_commands, app.registered_groups = saved
+
+
+def _command_name(info: Any) -> str:
+    if info.name:
+        return str(info.name)
+    return str(info.callback.__name__).lower().replace("_", "-") if info.callback else ""
+
+
 def main() -> None:
     """Console-script entry point."""
     sys.argv = _global_flags_first(sys.argv)
@@ -532,7 +622,8 @@ def main() -> None:
 
         attach_completions(app)
     try:
-        app(prog_name="agent")  # also under `python -m agentcli`: one name in help and completion
+        with _only_the_named_command(sys.argv):
+            app(prog_name="agent")  # also under `python -m agentcli`: one name everywhere
     finally:
         try:
             sys.stdout.flush()

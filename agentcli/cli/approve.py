@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.panel import Panel
 from rich.text import Text
 
 from agentcli.approval import ApprovalPolicy, UserChoice
@@ -35,6 +34,8 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
 
     def ask(tool: Tool, tool_input: ToolInput, description: str) -> UserChoice:
         why = f" ({tool.danger_reason})" if tool.danger_reason else ""
+        from rich.panel import Panel  # drawn only when a tool asks
+
         # Escapes are shown, not obeyed: the person sees every byte that will run.
         console.print(Panel(Text(safe_text(description)), title=f"{tool.name} wants to run{why}",
                             border_style="yellow"))
@@ -77,6 +78,8 @@ def human_input(console: Console | None = None) -> Callable[[str], str] | None:
     console = console or Console(stderr=True)
 
     def ask(question: str) -> str:
+        from rich.panel import Panel
+
         console.print(Panel(Text(safe_text(question)), title="The agent asks you",
                             border_style="cyan"))
         return _read("Your answer: ")

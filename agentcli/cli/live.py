@@ -90,7 +90,10 @@ def _held(text: str) -> int:
 
 def render_answer(console: Console, answer: str) -> None:
     """The final answer, set apart from the trace."""
-    console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
+    from agentcli.cli.consoles import print_plain
+
+    if not print_plain(console, "Final Answer:", emoji_codes=False):
+        console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
     print_answer(console, answer)
 
 

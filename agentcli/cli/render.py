@@ -143,4 +143,7 @@ def print_answer(console: Console, answer: str, *, markdown: bool | None = None)
 
         console.print(Markdown(protect_inline(answer)))
     else:
-        console.print(answer, markup=False, highlight=False, soft_wrap=True)
+        from agentcli.cli.consoles import print_plain
+
+        if not print_plain(console, answer, soft_wrap=True):
+            console.print(answer, markup=False, highlight=False, soft_wrap=True)

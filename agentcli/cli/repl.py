@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
-from agentcli.cli.consoles import report_tool_warnings
+from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
 from agentcli.cli.running import sent_options
@@ -269,21 +269,24 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    async def _consume(self, inputs: dict[str, Any]) -> RunResult:
-        result: RunResult | None = None
+    async def _consume(self, inputs: dict[str, Any], out: list[RunResult]) -> None:
         async for event in self.executor.astream(inputs):
             if event.kind == "end":
-                result = event.result
-        assert result is not None
-        return result
+                out.append(event.result)
 
     def _run(self, inputs: dict[str, Any]) -> RunResult:
+        # The result comes back through ``out``, not as the task's result: the runner's
+        # SIGINT bookkeeping reprs the finished task, and a result's repr holds the session.
+        out: list[RunResult] = []
         try:
             if self._runner is not None:
-                return self._runner.run(self._consume(inputs))
-            return asyncio.run(self._consume(inputs))  # pragma: no cover - Python 3.10
+                self._runner.run(self._consume(inputs, out))
+            else:  # pragma: no cover - Python 3.10
+                asyncio.run(self._consume(inputs, out))
         finally:
             self.spinner.stop()
+        assert out
+        return out[-1]
 
     def ask(self, question: str) -> RunResult | None:
         """Run one question with the memory, render it, and commit the finished turn."""
@@ -359,7 +362,9 @@ class ChatRepl:
     def _echoed(self, lines: Iterator[str]) -> str:
         """The next piped message, echoed as a transcript line (``you> ...``)."""
         text = next(lines)
-        self.console.print(Text(f"you> {safe_text(text)}"), soft_wrap=True)
+        line = f"you> {safe_text(text)}"
+        if not print_plain(self.console, line, emoji_codes=False, soft_wrap=True):
+            self.console.print(Text(line), soft_wrap=True)
         return text
 
     def close(self) -> None:

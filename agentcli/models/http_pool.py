@@ -252,12 +252,10 @@ async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:
     call would open a new one. A server that keeps the stream open after ``[DONE]`` only
     costs ``timeout``, and then the connection is dropped as before.
     """
-    async def rest() -> None:
-        async for _ in lines:
-            pass
-
     with contextlib.suppress(Exception):  # the answer is complete: nothing here may fail it
-        await asyncio.wait_for(rest(), timeout)
+        async with asyncio.timeout(timeout):  # no task of its own (wait_for makes one)
+            async for _ in lines:
+                pass
 
 
 async def close_loop_clients() -> None:

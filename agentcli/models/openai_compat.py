@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -95,6 +96,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
         if self._api_key:
             self._headers["Authorization"] = f"Bearer {self._api_key}"
+        self._json_headers = {**self._headers, "Content-Type": "application/json"}
+        self._last_messages: tuple[list[Message], str] = ([], "")  # see _joined
         # Keys and custom header values (often tokens) never reach an error, log or trace.
         remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
                                     if is_secret_name(k))])
@@ -138,8 +141,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         for attempt in range(2):
             try:
                 if on_token is None:
-                    payload = self._payload(messages, stop, tools, params, stream=False)
-                    async with contextlib.aclosing(self._exchange(payload, stop)) as replies:
+                    body = self._body(messages, stop, tools, params, stream=False)
+                    async with contextlib.aclosing(self._exchange(body, stop)) as replies:
                         async for reply in replies:
                             assert isinstance(reply, ChatResult)
                             return reply
@@ -170,8 +173,9 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         """Stream deltas over SSE; no text past a stop string is ever yielded."""
         for attempt in range(2):
             try:
-                payload = self._payload(messages, stop, tools, params, stream=True)
-                async with contextlib.aclosing(self._exchange(payload, stop)) as chunks:
+                body = self._body(messages, stop, tools, params, stream=True)
+                async with contextlib.aclosing(self._exchange(body, stop, stream=True)
+                                               ) as chunks:
                     async for chunk in chunks:
                         assert isinstance(chunk, ChatChunk)
                         yield chunk
@@ -202,15 +206,16 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                f"({err.status}); continuing without structured actions", kind="notice")
 
     async def _exchange(
-        self, payload: dict[str, Any], stop: Sequence[str] | None
+        self, body: bytes, stop: Sequence[str] | None, *, stream: bool = False
     ) -> AsyncGenerator[ChatResult | ChatChunk, None]:
-        """Send ``payload``, retrying what may succeed next time; the one retry loop.
+        """Send ``body`` (see :meth:`_body`), retrying what may succeed next time; the one
+        retry loop.
 
-        Yields the reply (a plain request) or its chunks (``stream`` in the payload). Each
+        Yields the reply (a plain request) or its chunks (``stream``). Each
         attempt is bounded by the event loop's own timeout at its deadline (the run's or
         ``request_timeout``); a stream that already yielded is never resent.
         """
-        streaming = bool(payload.get("stream"))
+        streaming = stream
         async with self._aclient() as client:
             for attempt in range(self.max_retries + 1):
                 emitted = False
@@ -220,7 +225,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                         if not streaming:  # the plain path: one POST, the body read whole
                             async with asyncio.timeout_at(limit.at):
                                 resp = await client.post(
-                                    self.url, json=payload, headers=self._headers,
+                                    self.url, content=body, headers=self._json_headers,
                                     timeout=self._timeout_until(limit))
                             if resp.status_code >= 400:
                                 self._raise_status(resp.status_code, resp.reason_phrase,
@@ -231,7 +236,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                         async with contextlib.AsyncExitStack() as stack:
                             async with asyncio.timeout_at(limit.at):
                                 resp = await stack.enter_async_context(client.stream(
-                                    "POST", self.url, json=payload, headers=self._headers,
+                                    "POST", self.url, content=body, headers=self._json_headers,
                                     timeout=self._timeout_until(limit),
                                 ))
                                 if resp.status_code >= 400:
@@ -305,6 +310,36 @@ class OpenAICompatModel(Attempts, BaseChatModel):
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
         return payload
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        stop: Sequence[str] | None,
+        tools: Sequence[dict[str, Any]] | None,
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> bytes:
+        """The request body: :meth:`_payload` as JSON, assembled from each message's own JSON
+        (encoded once per message, :meth:`Message.wire_json`), so a long history costs a join,
+        not a new encoding, on every request."""
+        rest = self._payload((), stop, tools, params, stream=stream)
+        del rest["messages"]
+        head = json.dumps(rest, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return f'{{"messages":[{self._joined(messages)}],{head[1:]}'.encode()
+
+    def _joined(self, messages: Sequence[Message]) -> str:
+        """The messages' JSON joined by commas; the part for the messages the last request
+        began with (the same history, one step shorter) is reused."""
+        known, text = getattr(self, "_last_messages", ([], ""))
+        n = len(known)
+        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
+            more = ",".join([m.wire_json() for m in messages[n:]])
+            text = f"{text},{more}" if more else text
+        else:
+            text = ",".join([m.wire_json() for m in messages])
+        self._last_messages = (list(messages), text)
+        return text
 
     @contextlib.asynccontextmanager
     async def _aclient(self) -> AsyncIterator[httpx.AsyncClient | TimedClient]:

@@ -1,0 +1,80 @@
+"""Start-up does only the work the command needs (issue 23): python-dotenv loads only when
+there is a .env file; Typer is shown only the command the line names."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentcli.cli import app as cli_app
+from tests.cli.test_lazy_imports import probe
+
+
+def test_env_file_is_found_from_a_subdirectory_and_a_directory_named_env_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = tmp_path / "a" / "b"
+    (deep / ".env").mkdir(parents=True)  # a directory, not a file: skipped
+    monkeypatch.chdir(deep)
+    assert cli_app._find_env_file() in ("", str(Path("/.env")))  # nothing between here and /
+    (tmp_path / ".env").write_text("X=1\n")
+    assert cli_app._find_env_file() == str(tmp_path / ".env")
+
+
+def test_no_env_file_no_dotenv_import(tmp_path: Path) -> None:
+    _, _, modules = probe("tools", "list")
+    assert "dotenv" not in modules
+
+
+def test_a_env_file_in_a_parent_directory_still_sets_keys(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("AGENT_STARTUP_PROBE_KEY=from-dotenv-file\n")
+    work = tmp_path / "sub"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_STARTUP_PROBE_KEY"}
+    code = ("import os, sys; sys.argv=['agent','tools','list']\n"
+            "from agentcli.cli import app\n"
+            "print(app._env().get('AGENT_STARTUP_PROBE_KEY'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, text=True,
+                         capture_output=True, timeout=60)
+    assert out.stdout.strip() == "from-dotenv-file", out.stderr
+
+
+def test_a_named_command_is_the_only_one_typer_builds_and_all_come_back() -> None:
+    before = (list(cli_app.app.registered_commands), list(cli_app.app.registered_groups))
+    with cli_app._only_the_named_command(["agent", "--debug", "tools", "list"]):
+        assert [g.name for g in cli_app.app.registered_groups] == ["tools"]
+        assert cli_app.app.registered_commands == []
+    with cli_app._only_the_named_command(["agent", "run", "q"]):
+        assert [cli_app._command_name(c) for c in cli_app.app.registered_commands] == ["run"]
+    for line in (["agent", "--help"], ["agent", "What is 2+2?"], ["agent", "runn"]):
+        with cli_app._only_the_named_command(line):
+            assert len(cli_app.app.registered_commands) == len(before[0])
+            assert len(cli_app.app.registered_groups) == len(before[1])
+    assert (cli_app.app.registered_commands, cli_app.app.registered_groups) == before
+
+
+def test_top_level_help_is_the_same_when_commands_are_only_listed() -> None:
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    full = runner.invoke(cli_app.app, ["--help"], prog_name="agent")
+    before = list(cli_app.app.registered_commands)
+    with cli_app._listing_only(cli_app.app):
+        assert all(c.callback.__code__.co_argcount == 0
+                   for c in cli_app.app.registered_commands if c.callback)
+        listed = runner.invoke(cli_app.app, ["--help"], prog_name="agent")
+    assert full.exit_code == listed.exit_code == 0
+    assert listed.output == full.output and "tools" in full.output and "chat" in full.output
+    assert cli_app.app.registered_commands == before
+    again = runner.invoke(cli_app.app, ["tools", "list"], prog_name="agent")
+    assert again.exit_code == 0 and "terminal" in again.output  # the real commands are back
+
+
+def test_agent_help_through_the_front_door() -> None:
+    out = subprocess.run([sys.executable, "-m", "agentcli", "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0
+    assert "Usage: agent [OPTIONS] COMMAND" in out.stdout and "batch" in out.stdout
