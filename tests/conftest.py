@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +15,13 @@ from agentcli.models.presets import provider_env_prefixes
 
 # OTEL_: a developer's collector settings must not switch export on in tests
 _ENV_PREFIXES = ("AGENT_", "OTEL_", *provider_env_prefixes())  # the presets' own
+
+
+# A shell starts a background job (`pytest ... &`) with SIGINT ignored, and a child process
+# inherits that: the Ctrl-C tests would then test nothing. Python's own handler, as in a
+# terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _is_loopback(address: Any) -> bool:
