@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from agentcli.agents._prefix import PrefixCache
 from agentcli.agents.prompts import load
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
@@ -215,29 +216,30 @@ def work_as_turns(
     """The question, then the work so far as alternating turns: each reply the model sent
     (assistant) and what it observed (user), the shape chat-tuned models are trained on.
     Turns strictly alternate (some chat templates insist); the answer-now instruction joins
-    the last user turn."""
-    from agentcli.agents._turns import steps_as_turns  # incremental, like the scratchpad
-
-    turns = [user(question), *steps_as_turns(steps, _step_turns)]
+    the last user turn. Each step's turns are built once per run (so a message keeps its
+    encoded JSON from one request to the next)."""
+    work = _TURNS.get(steps, None, _steps_turns) if steps else []
+    turns = [user(question), *work]
     if final:
         last = turns[-1]
         turns[-1] = user(f"{last.content}\n\n{final_instruction()}")
     return turns
 
 
-def _step_turns(step: AgentStep) -> tuple[Message, Message]:
-    """One step as its two turns, built once per step (steps are frozen; a run sends every
-    earlier step again with each request, and a message keeps its encoded JSON)."""
-    cached: tuple[Message, Message] | None = step.__dict__.get("_turns")
-    if cached is None:
+def _steps_turns(steps: Sequence[AgentStep], _first: int = 0) -> list[Message]:
+    """Steps as turns: what the model sent (assistant), what it observed (user)."""
+    turns: list[Message] = []
+    for step in steps:
         said = step.action.log.strip() or json.dumps(
             {"action": step.action.tool, "action_input": step.action.tool_input},
             ensure_ascii=False)
         seen = (step.observation if step.action.tool == PARSE_ERROR_TOOL
                 else f"Observation: {step.observation}")
-        cached = (assistant(said), user(seen))
-        object.__setattr__(step, "_turns", cached)
-    return cached
+        turns += [assistant(said), user(seen)]
+    return turns
+
+
+_TURNS: PrefixCache[list[Message]] = PrefixCache(list.__add__)
 
 
 def final_instruction() -> str:

@@ -42,27 +42,26 @@ def extract_expression(reply: str) -> str:
     return lines[0].removeprefix("Answer:").strip()
 
 
-def question_math(asked: str) -> str | None:
-    """The math of the run's question when the Calculator can read it as it is: the whole
-    question, or one sentence of it (``What is 35% of 240?``, ``How many minutes are in 4
-    hours?``); None for a word problem."""
+def question_math(asked: str) -> tuple[str, str] | None:
+    """The math of the run's question, and its value, when the Calculator can read it as it
+    is: the whole question, or one sentence of it (``What is 35% of 240?``, ``How many
+    minutes are in 4 hours?``); None for a word problem."""
     for part in (asked, *_SENTENCE_END.split(asked)):
         part = part.strip().rstrip("?.!").strip()
         if not part or not any(ch.isdigit() for ch in part) or len(part) > MAX_EXPRESSION_CHARS:
             continue
         try:
-            evaluate(part)
+            return part, evaluate(part)
         except (NotAnExpression, ToolInputError):
             continue
-        return part
     return None
 
 
-def _from_question(math: str) -> str:
+def _from_question(found: tuple[str, str]) -> str:
     from agentcli.events import notify
 
-    notify("tool_text", f"Reading the question's math: {math}", tool="Calculator")
-    return f"Answer: {evaluate(math)}"
+    notify("tool_text", f"Reading the question's math: {found[0]}", tool="Calculator")
+    return f"Answer: {found[1]}"
 
 
 def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
@@ -83,18 +82,20 @@ def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
             f"input is {len(text):,} characters; the Calculator accepts at most "
             f"{MAX_QUESTION_CHARS:,} (expressions at most {MAX_EXPRESSION_CHARS})"
         )
-    in_question = question_math(asked) if asked else None
-    bare = _BARE_NUMBER.fullmatch(text) or _BARE_PERCENT.fullmatch(text)
-    if bare and in_question is not None and normalise(in_question) != normalise(text):
-        return _from_question(in_question)
-    if _BARE_PERCENT.fullmatch(text):
-        raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
-                             "percentage of, in the question's words")
+    if _BARE_NUMBER.fullmatch(text) or _BARE_PERCENT.fullmatch(text):
+        found = question_math(asked) if asked else None
+        if found is not None and normalise(found[0]) != normalise(text):
+            return _from_question(found)
+        if _BARE_PERCENT.fullmatch(text):
+            raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
+                                 "percentage of, in the question's words")
     try:
         return f"Answer: {evaluate(text)}"
     except (NotAnExpression, ToolInputError) as err:
-        if in_question is not None:  # the model's input is no better than the question
-            return _from_question(in_question)
+        # The model's input is no better than the question: read the question's math.
+        found = question_math(asked) if asked else None
+        if found is not None:
+            return _from_question(found)
         if isinstance(err, ToolInputError):
             raise
     if llm is None:
