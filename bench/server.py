@@ -10,7 +10,7 @@ client.
     python bench/server.py            # prints "PORT <n>", then serves until killed
 
 Control (plain HTTP on the same port): ``POST /_mode`` with ``{"mode", "delay", "record"}``
-(modes: seed, final, step, chat; ``record: true`` keeps every request body, ``GET /_bodies``
+(modes: seed, final, step, chat, big; ``record: true`` keeps every request body, ``GET /_bodies``
 returns them, so a bare client can replay the very same bytes), ``GET /_stats`` ->
 ``{"cpu", "requests", "gaps"}`` where ``gaps`` are the seconds between each response sent and
 the next request received, and ``POST /_reset`` clears the log.
@@ -32,6 +32,7 @@ SEED_FINAL = "The calculation shows that 25% of 300 is 75. \n\nFinal Answer: 75"
 MATH_REPLY = '```text\n300 * 0.25\n```\n...numexpr.evaluate("300 * 0.25")...\n'
 STEP_ACTION = 'Thought: again\nAction:\n```\n{"action": "echo", "action_input": "x"}\n```\n'
 CHAT_FINAL = '```json\n{"action": "Final Answer", "action_input": "ok"}\n```'
+BIG_ACTION = 'Thought: read it\nAction:\n```\n{"action": "big", "action_input": "x"}\n```\n'
 
 state: dict[str, object] = {"mode": "seed", "delay": 0.0}
 log: list[tuple[float, float]] = []  # (request received, response sent), monotonic seconds
@@ -47,6 +48,8 @@ def reply_text(body: bytes) -> str:
         return STEP_ACTION
     if mode == "chat":
         return CHAT_FINAL
+    if mode == "big":  # bench/regress.py: a tool whose output starts with BIG-START
+        return "Final Answer: done" if b"BIG-START" in body else BIG_ACTION
     if b"Translate a math problem" in body:
         return MATH_REPLY
     if b"Answer: 75" in body:
