@@ -46,6 +46,12 @@ def _connect_reason(err: Exception) -> str:
     return str(err) or type(err).__name__
 
 
+def _longest(t: httpx.Timeout) -> float | None:
+    """The longest of a timeout's parts; None when one of them is unbounded."""
+    parts = (t.connect, t.read, t.write, t.pool)
+    return None if None in parts else max(parts)  # type: ignore[type-var]
+
+
 class Attempts:
     """Deadlines, retry decisions and backoff for one model's HTTP requests."""
 
@@ -136,6 +142,9 @@ class Attempts:
         """This model's timeouts, none longer than the time left before ``limit``."""
         left = max(0.001, limit.at - time.monotonic())
         t = self.timeout
+        longest = _longest(t)
+        if longest is not None and longest <= left:
+            return t  # the usual case: the deadline is further away than any of them
 
         def cap(value: float | None) -> float:
             return left if value is None else min(value, left)

@@ -11,9 +11,10 @@ calls, turns and batch items instead of being opened (and TLS-configured) per re
   one that closes it).
 - **Shards**: httpcore's pool does O(connections²) bookkeeping on every request event, so one
   pool with 256 connections spends its CPU on itself. A loop's pool is a list of small
-  clients (at most ``SHARD_SIZE`` connections each); a request takes the least busy shard, and
-  a shard is added only when every shard is full. One run uses one small client; a batch with
-  256 requests in flight uses 64.
+  clients (at most ``SHARD_SIZE`` connections each); a request takes the shard given back last
+  that still has room (its connection is the warmest), and a shard is added only when every
+  shard is full. One run uses one client; a batch with 256 requests in flight uses 256, each
+  with one connection, as a bare client per worker would.
 - **TLS**: a verified SSL context (the CA bundle, ~40 ms to load) is built once per process and
   only for ``https://`` URLs; ``http://`` clients are built without any SSL context.
 """
@@ -38,10 +39,11 @@ import httpx
 # holds the body back until the headers are acknowledged, a delay on every model call.
 SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 # Connections per async client. httpcore may hand one idle connection to several waiting
-# requests, and all but one then retry; the retries grow with the pool, so pools stay tiny
-# (measured at 256 in flight: 16 -> 3.1 s CPU, 4 -> 1.8 s, 1 -> 1.7 s for 1,536 calls).
-SHARD_SIZE = 4
-MAX_SHARDS = 256  # past 1,024 connections per loop, requests wait for a free connection
+# requests, and all but one then retry; the retries grow with the pool, and even an idle
+# pool's bookkeeping checks each connection on every request, so pools stay tiny (measured at
+# 256 in flight: 16 -> 3.1 s CPU, 4 -> 1.8 s, 1 -> 1.7 s for 1,536 calls).
+SHARD_SIZE = 1
+MAX_SHARDS = 1024  # past 1,024 connections per loop, requests wait for a free connection
 
 _TimeoutKey = tuple[float, float, float, float, bool]
 _clients: dict[_TimeoutKey, httpx.Client] = {}
@@ -184,6 +186,7 @@ class _LoopPool:
     def __init__(self, https: bool) -> None:
         self.https = https
         self.shards: list[_Shard] = []
+        self.room: list[_Shard] = []  # shards with a free slot, the one given back last at the end
         self.closed = False
         self._closer: AsyncGenerator[None, None] | None = None
 
@@ -201,17 +204,35 @@ class _LoopPool:
             await self.aclose()
 
     def pick(self) -> _Shard:
-        """The least busy shard; a new one when every shard is full."""
-        best = min(self.shards, key=_busy, default=None)
-        if best is None or (best.busy >= SHARD_SIZE and len(self.shards) < MAX_SHARDS):
-            best = _Shard(_async_client(self.https))
-            self.shards.append(best)
-        return best
+        """A shard with room (the one given back last), a new one when every shard is full;
+        the caller holds one of its slots until :meth:`give_back`."""
+        room, size = self.room, SHARD_SIZE
+        if room:
+            shard = room[-1]
+            shard.busy += 1
+            if shard.busy >= size:
+                room.pop()
+            return shard
+        if len(self.shards) < MAX_SHARDS:
+            shard = _Shard(_async_client(self.https))
+            self.shards.append(shard)
+            if size > 1:
+                room.append(shard)
+        else:  # every shard full and no more allowed: queue on the least busy
+            shard = min(self.shards, key=_busy)
+        shard.busy += 1
+        return shard
+
+    def give_back(self, shard: _Shard) -> None:
+        """Free the slot :meth:`pick` handed out."""
+        shard.busy -= 1
+        if shard.busy == SHARD_SIZE - 1 and not self.closed:  # it just got room
+            self.room.append(shard)
 
     async def aclose(self) -> None:
         """Close every shard's client."""
         self.closed = True
-        shards, self.shards = self.shards, []
+        shards, self.shards, self.room = self.shards, [], []
         for shard in shards:
             with contextlib.suppress(Exception):  # a dead connection must not block the rest
                 await shard.client.aclose()
@@ -221,13 +242,21 @@ def _busy(shard: _Shard) -> int:
     return shard.busy
 
 
-async def _pool_for(https: bool) -> _LoopPool:
-    loop = asyncio.get_running_loop()
-    pools = _loop_pools.get(loop)
-    if pools is None:
-        pools = _loop_pools[loop] = {}
-    pool = pools.get(https)
-    if pool is None or pool.closed:
+def running_pool(https: bool) -> _LoopPool | None:
+    """The running loop's open pool for this scheme, if it has one yet."""
+    pools = _loop_pools.get(asyncio.get_running_loop())
+    pool = pools.get(https) if pools is not None else None
+    return pool if pool is not None and not pool.closed else None
+
+
+async def loop_pool(https: bool) -> _LoopPool:
+    """The running loop's pool for this scheme, made on first use."""
+    pool = running_pool(https)
+    if pool is None:
+        loop = asyncio.get_running_loop()
+        pools = _loop_pools.get(loop)
+        if pools is None:
+            pools = _loop_pools[loop] = {}
         pool = pools[https] = _LoopPool(https)
         await pool.start()
     return pool
@@ -236,13 +265,12 @@ async def _pool_for(https: bool) -> _LoopPool:
 @contextlib.asynccontextmanager
 async def loop_client(url: str, timeout: httpx.Timeout) -> AsyncIterator[TimedClient]:
     """A pooled client of the running loop for one call (all its attempts and its stream)."""
-    pool = await _pool_for(is_https(url))
+    pool = await loop_pool(is_https(url))
     shard = pool.pick()
-    shard.busy += 1
     try:
         yield TimedClient(shard.client, timeout)
     finally:
-        shard.busy -= 1
+        pool.give_back(shard)
 
 
 async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:

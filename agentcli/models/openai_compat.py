@@ -1,7 +1,8 @@
 """OpenAI-compatible chat completions over httpx: async, SSE streaming, one retry loop.
 
-One exchange (:meth:`OpenAICompatModel._exchange`) sends a request and retries it; plain and
-streamed replies share it. Sync callers reach it through the model base class's one bridge.
+A plain request is one coroutine (:meth:`OpenAICompatModel._complete`), a streamed one an
+async generator (:meth:`OpenAICompatModel._exchange`); both retry by the same decisions
+(``attempts.py``). Sync callers reach them through the model base class's one bridge.
 Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) built in
 :meth:`OpenAICompatModel._error`, which scrubs the API key from the message.
 """
@@ -25,7 +26,14 @@ from agentcli.models.base import (
     assemble_chunks,
     report,
 )
-from agentcli.models.http_pool import TimedClient, finish_body, loop_client
+from agentcli.models.http_pool import (
+    TimedClient,
+    finish_body,
+    is_https,
+    loop_client,
+    loop_pool,
+    running_pool,
+)
 from agentcli.models.http_pool import close_shared_clients as close_shared_clients  # re-export
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
@@ -83,6 +91,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         self.name = f"{provider}/{model}"
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
+        self._https = is_https(self.base_url)
+        self._url: tuple[str, httpx.URL] | None = None  # see _wire_url
         self.temperature = temperature
         self.options = dict(options or {})  # model options merged into every request body
         self.max_retries = max(0, max_retries)
@@ -141,12 +151,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         for attempt in range(2):
             try:
                 if on_token is None:
-                    body = self._body(messages, stop, tools, params, stream=False)
-                    async with contextlib.aclosing(self._exchange(body, stop)) as replies:
-                        async for reply in replies:
-                            assert isinstance(reply, ChatResult)
-                            return reply
-                    raise AssertionError("unreachable")  # pragma: no cover
+                    return await self._complete(
+                        self._body(messages, stop, tools, params, stream=False), stop)
                 chunks: list[ChatChunk] = []
                 async with contextlib.aclosing(
                     self.astream(messages, stop=stop, tools=tools, **params)
@@ -174,10 +180,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         for attempt in range(2):
             try:
                 body = self._body(messages, stop, tools, params, stream=True)
-                async with contextlib.aclosing(self._exchange(body, stop, stream=True)
-                                               ) as chunks:
+                async with contextlib.aclosing(self._exchange(body, stop)) as chunks:
                     async for chunk in chunks:
-                        assert isinstance(chunk, ChatChunk)
                         yield chunk
                 return
             except ProviderError as err:  # a refused schema fails before any chunk
@@ -205,34 +209,60 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         report(f"{self.provider} at {self.base_url} refused the JSON Schema for actions "
                f"({err.status}); continuing without structured actions", kind="notice")
 
-    async def _exchange(
-        self, body: bytes, stop: Sequence[str] | None, *, stream: bool = False
-    ) -> AsyncGenerator[ChatResult | ChatChunk, None]:
-        """Send ``body`` (see :meth:`_body`), retrying what may succeed next time; the one
-        retry loop.
+    async def _complete(self, body: bytes, stop: Sequence[str] | None) -> ChatResult:
+        """Send ``body`` (see :meth:`_body`) and read the whole reply, retrying what may
+        succeed next time: the plain path (one POST, the body read whole).
 
-        Yields the reply (a plain request) or its chunks (``stream``). Each
-        attempt is bounded by the event loop's own timeout at its deadline (the run's or
-        ``request_timeout``); a stream that already yielded is never resent.
+        Each attempt is bounded by the event loop's own timeout at its deadline (the run's or
+        ``request_timeout``). One coroutine, no generator or context-manager layers: a batch
+        makes this call hundreds of times at once, and each layer is resumed at every read.
         """
-        streaming = stream
+        client: httpx.AsyncClient | None = self._async_client
+        pool = shard = None
+        if client is None:
+            pool = running_pool(self._https) or await loop_pool(self._https)
+            shard = pool.pick()
+            client = shard.client
+        try:
+            attempt = 0
+            while True:
+                limit = self._attempt_limit()
+                try:
+                    try:
+                        async with asyncio.timeout_at(limit.at):
+                            resp = await client.post(
+                                self._wire_url(), content=body, headers=self._json_headers,
+                                timeout=self._timeout_until(limit))
+                    except TimeoutError:
+                        raise self._overdue(limit) from None
+                    except httpx.TransportError as err:
+                        self._check_overdue(limit)
+                        raise self._transport_failure(err) from err
+                    if resp.status_code >= 400:
+                        self._raise_status(resp.status_code, resp.reason_phrase, resp.headers,
+                                           resp.text)
+                    return parse_response(self.provider, self.model, resp.status_code,
+                                          resp.text, stop)
+                except Failure as failure:
+                    self._give_up_unless_retryable(failure, attempt)
+                    await _asleep(self._retry_delay(attempt, failure))
+                    attempt += 1
+        finally:
+            if shard is not None:
+                pool.give_back(shard)  # type: ignore[union-attr]
+
+    async def _exchange(self, body: bytes, stop: Sequence[str] | None
+                        ) -> AsyncGenerator[ChatChunk, None]:
+        """Send ``body`` (see :meth:`_body`) and stream the reply's chunks, retrying what
+        may succeed next time (a stream that already yielded is never resent); each attempt
+        bounded like :meth:`_complete`'s.
+        """
         async with self._aclient() as client:
             for attempt in range(self.max_retries + 1):
                 emitted = False
                 limit = self._attempt_limit()
                 try:
                     try:
-                        if not streaming:  # the plain path: one POST, the body read whole
-                            async with asyncio.timeout_at(limit.at):
-                                resp = await client.post(
-                                    self.url, content=body, headers=self._json_headers,
-                                    timeout=self._timeout_until(limit))
-                            if resp.status_code >= 400:
-                                self._raise_status(resp.status_code, resp.reason_phrase,
-                                                   resp.headers, resp.text)
-                            yield parse_response(self.provider, self.model, resp.status_code,
-                                                 resp.text, stop)
-                            return
                         async with contextlib.AsyncExitStack() as stack:
                             async with asyncio.timeout_at(limit.at):
                                 resp = await stack.enter_async_context(client.stream(
@@ -340,6 +370,13 @@ class OpenAICompatModel(Attempts, BaseChatModel):
             text = ",".join([m.wire_json() for m in messages])
         self._last_messages = (list(messages), text)
         return text
+
+    def _wire_url(self) -> httpx.URL:
+        """``self.url`` parsed once (httpx would parse the string on every request)."""
+        known = self._url
+        if known is None or known[0] != self.url:
+            known = self._url = (self.url, httpx.URL(self.url))
+        return known[1]
 
     @contextlib.asynccontextmanager
     async def _aclient(self) -> AsyncIterator[httpx.AsyncClient | TimedClient]:
