@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli.deadline import deadline_scope
@@ -27,6 +26,8 @@ from agentcli.events import (
     ToolScope,
     inside_tool,
     notifying,
+    reset_emitter,
+    set_emitter,
 )
 from agentcli.executor import AgentExecutor
 from agentcli.middleware import AsyncHandler, ToolCallRequest
@@ -58,17 +59,12 @@ def _model_done(run: Run, llm: Any, result: ChatResult, started: float) -> ChatR
     return result
 
 
-@contextmanager
-def _reported(ex: AgentExecutor, run: Run, llm: Any) -> Iterator[None]:
-    """A failed model call becomes a ModelError event; the agent may explain the error."""
-    try:
-        yield
-    except BaseException as err:
-        run.emit(ModelError(err, llm.name))
-        better = ex.agent.explain(err) if isinstance(err, ProviderError) else err
-        if better is err:
-            raise
-        raise better from err
+def _model_failed(ex: AgentExecutor, run: Run, llm: Any, err: BaseException
+                  ) -> BaseException:
+    """A failed model call becomes a ModelError event; the agent may explain the error.
+    Returns what to raise: ``err`` itself, or the agent's explanation."""
+    run.emit(ModelError(err, llm.name))
+    return ex.agent.explain(err) if isinstance(err, ProviderError) else err
 
 
 def _need_model(ex: AgentExecutor, effect: CallModel) -> Any:
@@ -146,7 +142,8 @@ def _flush(run: Run) -> Iterator[RunEvent]:
 
 
 async def _within(run: Run, coro: Any) -> Any:
-    """Await ``coro`` within the deadline; cancelled and EXPIRED when it passes."""
+    """Await ``coro`` within the deadline; cancelled and EXPIRED when it passes (the loop's
+    own timeout on this task: no task of its own, as ``wait_for`` would make)."""
     import asyncio
 
     left = run.remaining()
@@ -154,8 +151,9 @@ async def _within(run: Run, coro: Any) -> Any:
         if left is None:
             return await coro
         with deadline_scope(left):
-            return await asyncio.wait_for(coro, left)
-    except (asyncio.TimeoutError, DeadlineExceeded):
+            async with asyncio.timeout(left):
+                return await coro
+    except (TimeoutError, DeadlineExceeded):
         return EXPIRED
 
 
@@ -163,8 +161,17 @@ async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatRe
     llm = _need_model(ex, effect)
     sink = _token_sink(ex, run, effect)
     started = _model_started(run, llm, effect)
-    with _reported(ex, run, llm), notifying(run.emit):
-        result = await _within(run, llm.arequest(effect.request, sink))
+    try:
+        token = set_emitter(run.emit)  # notify() inside the call reaches this run
+        try:
+            result = await _within(run, llm.arequest(effect.request, sink))
+        finally:
+            reset_emitter(token)
+    except BaseException as err:
+        better = _model_failed(ex, run, llm, err)
+        if better is err:
+            raise
+        raise better from err
     return result if result is EXPIRED else _model_done(run, llm, result, started)
 
 

@@ -231,6 +231,11 @@ def inside_tool(scope: ToolScope) -> Iterator[None]:
         _tool_scope.reset(token)
 
 
+def in_tool_call() -> bool:
+    """Whether a tool call is in progress (its model requests are reported as the run's)."""
+    return _tool_scope.get() is not None
+
+
 def take_tool_scope() -> ToolScope | None:
     """The tool call in progress, cleared for the caller's block (a request is one request,
     however many model wrappers it passes through); :func:`restore_tool_scope` puts it back."""
@@ -254,6 +259,17 @@ def notifying(emit: Callable[[RunEvent], None]) -> Iterator[None]:
         yield
     finally:
         _emitter.reset(token)
+
+
+def set_emitter(emit: Callable[[RunEvent], None]) -> contextvars.Token[Any]:
+    """:func:`notifying` without the context manager (for the driver's per-request path);
+    undo with :func:`reset_emitter`."""
+    return _emitter.set(emit)
+
+
+def reset_emitter(token: contextvars.Token[Any]) -> None:
+    """Undo :func:`set_emitter`."""
+    _emitter.reset(token)
 
 
 def current_emitter() -> Callable[[RunEvent], None] | None:

@@ -207,7 +207,7 @@ class AgentExecutor:
                     else time.monotonic() + self.max_execution_time)
         run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
                   prices=self.prices)
-        info.emit = run.emit
+        info.emit = _emitter(run.pending, manager)  # not run.emit: no Run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
         return run
@@ -549,6 +549,17 @@ class AgentExecutor:
         from agentcli._sync import run_sync
 
         return run_sync(self.abatch(inputs, concurrency=concurrency))
+
+
+def _emitter(pending: list[RunEvent], manager: CallbackManager) -> Callable[[RunEvent], None]:
+    """What :meth:`Run.emit` does, without holding the run: a run whose info held its own bound
+    method would be a reference cycle, freed only by the garbage collector's passes (a batch
+    makes one per item)."""
+    def emit(event: RunEvent) -> None:
+        pending.append(event)
+        manager.dispatch(event)
+
+    return emit
 
 
 def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, Any]:

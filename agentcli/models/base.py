@@ -224,6 +224,10 @@ def _arequest_observed(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     async def arequest(self: BaseChatModel, request: ChatRequest,
                        on_token: TokenSink | None = None) -> ChatResult:
+        from agentcli.events import in_tool_call
+
+        if not in_tool_call():  # the agent's own request: the driver reports it
+            return await fn(self, request, on_token)  # type: ignore[no-any-return]
         with _watched(self, request.messages, request.stop, request.tools) as done:
             return done(await fn(self, request, on_token))
 
