@@ -64,12 +64,33 @@ def remember_env(env: Mapping[str, str | None]) -> None:
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every known secret value (remembered, plus the secret-named ones of ``env``), longest
     first so a key containing another is removed whole."""
-    source = os.environ if env is None else env
-    # Names first: only secret-named values are read (os.environ decodes each one it reads).
-    values = {v.strip() for v in (source[k] for k in source if is_secret_name(k)) if _usable(v)}
+    if env is None:
+        values = {v.strip() for v in _environ_secrets() if _usable(v)}
+    else:  # names first: only secret-named values are read
+        values = {v.strip() for v in (env[k] for k in env if is_secret_name(k)) if _usable(v)}
     with _lock:
         values |= _remembered
     return sorted(values, key=len, reverse=True)
+
+
+def _environ_secrets() -> list[str]:
+    """The values of the process environment's secret-named variables, read now.
+
+    ``os.environ`` decodes every name it iterates over (a Python generator); its raw table
+    is scanned instead, and only the secret-named values are decoded. A write (a batch line,
+    a log entry) does this each time, so a variable set meanwhile is still redacted.
+    """
+    raw = getattr(os.environ, "_data", None)
+    decode = getattr(os.environ, "decodevalue", None)
+    if not isinstance(raw, dict) or decode is None:  # not CPython's os._Environ
+        return [os.environ[k] for k in os.environ if is_secret_name(k)]
+    return [decode(v) for k, v in raw.items() if _is_secret_key(k)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret_key(key: bytes | str) -> bool:
+    """:func:`is_secret_name` for a name as ``os.environ`` stores it (bytes on POSIX)."""
+    return is_secret_name(os.fsdecode(key) if isinstance(key, bytes) else key)
 
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:

@@ -242,7 +242,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                         self._raise_status(resp.status_code, resp.reason_phrase, resp.headers,
                                            resp.text)
                     return parse_response(self.provider, self.model, resp.status_code,
-                                          resp.text, stop)
+                                          resp.content, stop, _text_of(resp))
                 except Failure as failure:
                     self._give_up_unless_retryable(failure, attempt)
                     await _asleep(self._retry_delay(attempt, failure))
@@ -409,6 +409,11 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         message = redact(message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
+
+def _text_of(resp: httpx.Response) -> Callable[[], str]:
+    """The response's text, decoded when asked (its bytes are parsed as they are)."""
+    return lambda: resp.text
+
 
 def _ignore_token(_: str) -> None:
     """A token sink that keeps nothing (the chunks are collected anyway)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,20 +69,28 @@ def bad_output(provider: str, what: str) -> Failure:
     return Failure(f"{provider} answered 200 with {what}", status=200, output_error=True)
 
 
-def parse_response(provider: str, model: str, status: int, body: str,
-               stop: Sequence[str] | None) -> ChatResult:
-    """A whole (non-streamed) chat-completions reply, read defensively."""
+def parse_response(provider: str, model: str, status: int, body: str | bytes,
+                   stop: Sequence[str] | None, decoded: Callable[[], str] | None = None
+                   ) -> ChatResult:
+    """A whole (non-streamed) chat-completions reply, read defensively.
+
+    ``body`` may be the raw bytes (JSON is UTF-8: decoding them to text first is work for
+    nothing); ``decoded`` then gives the body as the response's charset decodes it, used
+    only when the bytes are not JSON as they are, and for error messages.
+    """
     try:
         data = json.loads(body)
     except ValueError:
+        if isinstance(body, bytes):
+            return parse_response(provider, model, status, _text(body, decoded), stop)
         raise bad_output(provider, f"a body that is not JSON: {body[:200]!r}") from None
     if not isinstance(data, dict):
         raise bad_output(provider, f"a JSON {type(data).__name__} instead of an object")
     choices = data.get("choices")
     if not choices or not isinstance(choices, list):
         if data.get("error"):
-            raise Failure(f"{provider} returned an error: {server_message(body)}",
-                           status=status)
+            raise Failure(f"{provider} returned an error: "
+                          f"{server_message(_text(body, decoded))}", status=status)
         raise bad_output(provider, "no choices (empty 'choices' list)")
     choice = choices[0] if isinstance(choices[0], dict) else {}
     message = choice.get("message") or {}
@@ -100,6 +108,12 @@ def parse_response(provider: str, model: str, status: int, body: str,
     finish = "stop" if cut else choice.get("finish_reason")
     return ChatResult(text, calls, finish, usage_of(data.get("usage")),
                       str(data.get("model") or model))
+
+
+def _text(body: str | bytes, decoded: Callable[[], str] | None) -> str:
+    if isinstance(body, str):
+        return body
+    return decoded() if decoded is not None else body.decode("utf-8", "replace")
 
 
 class SSEState:

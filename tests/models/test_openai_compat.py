@@ -592,3 +592,17 @@ def test_a_host_that_does_not_resolve_is_not_retried(waits: list[float]) -> None
         model.generate(MESSAGES)
     assert len(calls) == 1 and waits == []
     assert "(host not found)" in str(info.value) and "gave up" not in str(info.value)
+
+
+def test_a_reply_in_the_charset_its_server_declares_is_read_in_it() -> None:
+    # Replies are parsed from their bytes (JSON is UTF-8); bytes that are not UTF-8 are read
+    # as the declared charset says, as before.
+    body = '{"choices": [{"message": {"content": "caf\u00e9"}}]}'.encode("latin-1")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body,
+                              headers={"Content-Type": "application/json; charset=latin-1"})
+
+    model, client = transport_model(handler)
+    with client:
+        assert model.generate(MESSAGES).text == "caf\u00e9"
