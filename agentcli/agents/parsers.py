@@ -225,7 +225,30 @@ def _clean_blob(text: str) -> AgentAction | None:
     return None
 
 
+# The common plain answer: an optional one-line thought, then "Final Answer: <one line>" with
+# nothing a label, a blob, a fence, bold, a tag or an escape could start (no colon, bracket,
+# brace, backtick, tilde, star, underscore, angle bracket or backslash). The full parser gives
+# the same answer for these; a placeholder or empty answer goes to it for its error message.
+_CLEAN_FINAL = re.compile(
+    r"\A[ \t]*(?:Thought:[^\n\r:：{}\[\]<>`~*_\\]*\n[ \t]*)?"
+    r"Final Answer:([^\n\r:：{}\[\]<>`~*_\\]*)\Z"
+)
+
+
+def _clean_final(raw: str) -> AgentFinish | None:
+    match = _CLEAN_FINAL.match(raw)
+    if match is None:
+        return None
+    answer = match.group(1).strip()
+    if answer in ("", "...", "…") or _is_placeholder(answer):
+        return None
+    return AgentFinish({"output": answer}, raw)
+
+
 def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
+    clean = _clean_final(raw)
+    if clean is not None:
+        return clean
     help_text = _CHAT_FORMAT if structured else _REACT_FORMAT
     text = _visible(raw) if raw else ""
     if not text.strip():

@@ -245,3 +245,23 @@ def test_an_answer_that_ran_past_its_closing_brace_is_cut_there(answer: str,
     reply = json.dumps({"action": "Final Answer", "action_input": answer})
     result = JsonBlobOutputParser().parse(reply)
     assert isinstance(result, AgentFinish) and result.return_values["output"] == expected
+
+
+@pytest.mark.parametrize("raw", [
+    "Final Answer: 42", "Thought: I know it now\nFinal Answer: 42 apples.",
+    "  Thought: done\n  Final Answer:  Paris  ", "Final Answer: the answer",
+    "Final Answer: ...", "Final Answer:", "Thought: x\nFinal Answer: caf\u00e9 \u2026 ok",
+])
+def test_the_quick_final_answer_path_reads_like_the_full_parser(
+        raw: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.agents import parsers
+
+    def read(text: str) -> object:
+        try:
+            return parsers.JsonBlobOutputParser().parse(text)
+        except OutputParserError as err:
+            return (str(err), err.observation)
+
+    quick = read(raw)
+    monkeypatch.setattr(parsers, "_clean_final", lambda text: None)
+    assert read(raw) == quick
