@@ -211,7 +211,9 @@ def json_dumps(value: Any) -> str:
 def _redact_data(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
         return _redact(value, secrets)
-    if isinstance(value, Mapping):
+    if value is None or isinstance(value, int | float):  # most leaves: no ABC check
+        return value
+    if isinstance(value, dict | Mapping):
         return {k: _redact_data(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_redact_data(v, secrets) for v in value]

@@ -90,6 +90,7 @@ _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content"
 _MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")  # my\_tool is Markdown for my_tool
 _DOTTED_CALL = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+\s*\(")  # os.path.join(, df.head(
 _STOP_WORD = "Observation"
+_PUNCTUATION = re.compile(r"[^\w\s]")
 
 _REACT_FORMAT = (
     "To use a tool, write exactly these lines and then stop:\n"
@@ -477,7 +478,7 @@ def _finish(pos: int, answer: str, raw: str, value: Any = None) -> _Candidate:
 def _is_placeholder(answer: str) -> bool:
     if len(answer) > 200:
         return False
-    norm = " ".join(re.sub(r"[^\w\s]", " ", answer.lower()).split())
+    norm = " ".join(_PUNCTUATION.sub(" ", answer.lower()).split())
     return norm in _PLACEHOLDERS or "final answer to the original" in norm
 
 

@@ -204,7 +204,8 @@ class RunConfig:
         """This config with more handlers (``invoke(q, callbacks=[...])`` beside ``config``)."""
         if callbacks is None:
             return self
-        return replace(self, callbacks=(*self.callbacks, *RunConfig.of(callbacks).callbacks))
+        more = RunConfig.of(callbacks).callbacks
+        return replace(self, callbacks=(*self.callbacks, *more)) if more else self
 
 
 def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
