@@ -84,13 +84,17 @@ def _environ_secrets() -> list[str]:
     decode = getattr(os.environ, "decodevalue", None)
     if not isinstance(raw, dict) or decode is None:  # not CPython's os._Environ
         return [os.environ[k] for k in os.environ if is_secret_name(k)]
-    return [decode(v) for k, v in raw.items() if _is_secret_key(k)]
+    names, secret = _secret_keys
+    if raw.keys() != names:  # a variable was added or removed: sort the names again
+        names = frozenset(raw)
+        secret = [k for k in names
+                  if is_secret_name(os.fsdecode(k) if isinstance(k, bytes) else k)]
+        _secret_keys[:] = [names, secret]
+    return [decode(raw[k]) for k in secret]
 
 
-@functools.lru_cache(maxsize=4096)
-def _is_secret_key(key: bytes | str) -> bool:
-    """:func:`is_secret_name` for a name as ``os.environ`` stores it (bytes on POSIX)."""
-    return is_secret_name(os.fsdecode(key) if isinstance(key, bytes) else key)
+# The environment's names when last sorted, and which of them are secret-named.
+_secret_keys: list[Any] = [frozenset(), []]
 
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:

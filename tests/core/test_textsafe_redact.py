@@ -95,3 +95,16 @@ def test_batch_output_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 ])
 def test_open_word_holds_back_only_a_word_still_arriving(streamed: str, held: int) -> None:
     assert open_word(streamed) == held  # a line end completes the word: nothing is split
+
+
+def test_a_secret_variable_set_or_changed_between_writes_is_redacted_at_the_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.redact import redact
+
+    assert redact("value-one-123 value-two-456") == "value-one-123 value-two-456"
+    monkeypatch.setenv("LATE_API_TOKEN", "value-one-123")
+    assert redact("value-one-123 value-two-456") == "*** value-two-456"
+    monkeypatch.setenv("LATE_API_TOKEN", "value-two-456")
+    assert redact("value-one-123 value-two-456") == "value-one-123 ***"
+    monkeypatch.delenv("LATE_API_TOKEN")
+    assert redact("value-one-123 value-two-456") == "value-one-123 value-two-456"
