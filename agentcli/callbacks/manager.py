@@ -138,6 +138,8 @@ class CallbackManager:
     def dispatch(self, event: RunEvent) -> None:
         """Send one run event to every handler: ``on_event``; then, for handlers written
         against LangChain's hooks, the same event as its ``on_*`` hook (the one adapter)."""
+        if not self.handlers:  # the usual batch item or subprocess run: nobody listens
+            return
         self.emit("on_event", event)
         if not any(_uses_hooks(h) for h in self.handlers):
             return
