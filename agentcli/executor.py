@@ -282,6 +282,7 @@ class AgentExecutor:
 
     def _loop(self, run: Run) -> Generator[Effect, Any, RunResult]:
         middleware = self.middleware
+        after = _hooking(middleware, "after_model")  # each gets its own view of the state
         reason: StopReason | None = None
         while (reason := self._limit(run)) is None:
             try:
@@ -301,7 +302,7 @@ class AgentExecutor:
                 reason = "max_execution_time"
                 break
             run.info.iterations += 1
-            updates = [u for m in middleware
+            updates = [u for m in after
                        if (u := m.after_model(self._view(run), result, run.info))]
             jump = self._update(run, updates)
             if jump == "end":
@@ -370,7 +371,7 @@ class AgentExecutor:
     ) -> Generator[Effect, Any, bool]:
         """Send the requests middleware asks for (summaries) and apply what they return;
         False when the deadline passed meanwhile."""
-        for m in middleware:
+        for m in _hooking(middleware, "ask_model"):
             ask = m.ask_model(self._view(run), run.info)
             if ask is None:
                 continue
@@ -549,6 +550,13 @@ class AgentExecutor:
         from agentcli._sync import run_sync
 
         return run_sync(self.abatch(inputs, concurrency=concurrency))
+
+
+def _hooking(middleware: Sequence[AgentMiddleware], hook: str) -> list[AgentMiddleware]:
+    """The middleware whose ``hook`` is its own (the base class's does nothing and returns
+    None), so the state view each hook is given is built only for those."""
+    base = getattr(AgentMiddleware, hook)
+    return [m for m in middleware if getattr(getattr(m, hook), "__func__", None) is not base]
 
 
 def _emitter(pending: list[RunEvent], manager: CallbackManager) -> Callable[[RunEvent], None]:
