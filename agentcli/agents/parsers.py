@@ -476,9 +476,10 @@ def _finish(pos: int, answer: str, raw: str, value: Any = None) -> _Candidate:
 
 
 def _is_placeholder(answer: str) -> bool:
-    if len(answer) > 200:
-        return False
-    norm = " ".join(_PUNCTUATION.sub(" ", answer.lower()).split())
+    low = answer.lower()
+    if len(answer) > 200 or ("answer" not in low and "response" not in low):
+        return False  # every placeholder names an answer or a response
+    norm = " ".join(_PUNCTUATION.sub(" ", low).split())
     return norm in _PLACEHOLDERS or "final answer to the original" in norm
 
 
