@@ -11,7 +11,7 @@ ends with ``max_execution_time``.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli.deadline import deadline_scope
@@ -136,11 +136,6 @@ def _end(run: Run, result: RunResult) -> End:
     return event
 
 
-def _flush(run: Run) -> Iterator[RunEvent]:
-    while run.pending:
-        yield run.pending.pop(0)
-
-
 async def _within(run: Run, coro: Any) -> Any:
     """Await ``coro`` within the deadline; cancelled and EXPIRED when it passes (the loop's
     own timeout on this task: no task of its own, as ``wait_for`` would make)."""
@@ -164,7 +159,13 @@ async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatRe
     try:
         token = set_emitter(run.emit)  # notify() inside the call reaches this run
         try:
-            result = await _within(run, llm.arequest(effect.request, sink))
+            if run.deadline is None:  # no deadline: no timeout layer (as _within would do)
+                try:
+                    result = await llm.arequest(effect.request, sink)
+                except (TimeoutError, DeadlineExceeded):
+                    result = EXPIRED
+            else:
+                result = await _within(run, llm.arequest(effect.request, sink))
         finally:
             reset_emitter(token)
     except BaseException as err:
@@ -228,17 +229,17 @@ async def adrive(ex: AgentExecutor, run: Run) -> AsyncIterator[RunEvent]:
                 value = await _arun_tools(ex, run, effect)
             else:
                 run.emit(effect)
-            for event in _flush(run):
-                yield event
+            while run.pending:  # each event as it happened, in order
+                yield run.pending.pop(0)
     except StopIteration as stop:
         done = stop.value
     except (KeyboardInterrupt, asyncio.CancelledError):
         done = _interrupted(ex, run)
     except BaseException as err:
         error = err
-    for event in _flush(run):
-        yield event
+    while run.pending:
+        yield run.pending.pop(0)
     result = _result(ex, run, error, done)
     _end(run, result)
-    for event in _flush(run):
-        yield event
+    while run.pending:
+        yield run.pending.pop(0)
