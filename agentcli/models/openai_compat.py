@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
-from agentcli.models.attempts import RETRY_STATUSES, Attempts
+from agentcli.models.attempts import RETRY_STATUSES, Attempts, _Limit
 from agentcli.models.base import (
     BaseChatModel,
     TokenSink,
@@ -93,6 +93,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         self.url = f"{self.base_url}/chat/completions"
         self._https = is_https(self.base_url)
         self._url: tuple[str, httpx.URL] | None = None  # see _wire_url
+        self._pool_headers: tuple[list[tuple[bytes, bytes]], httpx.Headers] | None = None
         self.temperature = temperature
         self.options = dict(options or {})  # model options merged into every request body
         self.max_retries = max(0, max_retries)
@@ -230,9 +231,12 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                 try:
                     try:
                         async with asyncio.timeout_at(limit.at):
-                            resp = await client.post(
-                                self._wire_url(), content=body, headers=self._json_headers,
-                                timeout=self._timeout_until(limit))
+                            if shard is None:  # someone else's client: its own defaults apply
+                                resp = await client.post(
+                                    self._wire_url(), content=body, headers=self._json_headers,
+                                    timeout=self._timeout_until(limit))
+                            else:
+                                resp = await client.send(self._request(client, body, limit))
                     except TimeoutError:
                         raise self._overdue(limit) from None
                     except httpx.TransportError as err:
@@ -370,6 +374,20 @@ class OpenAICompatModel(Attempts, BaseChatModel):
             text = ",".join([m.wire_json() for m in messages])
         self._last_messages = (list(messages), text)
         return text
+
+    def _request(self, client: httpx.AsyncClient, body: bytes, limit: _Limit) -> httpx.Request:
+        """The request ``client.post`` would build on a pooled client (which has no base URL,
+        cookies, parameters or auth), built directly: its headers are the client's defaults
+        with this model's over them, merged once, not on every call."""
+        defaults = client.headers.raw
+        known = self._pool_headers
+        if known is None or known[0] != defaults:
+            merged = httpx.Headers(client.headers)
+            merged.update(self._json_headers)
+            known = self._pool_headers = (defaults, merged)
+        timeout = self._timeout_until(limit)
+        return httpx.Request("POST", self._wire_url(), content=body, headers=known[1],
+                             extensions={"timeout": timeout.as_dict()})
 
     def _wire_url(self) -> httpx.URL:
         """``self.url`` parsed once (httpx would parse the string on every request)."""

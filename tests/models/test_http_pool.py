@@ -153,3 +153,22 @@ def test_streamed_calls_reuse_one_connection(server: MockOpenAIServer,
     assert asyncio.run(main()) == ["ok", "ok", "ok"]
     assert len(server.requests) == 3
     assert len(connects) == 1  # the stream was read to its end, so its connection was kept
+
+
+def test_a_pooled_call_sends_what_client_post_would(server: MockOpenAIServer) -> None:
+    # The pooled path builds its request directly (headers merged once per model): the
+    # server must see the very headers an httpx client's post() sends.
+    server.set_responder(lambda body: {"text": "ok"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="sk-pool-123",
+                              extra_headers={"X-Team": "t1"})
+    asyncio.run(model.agenerate([user("hi")]))
+
+    async def by_post() -> None:
+        async with httpx.AsyncClient() as client:
+            await client.post(model.url, content=b"{}", headers=model._json_headers)
+
+    asyncio.run(by_post())
+    pooled, posted = server.requests[0].headers, server.requests[1].headers
+    assert {k.lower(): v for k, v in pooled.items() if k.lower() != "content-length"} == {
+        k.lower(): v for k, v in posted.items() if k.lower() != "content-length"}
+    assert pooled["Authorization"] == "Bearer sk-pool-123" and pooled["X-Team"] == "t1"
