@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -630,8 +629,4 @@ def main() -> None:
             sys.stdout.flush()
         except BrokenPipeError:  # the reader left before the last buffered bytes went out
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        # The process ends here, and the OS frees its memory at once; left to the interpreter,
-        # shutdown runs garbage collections over every object the imports made (~40 ms of a
-        # seed run). Frozen objects are skipped; anything still open is closed as before.
-        gc.freeze()
 
