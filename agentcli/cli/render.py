@@ -133,13 +133,15 @@ def print_answer(console: Console, answer: str, *, markdown: bool | None = None)
     ``markdown`` True/False (``--markdown/--no-markdown``) overrides the content check.
     Controls are neutralized and secrets redacted either way.
     """
-    from agentcli.cli.answer_markdown import has_markdown_blocks, protect_inline
-
     answer = display(answer)
-    if markdown is None:
-        markdown = console.is_terminal and has_markdown_blocks(answer)
+    if markdown is None and console.is_terminal:
+        from agentcli.cli.answer_markdown import has_markdown_blocks
+
+        markdown = has_markdown_blocks(answer)
     if markdown:
         from rich.markdown import Markdown  # markdown-it and pygments: only when drawn
+
+        from agentcli.cli.answer_markdown import protect_inline
 
         console.print(Markdown(protect_inline(answer)))
     else:
