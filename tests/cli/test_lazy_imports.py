@@ -59,6 +59,7 @@ def test_piped_run_skips_markdown_tls_and_unused_tools(mock_server: Any) -> None
     needless = {"agentcli.saved_templates", "agentcli.cli.fragments", "agentcli.tools.yaml_tools",
                 "agentcli.cli.answer_markdown"}
     assert sorted(needless & modules) == []
+    assert sorted(m for m in modules if m.split(".")[0] == "rich") == []  # piped: plain lines
 
 
 def test_help_and_tools_list_never_import_opentelemetry() -> None:
