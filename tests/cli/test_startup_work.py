@@ -106,3 +106,11 @@ def test_the_agent_script_is_the_entry_point_that_ends_the_process() -> None:
     pyproject = Path(__file__).parents[2] / "pyproject.toml"
     scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
     assert scripts["agent"] == "agentcli.__main__:main"
+
+
+def test_command_annotations_are_objects_not_strings_for_typer_to_evaluate() -> None:
+    import inspect
+
+    for command in (cli_app.run, cli_app.tools_list, cli_app.chat, cli_app.batch):
+        annotations = [p.annotation for p in inspect.signature(command).parameters.values()]
+        assert annotations and not any(isinstance(a, str) for a in annotations), command
