@@ -12,12 +12,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.text import Text
-
 from agentcli.callbacks.base import BaseCallbackHandler
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+
     from agentcli.events import RunEvent
 
 
@@ -29,6 +28,8 @@ class _Elapsed:
         self.started = started
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
         yield Text(f"{self.label}… {time.monotonic() - self.started:.1f}s", style="dim")
 
 
