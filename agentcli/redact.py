@@ -36,7 +36,11 @@ _SHAPES = re.compile(
 )
 
 _lock = threading.Lock()
-_remembered: set[str] = set()
+_remembered: frozenset[str] = frozenset()  # replaced, never changed: see secret_values
+# The secrets of the process environment as last read: (a copy of os.environ's raw mapping,
+# the remembered values then, the secrets). Reading os.environ decodes every name (~10 us, at
+# each answer drawn and each write); an unchanged environment costs one dict comparison.
+_from_environ: tuple[dict[Any, Any], frozenset[str], list[str]] | None = None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,8 +56,9 @@ def _usable(value: str) -> bool:
 
 def remember(values: Iterable[str | None]) -> None:
     """Register secret values (an API key, a header value) so they are always redacted."""
+    global _remembered
     with _lock:
-        _remembered.update(v.strip() for v in values if v and _usable(v))
+        _remembered = _remembered.union(v.strip() for v in values if v and _usable(v))
 
 
 def remember_env(env: Mapping[str, str | None]) -> None:
@@ -64,12 +69,18 @@ def remember_env(env: Mapping[str, str | None]) -> None:
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every known secret value (remembered, plus the secret-named ones of ``env``), longest
     first so a key containing another is removed whole."""
+    global _from_environ
+    remembered, known = _remembered, _from_environ
+    raw: dict[Any, Any] | None = getattr(os.environ, "_data", None) if env is None else None
+    if raw is not None and known is not None and known[1] is remembered and known[0] == raw:
+        return list(known[2])
     source = os.environ if env is None else env
     # Names first: only secret-named values are read (os.environ decodes each one it reads).
     values = {v.strip() for v in (source[k] for k in source if is_secret_name(k)) if _usable(v)}
-    with _lock:
-        values |= _remembered
-    return sorted(values, key=len, reverse=True)
+    found = sorted(values | remembered, key=len, reverse=True)
+    if raw is not None:
+        _from_environ = (dict(raw), remembered, list(found))
+    return found
 
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:

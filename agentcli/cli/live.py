@@ -90,8 +90,16 @@ def _held(text: str) -> int:
 
 def render_answer(console: Console, answer: str) -> None:
     """The final answer, set apart from the trace."""
-    from agentcli.cli.consoles import print_plain
+    from agentcli.cli.consoles import plain_file, print_plain, unchanged_by_rich
 
+    file = plain_file(console)
+    if file is not None:  # piped: the label and the answer in one write, when Rich would
+        shown = display(answer)  # print both unchanged (see print_answer)
+        if (unchanged_by_rich(console, "Final Answer:", emoji_codes=False)
+                and unchanged_by_rich(console, shown, soft_wrap=True)):
+            file.write(f"Final Answer:\n{shown}\n")
+            file.flush()
+            return
     if not print_plain(console, "Final Answer:", emoji_codes=False):
         console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
     print_answer(console, answer)

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.cli.consoles import console as make_console
 from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
@@ -113,7 +114,7 @@ class ChatRepl:
         self.settings = settings
         self.store = store
         self.model_factory = model_factory
-        self.console = console or Console()
+        self.console = console or make_console()  # piped: lines are never hard-wrapped
         self.approver = approver
         self.history = history or InMemoryHistory()
         self.input, self.output = input, output

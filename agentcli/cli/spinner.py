@@ -50,7 +50,9 @@ class ThinkingSpinner(BaseCallbackHandler):
 
     def start(self) -> None:
         """Show the spinner (a no-op when not a terminal or already shown)."""
-        if not self.console.is_terminal:
+        from agentcli.cli.consoles import is_terminal
+
+        if not is_terminal(self.console):
             return
         with self._lock:
             if self._status is None:
