@@ -125,33 +125,35 @@ class Scrubber:
         self._secrets: list[str] | None = None
         self._kept: dict[str, str] = {}
         self._json: dict[tuple[str, ...], str] = {}
-        self._prefix: tuple[list[list[str]], list[str]] = ([], [])
+        self._prefix: tuple[list[list[str]], str] = ([], "")  # items seen, their JSON
 
     def refresh(self, env: Mapping[str, str] | None = None) -> Scrubber:
         """Read the secrets now (environment and remembered values); returns ``self``."""
         secrets = secret_values(env)
         if secrets != self._secrets:
             self._secrets, self._kept, self._json = secrets, {}, {}
-            self._prefix = ([], [])
+            self._prefix = ([], "")
         return self
 
     def json_items(self, items: list[Any]) -> str:
         """``", ".join(json.dumps(self.data(i)) for i in items)``; when the items are lists
         of strings (a memory state's turns), the part for the items already seen last time
         (an equal prefix) is reused, so one more turn costs one more encoding."""
-        known, parts = self._prefix
+        known, joined = self._prefix
         n = len(known)
         if n > len(items) or items[:n] != known:
-            n, parts = 0, []
+            known, joined, n = [], "", 0
         new = items[n:]
         if not all(isinstance(i, list | tuple) and all(type(x) is str for x in i) for i in new):
-            self._prefix = ([], [])
+            self._prefix = ([], "")
             return ", ".join([self.json_of(i) if isinstance(i, list | tuple)
                               else json_dumps(self.data(i)) for i in items])
-        parts = parts[:n] + [self.json_of(i) for i in new]
-        self._prefix = (known[:n] + [list(i) for i in new], parts)
-        return ", ".join(parts)
-
+        if new:  # the known items grow in place: nothing seen is copied or encoded again
+            added = [self.json_of(i) for i in new]
+            known += [list(i) for i in new]
+            joined = ", ".join([joined, *added] if joined else added)
+            self._prefix = (known, joined)
+        return joined
     def json_of(self, items: list[Any] | tuple[Any, ...]) -> str:
         """``json.dumps(self.data(items))``, encoded once for a list of strings (a chat
         turn)."""

@@ -290,7 +290,7 @@ class ChatRepl:
         """Run one question with the memory, render it, and commit the finished turn."""
         conversation = self.conversation
         assert conversation is not None
-        before = conversation.memory.to_state()
+        before = conversation.state()  # for /retry
         try:
             result = self._run(conversation.inputs(question))
         except KeyboardInterrupt:
