@@ -92,7 +92,7 @@ class BufferMemory:
 
     def to_state(self) -> dict[str, Any]:
         """The turns as JSON lists (every turn is kept, whatever the view)."""
-        return {"kind": self.kind, "turns": [list(t) for t in self.turns]}
+        return {"kind": self.kind, "turns": list(map(list, self.turns))}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the turns."""

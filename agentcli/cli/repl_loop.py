@@ -35,18 +35,23 @@ class TurnLoop:
         if self._runner is None:  # pragma: no cover - Python 3.10
             asyncio.run(coro)
             return
-        loop = self._runner.get_loop()
+        if signal.getsignal(signal.SIGINT) is self._handler:  # the session's (see loop())
+            self._run(self._runner.get_loop(), coro)
+            return
         with self.sigint_cancels_turns():
-            task = loop.create_task(coro, context=self._context)
-            self._task, self._interrupts = task, 0
-            try:
-                loop.run_until_complete(task)
-            except asyncio.CancelledError:
-                if self._interrupts:  # the cancellation was Ctrl-C's
-                    raise KeyboardInterrupt from None
-                raise
-            finally:
-                self._task = None
+            self._run(self._runner.get_loop(), coro)
+
+    def _run(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, None]) -> None:
+        task = loop.create_task(coro, context=self._context)
+        self._task, self._interrupts = task, 0
+        try:
+            loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            if self._interrupts:  # the cancellation was Ctrl-C's
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            self._task = None
 
     @contextmanager
     def sigint_cancels_turns(self) -> Iterator[None]:
