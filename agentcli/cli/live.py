@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -14,7 +14,7 @@ from agentcli.redact import open_word
 from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from agentcli.events import ModelEnd, ModelStart, ModelToken, RunEvent
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -38,14 +38,13 @@ class TokenPrinter(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Follow the agent's model calls (not those a tool makes): start, tokens, end."""
-        from agentcli import events as ev
-
-        if isinstance(event, ev.ModelToken):
-            self._token(event.text)
-        elif isinstance(event, ev.ModelStart) and event.parent is None:
+        kind = event.kind  # one class per kind (events.py): a string test, at every event
+        if kind == "token":
+            self._token(cast("ModelToken", event).text)
+        elif kind == "model_start" and cast("ModelStart", event).parent is None:
             self.streamed = self.answer_streamed = self._stopped = False
             self._text, self._shown = "", 0
-        elif isinstance(event, ev.ModelEnd) and event.parent is None:
+        elif kind == "model_end" and cast("ModelEnd", event).parent is None:
             self._end()
 
     def _emit(self, upto: int) -> None:
