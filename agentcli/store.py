@@ -57,10 +57,6 @@ class SessionInfo:
     tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
 
-def _steps_text(result: RunResult, scrub: Scrubber) -> str:
-    return json.dumps(scrub.data(result.steps_data()), ensure_ascii=False)
-
-
 def _json(data: Any, scrub: Scrubber) -> str:
     """Stored JSON, secrets redacted (see :mod:`agentcli.redact`). A memory state's turns
     are each encoded once (a session's state holds every earlier turn at each write)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -62,11 +62,11 @@ def unchanged_by_rich(out: Console, text: str, *, emoji_codes: bool = True,
 # whether it is a plain one (not a terminal, no colour). Asking Rich (``is_terminal``:
 # environment lookups and an ``isatty`` call) at each line costs more than the line; a
 # console given another file, or following a replaced ``sys.stdout``, is asked again.
-_FACTS: weakref.WeakKeyDictionary[Console, tuple[object, bool, bool]] = (
+_FACTS: weakref.WeakKeyDictionary[Console, tuple[IO[str], bool, bool]] = (
     weakref.WeakKeyDictionary())
 
 
-def _facts(out: Console) -> tuple[object, bool, bool]:
+def _facts(out: Console) -> tuple[IO[str], bool, bool]:
     file = out.file
     known = _FACTS.get(out)
     if known is None or known[0] is not file:
@@ -80,13 +80,13 @@ def is_terminal(out: Console) -> bool:
     return _facts(out)[1]
 
 
-def plain_file(out: Console) -> TextIO | None:
+def plain_file(out: Console) -> IO[str] | None:
     """The file ``out`` prints to when text goes there unchanged by Rich: a piped console
     without colour that is not recording, quiet or capturing; None when Rich is needed."""
     if out.record or out.quiet or out._buffer_index:
         return None
     file, _, plain = _facts(out)
-    return file if plain else None  # type: ignore[return-value]
+    return file if plain else None
 
 
 def report_tool_warnings(out: Console) -> None:
