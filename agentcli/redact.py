@@ -186,7 +186,9 @@ class Scrubber:
         """:func:`redact_data` with the secrets of the last :meth:`refresh`."""
         if isinstance(value, str):
             return self.text(value)
-        if isinstance(value, Mapping):
+        if value is None or isinstance(value, int | float):  # most leaves: no ABC check
+            return value
+        if isinstance(value, dict | Mapping):  # a dict is told apart without the ABC's check
             return {k: self.data(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [self.data(v) for v in value]
