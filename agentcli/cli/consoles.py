@@ -6,6 +6,7 @@ import builtins
 import os
 import re
 import sys
+import weakref
 from typing import IO, TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -96,17 +97,55 @@ def print_plain(out: Console, text: str, *, emoji_codes: bool = True,
     False, printing nothing, when Rich is needed: a terminal, colour, recording or capturing,
     or text Rich would change (or wrap). ``emoji_codes=False`` for a ``Text`` (no emoji
     replacement)."""
-    if (out.is_terminal or out.color_system is not None or out.record or out.quiet
-            or out._buffer_index or _RICH_CHANGES.search(text)
-            or (emoji_codes and ":" in text)):
+    file = plain_file(out)
+    if file is None or not unchanged_by_rich(out, text, emoji_codes=emoji_codes,
+                                             soft_wrap=soft_wrap):
+        return False
+    file.write(text + "\n")
+    file.flush()
+    return True
+
+
+def unchanged_by_rich(out: Console, text: str, *, emoji_codes: bool = True,
+                      soft_wrap: bool | None = None) -> bool:
+    """Whether a plain console (:func:`plain_file`) would print ``text`` as it is."""
+    if _RICH_CHANGES.search(text) or (emoji_codes and ":" in text):
         return False
     wrapped = out.soft_wrap if soft_wrap is None else soft_wrap
-    if not wrapped and not (text.isascii() and len(text) < out.width and "\n" not in text
-                            and text == text.strip()):
-        return False  # Rich would fit it to the width: a short plain line is left as it is
-    out.file.write(text + "\n")
-    out.file.flush()
-    return True
+    # Unwrapped, Rich fits text to the width: only a short plain line is left as it is.
+    return wrapped or (text.isascii() and len(text) < out.width and "\n" not in text
+                       and text == text.strip())
+
+
+# Per console: the file it wrote to when last asked, whether that file is a terminal, and
+# whether it is a plain one (not a terminal, no colour). Asking Rich (``is_terminal``:
+# environment lookups and an ``isatty`` call) at each line costs more than the line; a
+# console given another file, or following a replaced ``sys.stdout``, is asked again.
+_FACTS: weakref.WeakKeyDictionary[Console, tuple[IO[str], bool, bool]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _facts(out: Console) -> tuple[IO[str], bool, bool]:
+    file = out.file
+    known = _FACTS.get(out)
+    if known is None or known[0] is not file:
+        terminal = out.is_terminal
+        known = _FACTS[out] = (file, terminal, not terminal and out.color_system is None)
+    return known
+
+
+def is_terminal(out: Console) -> bool:
+    """``out.is_terminal``, asked once per file the console writes to."""
+    return _facts(out)[1]
+
+
+def plain_file(out: Console) -> IO[str] | None:
+    """The file ``out`` prints to when text goes there unchanged by Rich: a piped console
+    without colour that is not recording, quiet or capturing; None when Rich is needed."""
+    if out.record or out.quiet or out._buffer_index:
+        return None
+    file, _, plain = _facts(out)
+    return file if plain else None
 
 
 def report_tool_warnings(out: Console) -> None:

@@ -48,6 +48,11 @@ def _input_text(tool_input: str | dict[str, Any]) -> str:
     return display(text)
 
 
+# The kinds of event the trace draws (one class per kind, events.py); the others, most of a
+# run's events (tokens, model calls, start and end), are passed over at once.
+_DRAWN = frozenset({"action", "observation", "parse_error", "notice", "limit", "finish"})
+
+
 class TraceRenderer(BaseCallbackHandler):
     """The one trace renderer (``run``, ``chat``, ``batch``): subscribes to the event stream.
 
@@ -82,10 +87,10 @@ class TraceRenderer(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Draw the lines for one event (most events draw nothing)."""
+        if event.kind not in _DRAWN or not self.visible():  # a string test, at every event
+            return
         from agentcli import events as ev
 
-        if not self.visible():
-            return
         if isinstance(event, ev.ActionEvent):
             self.print_action(event.action)
         elif isinstance(event, ev.Observation):
