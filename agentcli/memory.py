@@ -56,22 +56,31 @@ class BufferMemory:
 
     def __init__(self) -> None:
         self.turns: list[tuple[str, str]] = []
-        # The messages of each turn, made once: a long chat sends the same ones every turn
-        # (and each message keeps its wire form).
-        self._said: dict[tuple[str, str], tuple[Message, Message]] = {}
+        # The messages of every turn, made once and extended as turns are added: a long chat
+        # sends the same ones every turn (and each message keeps its wire form). Kept with
+        # the list they were made from, its length and its last turn: a replaced or shorter
+        # list, or another last turn, starts over.
+        self._said: tuple[list[tuple[str, str]], int, tuple[str, str] | None,
+                          list[Message]] = ([], 0, None, [])
+
+    def _first(self) -> int:
+        """The index of the first turn the model is shown."""
+        return 0
 
     def _kept(self) -> list[tuple[str, str]]:
-        return self.turns
+        return self.turns[self._first():]
 
     def messages(self) -> list[Message]:
         """User/assistant messages for the kept turns."""
-        out: list[Message] = []
-        for turn in self._kept():
-            pair = self._said.get(turn)
-            if pair is None:
-                pair = self._said[turn] = (user(turn[0]), assistant(turn[1]))
-            out += pair
-        return out
+        first = self._first()
+        turns = self.turns
+        seen, n, last, said = self._said
+        if seen is not turns or len(turns) < n or (n and turns[n - 1] is not last):
+            n, said = 0, []
+        for question, answer in turns[n:]:
+            said += (user(question), assistant(answer))
+        self._said = (turns, len(turns), turns[-1] if turns else None, said)
+        return said[2 * first:]
 
     def add_turn(self, question: str, answer: str) -> None:
         """Append a turn."""
@@ -80,16 +89,14 @@ class BufferMemory:
     def clear(self) -> None:
         """Forget every turn."""
         self.turns = []
-        self._said = {}
 
     def to_state(self) -> dict[str, Any]:
         """The turns as JSON lists (every turn is kept, whatever the view)."""
-        return {"kind": self.kind, "turns": [list(t) for t in self.turns]}
+        return {"kind": self.kind, "turns": list(map(list, self.turns))}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the turns."""
         self.turns = [(str(q), str(a)) for q, a in state.get("turns", [])]
-        self._said = {}
 
 
 class WindowMemory(BufferMemory):
@@ -101,8 +108,8 @@ class WindowMemory(BufferMemory):
         super().__init__()
         self.k = k
 
-    def _kept(self) -> list[tuple[str, str]]:
-        return self.turns[-self.k:] if self.k > 0 else []
+    def _first(self) -> int:
+        return max(0, len(self.turns) - self.k) if self.k > 0 else len(self.turns)
 
 
 class TokenLimitMemory(BufferMemory):
@@ -119,8 +126,9 @@ class TokenLimitMemory(BufferMemory):
         self._window: tuple[list[tuple[str, str]], int, tuple[str, str] | None, int, int] = (
             [], 0, None, 0, 0)
 
-    def _kept(self) -> list[tuple[str, str]]:
-        """The newest turns whose cost fits in ``max_tokens`` (the longest such tail)."""
+    def _first(self) -> int:
+        """The first of the newest turns whose cost fits in ``max_tokens`` (the longest
+        such tail)."""
         turns = self.turns
         seen, n, last, start, used = self._window
         if seen is not turns or len(turns) < n or (n and turns[n - 1] is not last):
@@ -131,7 +139,7 @@ class TokenLimitMemory(BufferMemory):
             used -= _cost(turns[start])
             start += 1
         self._window = (turns, len(turns), turns[-1] if turns else None, start, used)
-        return turns[start:]
+        return start
 
 
 def _cost(turn: tuple[str, str]) -> int:

@@ -36,7 +36,11 @@ _SHAPES = re.compile(
 )
 
 _lock = threading.Lock()
-_remembered: set[str] = set()
+_remembered: frozenset[str] = frozenset()  # replaced, never changed: see secret_values
+# The secrets of the process environment as last read: (a copy of os.environ's raw mapping,
+# the remembered values then, the secrets). Reading os.environ decodes every name (~10 us, at
+# each answer drawn and each write); an unchanged environment costs one dict comparison.
+_from_environ: tuple[dict[Any, Any], frozenset[str], list[str]] | None = None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,8 +56,9 @@ def _usable(value: str) -> bool:
 
 def remember(values: Iterable[str | None]) -> None:
     """Register secret values (an API key, a header value) so they are always redacted."""
+    global _remembered
     with _lock:
-        _remembered.update(v.strip() for v in values if v and _usable(v))
+        _remembered = _remembered.union(v.strip() for v in values if v and _usable(v))
 
 
 def remember_env(env: Mapping[str, str | None]) -> None:
@@ -64,37 +69,18 @@ def remember_env(env: Mapping[str, str | None]) -> None:
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every known secret value (remembered, plus the secret-named ones of ``env``), longest
     first so a key containing another is removed whole."""
-    if env is None:
-        values = {v.strip() for v in _environ_secrets() if _usable(v)}
-    else:  # names first: only secret-named values are read
-        values = {v.strip() for v in (env[k] for k in env if is_secret_name(k)) if _usable(v)}
-    with _lock:
-        values |= _remembered
-    return sorted(values, key=len, reverse=True)
-
-
-def _environ_secrets() -> list[str]:
-    """The values of the process environment's secret-named variables, read now.
-
-    ``os.environ`` decodes every name it iterates over (a Python generator); its raw table
-    is scanned instead, and only the secret-named values are decoded. A write (a batch line,
-    a log entry) does this each time, so a variable set meanwhile is still redacted.
-    """
-    raw = getattr(os.environ, "_data", None)
-    decode = getattr(os.environ, "decodevalue", None)
-    if not isinstance(raw, dict) or decode is None:  # not CPython's os._Environ
-        return [os.environ[k] for k in os.environ if is_secret_name(k)]
-    names, secret = _secret_keys
-    if raw.keys() != names:  # a variable was added or removed: sort the names again
-        names = frozenset(raw)
-        secret = [k for k in names
-                  if is_secret_name(os.fsdecode(k) if isinstance(k, bytes) else k)]
-        _secret_keys[:] = [names, secret]
-    return [decode(raw[k]) for k in secret]
-
-
-# The environment's names when last sorted, and which of them are secret-named.
-_secret_keys: list[Any] = [frozenset(), []]
+    global _from_environ
+    remembered, known = _remembered, _from_environ
+    raw: dict[Any, Any] | None = getattr(os.environ, "_data", None) if env is None else None
+    if raw is not None and known is not None and known[1] is remembered and known[0] == raw:
+        return list(known[2])
+    source = os.environ if env is None else env
+    # Names first: only secret-named values are read (os.environ decodes each one it reads).
+    values = {v.strip() for v in (source[k] for k in source if is_secret_name(k)) if _usable(v)}
+    found = sorted(values | remembered, key=len, reverse=True)
+    if raw is not None:
+        _from_environ = (dict(raw), remembered, list(found))
+    return found
 
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
@@ -139,33 +125,35 @@ class Scrubber:
         self._secrets: list[str] | None = None
         self._kept: dict[str, str] = {}
         self._json: dict[tuple[str, ...], str] = {}
-        self._prefix: tuple[list[list[str]], list[str]] = ([], [])
+        self._prefix: tuple[list[list[str]], str] = ([], "")  # items seen, their JSON
 
     def refresh(self, env: Mapping[str, str] | None = None) -> Scrubber:
         """Read the secrets now (environment and remembered values); returns ``self``."""
         secrets = secret_values(env)
         if secrets != self._secrets:
             self._secrets, self._kept, self._json = secrets, {}, {}
-            self._prefix = ([], [])
+            self._prefix = ([], "")
         return self
 
     def json_items(self, items: list[Any]) -> str:
         """``", ".join(json.dumps(self.data(i)) for i in items)``; when the items are lists
         of strings (a memory state's turns), the part for the items already seen last time
         (an equal prefix) is reused, so one more turn costs one more encoding."""
-        known, parts = self._prefix
+        known, joined = self._prefix
         n = len(known)
         if n > len(items) or items[:n] != known:
-            n, parts = 0, []
+            known, joined, n = [], "", 0
         new = items[n:]
         if not all(isinstance(i, list | tuple) and all(type(x) is str for x in i) for i in new):
-            self._prefix = ([], [])
+            self._prefix = ([], "")
             return ", ".join([self.json_of(i) if isinstance(i, list | tuple)
                               else json_dumps(self.data(i)) for i in items])
-        parts = parts[:n] + [self.json_of(i) for i in new]
-        self._prefix = (known[:n] + [list(i) for i in new], parts)
-        return ", ".join(parts)
-
+        if new:  # the known items grow in place: nothing seen is copied or encoded again
+            added = [self.json_of(i) for i in new]
+            known += [list(i) for i in new]
+            joined = ", ".join([joined, *added] if joined else added)
+            self._prefix = (known, joined)
+        return joined
     def json_of(self, items: list[Any] | tuple[Any, ...]) -> str:
         """``json.dumps(self.data(items))``, encoded once for a list of strings (a chat
         turn)."""
@@ -198,7 +186,9 @@ class Scrubber:
         """:func:`redact_data` with the secrets of the last :meth:`refresh`."""
         if isinstance(value, str):
             return self.text(value)
-        if isinstance(value, Mapping):
+        if value is None or isinstance(value, int | float):  # most leaves: no ABC check
+            return value
+        if isinstance(value, dict | Mapping):  # a dict is told apart without the ABC's check
             return {k: self.data(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [self.data(v) for v in value]

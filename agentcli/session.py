@@ -9,7 +9,7 @@ run log and the new memory in one transaction, merging turns another writer save
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.memory import Memory, make_memory, restore
@@ -56,6 +56,17 @@ class Conversation:
     earlier_turns: int
     uses_memory: bool = True
     version: int = 0  # the stored memory version last read or written
+    # The memory's state as this conversation last stored it, while the memory still holds
+    # exactly that (None: not known); see state().
+    _stored: dict[str, Any] | None = field(default=None, init=False, repr=False,
+                                           compare=False)
+
+    def state(self) -> dict[str, Any]:
+        """The memory's state now (a JSON-ready snapshot, not to be changed); the one last
+        stored when nothing changed the memory since, so a turn need not snapshot it again."""
+        if self._stored is None:
+            self._stored = self.memory.to_state()
+        return self._stored
 
     def inputs(self, question: str) -> dict[str, Any]:
         """The executor inputs: the question and, for agents that read it, the history."""
@@ -85,18 +96,21 @@ class Conversation:
             self.store.log_run(question, result, model=model, agent=agent, session=self.name,
                                options=options, meta=meta)
             return False
-        from agentcli.session_sync import commit_turn
+        from agentcli.session_sync import save_turn
 
-        self.version = commit_turn(self.store, self.name, self.memory, question, result,
-                                   version=self.version, model=model, agent=agent,
-                                   options=options, meta=meta, on_memory_error=on_memory_error)
+        self._stored = None  # the memory changes now (even if the write then fails)
+        self.version, self._stored = save_turn(
+            self.store, self.name, self.memory, question, result, version=self.version,
+            model=model, agent=agent, options=options, meta=meta,
+            on_memory_error=on_memory_error)
         return True
 
 
     def clear(self) -> None:
         """Forget the memory (the transcript stays), whoever wrote it."""
+        self._stored = None
         self.memory.clear()
-        self.version = self.store.save_memory(self.name, self.memory.to_state())
+        self.version = self.store.save_memory(self.name, self.state())
 
     def undo_last(self, before: dict[str, Any]) -> None:
         """Drop this conversation's last turn and restore the memory from before it.
@@ -106,6 +120,7 @@ class Conversation:
         """
         self.version = self.store.drop_last_turn(self.name, before,
                                                  expected_version=self.version)
+        self._stored = None
         self.memory.clear()
         restore(self.memory, before)
 

@@ -57,10 +57,6 @@ class SessionInfo:
     tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
 
-def _steps_text(result: RunResult, scrub: Scrubber) -> str:
-    return json.dumps(scrub.data(result.steps_data()), ensure_ascii=False)
-
-
 def _json(data: Any, scrub: Scrubber) -> str:
     """Stored JSON, secrets redacted (see :mod:`agentcli.redact`). A memory state's turns
     are each encoded once (a session's state holds every earlier turn at each write)."""
@@ -146,15 +142,18 @@ class Store:
                     model: str | None, agent: str | None, session: str | None,
                     meta: dict[str, Any] | None = None,
                     options: Mapping[str, Any] | None = None,
-                    scrub: Scrubber | None = None) -> int:
+                    scrub: Scrubber | None = None,
+                    shown: tuple[str, str] | None = None) -> int:
+        """Insert the run's row (and its steps); ``shown`` is the question and the answer
+        already redacted, when the caller has them."""
         scrub = scrub or self._scrubber()
-        steps = _steps_text(result, scrub)
-        question, answer = scrub.text(question), scrub.text(recorded_answer(result))
+        data = result.steps_data()
+        steps = json.dumps(scrub.data(data), ensure_ascii=False) if data else "[]"
+        question, answer = shown or (scrub.text(question), scrub.text(recorded_answer(result)))
         if options:
             meta = {**(meta or {}), "options": dict(options)}
-        state = result.state_data(skip=("messages",))
-        if state:  # the run's final state (its messages are the steps)
-            meta = {**(meta or {}), "state": state}
+        if result.state.keys() - {"messages"}:  # the run's final state (messages are the steps)
+            meta = {**(meta or {}), "state": result.state_data(skip=("messages",))}
         cur = db.execute(
             "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
             "stop_reason, prompt_tokens, completion_tokens, elapsed, meta) "
@@ -165,7 +164,8 @@ class Store:
              json.dumps(scrub.data(meta), ensure_ascii=False) if meta else None),
         )
         run_id = int(cur.lastrowid or 0)  # runs_fts follows by trigger (log_schema.py)
-        insert_steps(db, run_id, json.loads(steps), meta)
+        if data:
+            insert_steps(db, run_id, json.loads(steps), meta)
         return run_id
 
     def log_run(self, question: str, result: RunResult, *, model: str | None = None,
@@ -269,17 +269,24 @@ class Store:
         """
         now = iso()
         scrub = self._scrubber()
+        shown = scrub.text(question), scrub.text(recorded_answer(result))
+        state = _json(memory_state, scrub)
         with self._tx() as db:
-            self._check_version(db, session, expected_version)
+            # The session row first: its update also checks the version (one statement).
+            if expected_version is None:
+                db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, "
+                           "memory_state = ?, memory_version = memory_version + 1 "
+                           "WHERE name = ?", (now, model, agent, state, session))
+            elif db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, "
+                            "memory_state = ?, memory_version = memory_version + 1 "
+                            "WHERE name = ? AND memory_version = ?",
+                            (now, model, agent, state, session, expected_version)
+                            ).rowcount == 0:
+                self._check_version(db, session, expected_version)  # raises on a conflict
             run_id = self._insert_run(db, question, result, model, agent, session, meta,
-                                      options, scrub)
+                                      options, scrub, shown)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
-                       "VALUES (?,?,?,?,?)",
-                       (session, run_id, scrub.text(question),
-                        scrub.text(recorded_answer(result)), now))
-            db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, memory_state = ?, "
-                       "memory_version = memory_version + 1 WHERE name = ?",
-                       (now, model, agent, _json(memory_state, scrub), session))
+                       "VALUES (?,?,?,?,?)", (session, run_id, *shown, now))
         return run_id
 
     def adopt_run(self, session: str, run_id: int, memory_state: dict[str, Any], *,

@@ -79,9 +79,10 @@ def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tup
 
 def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> bool:
     """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
+    if not (getattr(handler, "ignore_llm", False) or getattr(handler, "ignore_agent", False)
+            or getattr(handler, "ignore_chain", False)):
+        return False  # the usual case, at every event and handler (_IGNORES' flags, unrolled)
     muted = [prefix for flag, prefix in _IGNORES.items() if getattr(handler, flag, False)]
-    if not muted:  # the usual case: nothing more to look at for this event
-        return False
     if hook == "on_event":
         hook = _EVENT_HOOK.get(getattr(args[0], "kind", ""), hook) if args else hook
     return hook.startswith(tuple(muted))

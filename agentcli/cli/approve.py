@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from agentcli.approval import ApprovalPolicy, UserChoice
 from agentcli.config import Settings
 from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool, ToolInput
+
+if TYPE_CHECKING:  # Rich loads only when a person is asked, on a terminal
+    from rich.console import Console
 
 CHOICES = "[y]es / [n]o / [a]lways this session / [e]dit / [r]eject with a reason"
 
@@ -35,6 +35,7 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
     def ask(tool: Tool, tool_input: ToolInput, description: str) -> UserChoice:
         why = f" ({tool.danger_reason})" if tool.danger_reason else ""
         from rich.panel import Panel  # drawn only when a tool asks
+        from rich.text import Text
 
         # Escapes are shown, not obeyed: the person sees every byte that will run.
         console.print(Panel(Text(safe_text(description)), title=f"{tool.name} wants to run{why}",
@@ -66,8 +67,11 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
 def build_approver(settings: Settings, yes: bool, console: Console | None = None) -> Any:
     """The approver for a run: --yes / approve: auto runs everything allowed by policy; a
     terminal gets prompts; anything else denies ``ask`` calls."""
-    console = console or Console(stderr=True)
-    ask = make_ask(console) if has_terminal() else None
+    ask = None
+    if has_terminal():
+        from rich.console import Console
+
+        ask = make_ask(console or Console(stderr=True))
     return ApprovalPolicy(settings.tool_policy, auto=yes or settings.approve == "auto", ask=ask)
 
 
@@ -75,12 +79,15 @@ def human_input(console: Console | None = None) -> Callable[[str], str] | None:
     """The ``human`` tool's way to ask the person at the terminal (None without one)."""
     if not has_terminal():
         return None
-    console = console or Console(stderr=True)
+    from rich.console import Console
+
+    shown = console or Console(stderr=True)
 
     def ask(question: str) -> str:
         from rich.panel import Panel
+        from rich.text import Text
 
-        console.print(Panel(Text(safe_text(question)), title="The agent asks you",
+        shown.print(Panel(Text(safe_text(question)), title="The agent asks you",
                             border_style="cyan"))
         return _read("Your answer: ")
 

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcli.saved_templates import SavedTemplate
+if TYPE_CHECKING:
+    from agentcli.saved_templates import SavedTemplate
 
 
 def compose_question(question: str | None, *, template: SavedTemplate | None,
                      params: dict[str, str], fragments: Sequence[str],
                      tool_settings: Mapping[str, Any], read_stdin: bool) -> str:
     """The run's question; every bad input is a one-line ConfigError."""
-    from agentcli.cli.fragments import read_fragments, with_fragments
     from agentcli.cli.question import read_question
 
-    context = read_fragments(fragments, tool_settings) if fragments else []
+    context = []
+    if fragments:
+        from agentcli.cli.fragments import read_fragments
+
+        context = read_fragments(fragments, tool_settings)
     read_stdin = read_stdin and "-" not in fragments
     if template is not None:
         from agentcli.cli.template_flags import template_question
@@ -28,4 +32,8 @@ def compose_question(question: str | None, *, template: SavedTemplate | None,
         text = template_question(template, question, params, use_stdin=read_stdin)
     else:
         text = read_question(question or "", sys.stdin if read_stdin else None)
+    if not context:
+        return text
+    from agentcli.cli.fragments import with_fragments
+
     return with_fragments(text, context)

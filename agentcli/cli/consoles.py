@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
+import os
 import re
-from typing import TYPE_CHECKING
+import sys
+import weakref
+from typing import IO, TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -13,14 +17,70 @@ def console(*, stderr: bool = False) -> Console:
     """A console on stdout (or stderr) that soft-wraps when piped.
 
     Rich assumes 80 columns when no stream is a terminal and would cut long lines there;
-    a pipe or a file wants each line whole.
+    a pipe or a file wants each line whole. On a pipe Rich itself loads only when something
+    needs it (:class:`_PipedConsole`).
     """
-    from rich.console import Console  # lazily: piped list commands print without Rich
+    if _plain_stream(sys.stderr if stderr else sys.stdout):
+        return cast("Console", _PipedConsole(stderr))
+    return _rich_console(stderr)
+
+
+def _rich_console(stderr: bool) -> Console:
+    from rich.console import Console  # lazily: piped commands print without Rich
 
     out = Console(stderr=stderr)
     if not out.is_terminal:
         out.soft_wrap = True
     return out
+
+
+# Rich calls a stream a terminal when these say so whatever the stream is, and paints for
+# Jupyter; with none of them a stream is a terminal when it is a tty.
+_RICH_FORCES = ("FORCE_COLOR", "TTY_COMPATIBLE")
+
+
+def _plain_stream(stream: Any) -> bool:
+    """Whether Rich would find ``stream`` no terminal, so without colour (sure cases only)."""
+    if any(name in os.environ for name in _RICH_FORCES) or hasattr(builtins, "get_ipython"):
+        return False
+    try:
+        return not stream.isatty()
+    except (AttributeError, ValueError):  # Rich: no isatty, or a closed stream
+        return True
+
+
+# What a piped Rich console answers, before anything made it otherwise.
+_PLAIN: dict[str, Any] = {"is_terminal": False, "color_system": None, "record": False,
+                          "quiet": False, "_buffer_index": 0, "soft_wrap": True}
+
+
+class _PipedConsole:
+    """A console on a pipe (~12 ms of Rich's import saved when nothing needs it).
+
+    It answers what :func:`print_plain` asks (no terminal, no colour, soft wrap, its
+    stream); anything else, such as printing a Rich object, goes to the Rich console that
+    :func:`console` would have made, made on first use.
+    """
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._rich: Console | None = None
+
+    @property
+    def file(self) -> IO[str]:
+        """The stream, looked up at each use as Rich does."""
+        if self._rich is not None:
+            return self._rich.file
+        return sys.stderr if self._stderr else sys.stdout
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("_rich", "_stderr"):  # not set yet (a copy): no recursion
+            raise AttributeError(name)
+        if name in _PLAIN and self._rich is None and _plain_stream(self.file):
+            return _PLAIN[name]
+        if self._rich is None:
+            self._rich = _rich_console(self._stderr)
+        return getattr(self._rich, name)
 
 
 # Characters Rich would change in text it prints: tabs (expanded), carriage returns and other
@@ -37,26 +97,64 @@ def print_plain(out: Console, text: str, *, emoji_codes: bool = True,
     False, printing nothing, when Rich is needed: a terminal, colour, recording or capturing,
     or text Rich would change (or wrap). ``emoji_codes=False`` for a ``Text`` (no emoji
     replacement)."""
-    if (out.is_terminal or out.color_system is not None or out.record or out.quiet
-            or out._buffer_index or _RICH_CHANGES.search(text)
-            or (emoji_codes and ":" in text)):
+    file = plain_file(out)
+    if file is None or not unchanged_by_rich(out, text, emoji_codes=emoji_codes,
+                                             soft_wrap=soft_wrap):
+        return False
+    file.write(text + "\n")
+    file.flush()
+    return True
+
+
+def unchanged_by_rich(out: Console, text: str, *, emoji_codes: bool = True,
+                      soft_wrap: bool | None = None) -> bool:
+    """Whether a plain console (:func:`plain_file`) would print ``text`` as it is."""
+    if _RICH_CHANGES.search(text) or (emoji_codes and ":" in text):
         return False
     wrapped = out.soft_wrap if soft_wrap is None else soft_wrap
-    if not wrapped and not (text.isascii() and len(text) < out.width and "\n" not in text
-                            and text == text.strip()):
-        return False  # Rich would fit it to the width: a short plain line is left as it is
-    out.file.write(text + "\n")
-    out.file.flush()
-    return True
+    # Unwrapped, Rich fits text to the width: only a short plain line is left as it is.
+    return wrapped or (text.isascii() and len(text) < out.width and "\n" not in text
+                       and text == text.strip())
+
+
+# Per console: the file it wrote to when last asked, whether that file is a terminal, and
+# whether it is a plain one (not a terminal, no colour). Asking Rich (``is_terminal``:
+# environment lookups and an ``isatty`` call) at each line costs more than the line; a
+# console given another file, or following a replaced ``sys.stdout``, is asked again.
+_FACTS: weakref.WeakKeyDictionary[Console, tuple[IO[str], bool, bool]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _facts(out: Console) -> tuple[IO[str], bool, bool]:
+    file = out.file
+    known = _FACTS.get(out)
+    if known is None or known[0] is not file:
+        terminal = out.is_terminal
+        known = _FACTS[out] = (file, terminal, not terminal and out.color_system is None)
+    return known
+
+
+def is_terminal(out: Console) -> bool:
+    """``out.is_terminal``, asked once per file the console writes to."""
+    return _facts(out)[1]
+
+
+def plain_file(out: Console) -> IO[str] | None:
+    """The file ``out`` prints to when text goes there unchanged by Rich: a piped console
+    without colour that is not recording, quiet or capturing; None when Rich is needed."""
+    if out.record or out.quiet or out._buffer_index:
+        return None
+    file, _, plain = _facts(out)
+    return file if plain else None
 
 
 def report_tool_warnings(out: Console) -> None:
     """Print (once) the warnings tool loading collected: a broken plugin, a server that did
     not start. Loading goes on without them; the user must still hear of it."""
-    from rich.text import Text
-
     from agentcli.textsafe import safe_text
     from agentcli.tools.custom import take_warnings
 
     for line in take_warnings():
+        from rich.text import Text
+
         out.print(Text("warning: " + safe_text(line), style="yellow"), soft_wrap=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -14,7 +14,7 @@ from agentcli.redact import open_word
 from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from agentcli.events import ModelEnd, ModelStart, ModelToken, RunEvent
 
 TOKEN_STYLE = "bright_black"
 _MARKERS = ("action:", "**action", "```", '{"action"')
@@ -38,14 +38,13 @@ class TokenPrinter(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Follow the agent's model calls (not those a tool makes): start, tokens, end."""
-        from agentcli import events as ev
-
-        if isinstance(event, ev.ModelToken):
-            self._token(event.text)
-        elif isinstance(event, ev.ModelStart) and event.parent is None:
+        kind = event.kind  # one class per kind (events.py): a string test, at every event
+        if kind == "token":
+            self._token(cast("ModelToken", event).text)
+        elif kind == "model_start" and cast("ModelStart", event).parent is None:
             self.streamed = self.answer_streamed = self._stopped = False
             self._text, self._shown = "", 0
-        elif isinstance(event, ev.ModelEnd) and event.parent is None:
+        elif kind == "model_end" and cast("ModelEnd", event).parent is None:
             self._end()
 
     def _emit(self, upto: int) -> None:
@@ -90,8 +89,16 @@ def _held(text: str) -> int:
 
 def render_answer(console: Console, answer: str) -> None:
     """The final answer, set apart from the trace."""
-    from agentcli.cli.consoles import print_plain
+    from agentcli.cli.consoles import plain_file, print_plain, unchanged_by_rich
 
+    file = plain_file(console)
+    if file is not None:  # piped: the label and the answer in one write, when Rich would
+        shown = display(answer)  # print both unchanged (see print_answer)
+        if (unchanged_by_rich(console, "Final Answer:", emoji_codes=False)
+                and unchanged_by_rich(console, shown, soft_wrap=True)):
+            file.write(f"Final Answer:\n{shown}\n")
+            file.flush()
+            return
     if not print_plain(console, "Final Answer:", emoji_codes=False):
         console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
     print_answer(console, answer)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.metrics import MetricsHandler
 from agentcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class Observers:

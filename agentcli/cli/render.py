@@ -8,15 +8,14 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from rich.console import Console
-from rich.text import Text
-
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.outcome import stop_words
 from agentcli.schema import AgentAction, AgentFinish
 from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from agentcli.events import RunEvent
 
 STYLES = {
@@ -49,6 +48,11 @@ def _input_text(tool_input: str | dict[str, Any]) -> str:
     return display(text)
 
 
+# The kinds of event the trace draws (one class per kind, events.py); the others, most of a
+# run's events (tokens, model calls, start and end), are passed over at once.
+_DRAWN = frozenset({"action", "observation", "parse_error", "notice", "limit", "finish"})
+
+
 class TraceRenderer(BaseCallbackHandler):
     """The one trace renderer (``run``, ``chat``, ``batch``): subscribes to the event stream.
 
@@ -74,6 +78,8 @@ class TraceRenderer(BaseCallbackHandler):
         self.said_elsewhere = said_elsewhere  # notice topics the caller reports itself
 
     def _line(self, label: str, body: str, style: str) -> None:
+        from rich.text import Text  # Rich loads when a trace line is drawn
+
         text = Text()
         text.append(f"{label}: ", style=f"bold {style}" if "bold" not in style else style)
         text.append(display(body), style=style)
@@ -81,10 +87,10 @@ class TraceRenderer(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Draw the lines for one event (most events draw nothing)."""
+        if event.kind not in _DRAWN or not self.visible():  # a string test, at every event
+            return
         from agentcli import events as ev
 
-        if not self.visible():
-            return
         if isinstance(event, ev.ActionEvent):
             self.print_action(event.action)
         elif isinstance(event, ev.Observation):
@@ -93,8 +99,12 @@ class TraceRenderer(BaseCallbackHandler):
             self._line("Could not parse the reply; told the model", event.step.observation,
                        STYLES["notice"])
         elif isinstance(event, ev.Notice) and event.topic not in self.said_elsewhere:
+            from rich.text import Text
+
             self.console.print(Text(display(event.text), style=STYLES["notice"]))
         elif isinstance(event, ev.Limit):
+            from rich.text import Text
+
             self.console.print(Text(f"Stopped: {stop_words(event.reason)}.",
                                     style=STYLES["notice"]))
         elif isinstance(event, ev.Finish):
@@ -102,6 +112,8 @@ class TraceRenderer(BaseCallbackHandler):
 
     def print_action(self, action: AgentAction) -> None:
         """The thought behind an action, then the tool and its input."""
+        from rich.text import Text
+
         thought = thought_of(action.log)
         if thought and not self.streamed():
             self._line("Thought", thought, STYLES["thought"])
@@ -124,6 +136,8 @@ class TraceRenderer(BaseCallbackHandler):
         if self.answer == "full":
             self._line("Final Answer", finish.output, STYLES["answer"])
         else:
+            from rich.text import Text
+
             self.console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
 
 
@@ -133,13 +147,15 @@ def print_answer(console: Console, answer: str, *, markdown: bool | None = None)
     ``markdown`` True/False (``--markdown/--no-markdown``) overrides the content check.
     Controls are neutralized and secrets redacted either way.
     """
-    from agentcli.cli.answer_markdown import has_markdown_blocks, protect_inline
-
     answer = display(answer)
-    if markdown is None:
-        markdown = console.is_terminal and has_markdown_blocks(answer)
+    if markdown is None and console.is_terminal:
+        from agentcli.cli.answer_markdown import has_markdown_blocks
+
+        markdown = has_markdown_blocks(answer)
     if markdown:
         from rich.markdown import Markdown  # markdown-it and pygments: only when drawn
+
+        from agentcli.cli.answer_markdown import protect_inline
 
         console.print(Markdown(protect_inline(answer)))
     else:

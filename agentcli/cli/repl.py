@@ -3,7 +3,6 @@ executor (async, so Ctrl-C cancels just the run), renders events, and commits ea
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import os
@@ -24,9 +23,11 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.cli.consoles import console as make_console
 from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.render import TraceRenderer
+from agentcli.cli.repl_loop import TurnLoop
 from agentcli.cli.running import sent_options
 from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.config import Settings
@@ -113,7 +114,7 @@ class ChatRepl:
         self.settings = settings
         self.store = store
         self.model_factory = model_factory
-        self.console = console or Console()
+        self.console = console or make_console()  # piped: lines are never hard-wrapped
         self.approver = approver
         self.history = history or InMemoryHistory()
         self.input, self.output = input, output
@@ -128,7 +129,7 @@ class ChatRepl:
                                    streamed=lambda: self.printer.streamed,
                                    visible=lambda: self.settings.verbose,
                                    said_elsewhere=frozenset({"interrupted"}))  # one line
-        self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
+        self._turns = TurnLoop()  # one event loop for the session's turns
         self.conversation: Conversation | None = None
         from agentcli.cli.observe import Observers
         from agentcli.cli.running import sent_options
@@ -275,14 +276,11 @@ class ChatRepl:
                 out.append(event.result)
 
     def _run(self, inputs: dict[str, Any]) -> RunResult:
-        # The result comes back through ``out``, not as the task's result: the runner's
-        # SIGINT bookkeeping reprs the finished task, and a result's repr holds the session.
+        # The result comes back through ``out``, not as the task's result: a finished task
+        # that is repr'd (asyncio's debug and SIGINT bookkeeping) would repr the session.
         out: list[RunResult] = []
         try:
-            if self._runner is not None:
-                self._runner.run(self._consume(inputs, out))
-            else:  # pragma: no cover - Python 3.10
-                asyncio.run(self._consume(inputs, out))
+            self._turns.run(self._consume(inputs, out))
         finally:
             self.spinner.stop()
         assert out
@@ -292,7 +290,7 @@ class ChatRepl:
         """Run one question with the memory, render it, and commit the finished turn."""
         conversation = self.conversation
         assert conversation is not None
-        before = conversation.memory.to_state()
+        before = conversation.state()  # for /retry
         try:
             result = self._run(conversation.inputs(question))
         except KeyboardInterrupt:
@@ -341,20 +339,21 @@ class ChatRepl:
                 output=self.output,
             ).prompt, "you> ")
         try:
-            while True:
-                try:
-                    text = read().strip()
-                except KeyboardInterrupt:
-                    continue  # Ctrl-C at the prompt clears the line
-                except EOFError:
-                    break
-                if not text:
-                    continue
-                if text.startswith("/"):
-                    if dispatch(self, text) is EXIT:
+            with self._turns.sigint_cancels_turns():  # Ctrl-C: the run, or the typed line
+                while True:
+                    try:
+                        text = read().strip()
+                    except KeyboardInterrupt:
+                        continue  # Ctrl-C at the prompt clears the line
+                    except EOFError:
                         break
-                    continue
-                self.ask(text)
+                    if not text:
+                        continue
+                    if text.startswith("/"):
+                        if dispatch(self, text) is EXIT:
+                            break
+                        continue
+                    self.ask(text)
         finally:
             self.close()
         return exit_codes.OK
@@ -373,9 +372,7 @@ class ChatRepl:
             self._leave_session()
         if self.llm is not None:
             self.llm.close()
-        if self._runner is not None:
-            with contextlib.suppress(Exception):
-                self._runner.close()
+        self._turns.close()
         self.observers.close(self.console)  # the last turn's spans go out
         self.store.close()
 

@@ -7,9 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rich.console import Console
-from rich.text import Text
-
 from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
@@ -20,7 +17,16 @@ from agentcli.run_logging import logging_enabled
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from agentcli.session import Conversation
+
+
+def _say(err: Console, text: str, style: str) -> None:
+    """One styled line on stderr: a notice or a warning (Rich loads only to print one)."""
+    from rich.text import Text
+
+    err.print(Text(text, style=style))
 
 
 def choose_model(
@@ -72,7 +78,7 @@ def log_run(
         finally:
             store.close()
     except Exception as exc:
-        err.print(Text(f"warning: could not log this run: {exc}", style="yellow"))
+        _say(err, f"warning: could not log this run: {exc}", "yellow")
 
 
 def sent_options(settings: Settings) -> dict[str, object]:
@@ -141,7 +147,7 @@ def execute(
 
         question = DEMO_QUESTION
     if notice:
-        err.print(Text(notice, style="bold yellow"))
+        _say(err, notice, "bold yellow")
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
     inline = out.is_terminal and err.is_terminal and not json_out
     printer = (TraceRenderer(err, answer="label" if inline else "full")
@@ -205,7 +211,7 @@ def execute(
     else:
         stopped = stop_line(result)
         if stopped and not settings.verbose:  # the trace printed it (once) as it happened
-            err.print(Text(stopped, style="yellow"))
+            _say(err, stopped, "yellow")
         if answer is not None and extract is not None:
             from agentcli.cli.extract import extract_block
 
@@ -218,11 +224,11 @@ def execute(
 
 def _thread_notice(err: Console, settings: Settings, conversation: Conversation) -> None:
     if not conversation.uses_memory:
-        err.print(Text(f"WARNING: agent type {settings.agent} cannot use memory: the model will "
-                       "NOT see earlier turns of this thread", style="bold red"))
+        _say(err, f"WARNING: agent type {settings.agent} cannot use memory: the model will "
+             "NOT see earlier turns of this thread", "bold red")
     elif settings.verbose:
-        err.print(Text(f"Thread {conversation.name!r}: {conversation.earlier_turns} earlier "
-                       "turn(s).", style="yellow"))
+        _say(err, f"Thread {conversation.name!r}: {conversation.earlier_turns} earlier "
+             "turn(s).", "yellow")
 
 
 def _commit(conversation: Conversation, question: str, result: RunResult, model: str,
@@ -231,7 +237,7 @@ def _commit(conversation: Conversation, question: str, result: RunResult, model:
     try:
         conversation.commit(question, result, model=model, agent=settings.agent, meta=meta)
     except Exception as exc:
-        err.print(Text(f"warning: could not save this turn to thread {conversation.name!r}: "
-                       f"{exc}", style="yellow"))
+        _say(err, f"warning: could not save this turn to thread {conversation.name!r}: "
+             f"{exc}", "yellow")
     finally:
         conversation.store.close()

@@ -10,15 +10,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, cast
 
 from agentcli.callbacks.base import BaseCallbackHandler
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from rich.console import Console, ConsoleOptions, RenderResult
+
+    from agentcli.events import Notice, RunEvent
 
 
 class _Elapsed:
@@ -29,6 +28,8 @@ class _Elapsed:
         self.started = started
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
         yield Text(f"{self.label}… {time.monotonic() - self.started:.1f}s", style="dim")
 
 
@@ -50,7 +51,9 @@ class ThinkingSpinner(BaseCallbackHandler):
 
     def start(self) -> None:
         """Show the spinner (a no-op when not a terminal or already shown)."""
-        if not self.console.is_terminal:
+        from agentcli.cli.consoles import is_terminal
+
+        if not is_terminal(self.console):
             return
         with self._lock:
             if self._status is None:
@@ -60,6 +63,8 @@ class ThinkingSpinner(BaseCallbackHandler):
 
     def stop(self) -> None:
         """Remove the spinner, if shown."""
+        if self._status is None:  # the usual case (always when piped): nothing to take down
+            return
         with self._lock:
             status, self._status = self._status, None
         if status is not None:
@@ -68,13 +73,14 @@ class ThinkingSpinner(BaseCallbackHandler):
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Shown while a model thinks; gone when it answers, streams visible tokens, fails,
         or the run ends or is interrupted (notices print above it)."""
-        from agentcli import events as ev
-
-        if isinstance(event, ev.ModelStart):
+        kind = event.kind  # one class per kind (events.py): a string test, at every event
+        if kind == "model_start":
             self.start()
-        elif isinstance(event, ev.ModelToken):
+        elif kind == "token":
             if self._status is not None and self.tokens_visible():
                 self.stop()
-        elif isinstance(event, ev.ModelEnd | ev.ModelError | ev.End | ev.RunError) or (
-                isinstance(event, ev.Notice) and event.topic == "interrupted"):
+        elif kind in _STOPS or (kind == "notice" and cast("Notice", event).topic == "interrupted"):
             self.stop()
+
+
+_STOPS = frozenset({"model_end", "model_error", "end", "error"})

@@ -6,10 +6,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
-from agentcli.saved_templates import SavedTemplate, load_template, save_template
+
+if TYPE_CHECKING:  # the files are read only when a run names a template (or saves one)
+    from agentcli.saved_templates import SavedTemplate
 
 
 def param_values(pairs: Sequence[Any] | None) -> dict[str, str]:
@@ -26,6 +28,8 @@ def param_values(pairs: Sequence[Any] | None) -> dict[str, str]:
 def save_from_flags(name: str, question: str | None, flags: dict[str, Any],
                     params: dict[str, str]) -> Path:
     """Save the prompt and the given flags as template ``name``; nothing is run."""
+    from agentcli.saved_templates import SavedTemplate, save_template
+
     if question == "-":
         raise ConfigError("--save stores the prompt as written; pass it as an argument, "
                           "not as - (stdin)")
@@ -42,6 +46,8 @@ def save_from_flags(name: str, question: str | None, flags: dict[str, Any],
 def with_template(name: str, flags: dict[str, Any], params: dict[str, str]
                   ) -> tuple[SavedTemplate, dict[str, Any]]:
     """The template and ``flags`` with its values filled in where no flag was given."""
+    from agentcli.saved_templates import load_template
+
     template = load_template(name)
     filled = dict(flags)
     for key, value in (("model", template.model), ("tools", template.tools),

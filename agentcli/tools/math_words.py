@@ -78,49 +78,54 @@ def _average(match: re.Match[str]) -> str:
 
 
 Replacement = str | Callable[[re.Match[str]], str]
-# Order matters: "40% more than 250" before "40% of", before a bare "40%".
-_FORMS: tuple[tuple[re.Pattern[str], Replacement], ...] = tuple(
-    (re.compile(pattern, re.I), repl) for pattern, repl in (
-        (rf"how\s+many\s+(?P<a>{_UNIT})\s+(?:are\s+)?(?:there\s+)?in\s+(?P<n>{NUM})\s*"
-         rf"(?P<b>{_UNIT})", _how_many),
-        (rf"(?P<n>{NUM})\s*(?P<a>{_UNIT})\s+(?:in|to|into|as)\s+(?P<b>{_UNIT})", _units_in),
-        (rf"(?:(?:the\s+)?(?:sum|total)\s+of|add)\s+(?P<list>{_LIST})", _joined("+")),
-        (rf"(?:the\s+)?product\s+of\s+(?P<list>{_LIST})", _joined("*")),
-        (rf"(?:the\s+)?(?:average|mean)\s+of\s+(?P<list>{_LIST})", _average),
-        (rf"(?:the\s+)?difference\s+between\s+({NUM})\s+and\s+({NUM})", r"(\1 - \2)"),
-        (rf"subtract\s+({NUM})\s+from\s+({NUM})", r"(\2 - \1)"),
-        (rf"({NUM}){_PCT}\s+(?:more|greater|higher)\s+than\s+({NUM})",
-         r"(\2 * (1 + \1 / 100))"),
-        (rf"({NUM}){_PCT}\s+(?:less|fewer|lower)\s+than\s+({NUM})", r"(\2 * (1 - \1 / 100))"),
-        (rf"({NUM}){_PCT}\s+off\s+(?:(?:a|the)\s+(?:price|cost)\s+of\s+)?({NUM})",
-         r"(\2 * (1 - \1 / 100))"),
-        (rf"({NUM})\s*(?:increased\s+by|plus|\+)\s*({NUM}){_PCT}(?!\s*of)",
-         r"(\1 * (1 + \2 / 100))"),
-        (rf"({NUM})\s*(?:decreased\s+by|reduced\s+by|minus|less|-)\s*({NUM}){_PCT}(?!\s*of)",
-         r"(\1 * (1 - \2 / 100))"),
-        (rf"({NUM}){_PCT}\s+of\s+({NUM})", r"(\1 / 100 * \2)"),
-        (rf"({NUM})\s*(?:%(?!\s*[\d(.])|percent\b|per\s+cent\b)", r"(\1 / 100)"),  # not 7 % 3
-        (rf"(?:the\s+)?square\s+root\s+of\s+({NUM})", r"sqrt(\1)"),
-        (rf"(?:the\s+)?cube\s+root\s+of\s+({NUM})", r"(\1 ** (1 / 3))"),
-        (rf"(?:the\s+)?square\s+of\s+({NUM})", r"(\1 ** 2)"),
-        (rf"(?:the\s+)?cube\s+of\s+({NUM})", r"(\1 ** 3)"),
-        (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+({NUM})(?:st|nd|rd|th)?\s+power",
-         r"\1 ** \2"),
-        (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+power\s+(?:of\s+)?({NUM})", r"\1 ** \2"),
-        (rf"({NUM}|\))\s+raised\s+to\s+({NUM})", r"\1 ** \2"),
-        (rf"({NUM}|\))\s+squared", r"\1 ** 2"),
-        (rf"({NUM}|\))\s+cubed", r"\1 ** 3"),
-        (r"\bhalf\s+of\s+(?=[\d(])", "0.5 * "),
-        (r"\ba\s+third\s+of\s+(?=[\d(])", "(1 / 3) * "),
-        (r"\ba\s+quarter\s+of\s+(?=[\d(])", "0.25 * "),
-        (r"\b(?:twice|double)\s+(?=[\d(])", "2 * "),
-        (r"\btriple\s+(?=[\d(])", "3 * "),
-        (r"(?<=[\d)])\s*[x×]\s*(?=[\d(])", " * "),
-        (r"(?<=[\d)])\s*(?:times|multiplied\s+by)\s*(?=[\d(])", " * "),
-        (r"(?<=[\d)])\s*(?:divided\s+by|over)\s*(?=[\d(])", " / "),
-        (r"(?<=[\d)])\s*plus\s*(?=[\d(])", " + "),
-        (r"(?<=[\d)])\s*minus\s*(?=[\d(])", " - "),
-    ))
+# Order matters: "40% more than 250" before "40% of", before a bare "40%". Each form names the
+# words its pattern cannot match without; in ASCII text a form whose words are all absent is
+# skipped, and a pattern is compiled (by re's cache) the first time a text may match it.
+_FORMS: tuple[tuple[str, tuple[str, ...], Replacement], ...] = (
+    (rf"how\s+many\s+(?P<a>{_UNIT})\s+(?:are\s+)?(?:there\s+)?in\s+(?P<n>{NUM})\s*"
+     rf"(?P<b>{_UNIT})", ("how",), _how_many),
+    (rf"(?P<n>{NUM})\s*(?P<a>{_UNIT})\s+(?:in|to|into|as)\s+(?P<b>{_UNIT})", ("in", "to", "as"),
+     _units_in),
+    (rf"(?:(?:the\s+)?(?:sum|total)\s+of|add)\s+(?P<list>{_LIST})", ("sum", "total", "add"),
+     _joined("+")),
+    (rf"(?:the\s+)?product\s+of\s+(?P<list>{_LIST})", ("product",), _joined("*")),
+    (rf"(?:the\s+)?(?:average|mean)\s+of\s+(?P<list>{_LIST})", ("average", "mean"), _average),
+    (rf"(?:the\s+)?difference\s+between\s+({NUM})\s+and\s+({NUM})", ("difference",), r"(\1 - \2)"),
+    (rf"subtract\s+({NUM})\s+from\s+({NUM})", ("subtract",), r"(\2 - \1)"),
+    (rf"({NUM}){_PCT}\s+(?:more|greater|higher)\s+than\s+({NUM})", ("%", "per"),
+     r"(\2 * (1 + \1 / 100))"),
+    (rf"({NUM}){_PCT}\s+(?:less|fewer|lower)\s+than\s+({NUM})", ("%", "per"),
+     r"(\2 * (1 - \1 / 100))"),
+    (rf"({NUM}){_PCT}\s+off\s+(?:(?:a|the)\s+(?:price|cost)\s+of\s+)?({NUM})", ("%", "per"),
+     r"(\2 * (1 - \1 / 100))"),
+    (rf"({NUM})\s*(?:increased\s+by|plus|\+)\s*({NUM}){_PCT}(?!\s*of)", ("%", "per"),
+     r"(\1 * (1 + \2 / 100))"),
+    (rf"({NUM})\s*(?:decreased\s+by|reduced\s+by|minus|less|-)\s*({NUM}){_PCT}(?!\s*of)",
+     ("%", "per"), r"(\1 * (1 - \2 / 100))"),
+    (rf"({NUM}){_PCT}\s+of\s+({NUM})", ("%", "per"), r"(\1 / 100 * \2)"),
+    (rf"({NUM})\s*(?:%(?!\s*[\d(.])|percent\b|per\s+cent\b)", ("%", "per"),  # not 7 % 3
+     r"(\1 / 100)"),
+    (rf"(?:the\s+)?square\s+root\s+of\s+({NUM})", ("root",), r"sqrt(\1)"),
+    (rf"(?:the\s+)?cube\s+root\s+of\s+({NUM})", ("root",), r"(\1 ** (1 / 3))"),
+    (rf"(?:the\s+)?square\s+of\s+({NUM})", ("square",), r"(\1 ** 2)"),
+    (rf"(?:the\s+)?cube\s+of\s+({NUM})", ("cube",), r"(\1 ** 3)"),
+    (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+({NUM})(?:st|nd|rd|th)?\s+power", ("to",),
+     r"\1 ** \2"),
+    (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+power\s+(?:of\s+)?({NUM})", ("to",), r"\1 ** \2"),
+    (rf"({NUM}|\))\s+raised\s+to\s+({NUM})", ("raised",), r"\1 ** \2"),
+    (rf"({NUM}|\))\s+squared", ("squared",), r"\1 ** 2"),
+    (rf"({NUM}|\))\s+cubed", ("cubed",), r"\1 ** 3"),
+    (r"\bhalf\s+of\s+(?=[\d(])", ("half",), "0.5 * "),
+    (r"\ba\s+third\s+of\s+(?=[\d(])", ("third",), "(1 / 3) * "),
+    (r"\ba\s+quarter\s+of\s+(?=[\d(])", ("quarter",), "0.25 * "),
+    (r"\b(?:twice|double)\s+(?=[\d(])", ("twice", "double"), "2 * "),
+    (r"\btriple\s+(?=[\d(])", ("triple",), "3 * "),
+    (r"(?<=[\d)])\s*[x×]\s*(?=[\d(])", ("x",), " * "),
+    (r"(?<=[\d)])\s*(?:times|multiplied\s+by)\s*(?=[\d(])", ("times", "multiplied"), " * "),
+    (r"(?<=[\d)])\s*(?:divided\s+by|over)\s*(?=[\d(])", ("divided", "over"), " / "),
+    (r"(?<=[\d)])\s*plus\s*(?=[\d(])", ("plus",), " + "),
+    (r"(?<=[\d)])\s*minus\s*(?=[\d(])", ("minus",), " - "),
+)
 _LEAD = re.compile(r"^(?:what\s+is|what's|how\s+much\s+is|calculate|compute|evaluate|find)"
                    r"\s+(?:the\s+(?:value|result)\s+of\s+)?", re.I)
 
@@ -134,6 +139,9 @@ def normalise(text: str) -> str:
     expr = expr.replace("^", "**").replace("÷", "/").replace("−", "-")
     expr = re.sub(r"(?<=\d),(?=\d{3}\b)", "", expr)
     expr = re.sub(r"\$\s*(?=\d)", "", expr)
-    for pattern, repl in _FORMS:
-        expr = pattern.sub(repl, expr)
+    folded = expr.lower() if expr.isascii() else None  # re.I folds more outside ASCII
+    for pattern, words, repl in _FORMS:
+        if folded is None or any(w in folded for w in words):
+            expr = re.sub(pattern, repl, expr, flags=re.I)
+            folded = expr.lower() if expr.isascii() else None
     return expr.rstrip("=").strip()

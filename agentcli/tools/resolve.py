@@ -80,7 +80,6 @@ def build_catalog(settings: Any = None) -> Catalog:
     """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
     from agentcli.tools.custom import load_plugins, module_specs
     from agentcli.tools.mcp_source import server_configs
-    from agentcli.tools.yaml_tools import yaml_specs
 
     registry()
     load_plugins()  # once per process; plugins register like built-ins
@@ -93,8 +92,12 @@ def build_catalog(settings: Any = None) -> Catalog:
                                 f"and as {_where(spec)}; rename one of them")
         cat.specs[spec.name] = spec
 
-    for spec in yaml_specs(list(getattr(settings, "yaml_tools", None) or [])):
-        add(spec)
+    definitions = list(getattr(settings, "yaml_tools", None) or [])
+    if definitions:  # the YAML tool builders load only for a config that defines some
+        from agentcli.tools.yaml_tools import yaml_specs
+
+        for spec in yaml_specs(definitions):
+            add(spec)
     for path in getattr(settings, "tools_module", None) or []:
         for spec in module_specs(path):
             add(spec)

@@ -54,6 +54,12 @@ def test_piped_run_skips_markdown_tls_and_unused_tools(mock_server: Any) -> None
     assert unused == []
     assert sorted({"rich.markdown", "markdown_it", "pygments"} & modules) == []
     assert "TLS-CONTEXT-BUILT" not in err  # no SSL context for an http:// URL
+    # Only for a flag or a config this run does not have: -T/--save, -f, YAML tools; the
+    # answer's Markdown check is for a terminal.
+    needless = {"agentcli.saved_templates", "agentcli.cli.fragments", "agentcli.tools.yaml_tools",
+                "agentcli.cli.answer_markdown"}
+    assert sorted(needless & modules) == []
+    assert sorted(m for m in modules if m.split(".")[0] == "rich") == []  # piped: plain lines
 
 
 def test_help_and_tools_list_never_import_opentelemetry() -> None:

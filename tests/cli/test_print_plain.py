@@ -59,3 +59,34 @@ def test_a_terminal_colour_or_recording_console_goes_through_rich() -> None:
                 Console(file=io.StringIO(), quiet=True)):
         out.soft_wrap = True
         assert not print_plain(out, "ok")
+
+
+class CountingIO(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+@pytest.mark.parametrize("answer", [*SAMPLES, "key sk-abcdefghijklmnop here", "a\x1b[2Jb"])
+def test_an_answer_is_one_write_when_piped_and_what_rich_prints(answer: str) -> None:
+    from agentcli.cli.live import render_answer
+    from agentcli.cli.render import STYLES, print_answer
+
+    fast = CountingIO()
+    out = Console(file=fast)
+    out.soft_wrap = True
+    render_answer(out, answer)
+    rich_buf = io.StringIO()
+    rich_out = Console(file=rich_buf)
+    rich_out.soft_wrap = True
+    with rich_out.capture() as captured:  # capturing: every line goes through Rich
+        rich_out.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
+        print_answer(rich_out, answer)
+    assert fast.getvalue() == captured.get()
+    assert "sk-abcdefghijklmnop" not in fast.getvalue() and "\x1b" not in fast.getvalue()
+    if ":" not in answer and answer.isascii() and answer.isprintable():
+        assert fast.writes == 1

@@ -82,3 +82,22 @@ def test_clear_keeps_the_version_so_the_next_turn_commits_directly(tmp_path: Pat
     conversation.commit("q2", _done("a2"), model="fake", agent=CHAT)
     info = store.session("s")
     assert info is not None and info.memory_state["turns"] == [["q2", "a2"]]
+
+
+def test_the_state_snapshot_is_the_stored_one_and_follows_every_change(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    conversation = open_conversation(store, "s", Settings(memory="buffer"), agent=CHAT)
+    assert conversation.state() == conversation.memory.to_state()
+    for i in range(3):
+        before = conversation.state()
+        conversation.commit(f"q{i}", RunResult(f"a{i}", (), "finished"), model="m", agent=CHAT)
+        now = conversation.state()
+        assert now == conversation.memory.to_state() and now is not before
+        assert conversation.state() is now  # no new snapshot until the memory changes
+        info = store.session("s")
+        assert info is not None and info.memory_state == now
+    conversation.undo_last(before)
+    assert conversation.state() == before == conversation.memory.to_state()
+    conversation.clear()
+    assert conversation.state() == conversation.memory.to_state()
+    assert conversation.state()["turns"] == []

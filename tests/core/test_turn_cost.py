@@ -11,7 +11,7 @@ import pytest
 
 from agentcli.memory import TokenLimitMemory, estimate_tokens
 from agentcli.redact import Scrubber, redact, redact_data, remember
-from agentcli.schema import AgentAction, AgentStep, RunResult
+from agentcli.schema import AgentAction, AgentStep, Message, RunResult, assistant, user
 from agentcli.store import Store
 
 
@@ -105,3 +105,30 @@ def test_turns_seen_before_are_reused_but_an_edit_is_never_missed() -> None:
     assert _json(state, scrub) == json.dumps(state)
     turns[-1] = ["1", "true"]
     assert _json(state, scrub) == json.dumps(state)
+
+
+@pytest.mark.parametrize("kind", ["buffer", "window", "tokens"])
+def test_messages_are_made_once_yet_follow_every_change(kind: str) -> None:
+    from agentcli.memory import make_memory
+
+    rng = random.Random(11)
+    memory = make_memory(kind, k=3, max_tokens=40)
+    first: Message | None = None
+    for i in range(120):
+        memory.add_turn(f"q{i} " + "x" * rng.randrange(40), f"a{i}")
+        if i == 40:
+            memory.load_state(memory.to_state())  # a restore replaces the list
+        if i == 60:
+            memory.turns.pop()  # a retry drops the last turn...
+            memory.turns.append(("again", "a60"))  # ...and another takes its place
+        if i == 80:
+            memory.clear()
+        expected = [(m.role, m.content) for q, a in memory._kept()
+                    for m in (user(q), assistant(a))]
+        shown = memory.messages()
+        assert [(m.role, m.content) for m in shown] == expected
+        shown.append(user("a caller's own edit"))  # never seen by the next call
+        if i == 100:
+            first = shown[-3]  # this turn's question
+        if i == 101:  # one turn later: the same message object, not a new one
+            assert first is not None and any(m is first for m in memory.messages())
