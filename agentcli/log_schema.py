@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 SCHEMA_VERSION = 4  # bump when the layout changes: existing files then run migrate() once
@@ -76,8 +76,8 @@ _LATE_COLUMNS = {"runs": {"meta": "TEXT"},
 
 def iso(epoch: float | None = None) -> str:
     """A time (now by default) as the stored ISO-8601 UTC text."""
-    when = datetime.now(timezone.utc) if epoch is None else datetime.fromtimestamp(
-        epoch, timezone.utc)
+    when = datetime.now(UTC) if epoch is None else datetime.fromtimestamp(
+        epoch, UTC)
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -6,7 +6,7 @@ new WAL (~20 ms per ``agent run`` on an ordinary disk). With ``SQLITE_DBCONFIG_N
 the WAL stays and SQLite's auto-checkpoint (every ~1,000 pages, inside a commit) folds it in.
 Durability is unchanged: commits are as durable as ``synchronous=NORMAL`` makes them either way.
 
-Python 3.12+ exposes the option as ``Connection.setconfig``. On CPython 3.10 and 3.11 on
+Python 3.12+ exposes the option as ``Connection.setconfig``. On CPython 3.11 on
 x86-64 Linux it is set through ``ctypes`` (the connection's ``sqlite3*`` handle is the first
 field after the object header there; it is checked against the file name before use).
 Anywhere else the option is simply not set and closing checkpoints as before.
@@ -37,7 +37,7 @@ def keep_wal_on_close(db: sqlite3.Connection) -> bool:
 def _ctypes_fallback_supported() -> bool:
     # The struct layout is known for these CPython versions only, and a variadic C call
     # through ctypes passes ints correctly only on the x86-64 System V ABI.
-    return (sys.implementation.name == "cpython" and (3, 10) <= sys.version_info[:2] < (3, 12)
+    return (sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
             and sys.platform == "linux" and platform.machine() == "x86_64"
             and sqlite3.sqlite_version_info >= (3, 16, 0))
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
 
 
-class AgentType(str, Enum):
+class AgentType(str, Enum):  # noqa: UP042 - str() stays "AgentType.NAME", as in LangChain
     """The agent types, named as LangChain names them."""
 
     ZERO_SHOT_REACT_DESCRIPTION = "zero-shot-react-description"

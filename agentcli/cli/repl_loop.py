@@ -24,7 +24,7 @@ class TurnLoop:
     """Runs each turn's coroutine on one event loop, cancelled by Ctrl-C."""
 
     def __init__(self) -> None:
-        self._runner = asyncio.Runner() if hasattr(asyncio, "Runner") else None
+        self._runner = asyncio.Runner()
         self._context = contextvars.copy_context()  # shared by the turns, as the runner's
         self._task: asyncio.Task[Any] | None = None
         self._interrupts = 0
@@ -32,9 +32,6 @@ class TurnLoop:
 
     def run(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run one turn to its end; Ctrl-C cancels it (see the module docstring)."""
-        if self._runner is None:  # pragma: no cover - Python 3.10
-            asyncio.run(coro)
-            return
         if signal.getsignal(signal.SIGINT) is self._handler:  # the session's (see loop())
             self._run(self._runner.get_loop(), coro)
             return
@@ -57,7 +54,7 @@ class TurnLoop:
     def sigint_cancels_turns(self) -> Iterator[None]:
         """Within this block Ctrl-C cancels the running turn; installed once for a whole
         session (nested uses, and a handler someone else set, are left alone)."""
-        if (self._runner is None or threading.current_thread() is not threading.main_thread()
+        if (threading.current_thread() is not threading.main_thread()
                 or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
             yield
             return
@@ -79,6 +76,5 @@ class TurnLoop:
 
     def close(self) -> None:
         """Close the loop (cancelling whatever is left on it)."""
-        if self._runner is not None:
-            with suppress(Exception):
-                self._runner.close()
+        with suppress(Exception):
+            self._runner.close()

@@ -136,7 +136,7 @@ class ServerConnection:
         try:
             await asyncio.wait_for(asyncio.shield(ready), self.conf.startup_timeout)
             self.tools = await asyncio.wait_for(self._list_tools(), self.conf.startup_timeout)
-        except (Exception, asyncio.TimeoutError) as err:
+        except (TimeoutError, Exception) as err:
             why = (f"no answer within {self.conf.startup_timeout:g}s (startup_timeout)"
                    if isinstance(err, asyncio.TimeoutError) else describe_error(err))
             await self.close()
@@ -224,7 +224,7 @@ class ServerConnection:
             params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
             try:
                 page = await asyncio.wait_for(fetch(params), max(0.0, ends - loop.time()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise ToolInputError(
                     f"MCP server {self.conf.name!r} took more than {self.conf.call_timeout:g}s "
                     f"(call_timeout) to list its {what}; stopped after {len(out)}") from None

@@ -6,7 +6,7 @@ import asyncio
 import json
 import socket
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import httpx
@@ -199,7 +199,7 @@ def test_retry_after_is_capped_at_backoff_max(
 
 
 def test_retry_after_http_date() -> None:
-    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
     header = format_datetime(now + timedelta(seconds=30), usegmt=True)
     assert parse_retry_after(header, now=now.timestamp()) == pytest.approx(30.0)
     assert parse_retry_after("2.5") == 2.5
