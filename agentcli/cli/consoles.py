@@ -65,6 +65,7 @@ class _PipedConsole:
     def __init__(self, stderr: bool) -> None:
         self._stderr = stderr
         self._rich: Console | None = None
+        self._plain: tuple[Any, bool] = (None, False)  # the stream last asked about, plain?
 
     @property
     def file(self) -> IO[str]:
@@ -74,13 +75,24 @@ class _PipedConsole:
         return sys.stderr if self._stderr else sys.stdout
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("_rich", "_stderr"):  # not set yet (a copy): no recursion
+        if name in ("_rich", "_stderr", "_plain"):  # not set yet (a copy): no recursion
             raise AttributeError(name)
-        if name in _PLAIN and self._rich is None and _plain_stream(self.file):
+        if name in _PLAIN and self._rich is None and self._is_plain():
             return _PLAIN[name]
         if self._rich is None:
             self._rich = _rich_console(self._stderr)
         return getattr(self._rich, name)
+
+    def _is_plain(self) -> bool:
+        """:func:`_plain_stream` of the current stream, asked once per stream (a piped
+        answer reads several of these attributes: an ``isatty`` call each was ~4x the
+        cost of printing it)."""
+        stream = self.file
+        known, plain = self._plain
+        if known is not stream:
+            plain = _plain_stream(stream)
+            self._plain = (stream, plain)
+        return plain
 
 
 # Characters Rich would change in text it prints: tabs (expanded), carriage returns and other
