@@ -207,7 +207,7 @@ class AgentExecutor:
                     else time.monotonic() + self.max_execution_time)
         run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
                   prices=self.prices)
-        info.emit = _emitter(run.pending, manager)  # not run.emit: no Run <-> info cycle
+        info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
         return run
@@ -557,17 +557,6 @@ def _hooking(middleware: Sequence[AgentMiddleware], hook: str) -> list[AgentMidd
     None), so the state view each hook is given is built only for those."""
     base = getattr(AgentMiddleware, hook)
     return [m for m in middleware if getattr(getattr(m, hook), "__func__", None) is not base]
-
-
-def _emitter(pending: list[RunEvent], manager: CallbackManager) -> Callable[[RunEvent], None]:
-    """What :meth:`Run.emit` does, without holding the run: a run whose info held its own bound
-    method would be a reference cycle, freed only by the garbage collector's passes (a batch
-    makes one per item)."""
-    def emit(event: RunEvent) -> None:
-        pending.append(event)
-        manager.dispatch(event)
-
-    return emit
 
 
 def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, Any]:

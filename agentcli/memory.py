@@ -75,7 +75,7 @@ class BufferMemory:
         first = self._first()
         turns = self.turns
         seen, n, last, said = self._said
-        if seen is not turns or len(turns) < n or (n and turns[n - 1] is not last):
+        if not _grown_from(turns, seen, n, last):
             n, said = 0, []
         for question, answer in turns[n:]:
             said += (user(question), assistant(answer))
@@ -131,7 +131,7 @@ class TokenLimitMemory(BufferMemory):
         such tail)."""
         turns = self.turns
         seen, n, last, start, used = self._window
-        if seen is not turns or len(turns) < n or (n and turns[n - 1] is not last):
+        if not _grown_from(turns, seen, n, last):
             n, start, used = 0, 0, 0  # replaced or edited: start over
         for turn in turns[n:]:
             used += _cost(turn)
@@ -140,6 +140,13 @@ class TokenLimitMemory(BufferMemory):
             start += 1
         self._window = (turns, len(turns), turns[-1] if turns else None, start, used)
         return start
+
+
+def _grown_from(turns: list[tuple[str, str]], seen: list[tuple[str, str]], n: int,
+                last: tuple[str, str] | None) -> bool:
+    """Whether ``turns`` is the list last seen, with its first ``n`` turns (the last of them
+    ``last``) untouched: only turns added since need looking at."""
+    return seen is turns and len(turns) >= n and (not n or turns[n - 1] is last)
 
 
 def _cost(turn: tuple[str, str]) -> int:

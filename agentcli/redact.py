@@ -154,6 +154,7 @@ class Scrubber:
             joined = ", ".join([joined, *added] if joined else added)
             self._prefix = (known, joined)
         return joined
+
     def json_of(self, items: list[Any] | tuple[Any, ...]) -> str:
         """``json.dumps(self.data(items))``, encoded once for a list of strings (a chat
         turn)."""

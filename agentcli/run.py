@@ -8,6 +8,7 @@ outcome per action, or :data:`EXPIRED` when the run's deadline passed meanwhile.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -67,16 +68,19 @@ class Run:
     results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
     recovered: str | None = None  # the limit after which the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
+    # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
+    # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a
+    # bound method there would be a run <-> info cycle that only the collector frees (a batch
+    # makes one per item).
+    emit: Callable[[RunEvent], None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.emit = _emitter(self.pending, self.callbacks)
 
     @property
     def steps(self) -> list[AgentStep]:
         """The steps so far: a view over the run's one history, its messages."""
         return list(self.history.update(self.values.get("messages") or ()).steps)
-
-    def emit(self, event: RunEvent) -> None:
-        """Send an event to the subscribers now; ``stream`` yields it next."""
-        self.pending.append(event)
-        self.callbacks.dispatch(event)
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline, or None."""
@@ -96,3 +100,11 @@ class Run:
             return None
         self.info.cost += cost
         return cost
+
+
+def _emitter(pending: list[RunEvent], callbacks: CallbackManager) -> Callable[[RunEvent], None]:
+    def emit(event: RunEvent) -> None:
+        pending.append(event)
+        callbacks.dispatch(event)
+
+    return emit

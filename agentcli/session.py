@@ -96,15 +96,14 @@ class Conversation:
             self.store.log_run(question, result, model=model, agent=agent, session=self.name,
                                options=options, meta=meta)
             return False
-        from agentcli.session_sync import save_turn
+        from agentcli.session_sync import commit_turn
 
         self._stored = None  # the memory changes now (even if the write then fails)
-        self.version, self._stored = save_turn(
+        self.version, self._stored = commit_turn(
             self.store, self.name, self.memory, question, result, version=self.version,
             model=model, agent=agent, options=options, meta=meta,
             on_memory_error=on_memory_error)
         return True
-
 
     def clear(self) -> None:
         """Forget the memory (the transcript stays), whoever wrote it."""

@@ -35,33 +35,13 @@ def commit_turn(
     options: dict[str, Any] | None = None,
     meta: dict[str, Any] | None = None,
     on_memory_error: Callable[[Exception], None] | None = None,
-) -> int:
-    """Add the turn to ``memory`` and commit it; return the session's new memory version.
+) -> tuple[int, dict[str, Any]]:
+    """Add the turn to ``memory`` and commit it; return the session's new memory version and
+    the memory state it stored (what ``memory`` now holds).
 
     ``memory`` ends up holding every writer's turns. A memory that cannot record the turn
     (e.g. a summary model failing) is reported to ``on_memory_error``; the turn is saved.
     """
-    return save_turn(store, session, memory, question, result, version=version, model=model,
-                     agent=agent, options=options, meta=meta,
-                     on_memory_error=on_memory_error)[0]
-
-
-def save_turn(
-    store: Store,
-    session: str,
-    memory: Memory,
-    question: str,
-    result: RunResult,
-    *,
-    version: int,
-    model: str | None = None,
-    agent: str | None = None,
-    options: dict[str, Any] | None = None,
-    meta: dict[str, Any] | None = None,
-    on_memory_error: Callable[[Exception], None] | None = None,
-) -> tuple[int, dict[str, Any]]:
-    """:func:`commit_turn`, also returning the memory state it stored (what ``memory`` now
-    holds)."""
     for _ in range(_ATTEMPTS):
         try:
             memory.add_turn(question, remembered_answer(result))

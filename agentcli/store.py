@@ -273,15 +273,11 @@ class Store:
         state = _json(memory_state, scrub)
         with self._tx() as db:
             # The session row first: its update also checks the version (one statement).
-            if expected_version is None:
-                db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, "
-                           "memory_state = ?, memory_version = memory_version + 1 "
-                           "WHERE name = ?", (now, model, agent, state, session))
-            elif db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, "
-                            "memory_state = ?, memory_version = memory_version + 1 "
-                            "WHERE name = ? AND memory_version = ?",
-                            (now, model, agent, state, session, expected_version)
-                            ).rowcount == 0:
+            if db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, "
+                          "memory_state = ?, memory_version = memory_version + 1 "
+                          "WHERE name = ? AND (? IS NULL OR memory_version = ?)",
+                          (now, model, agent, state, session, expected_version,
+                           expected_version)).rowcount == 0:
                 self._check_version(db, session, expected_version)  # raises on a conflict
             run_id = self._insert_run(db, question, result, model, agent, session, meta,
                                       options, scrub, shown)

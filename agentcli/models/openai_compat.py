@@ -428,6 +428,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
 
+
 def _text_of(resp: httpx.Response) -> Callable[[], str]:
     """The response's text, decoded when asked (its bytes are parsed as they are)."""
     return lambda: resp.text

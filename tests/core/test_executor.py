@@ -318,3 +318,24 @@ def test_a_plain_tool_may_run_its_own_event_loop() -> None:
     [batched] = executor.batch(["q"])
     assert not isinstance(batched, BaseException)
     assert batched.steps[0].observation == "fetched b"
+
+
+def test_a_run_is_freed_without_the_garbage_collector() -> None:
+    """The run's info holds its emitter; that must not make a run <-> info cycle, which
+    only the collector's passes would free (a batch makes one run per item)."""
+    import gc
+    import weakref
+
+    from agentcli.agents import initialize_agent
+    from agentcli.models.fake import FakeChatModel
+
+    executor = initialize_agent([], FakeChatModel(["Final Answer: ok"]))
+    gc.disable()
+    try:
+        run = executor.start("q")
+        assert run.info.emit is run.emit
+        gone = weakref.ref(run)
+        del run
+        assert gone() is None
+    finally:
+        gc.enable()

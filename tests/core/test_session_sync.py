@@ -37,8 +37,8 @@ def test_two_writers_merge_instead_of_overwriting(tmp_path: Path) -> None:
     a.ensure_session("s")
     mem_a, mem_b = make_memory("buffer"), make_memory("buffer")
     version_a = version_b = 0
-    version_a = commit_turn(a, "s", mem_a, "qa", result("aa"), version=version_a)
-    version_b = commit_turn(b, "s", mem_b, "qb", result("ab"), version=version_b)
+    version_a = commit_turn(a, "s", mem_a, "qa", result("aa"), version=version_a)[0]
+    version_b = commit_turn(b, "s", mem_b, "qb", result("ab"), version=version_b)[0]
     assert mem_b.to_state()["turns"] == [["qa", "aa"], ["qb", "ab"]]
     stored = a.session("s")
     assert stored is not None and stored.memory_state == mem_b.to_state()
