@@ -43,7 +43,11 @@ def test_trace_and_stats_show_the_tools_model_call(mock_server: Any, tmp_path: P
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "75"
     ends = model_ends(trace)
-    assert [d.get("parent_run_id") for d in ends] == [None, "Calculator", None]
+    tool = next(json.loads(line) for line in trace.read_text().splitlines()
+                if json.loads(line)["event"] == "tool_start")
+    run_id = ends[0]["run_id"]  # each call has its own id; the tool's model call is its child
+    assert [d["call_parent_run_id"] for d in ends] == [run_id, tool["call_run_id"], run_id]
+    assert len({d["call_run_id"] for d in ends}) == 3
     assert all(d["cost"] > 0 for d in ends)
     stats = proc.stderr
     row = next(line for line in stats.splitlines() if "model calls" in line)

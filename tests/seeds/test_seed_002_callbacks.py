@@ -13,10 +13,8 @@ from uuid import UUID
 
 import numpy as np
 
-from agentcli import BaseCallbackHandler, Tool, initialize_agent
+from agentcli.compat import BaseCallbackHandler, LLMResult, Tool, initialize_agent
 from agentcli.models.fake import FakeChatModel
-
-LLMResult = Any  # the seed's type hint
 
 
 # -- the seed's handler, as written --------------------------------------------------------
