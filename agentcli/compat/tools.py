@@ -49,7 +49,7 @@ class BaseTool(Tool):
         Tool.__init__(self, name, str(given["description"] or ""), func=self._call_run,
                       coroutine=self._call_arun if has_async else None, args_schema=schema,
                       return_direct=bool(given["return_direct"]))
-        for key, value in fields.items():  # the subclass's own fields (an API wrapper...)
+        for key, value in {**_declared(cls), **fields}.items():  # the subclass's own fields
             object.__setattr__(self, key, value)
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
@@ -63,6 +63,24 @@ class BaseTool(Tool):
 
     async def _call_arun(self, *args: Any, **kwargs: Any) -> Any:
         return await self._arun(*args, **kwargs)
+
+
+def _declared(cls: type) -> dict[str, Any]:
+    """Defaults of the subclass's own annotated fields written pydantic's way
+    (``api_wrapper: W = Field(default_factory=W)``), which no pydantic model fills here."""
+    values: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__[:cls.__mro__.index(BaseTool)]):
+        for name in getattr(klass, "__annotations__", {}):
+            value = vars(klass).get(name)
+            if type(value).__name__ != "FieldInfo" or name in _OWN:
+                continue
+            factory = getattr(value, "default_factory", None)
+            default = getattr(value, "default", None)
+            if callable(factory):
+                values[name] = factory()
+            elif type(default).__name__ != "PydanticUndefinedType":
+                values[name] = default
+    return values
 
 
 def _schema(args_schema: Any) -> dict[str, Any] | None:

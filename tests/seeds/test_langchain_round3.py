@@ -270,3 +270,25 @@ def test_chat_prompt_template_is_two_messages() -> None:
     assert (human.role, human.content) == ("user", "hi")
     with pytest.raises(KeyError, match="lang"):
         prompt.format_messages(input="hi")
+
+
+# -- item 7 (the seed's own classes are in test_seed_002_agents.py): a structured BaseTool --
+def test_a_base_tool_with_several_arguments_and_an_async_run() -> None:
+    import asyncio
+
+    from agentcli.compat import BaseTool
+
+    class Multiply(BaseTool):
+        name = "multiply"
+        description = "Multiplies two integers."
+
+        def _run(self, a: int, b: int, run_manager: Any = None) -> str:
+            return str(a * b)
+
+        async def _arun(self, a: int, b: int, run_manager: Any = None) -> str:
+            return f"async {a * b}"
+
+    tool = Multiply()
+    assert tool.args_schema is not None and sorted(tool.args_schema["properties"]) == ["a", "b"]
+    assert tool.run({"a": 6, "b": 7}) == "42"
+    assert asyncio.run(tool.arun({"a": 2, "b": 3})) == "async 6"
