@@ -128,3 +128,20 @@ def test_seed_002_performance_handler_measures_a_run() -> None:
     assert summary["tokens_total_tokens"]["count"] == 3 and summary["tokens_total_tokens"]["min"] > 0
     assert handler.total_counts["tool_weather"] == 1 and handler.total_counts["tool_echo"] == 1
     assert handler.error_counts["tool"] == 1 and handler.total_counts["llm"] == 3
+
+
+def test_seed_002_handler_keeps_a_tools_duration_when_the_tool_calls_the_model() -> None:
+    from agentcli.compat import load_tools
+
+    handler = PerformanceCallbackHandler()
+    llm = FakeChatModel(['Action:\n```\n{"action": "Calculator", '
+                         '"action_input": "a quarter of three hundred"}\n```',
+                         "```text\n300 * 0.25\n```", "Final Answer: 75"])
+    tools = load_tools(["llm-math"], llm=llm)
+    result = initialize_agent(tools, llm, "chat-zero-shot-react-description",
+                              callbacks=[handler]).invoke("q")
+    assert result["output"] == "75"
+    summary = handler.get_metrics_summary()
+    assert summary["llm_duration"]["count"] == 3  # the agent's two and the tool's own
+    assert summary["tool_duration"]["count"] == 1  # not lost to the tool's model call
+    assert handler.start_times == {}
