@@ -89,14 +89,18 @@ class _Invoking(Runnable[Any, Any]):
         self.target = target
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kw: Any) -> Any:
-        """The target's ``invoke``."""
-        return self.target.invoke(input, config, **kw)
+        """The target's ``invoke`` (given the config, when there is one)."""
+        if config is None:
+            return self.target.invoke(input, **kw)
+        return self.target.invoke(input, config=config, **kw)
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None,
                       **kw: Any) -> Any:
         """The target's ``ainvoke`` when it has one."""
         if hasattr(self.target, "ainvoke"):
-            return await self.target.ainvoke(input, config, **kw)
+            if config is None:
+                return await self.target.ainvoke(input, **kw)
+            return await self.target.ainvoke(input, config=config, **kw)
         return await super().ainvoke(input, config, **kw)
 
 

@@ -292,3 +292,12 @@ def test_a_base_tool_with_several_arguments_and_an_async_run() -> None:
     assert tool.args_schema is not None and sorted(tool.args_schema["properties"]) == ["a", "b"]
     assert tool.run({"a": 6, "b": 7}) == "42"
     assert asyncio.run(tool.arun({"a": 2, "b": 3})) == "async 6"
+
+
+def test_create_agent_composes_and_batches_with_a_config() -> None:
+    from agentcli.compat import create_agent
+
+    agent = create_agent(FakeChatModel(["hello"] * 3), [])
+    last = agent | (lambda state: state["messages"][-1].content.upper())
+    assert last.invoke({"messages": [{"role": "user", "content": "hi"}]}) == "HELLO"
+    assert len(agent.batch(["a", "b"], config={"max_concurrency": 1})) == 2
