@@ -67,7 +67,9 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             name = safe_text(event.name or self.name)
             self._line(f"\n\n{_BOLD}> Entering new {name} chain...{_RESET}")
         elif isinstance(event, ev.ActionEvent):
-            self._print(event.action.log or f"Action: {event.action.tool}", "green")
+            action = event.action  # a native tool call has no text: LangChain's wording
+            self._print(action.log or f"\nInvoking: `{action.tool}` with "
+                        f"`{action.tool_input}`\n\n\n", "green")
         elif isinstance(event, ev.Observation):
             color = self._colors.get(event.step.action.tool, self.color) \
                 if event.status == "ok" else None

@@ -301,3 +301,14 @@ def test_create_agent_composes_and_batches_with_a_config() -> None:
     last = agent | (lambda state: state["messages"][-1].content.upper())
     assert last.invoke({"messages": [{"role": "user", "content": "hi"}]}) == "HELLO"
     assert len(agent.batch(["a", "b"], config={"max_concurrency": 1})) == 2
+
+
+def test_verbose_tool_calling_agent_says_invoking(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentcli.schema import ChatResult as Reply
+    from agentcli.schema import ToolCall as Call
+
+    llm = FakeChatModel([Reply("", (Call("c1", "echo", '{"input": "hi"}'),)), "done"])
+    initialize_agent([echo_tool()], llm, "tool-calling", verbose=True).invoke("q")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "\nInvoking: `echo` with `" in plain and "echo: hi" in plain
+    assert "Observation:" not in plain and plain.endswith("done\n\n> Finished chain.\n")
