@@ -260,8 +260,12 @@ def run(
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
         if question is None and template is None and save is None:
-            raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is 2+2?" '
-                              "(or -T NAME for a saved template)")
+            from agentcli.cli.question import stdin_is_piped
+
+            if no_stdin or "-" in (fragment or []) or not stdin_is_piped():
+                raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
+                                  '2+2?" (or pipe it in, or -T NAME for a saved template)')
+            question = "-"  # echo "2+2?" | agent run: the piped text is the question
         from agentcli.cli.running import execute
 
         env = _env()
