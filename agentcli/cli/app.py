@@ -260,12 +260,14 @@ def run(
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
         if question is None and template is None and save is None:
-            from agentcli.cli.question import stdin_is_piped
+            from agentcli.cli.question import piped_text, stdin_is_piped
 
-            if no_stdin or "-" in (fragment or []) or not stdin_is_piped():
+            # echo "2+2?" | agent run: the piped text is the question, as with llm
+            if not (no_stdin or "-" in (fragment or [])) and stdin_is_piped():
+                question = piped_text(sys.stdin)
+            if question is None:
                 raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
                                   '2+2?" (or pipe it in, or -T NAME for a saved template)')
-            question = "-"  # echo "2+2?" | agent run: the piped text is the question
         from agentcli.cli.running import execute
 
         env = _env()
@@ -284,7 +286,8 @@ def run(
 
         params = template_flags.param_values(param)
         if save is not None:
-            path = template_flags.save_from_flags(save, question, flags, params)
+            path = template_flags.save_from_flags(save, question, flags, params,
+                                                  base=template)
             typer.echo(f"saved template {save} in {path}", err=True)
             raise typer.Exit(exit_codes.OK)
         used = None

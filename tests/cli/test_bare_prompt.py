@@ -134,5 +134,5 @@ def test_nothing_piped_and_no_question_is_still_help_or_a_clear_error() -> None:
     assert "Usage: agent [OPTIONS] COMMAND" in bare.stdout + bare.stderr
     empty = cli("run", stdin="")  # a pipe with nothing in it
     assert empty.returncode == 2
-    assert empty.stderr.startswith("error: the question is empty") and "Traceback" not in \
+    assert empty.stderr.startswith("error: QUESTION is missing") and "Traceback" not in \
         empty.stderr
