@@ -40,10 +40,10 @@ def test_an_untrusted_project_file_starts_nothing(tmp_path: Path) -> None:
     proc = agent("mcp", "tools", "proj", cwd=root)
     assert proc.returncode == 2
     err = " ".join(proc.stderr.split())
-    assert "which you have not trusted" in err and "agent mcp trust" in err
+    assert "which you have not trusted" in err and "agent trust" in err
     assert not marker.exists()  # the command never ran
     listed = agent("mcp", "list", cwd=root)
-    assert "no (agent mcp trust)" in listed.stdout
+    assert "no (agent trust)" in listed.stdout
 
 
 def test_trust_is_remembered_until_the_file_changes(tmp_path: Path) -> None:
