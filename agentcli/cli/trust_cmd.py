@@ -106,7 +106,7 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
     from agentcli.project_trust import find_env_file, read_env, set_trust
 
     with errors_to_exit():
-        directory = directory.expanduser()
+        directory = Path(os.path.abspath(directory.expanduser()))
         if not directory.is_dir():
             raise ConfigError(f"{directory} is not a directory")
         verb = "trusted" if trusted else "no longer trusted"
