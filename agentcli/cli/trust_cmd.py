@@ -140,6 +140,7 @@ def trust(
     directory: Path = typer.Argument(Path("."), help="The project directory."),
     forget: bool = typer.Option(False, "--forget", help="Forget the trust (and a no)."),
 ) -> None:
-    """Trust the project's .env and .mcp.json as they are now (asked again if they change);
-    what a project file may never set stays ignored (docs/security.md)."""
+    """Trust the project's .env and .mcp.json as they are now (asked again if they change).
+
+    What a project file may never set stays ignored (docs/security.md)."""
     set_project_trust(directory, None if forget else True)

@@ -161,3 +161,21 @@ def test_a_variable_that_needs_trust_loads_once_the_file_is_trusted(tmp_path: Pa
     (root / ".env").write_text("AGENT_SYSTEM=be brief\nAGENT_PROFILE=fast\nX_Y=1\n")
     changed = agent(root, "run", "-m", model, "--no-log", "-q", "q")
     assert "AGENT_PROFILE, X_Y in" in one_line(changed.stderr)  # a changed file: asked again
+
+
+def test_the_table_in_security_md_says_what_the_code_does() -> None:
+    import re
+
+    from agentcli.project_trust import trust_class
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    rows = re.findall(r"^\| (free|safe-only|own-key|trust|never) \| (.*)$", doc, re.M)
+    assert {kind for kind, _ in rows} == {"free", "safe-only", "own-key", "trust", "never"}
+    checked = 0
+    for kind, text in rows:
+        for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", text):
+            assert trust_class(name) == kind, name
+            checked += 1
+    assert checked > 20
+    assert trust_class("PATH") == "trust" and trust_class("SERPAPI_API_KEY") == "free"
+    assert trust_class("DASHSCOPE_BASE_URL") == "own-key"
