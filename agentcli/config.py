@@ -429,10 +429,11 @@ def read_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
     from agentcli.files import read_small_text
+    from agentcli.yaml_loader import load_yaml
 
     text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
