@@ -113,12 +113,13 @@ class OtelExport:
                 trace.set_tracer_provider(self.provider)  # libraries' spans go out with ours
         self.handler = self.new_handler(request_options)
 
-    def new_handler(self, request_options: Mapping[str, Any] | None = None) -> Any:
+    def new_handler(self, request_options: Mapping[str, Any] | None = None,
+                    agent_name: str = "agentcli") -> Any:
         """An :class:`~agentcli.callbacks.otel.OtelHandler` reporting to these providers."""
         from agentcli.callbacks.otel import OtelHandler
 
         return OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
-                           request_options=request_options)
+                           request_options=request_options, agent_name=agent_name)
 
     def _build(self, env: Mapping[str, str]) -> Any:
         try:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +32,6 @@ KEYS = ("gen_ai.operation.name", "gen_ai.request.model", "gen_ai.provider.name",
         "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.usage.input_tokens",
         "gen_ai.usage.output_tokens", "gen_ai.response.finish_reasons", "agentcli.tool.status",
         "error.type")
-
-
-@pytest.fixture
-def receiver() -> Iterator[OtlpReceiver]:
-    server = OtlpReceiver()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def agent(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
