@@ -132,8 +132,8 @@ _LEAD = re.compile(r"^(?:what\s+is|what's|how\s+much\s+is|calculate|compute|eval
 
 def normalise(text: str) -> str:
     """Tidy the notations people and small models use into arithmetic: ``^`` and ``×``/``÷``,
-    thousands separators, ``$`` before a number, hex literals, a trailing ``=`` or ``?``, and the word
-    forms above."""
+    thousands separators, ``$`` before a number, hex literals, a trailing ``=`` or ``?``, and
+    the word forms above."""
     expr = text.strip().strip("`").strip()
     expr = _LEAD.sub("", expr).rstrip("?").strip()
     expr = expr.replace("^", "**").replace("÷", "/").replace("−", "-")

@@ -166,7 +166,6 @@ def test_big_integers_are_exact_and_hex_is_a_number(given: str, answer: str) -> 
 
 @pytest.mark.parametrize("given", ["4 hours", "2^3 * 4 = 8", "three cubed plus one", "6 sides"])
 def test_an_unreadable_input_is_quoted_and_never_guessed(given: str) -> None:
-    llm = FakeChatModel([])  # nothing to translate: no number, or arithmetic that fails
     with pytest.raises(ToolInputError) as info:
         calculate(given, None)
     message = str(info.value)
@@ -175,7 +174,7 @@ def test_an_unreadable_input_is_quoted_and_never_guessed(given: str) -> None:
 
 def test_words_without_a_number_are_refused_without_asking_the_model() -> None:
     llm = FakeChatModel(["```text\n4.0\n```"])
-    with pytest.raises(ToolInputError, match="cannot read '6 sides'|cannot read 'six sides'"):
+    with pytest.raises(ToolInputError, match="cannot read 'six sides'"):
         calculate("six sides", llm)
     assert llm.requests == []
 
