@@ -168,7 +168,8 @@ def _exact(node: ast.AST) -> int:
     if isinstance(node, ast.Expression):
         return _exact(node.body)
     if isinstance(node, ast.Constant):
-        return int(node.value)
+        assert isinstance(node.value, int)
+        return node.value
     if isinstance(node, ast.UnaryOp):
         return -_exact(node.operand) if isinstance(node.op, ast.USub) else _exact(node.operand)
     assert isinstance(node, ast.BinOp)
