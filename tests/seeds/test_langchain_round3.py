@@ -110,10 +110,10 @@ class Ids(BaseCallbackHandler):
 def test_a_tools_model_call_is_the_tools_child() -> None:
     ids = Ids()
     llm = FakeChatModel(['Action:\n```\n{"action": "Calculator", '
-                         '"action_input": "a quarter of three hundred"}\n```',
-                         "```text\n300 * 0.25\n```", "Final Answer: 75"])
+                         '"action_input": "300 apples and 25 pears"}\n```',
+                         "```text\n300 + 25\n```", "Final Answer: 325"])
     tools = load_tools(["llm-math"], llm=llm)
-    assert initialize_agent(tools, llm, CHAT, callbacks=[ids]).invoke("q")["output"] == "75"
+    assert initialize_agent(tools, llm, CHAT, callbacks=[ids]).invoke("q")["output"] == "325"
     kinds = [k for k, _, _ in ids.seen]
     assert kinds == ["chain", "llm", "llm_end", "tool", "llm", "llm_end", "tool_end", "llm",
                      "llm_end"]
@@ -230,9 +230,9 @@ def test_load_tools_callback_manager_and_metrics_reset() -> None:
             self.tools.append(serialized["name"])
 
     heard = Heard()
-    llm = FakeChatModel(["```text\n2 + 2\n```"])
+    llm = FakeChatModel([])
     (calc,) = load_tools(["llm-math"], llm=llm, callback_manager=CallbackManager([heard]))
-    assert calc.run("two plus two") == "Answer: 4" and heard.tools == ["Calculator"]
+    assert calc.run("2 + 2") == "Answer: 4" and heard.tools == ["Calculator"]
     metrics = MetricsHandler()
     initialize_agent([], FakeChatModel(["Final Answer: a"]), REACT,
                      callbacks=[metrics]).invoke("q")

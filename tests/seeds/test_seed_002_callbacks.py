@@ -135,12 +135,12 @@ def test_seed_002_handler_keeps_a_tools_duration_when_the_tool_calls_the_model()
 
     handler = PerformanceCallbackHandler()
     llm = FakeChatModel(['Action:\n```\n{"action": "Calculator", '
-                         '"action_input": "a quarter of three hundred"}\n```',
-                         "```text\n300 * 0.25\n```", "Final Answer: 75"])
+                         '"action_input": "300 apples and 25 pears"}\n```',
+                         "```text\n300 + 25\n```", "Final Answer: 325"])
     tools = load_tools(["llm-math"], llm=llm)
     result = initialize_agent(tools, llm, "chat-zero-shot-react-description",
                               callbacks=[handler]).invoke("q")
-    assert result["output"] == "75"
+    assert result["output"] == "325"
     summary = handler.get_metrics_summary()
     assert summary["llm_duration"]["count"] == 3  # the agent's two and the tool's own
     assert summary["tool_duration"]["count"] == 1  # not lost to the tool's model call
