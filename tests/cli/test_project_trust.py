@@ -230,3 +230,24 @@ def test_a_terminal_asks_once_showing_what_needs_trust(tmp_path: Path) -> None:
     assert code == 3  # the profile (one step) applied
     code, text = run("")  # the answer is kept: no question
     assert code == 3 and "Trust " not in text
+
+
+def test_agent_base_url_follows_the_key_of_the_model_set_with_it(tmp_path: Path) -> None:
+    from agentcli.project_trust import read_env
+
+    env_file = tmp_path / ".env"
+
+    def sorted_out(text: str, environ: dict[str, str] | None = None) -> tuple[set[str], set[str]]:
+        env_file.write_text(text)
+        env = read_env(str(env_file), environ or {})
+        return set(env.free), {what for what, _ in env.refused}
+
+    url = "AGENT_BASE_URL=http://127.0.0.1:9/v1\n"
+    assert sorted_out(url) == (set(), {"AGENT_BASE_URL"})  # for whichever model: never
+    assert sorted_out(url + "AGENT_MODEL=openai/x\n") == ({"AGENT_MODEL"}, {"AGENT_BASE_URL"})
+    assert sorted_out(url + "AGENT_MODEL=custom/x\n")[1] == set()
+    assert sorted_out(url + "AGENT_MODEL=ollama/x\n")[1] == set()  # a provider with no key
+    own = url + "AGENT_MODEL=openai/x\nOPENAI_API_KEY=sk-proj\n"
+    assert sorted_out(own)[1] == set()
+    assert sorted_out(own, {"OPENAI_API_KEY": "sk-yours"})[1] == {"AGENT_BASE_URL"}
+    assert sorted_out(own, {"AGENT_MODEL": "openai/y"})[1] == {"AGENT_BASE_URL"}
