@@ -47,6 +47,9 @@ def _env_lines(env: ProjectEnv) -> list[str]:
     return [f"  {name}={clean(value, 200)}" for name, value in sorted(env.needs_trust.items())]
 
 
+_said: set[str] = set()  # warnings already printed by this process
+
+
 def load_project_env() -> None:
     """Put what the project's ``.env`` may set into ``os.environ`` (yours wins), asking on a
     terminal when part of it needs trust; one warning line on stderr per thing ignored."""
@@ -59,7 +62,9 @@ def load_project_env() -> None:
     for name, value in accepted.items():
         os.environ.setdefault(name, value)
     for line in lines:
-        _err(f"warning: {line}")
+        if line not in _said:
+            _said.add(line)
+            _err(f"warning: {line}")
 
 
 def describe_servers(path: Path, servers: dict[str, Any]) -> list[str]:
