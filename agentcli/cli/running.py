@@ -154,7 +154,7 @@ def execute(
                if settings.verbose else None)
     from agentcli.cli.observe import Observers
     from agentcli.cli.spinner import ThinkingSpinner
-    from agentcli.cli.timings import TimingsHandler
+    from agentcli.callbacks.timings import TimingsHandler
     from agentcli.otel_export import otel_wanted
 
     observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,

@@ -51,13 +51,14 @@ class ServedAgent:
 
 def serve_settings(settings: Settings) -> Settings:
     """What serving changes: a memory-reading chat agent by default, a deadline always,
-    and no auto-approval (``approve: auto`` would run dangerous calls nobody sees)."""
+    no auto-approval (``approve: auto`` would run dangerous calls nobody sees), and the
+    model's tokens streamed (a streamed request passes the answer's on as they come)."""
     from agentcli.config import CHAT_AGENT
 
     if not settings.model:
         raise ConfigError("agent serve needs a model: pass --model provider/model or set "
                           "`model:` in the config")
-    return replace(settings, agent=settings.agent or CHAT_AGENT, approve="ask",
+    return replace(settings, agent=settings.agent or CHAT_AGENT, approve="ask", stream=True,
                    max_execution_time=settings.max_execution_time or DEFAULT_DEADLINE)
 
 
