@@ -83,6 +83,11 @@ def create_app(service: Service, *, token: str | None) -> Guard:
         try:
             call = parse_chat(read_json(await _body(request)), request.headers)
             served = service.agent_for(call.model)
+            try:
+                served.executor_for(call.schema)  # a bad schema is the request's fault
+            except AgentCliError as err:
+                raise WireError(400, f"response_format: {err}", param="response_format") \
+                    from None
         except WireError as err:
             return JSONResponse(err.body(), status_code=err.status)
         if call.stream:

@@ -80,15 +80,18 @@ async def run_turn(
     conversation = _open(served, call, store)
     buffer = io.StringIO()
     timings = TimingsHandler()
-    answer = AnswerStream(native=served.executor.agent.native_tools, env=env)
+    executor = served.executor_for(call.schema)
+    answer = AnswerStream(native=executor.agent.native_tools, env=env)
     tracer = TraceHandler(buffer, env=env) if call.want_trace else None
-    handlers: list[Any] = [timings, *([_Feed(answer, put)] if call.stream else []),
+    # A structured answer is sent whole, as the run validated it: no tokens of drafts.
+    feed = call.stream and call.schema is None
+    handlers: list[Any] = [timings, *([_Feed(answer, put)] if feed else []),
                            *([tracer] if tracer else [])]
 
     async def drive() -> RunResult:
         result: RunResult | None = None
         try:
-            async for event in served.executor.astream(
+            async for event in executor.astream(
                     _inputs(served, call, conversation), callbacks=handlers):
                 for line in _drain(buffer):
                     put(line)

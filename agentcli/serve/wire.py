@@ -50,6 +50,7 @@ class ChatCall:
     include_usage: bool = False
     want_trace: bool = False
     session: str | None = None
+    schema: dict[str, Any] | None = None  # response_format: the JSON Schema of the answer
 
 
 def read_json(raw: bytes) -> Any:
@@ -93,6 +94,7 @@ def parse_chat(body: Any, headers: Mapping[str, str]) -> ChatCall:
         include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
         want_trace=bool(trace_flag),
         session=_session(headers.get(SESSION_HEADER)),
+        schema=_schema(body.get("response_format")),
     )
 
 
@@ -121,6 +123,22 @@ def _message(raw: Any, index: int) -> tuple[str, str]:
         return role, "\n".join(texts)
     raise WireError(400, f"{where}: `content` must be a string or a list of text parts",
                     param=where)
+
+
+def _schema(value: Any) -> dict[str, Any] | None:
+    """The JSON Schema a ``response_format`` asks the answer to match (None: plain text)."""
+    kind = value.get("type") if isinstance(value, dict) else value
+    if value is None or kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "object"}
+    spec = value.get("json_schema") if kind == "json_schema" else None
+    schema = spec.get("schema") if isinstance(spec, dict) else None
+    if not isinstance(schema, dict):
+        raise WireError(400, "`response_format` must be {type: text}, {type: json_object} or "
+                        "{type: json_schema, json_schema: {name, schema}}",
+                        param="response_format")
+    return schema
 
 
 def _session(value: Any) -> str | None:

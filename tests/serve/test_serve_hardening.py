@@ -210,3 +210,33 @@ def test_served_steps_log_status_and_duration(serve: Any, mock_server: Any,
     assert len(steps) == 1
     tool, status, duration = steps[0]
     assert (tool, status) == ("Calculator", "ok") and duration is not None and duration >= 0
+
+
+def test_response_format_gives_the_runs_structured_output(serve: Any,
+                                                          mock_server: Any) -> None:
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        name: str
+        population: int
+
+    served = serve()
+    mock_server.add_reply('Final Answer: {"name": "Paris", "population": 2100000}')
+    parsed = client(served).chat.completions.parse(
+        model="agent", response_format=City,
+        messages=[{"role": "user", "content": "The capital of France?"}])
+    assert parsed.choices[0].message.parsed == City(name="Paris", population=2100000)
+    sent = mock_server.requests[-1].body["messages"]
+    assert "population" in json.dumps(sent)  # the schema reached the agent's prompt
+    # A reply that does not match goes back to the model, as for `agent run --schema`.
+    mock_server.add_reply('Final Answer: {"name": "Lyon"}')
+    mock_server.add_reply('Final Answer: {"name": "Lyon", "population": 520000}')
+    streamed = list(client(served).chat.completions.create(
+        model="agent", stream=True, messages=[{"role": "user", "content": "And Lyon?"}],
+        response_format={"type": "json_schema", "json_schema": {
+            "name": "City", "schema": City.model_json_schema()}}))
+    text = "".join(_contents(streamed))
+    assert City.model_validate_json(text) == City(name="Lyon", population=520000)
+    with pytest.raises(openai.BadRequestError, match="response_format"):
+        client(served).chat.completions.create(
+            model="agent", messages=ASK, response_format={"type": "json_schema"})
