@@ -59,7 +59,8 @@ def test_prompt_snapshot(agent_type: str) -> None:
     assert text == path.read_text(encoding="utf-8")
 
 
-_OPTIONAL = ("needs no tool", "no tool is needed", "need no tool", "needs no search")
+_OPTIONAL = ("needs no tool", "no tool is needed", "need no tool", "needs no search",
+             "if no tool is needed")
 
 
 @pytest.mark.parametrize("agent_type", agent_names())
