@@ -152,3 +152,21 @@ def test_hex_and_big_integers(mock_server: Any, tmp_path: Path) -> None:
     proc = agent(mock_server, tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
     assert observations(json.loads(proc.stdout)) == ["Answer: 17", "Answer: 1"]
+
+
+def test_batch_handles_an_empty_reply_after_a_tool_result_the_same(
+        mock_server: Any, tmp_path: Path) -> None:
+    """``agent batch``: the same contract as ``agent run`` (answer null, the stop reason)."""
+    mock_server.add_reply("", tool_calls=[calc({"input": "2 ** 5 + 3 ** 2"})])
+    mock_server.add_reply("")
+    mock_server.add_reply("")
+    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "q1", "input": "2**5 + 3**2?"}) + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "AGENT_"))}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"), HOME=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "batch", "in.jsonl", "-o", "out.jsonl", "-j", "1",
+         "-m", "openai/small", "-a", "tool-calling"], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    line = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
+    assert line["answer"] is None and line["stop_reason"] == "no_answer", proc.stderr
