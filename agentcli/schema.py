@@ -9,10 +9,10 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
     "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget",
-    "stalled", "jump_to_end",
+    "stalled", "jump_to_end", "no_answer",
 ]
 LIMIT_REASONS: frozenset[str] = frozenset(
-    {"max_iterations", "max_execution_time", "budget", "stalled"}
+    {"max_iterations", "max_execution_time", "budget", "stalled", "no_answer"}
 )
 
 

@@ -174,7 +174,8 @@ def test_each_request_has_its_own_limits(serve: Any, mock_server: Any) -> None:
         model="agent", messages=[{"role": "user", "content": "loop"}])
     assert stopped.choices[0].finish_reason == "length"
     assert stopped.choices[0].message.content == (
-        "Stopped: the agent used all its steps (--max-iterations) without reaching an answer.")
+        "Stopped: the agent used all its steps (--max-iterations) without reaching an answer. "
+        "The last result was: Answer: 42")  # issue 31: the last observation with a result
     assert (stopped.model_extra or {})["agent_stop_reason"] == "max_iterations"
     done = client(served).chat.completions.create(
         model="agent", messages=[{"role": "user", "content": "answer"}])
