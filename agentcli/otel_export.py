@@ -104,6 +104,7 @@ class OtelExport:
         self._env = env
         self._tally: _Tally | None = None
         self._owned: list[Any] = []  # the providers built here, shut down by close()
+        self._handlers: list[Any] = []
         self.endpoint = ""
         self.provider: Any = installed_provider()
         self.meter_provider: Any = metrics.get_meter_provider()
@@ -118,8 +119,10 @@ class OtelExport:
         """An :class:`~agentcli.callbacks.otel.OtelHandler` reporting to these providers."""
         from agentcli.callbacks.otel import OtelHandler
 
-        return OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
-                           request_options=request_options, agent_name=agent_name)
+        handler = OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
+                              request_options=request_options, agent_name=agent_name)
+        self._handlers.append(handler)
+        return handler
 
     def _build(self, env: Mapping[str, str]) -> Any:
         try:
@@ -158,6 +161,8 @@ class OtelExport:
     def close(self) -> str | None:
         """Send what is still queued, waiting a bounded time (a dead collector costs one
         refused connection, not the exit); a warning line when some spans were lost."""
+        for handler in self._handlers:
+            handler.end_unused()
         if not self._owned:
             return None  # an installed provider is flushed by its owner, at exit
         done = threading.Thread(target=self._shutdown, name="agentcli-otel-close", daemon=True)

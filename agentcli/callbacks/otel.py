@@ -22,12 +22,13 @@ Needs only ``opentelemetry-api``; where the spans go is the tracer provider's bu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -142,6 +143,30 @@ class OtelHandler(BaseCallbackHandler):
         self._capture = capture_content
         self._runs: dict[str, _RunSpans] = {}
         self._lock = threading.Lock()
+        self._early: trace.Span | None = None  # the next run's span, opened by setting_up()
+
+    @contextlib.contextmanager
+    def setting_up(self) -> Iterator[None]:
+        """Open the next run's ``invoke_agent`` span now, current while the agent is built,
+        so what building does (MCP servers starting) lands in the run's trace, under it."""
+        span = self._tracer.start_span(
+            f"invoke_agent {self._agent_name}", kind=trace.SpanKind.INTERNAL,
+            attributes={"gen_ai.operation.name": "invoke_agent",
+                        "gen_ai.agent.name": self._agent_name})
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+            with self._lock:
+                self._early = span
+
+    def end_unused(self) -> None:
+        """End the span :meth:`setting_up` opened when no run took it (the build failed)."""
+        with self._lock:
+            early, self._early = self._early, None
+        if early is not None:
+            early.end()
 
     # -- the events ------------------------------------------------------------------------
 
@@ -173,8 +198,13 @@ class OtelHandler(BaseCallbackHandler):
         ctx = trace.set_span_in_context(outer.agent.span) if outer is not None else None
         if ctx is None and getattr(trace.get_current_span(), "end_time", None) is not None:
             ctx = otel_context.Context()  # an ended span left current (a cut-off call)
-        span = self._tracer.start_span(f"invoke_agent {name}", context=ctx,
-                                       kind=trace.SpanKind.INTERNAL, attributes=attrs)
+        if outer is None and self._early is not None:  # opened while the agent was built
+            span, self._early = self._early, None
+            span.update_name(f"invoke_agent {name}")
+            span.set_attributes(attrs)
+        else:
+            span = self._tracer.start_span(f"invoke_agent {name}", context=ctx,
+                                           kind=trace.SpanKind.INTERNAL, attributes=attrs)
         if self._capture and "input" in inputs:
             span.set_attribute("gen_ai.input.messages", self._json(
                 [{"role": "user", "parts": [{"type": "text", "content": str(inputs["input"])}]}]))
