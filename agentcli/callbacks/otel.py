@@ -223,8 +223,8 @@ class OtelHandler(BaseCallbackHandler):
                 "gen_ai.provider.name", "gen_ai.request.model")})
         span = self._tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT,
                                        context=trace.set_span_in_context(under),
-                                       attributes={**common,
-                                                   **self._request_attrs(event.request)})
+                                       attributes={**common, **self._request_attrs(
+                                       event.request, event.options)})
         run.started[id(span)] = (time.perf_counter(), common)
         run.chats.setdefault(event.parent, []).append(self._enter(span))
 
@@ -347,9 +347,10 @@ class OtelHandler(BaseCallbackHandler):
         span.set_attribute("error.type", error_type)
         span.set_status(trace.Status(trace.StatusCode.ERROR, message))
 
-    def _request_attrs(self, request: ChatRequest) -> dict[str, Any]:
+    def _request_attrs(self, request: ChatRequest,
+                       own: Mapping[str, Any]) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
-        options = {**self._options, **request.options}
+        options = {**self._options, **own, **request.options}  # as the body merges them
         for key, name in _OPTIONS.items():
             value = options.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):

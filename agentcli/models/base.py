@@ -171,7 +171,7 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
     from agentcli.events import (
         ModelEnd,
         ModelError,
-        ModelStart,
+        model_start,
         restore_tool_scope,
         take_tool_scope,
     )
@@ -181,8 +181,7 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
         yield lambda result: result
         return
     request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(ModelStart(request, model.name, parent=scope.parent,
-                          server=getattr(model, "base_url", "")))
+    scope.emit(model_start(request, model, scope.parent))
     started = time.perf_counter()
 
     def done(result: ChatResult) -> ChatResult:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,6 +263,16 @@ class RequestBody:
     local_max_tokens: int | None
     _last_messages: tuple[list[Message], str]
 
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request (whose own options are ``params``): temperature,
+        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
+        own = {} if self.temperature is None else {"temperature": self.temperature}
+        own.update(self.options)
+        if self.local and self.local_max_tokens and not (
+                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
+            own["max_tokens"] = self.local_max_tokens
+        return own
+
     def _payload(
         self,
         messages: Sequence[Message],
@@ -275,10 +285,8 @@ class RequestBody:
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": [m.to_openai() for m in messages],
+            **self.own_options(params),
         }
-        if self.temperature is not None:
-            payload["temperature"] = self.temperature
-        payload.update(self.options)
         stops = [s for s in (stop or ()) if s]
         if stops:
             payload["stop"] = stops[:_MAX_SERVER_STOPS]
@@ -288,10 +296,6 @@ class RequestBody:
         schema = params.pop("response_schema", None)
         if schema is not None and self.structured_mechanism is not None:
             payload.update(schema_fields(self.structured_mechanism, schema))
-        if self.local and self.local_max_tokens and not (
-            {"max_tokens", "max_completion_tokens"} & set(params)
-        ):
-            payload["max_tokens"] = self.local_max_tokens
         payload.update(params)
         if stream:
             payload["stream"] = True

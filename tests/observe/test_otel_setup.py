@@ -59,6 +59,7 @@ def test_run_spans_and_metrics_follow_the_genai_conventions(
     assert chat.attributes["server.port"] == mock_server.port
     assert re.fullmatch(r"chatcmpl-\w+", chat.attributes["gen_ai.response.id"])
     assert chat.attributes["gen_ai.request.max_tokens"] == 64
+    assert mock_server.requests[-1].body["max_tokens"] == 64  # what was sent, not a default
     # the two GenAI client histograms, over OTLP/HTTP too
     by_name: dict[str, list[Any]] = {}
     for point in receiver.points:
@@ -71,6 +72,17 @@ def test_run_spans_and_metrics_follow_the_genai_conventions(
     assert set(tokens) == {"input", "output"}
     assert tokens["input"].sum == chat.attributes["gen_ai.usage.input_tokens"]
     assert tokens["output"].sum == chat.attributes["gen_ai.usage.output_tokens"]
+
+
+def test_a_local_servers_default_max_tokens_is_on_the_span_as_sent(
+    mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
+) -> None:
+    mock_server.add_reply("Final Answer: 75")
+    proc = agent(*MODEL, env=otel_env(mock_server, receiver, tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    sent = mock_server.requests[-1].body["max_tokens"]  # the model's own, on a local server
+    (run,) = receiver.roots()
+    assert run.children[0].attributes["gen_ai.request.max_tokens"] == sent
 
 
 def test_a_refused_key_is_error_type_401_on_the_spans_and_the_metric(
