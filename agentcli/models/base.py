@@ -255,8 +255,10 @@ def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatRe
     slot_of_id: dict[str, int] = {}
     finish: str | None = None
     usage = Usage()
+    response_id = ""
     for chunk in chunks:
         text.append(chunk.text)
+        response_id = response_id or chunk.response_id
         if chunk.finish_reason:
             finish = chunk.finish_reason
         if chunk.usage is not None:
@@ -284,7 +286,7 @@ def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatRe
         ToolCall(id=c["id"] or f"call_{i}", name=c["name"] or "", arguments="".join(c["args"]))
         for i, c in enumerate(calls)
     )
-    return ChatResult("".join(text), tool_calls, finish, usage)
+    return ChatResult("".join(text), tool_calls, finish, usage, response_id=response_id)
 
 
 def _find_slot(

@@ -132,6 +132,7 @@ class SSEState:
         self.finished = False  # [DONE] seen, or a stop string cut the text
         self.finish_reason: str | None = None
         self.saw_choice = False
+        self.response_id = ""
         self.emitted = False  # a chunk reached the consumer: the request is not resent
 
     def feed(self, line: str) -> list[ChatChunk]:
@@ -154,6 +155,8 @@ class SSEState:
             raise Failure(f"{self.provider} sent an error in the stream: "
                            f"{server_message(data)}")
         out: list[ChatChunk] = []
+        if not self.response_id and isinstance(event.get("id"), str):
+            self.response_id = event["id"]  # sent on the finish chunk: no chunk of its own
         choices = event.get("choices") or []
         if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
             raise bad_output(self.provider, "a stream event whose 'choices' are not objects")
@@ -179,7 +182,7 @@ class SSEState:
                 # Stop reading: the server ignored ``stop`` and what follows is not wanted.
                 self.finished = True
                 self.finish_reason = "stop"
-                yield ChatChunk(finish_reason="stop")
+                yield ChatChunk(finish_reason="stop", response_id=self.response_id)
                 return
         raw_calls = delta.get("tool_calls") or []
         if not isinstance(raw_calls, list) or not all(
@@ -197,7 +200,8 @@ class SSEState:
             )
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
-            yield ChatChunk(finish_reason=choice["finish_reason"])
+            yield ChatChunk(finish_reason=choice["finish_reason"],
+                            response_id=self.response_id)
 
     def end(self, emitted: bool) -> list[ChatChunk]:
         """Held-back text at the end, or a failure when the stream stopped short."""

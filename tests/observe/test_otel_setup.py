@@ -135,20 +135,24 @@ def test_a_dead_collector_costs_a_warning_not_the_run(
     assert "Traceback" not in proc.stderr
 
 
-def test_chat_session_is_the_conversation_id(
+def test_chat_session_is_the_conversation_id_and_streamed_replies_have_ids(
     mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
 ) -> None:
     for reply in ("Final Answer: one", "Final Answer: two"):
         mock_server.add_reply(reply)
     full = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "OTEL_"))}
     chat = subprocess.run([sys.executable, "-m", "agentcli", "chat", "-m", "openai/mock-model",
-                           "--no-stream", "--session", "trip-plans"], capture_output=True,
+                           "--session", "trip-plans"], capture_output=True,
                           text=True, env={**full, **otel_env(mock_server, receiver, tmp_path)},
                           input="first\nsecond\n", timeout=120)
     assert chat.returncode == 0, chat.stderr
     turns = [s for s in _agent_spans(receiver) if s.name.startswith("invoke_agent")]
     assert len(turns) == 2
     assert {s.attributes.get("gen_ai.conversation.id") for s in turns} == {"trip-plans"}
+    assert all(r.body.get("stream") for r in mock_server.requests)  # the replies streamed
+    chats = [s for s in _agent_spans(receiver) if s.name.startswith("chat ")]
+    assert len(chats) == 2
+    assert all(re.fullmatch(r"chatcmpl-\w+", s.attributes["gen_ai.response.id"]) for s in chats)
 
 
 # -- opentelemetry-instrument ---------------------------------------------------------------
