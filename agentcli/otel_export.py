@@ -49,7 +49,8 @@ def installed_provider() -> Any:
     if api is None:
         return None
     provider = api.get_tracer_provider()
-    if isinstance(provider, api.ProxyTracerProvider | api.NoOpTracerProvider):
+    if isinstance(provider, api.ProxyTracerProvider | api.NoOpTracerProvider) or \
+            getattr(provider, "_agentcli_built", False):  # an earlier command's, in-process
         return None
     return provider
 
@@ -145,6 +146,7 @@ class OtelExport:
         self._timeout = _timeout(env)
         resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or "agentcli"})
         self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+        self.provider._agentcli_built = True
         for name in names:
             exporter = _span_exporter(name, env, self._timeout)
             if name == "otlp":
