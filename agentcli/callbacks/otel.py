@@ -192,8 +192,8 @@ class OtelHandler(BaseCallbackHandler):
                                  "gen_ai.agent.name": name, "agentcli.run_id": run_id}
         conversation = next((event.metadata[k] for k in _CONVERSATION_KEYS
                              if event.metadata.get(k)), None)
-        if conversation is not None:
-            attrs["gen_ai.conversation.id"] = str(conversation)
+        if conversation is not None:  # session.id: OpenInference's name, what Phoenix groups by
+            attrs["gen_ai.conversation.id"] = attrs["session.id"] = str(conversation)
         outer = self._runs.get(str(parent)) if parent else None
         ctx = trace.set_span_in_context(outer.agent.span) if outer is not None else None
         if ctx is None and getattr(trace.get_current_span(), "end_time", None) is not None:

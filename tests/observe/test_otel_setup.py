@@ -149,6 +149,7 @@ def test_chat_session_is_the_conversation_id_and_streamed_replies_have_ids(
     turns = [s for s in _agent_spans(receiver) if s.name.startswith("invoke_agent")]
     assert len(turns) == 2
     assert {s.attributes.get("gen_ai.conversation.id") for s in turns} == {"trip-plans"}
+    assert {s.attributes.get("session.id") for s in turns} == {"trip-plans"}  # Phoenix's
     assert all(r.body.get("stream") for r in mock_server.requests)  # the replies streamed
     chats = [s for s in _agent_spans(receiver) if s.name.startswith("chat ")]
     assert len(chats) == 2
