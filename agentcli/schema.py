@@ -269,6 +269,7 @@ class ChatChunk:
     tool_call_arguments: str = ""
     finish_reason: str | None = None
     usage: Usage | None = None
+    response_id: str = ""  # the completion's id, on the chunk that finishes the reply
 
 
 Decision = AgentFinish | AgentAction | list[AgentAction]
