@@ -58,7 +58,7 @@ from agentcli.middleware import (
     deny_all,
     truncate_middle,
 )
-from agentcli.recovery import asks_last, call_key, looks_like_action, with_repeats
+from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
 from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
 from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import (
@@ -338,10 +338,13 @@ class AgentExecutor:
             except OutputParserError as err:
                 if self.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
-                    # an empty reply after tool results ends the run, as in LangGraph (and
-                    # stays in the messages, as there)
-                    self._update(run, [{"messages": [Message("assistant", "")]}])
-                    return (yield from self._finish(run, self._last_text(run), "finished"))
+                    if self.early_stopping_method == "force":
+                        # an empty reply after tool results ends the run, as in LangGraph (and
+                        # stays in the messages, as there)
+                        self._update(run, [{"messages": [Message("assistant", "")]}])
+                        return (yield from self._finish(run, self._last_text(run), "finished"))
+                    reason = "no_answer"  # the CLI: asked once more, else exit 3, no answer
+                    break
                 observation = self._parse_error_observation(err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
                 step = AgentStep(action, observation)
@@ -352,6 +355,16 @@ class AgentExecutor:
                     reason = "stalled"
                     break
                 continue
+            if isinstance(decision, AgentFinish) and not self._answers(run, decision):
+                reason = "no_answer"  # empty, a tool call as text, the question echoed
+                break
+            if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
+                expired, answer = yield from self._answer_now(run)
+                if expired:
+                    reason = "max_execution_time"
+                    break
+                if answer is not None:
+                    return (yield from self._finish(run, answer, "finished"))
             self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
             if isinstance(decision, AgentFinish):
                 return (yield from self._finish(run, decision, "finished"))
@@ -374,6 +387,35 @@ class AgentExecutor:
             if ended is not None:
                 return ended
         return (yield from self._stop(run, reason or "max_iterations"))
+
+    def _answers(self, run: Run, finish: AgentFinish) -> bool:
+        """The answer contract (``recovery.is_answer``), kept where the caller asked for the
+        run's end as it is (``early_stopping_method: force``) or for a structured answer."""
+        if self.early_stopping_method == "force" or self.response_format is not None:
+            return True
+        return is_answer(finish.output, str(run.values.get("input") or ""))
+
+    def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
+        """A call shows the model already has its result (asked once a run, CLI default)."""
+        if self.early_stopping_method != "auto" or run.asked_now:
+            return False
+        actions = decision if isinstance(decision, list) else [decision]
+        return any(has_result(run.results, a) for a in actions)
+
+    def _answer_now(self, run: Run) -> Generator[Effect, Any, tuple[bool, AgentFinish | None]]:
+        """Ask for the answer now, without tools (the call is not run): (the deadline passed,
+        the answer or None when the reply is still not one: the run goes on with the call)."""
+        run.asked_now = True
+        yield Notice("answer_now", "The model already has the result; asked for its answer.",
+                     {})
+        reply = yield CallModel(self.agent.request(self._view(run), final=True))
+        if reply is EXPIRED:
+            return True, None
+        answer: AgentFinish = self.agent.finish(reply)
+        if not is_answer(answer.output, str(run.values.get("input") or "")):
+            return False, None
+        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
+        return False, answer
 
     def _refresh_tools(self) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
@@ -463,7 +505,7 @@ class AgentExecutor:
             result = yield CallModel(self.agent.request(self._view(run), final=True))
             if result is not EXPIRED:
                 answer = self.agent.finish(result)
-                if answer.output.strip() and not looks_like_action(answer.output):
+                if is_answer(answer.output, str(run.values.get("input") or "")):
                     final = answer
                     if self.early_stopping_method == "auto":
                         run.recovered = reason

@@ -9,10 +9,10 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
     "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget",
-    "stalled", "jump_to_end",
+    "stalled", "jump_to_end", "no_answer",
 ]
 LIMIT_REASONS: frozenset[str] = frozenset(
-    {"max_iterations", "max_execution_time", "budget", "stalled"}
+    {"max_iterations", "max_execution_time", "budget", "stalled", "no_answer"}
 )
 
 
@@ -269,6 +269,7 @@ class ChatChunk:
     tool_call_arguments: str = ""
     finish_reason: str | None = None
     usage: Usage | None = None
+    response_id: str = ""  # the completion's id, on the chunk that finishes the reply
 
 
 Decision = AgentFinish | AgentAction | list[AgentAction]
