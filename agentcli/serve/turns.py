@@ -69,7 +69,10 @@ async def run_turn(
     finally:
         tracer.close()
     assert result is not None  # every run ends with an End event
-    _save(served, call, result, conversation, store, log_runs)
+    from agentcli._sync import in_thread
+
+    # Off the server's loop: a summary memory makes a (sync) model call, and SQLite blocks.
+    await in_thread(lambda: _save(served, call, result, conversation, store, log_runs))
     yield turn_of(result, env)
 
 
