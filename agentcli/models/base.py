@@ -203,7 +203,8 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
         yield lambda result: result
         return
     request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(ModelStart(request, model.name, parent=scope.parent))
+    scope.emit(ModelStart(request, model.name, parent=scope.parent,
+                          server=getattr(model, "base_url", "")))
     started = time.perf_counter()
 
     def done(result: ChatResult) -> ChatResult:

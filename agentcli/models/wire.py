@@ -113,7 +113,7 @@ def parse_response(provider: str, model: str, status: int, body: str | bytes,
     calls = tuple(tool_call(raw, i) for i, raw in enumerate(raw_calls))
     finish = "stop" if cut else choice.get("finish_reason")
     return ChatResult(text, calls, finish, usage_of(data.get("usage")),
-                      str(data.get("model") or model))
+                      str(data.get("model") or model), str(data.get("id") or ""))
 
 
 def _text(body: str | bytes, decoded: Callable[[], str] | None) -> str:
