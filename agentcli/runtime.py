@@ -172,7 +172,7 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
     """The run's tools again, through the same loading path, when an MCP server's tool list
     changed (``tools/list_changed``); None while nothing changed. A changed list that cannot
     load (a new dangerous tool not allowed) keeps the old one and says why."""
-    from agentcli.mcp.pool import settle, tools_version
+    from agentcli.mcp.pool import tools_version
     from agentcli.tools.resolve import load_configured_tools
 
     seen = [tools_version()]
@@ -182,7 +182,6 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
         if now == seen[0]:
             return None
         seen[0] = now
-        settle()
         try:
             return load_configured_tools(settings, llm, tool_extras)
         except AgentCliError as err:

@@ -73,7 +73,7 @@ class ServerConnection:
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
-        self.version = 0  # bumped when the server's tool list changes while it runs
+        self.version = 0  # bumped when a changed tool list has been read while it runs
 
     @property
     def alive(self) -> bool:
@@ -164,7 +164,6 @@ class ServerConnection:
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
-            self.version += 1  # seen now, before the result of the call that caused it
             self._refresh = asyncio.create_task(self._refresh_tools())
 
     async def settled(self, timeout: float) -> None:
@@ -180,6 +179,7 @@ class ServerConnection:
         starts with: a tool added during one session is not one a fresh server has."""
         with contextlib.suppress(Exception):  # a failed refresh keeps the old list
             self.tools = await self._list_tools()
+            self.version += 1
 
     async def _pages(self, what: str, fetch: Callable[[Any], Awaitable[Any]],
                      items: Callable[[Any], list[Any]]) -> list[Any]:
@@ -310,6 +310,9 @@ class ServerConnection:
         result = await self._request(label, lambda: self._session.call_tool(
             tool, arguments, read_timeout_seconds=self.conf.call_timeout,
             progress_callback=progress))
+        # A call that changed the server's tools returns once the new list is read, so the
+        # next model request is offered it (without a blocking wait on the run's loop).
+        await self.settled(self.conf.call_timeout)
         data = _dump(result)
         text = result_text(data)
         if data.get("isError"):
