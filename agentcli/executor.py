@@ -43,6 +43,7 @@ from agentcli.events import (
     RunEvent,
     Start,
     StateUpdate,
+    notifying,
 )
 from agentcli.history import closing, without_steps
 from agentcli.middleware import (
@@ -353,7 +354,12 @@ class AgentExecutor:
 
     def _refresh_tools(self) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
-        fresh = self.tool_refresh() if self.tool_refresh is not None else None
+        if self.tool_refresh is None:
+            return
+        notes: list[RunEvent] = []
+        with notifying(notes.append):  # what the refresh says (held back) reaches the trace
+            fresh = self.tool_refresh()
+        yield from notes
         if fresh is None:
             return
         before = {t.name for t in self.tools}
