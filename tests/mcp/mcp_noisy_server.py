@@ -1,6 +1,7 @@
 """An MCP server (official SDK, stdio) for the list_changed tests: ``flood`` sends N
 ``notifications/tools/list_changed`` in one call, ``lists`` says how many times it was asked
-``tools/list``; ``unlock`` adds a safe tool (``secret``) and a destructive one (``wipe``)."""
+``tools/list``; ``colours`` returns a list (text and structuredContent); ``unlock`` adds a
+safe tool (``secret``) and a destructive one (``wipe``)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ async def unlock(ctx: Context) -> str:
     server.add_tool(wipe, annotations=ToolAnnotations(destructiveHint=True))
     await ctx.session.send_tool_list_changed()
     return "unlocked: new tools are available"
+
+
+@server.tool(annotations=SAFE)
+def colours() -> list[str]:
+    """The colours (a list: the SDK sends one text block per item plus structuredContent)."""
+    return ["red", "green"]
 
 
 if __name__ == "__main__":

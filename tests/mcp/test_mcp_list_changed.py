@@ -72,3 +72,13 @@ def test_a_new_dangerous_tool_is_held_back_and_the_safe_one_offered(
     assert "Held back a new tool 'noisy.wipe' (from MCP server 'noisy') is dangerous" in trace
     assert "--allow noisy.wipe" in trace
     assert "The tools changed (new: noisy.secret)" in trace
+
+
+def test_a_result_with_text_and_structured_content_reaches_the_model_once(
+        mock_server: Any, tmp_path: Path) -> None:
+    mock_server.add_reply(tool_calls=[{"name": "noisy__colours", "arguments": {}}])
+    mock_server.add_reply("red and green")
+    proc = agent("run", "q", "-m", "openai/any", "-a", "tool-calling", "-c", config(tmp_path),
+                 "-t", "noisy.colours", env=env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert tool_texts(mock_server.requests[-1].body) == ["red\ngreen"]
