@@ -6,7 +6,8 @@ entered and left inside one task (anyio requires it). A dead server is reported 
 its stderr (kept in the data dir) and restarted once on the next call; an HTTP or SSE server
 that went away is tried ``reconnect_attempts`` times (5) with a doubling delay (0.25 s, 0.5 s,
 1 s, 2 s).
-A request the server never answered (it forgot our session: 404; it is down, still starting,
+A request the server never answered (it forgot our session: 404, or 400 naming the session;
+it is down, still starting,
 or closed the connection before any answer) is sent once more after reconnecting. This module
 imports the SDK; nothing imports this module until an MCP server is actually used.
 """
