@@ -72,6 +72,8 @@ def test_an_unreadable_row_of_a_migrated_log_does_not_break_the_listing(
     assert shown.returncode == 0 and "unreadable in the log: steps" in shown.stdout
     data = json.loads(agent("logs", "--json", "--db", str(db)).stdout)
     assert data[1]["unreadable"] == ["steps"] and "unreadable" not in data[0]
+    session = agent("sessions", "show", "s", "--db", str(db))  # its turn: no steps shown
+    assert session.returncode == 0 and "old question about zebras" in session.stdout
 
 
 @pytest.mark.parametrize("where", ["default", "flag"])
