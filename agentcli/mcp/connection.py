@@ -101,7 +101,7 @@ class ServerConnection:
         self._lock: asyncio.Lock | None = None
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
-        self._stale = False  # a tools/list_changed came during the refresh in flight
+        self._stale = False  # a tools/list_changed came since the list was last read
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
         self.version = 0  # bumped when the server's tool list changes while it runs
 
@@ -193,27 +193,27 @@ class ServerConnection:
                 await self._session.send_roots_list_changed()
 
     async def _on_message(self, message: Any) -> None:
-        """A ``tools/list_changed`` starts one refresh; more while it runs ask for one more
-        after it, never one each (a server may send 60,000 in one call)."""
+        """A ``tools/list_changed`` only marks the list stale: :meth:`settled` (before the
+        agent's next model request) reads it once, however many came (a server may send
+        60,000 in one call); never one task or one ``tools/list`` per notification."""
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self.version += 1  # seen now, before the result of the call that caused it
-            if self._refresh is not None and not self._refresh.done():
-                self._stale = True
-                return
-            self._refresh = asyncio.create_task(self._refresh_until_current())
-
-    async def _refresh_until_current(self) -> None:
-        self._stale = True
-        while self._stale:
-            self._stale = False
-            await self._refresh_tools()
+            self._stale = True
 
     async def settled(self, timeout: float) -> None:
-        """Wait (up to ``timeout``) for a tool-list refresh in flight to finish."""
+        """Re-read a stale tool list (one refresh in flight, again if it went stale
+        meanwhile), waiting up to ``timeout``."""
+        if self._stale and (self._refresh is None or self._refresh.done()):
+            self._refresh = asyncio.create_task(self._refresh_until_current())
         task = self._refresh
         if task is not None and not task.done():
             with contextlib.suppress(Exception, asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(task), timeout)
+
+    async def _refresh_until_current(self) -> None:
+        while self._stale:
+            self._stale = False
+            await self._refresh_tools()
 
     async def _refresh_tools(self) -> None:
         """The server changed its tools: the running agent is offered the new list (see
