@@ -393,7 +393,7 @@ def _info(row: sqlite3.Row) -> SessionInfo:
                        json.loads(row["tools"]) if row["tools"] else None)
 
 
-_FTS_SYNTAX = re.compile(r'["*():^]|\b(?:AND|OR|NOT|NEAR)\b')
+_FTS_SYNTAX = re.compile(r'["*()^]|\b(?:AND|OR|NOT|NEAR)\b|\b(?:question|answer|steps)\s*:')
 
 
 def _fts_query(text: str) -> str:
