@@ -119,7 +119,7 @@ class BaseChatModel:
         from agentcli._sync import run_sync
 
         return run_sync(self.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
-                                       **params))
+                                       **params), instead="model.agenerate(...)")
 
     async def agenerate(
         self,
@@ -144,7 +144,8 @@ class BaseChatModel:
         """Stream deltas (through the sync bridge over :meth:`astream`)."""
         from agentcli._sync import iterate
 
-        return iterate(self.astream(messages, stop=stop, tools=tools, **params))
+        return iterate(self.astream(messages, stop=stop, tools=tools, **params),
+                       instead="model.astream(...)")
 
     async def astream(
         self,
@@ -170,7 +171,7 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
     from agentcli.events import (
         ModelEnd,
         ModelError,
-        ModelStart,
+        model_start,
         restore_tool_scope,
         take_tool_scope,
     )
@@ -180,7 +181,7 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
         yield lambda result: result
         return
     request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(ModelStart(request, model.name, parent=scope.parent))
+    scope.emit(model_start(request, model, scope.parent))
     started = time.perf_counter()
 
     def done(result: ChatResult) -> ChatResult:
@@ -254,8 +255,10 @@ def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatRe
     slot_of_id: dict[str, int] = {}
     finish: str | None = None
     usage = Usage()
+    response_id = ""
     for chunk in chunks:
         text.append(chunk.text)
+        response_id = response_id or chunk.response_id
         if chunk.finish_reason:
             finish = chunk.finish_reason
         if chunk.usage is not None:
@@ -283,7 +286,7 @@ def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatRe
         ToolCall(id=c["id"] or f"call_{i}", name=c["name"] or "", arguments="".join(c["args"]))
         for i, c in enumerate(calls)
     )
-    return ChatResult("".join(text), tool_calls, finish, usage)
+    return ChatResult("".join(text), tool_calls, finish, usage, response_id=response_id)
 
 
 def _find_slot(
