@@ -43,7 +43,6 @@ from agentcli.events import (
     RunEvent,
     Start,
     StateUpdate,
-    notifying,
 )
 from agentcli.history import closing, without_steps
 from agentcli.middleware import (
@@ -60,7 +59,7 @@ from agentcli.middleware import (
     truncate_middle,
 )
 from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
-from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
+from agentcli.run import EXPIRED, CallModel, Effect, Outcome, RefreshTools, Run, RunTools
 from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import (
     PARSE_ERROR_TOOL,
@@ -422,9 +421,7 @@ class AgentExecutor:
         """Offer the tools a live source changed since the last request (and say so)."""
         if self.tool_refresh is None:
             return
-        notes: list[RunEvent] = []
-        with notifying(notes.append):  # what the refresh says (held back) reaches the trace
-            fresh = self.tool_refresh()
+        fresh, notes = yield RefreshTools()  # what the refresh said (held back): the trace
         yield from notes
         if fresh is None:
             return
