@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import free_port
+from tests.mcp.conftest import free_port
 from mcp_helpers import agent
 
 
