@@ -98,3 +98,85 @@ def test_a_bare_percentage_is_read_with_the_questions_math(mock_server: Any,
     assert proc.stdout == "75\n"  # the answer on stdout, the trace on stderr
     assert "Reading the question's math: What is 25% of 300" in proc.stderr
     assert "Observation: Answer: 75.0" in proc.stderr
+
+
+def trace_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_recovered_run_says_recovered_in_its_traces(mock_server: Any, tmp_path: Path) -> None:
+    for _ in range(3):
+        mock_server.add_reply(CALC)
+    mock_server.add_reply(FINAL)
+    trace = tmp_path / "t.jsonl"
+    proc = run(mock_server, tmp_path, "--trace", str(trace))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "75"
+    err = " ".join(proc.stderr.split())
+    stopped = err.index("Stopped: the model kept sending the same reply")
+    recovered = err.index("Recovered: the model kept sending the same reply, so the run was "
+                          "stopped; asked once more, the model gave its answer.")
+    assert stopped < recovered  # the stop, then why an answer follows it
+    lines = trace_lines(trace)
+    [note] = [e for e in lines if e.get("kind") == "recovered"]
+    assert note["reason"] == "stalled" and note["text"].startswith("Recovered:")
+    [end] = [e for e in lines if e["event"] == "chain_end"]
+    assert end["outputs"]["answer"] == "75" and end["outputs"]["recovered"] == "stalled"
+
+
+def test_a_stopped_runs_trace_has_no_answer_and_its_reason(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    for _ in range(3):
+        mock_server.add_reply(CALC)
+    trace = tmp_path / "t.jsonl"
+    proc = run(mock_server, tmp_path, "--early-stopping", "force", "--trace", str(trace))
+    assert proc.returncode == 3, proc.stderr
+    text = trace.read_text()
+    assert "Agent stopped due to" not in text  # LangChain's canned sentence is no answer
+    lines = trace_lines(trace)
+    [finish] = [e for e in lines if e["event"] == "agent_finish"]
+    assert finish["answer"] is None and finish["stop_reason"] == "stalled"
+    assert finish["finish"]["return_values"]["output"] is None
+    [end] = [e for e in lines if e["event"] == "chain_end"]
+    assert end["outputs"]["answer"] is None and end["outputs"]["stop_reason"] == "stalled"
+    assert not [e for e in lines if e.get("kind") == "recovered"]
+
+
+def test_serves_trace_of_a_stopped_run_has_no_canned_answer(mock_server: Any,
+                                                            tmp_path: Path) -> None:
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "serve", "-m", "openai/small", "--port", str(port),
+         "--max-iterations", "1", "--agent", "chat-zero-shot-react-description"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:
+            if "Serving" in line:
+                break
+        mock_server.add_reply(CALC)
+        mock_server.add_reply(CALC)  # the answer-now request gets a tool call again
+        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=60, json={
+            "model": "agent", "messages": [{"role": "user", "content": "What is 25% of 300?"}],
+            "agent_trace": True}).json()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stderr is not None:
+            server.stderr.close()
+    assert reply["choices"][0]["finish_reason"] == "length"
+    trace = reply["agent_trace"]
+    assert "Agent stopped due to" not in json.dumps(trace)
+    [end] = [e for e in trace if e["event"] == "chain_end"]
+    assert end["outputs"]["answer"] is None
+    assert end["outputs"]["stop_reason"] == "max_iterations"
