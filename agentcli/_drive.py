@@ -49,7 +49,7 @@ def _token_sink(ex: AgentExecutor, run: Run, effect: CallModel) -> Any:
 
 
 def _model_started(run: Run, llm: Any, effect: CallModel) -> float:
-    run.emit(ModelStart(effect.request, llm.name))
+    run.emit(ModelStart(effect.request, llm.name, server=getattr(llm, "base_url", "")))
     return time.perf_counter()
 
 

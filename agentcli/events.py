@@ -64,6 +64,7 @@ class ModelStart:
     request: ChatRequest
     model: str
     parent: str | None = None  # the tool call this request was made in (None: the agent's)
+    server: str = ""  # the base URL the request goes to ("" for in-process models)
     kind: Literal["model_start"] = "model_start"
 
 

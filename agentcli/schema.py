@@ -247,6 +247,7 @@ class ChatResult:
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    response_id: str = ""  # the server's id of this completion, when it sent one
 
     @property
     def llm_output(self) -> dict[str, Any]:

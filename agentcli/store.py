@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -29,7 +30,7 @@ from agentcli.log_schema import SCHEMA_VERSION, epoch, insert_steps, iso, migrat
 from agentcli.outcome import recorded_answer
 from agentcli.redact import Scrubber
 from agentcli.schema import RunResult
-from agentcli.sqlite_wal import keep_wal_on_close
+from agentcli.sqlite_wal import create_private, keep_wal_on_close
 
 
 def default_db_path(env: Mapping[str, str] | None = None) -> Path:
@@ -90,7 +91,8 @@ class Store:
         self.path = Path(path).expanduser()
         self._scrub = Scrubber()  # redaction for this store's writes (see _scrubber)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if str(path) != ":memory:":
+                create_private(self.path)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA busy_timeout=5000")
@@ -187,7 +189,7 @@ class Store:
             try:
                 rows = self.db.execute(sql, (_fts_query(query), limit)).fetchall()
             except sqlite3.OperationalError as err:
-                raise ConfigError(f"bad search {query!r}: {err}") from None
+                raise _bad_search(query, err) from None
         else:
             rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
                                    (limit,)).fetchall()
@@ -212,7 +214,7 @@ class Store:
         try:
             rows = self.db.execute(sql, (*args, limit)).fetchall()
         except sqlite3.OperationalError as err:
-            raise ConfigError(f"bad search {query!r}: {err}") from None
+            raise _bad_search(query, err) from None
         return [_run_row(r) for r in rows]
 
     def run(self, run_id: int) -> dict[str, Any] | None:
@@ -353,9 +355,24 @@ class Store:
 
 
 def _run_row(row: sqlite3.Row) -> dict[str, Any]:
+    """A run as a dict; a ``steps`` or ``meta`` value that is not the JSON we write (a damaged
+    or hand-edited file) reads as empty and is named in ``unreadable``: one bad row never
+    breaks a listing."""
     data = dict(row)
-    data["steps"] = json.loads(data["steps"] or "[]")
-    data["meta"] = json.loads(data.get("meta") or "{}")
+    unreadable: list[str] = []
+    for column, kind in (("steps", list), ("meta", dict)):
+        try:
+            value = json.loads(data.get(column) or ("[]" if kind is list else "{}"))
+        except (ValueError, TypeError, RecursionError):
+            value = None
+        if kind is list and isinstance(value, list):
+            value = value if all(isinstance(s, dict) for s in value) else None
+        if not isinstance(value, kind):
+            unreadable.append(column)
+            value = kind()
+        data[column] = value
+    if unreadable:
+        data["unreadable"] = unreadable
     return data
 
 
@@ -371,10 +388,22 @@ def _info(row: sqlite3.Row) -> SessionInfo:
                        json.loads(row["tools"]) if row["tools"] else None)
 
 
+_FTS_SYNTAX = re.compile(r'["*():^]|\b(?:AND|OR|NOT|NEAR)\b')
+
+
 def _fts_query(text: str) -> str:
-    """Plain words become quoted terms (ANDed), so user text never trips FTS5 syntax."""
+    """A query that uses FTS5 syntax (``"a phrase"``, ``summ*``, ``rent OR pirate``,
+    ``NEAR(a b)``, ``question:rent``) goes to SQLite as written; plain text (``25% of 300?``)
+    becomes quoted words, ANDed, so its punctuation never trips the syntax."""
+    if _FTS_SYNTAX.search(text):
+        return text
     words = [w.replace('"', '""') for w in text.split()]
     return " ".join(f'"{w}"' for w in words) or '""'
+
+
+def _bad_search(query: str | None, err: sqlite3.Error) -> ConfigError:
+    return ConfigError(f"bad search {query!r}: {err}; FTS5 syntax: words, \"a phrase\", "
+                       "prefix*, a OR b, a NOT b, NEAR(a b), question:word")
 
 
 def session_markdown(name: str, turns: list[dict[str, Any]]) -> str:

@@ -137,36 +137,18 @@ def main_options(
             root.addHandler(logging.NullHandler())
 
 
-def _find_env_file() -> str:
-    """The nearest ``.env`` from the working directory up (python-dotenv's
-    ``find_dotenv(usecwd=True)``), or ''; python-dotenv is imported only when there is one."""
-    import stat
-
-    current = os.path.abspath(os.getcwd())
-    while True:
-        candidate = os.path.join(current, ".env")
-        try:
-            mode = os.stat(candidate).st_mode
-        except OSError:
-            mode = 0
-        if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
-            return candidate
-        parent = os.path.dirname(current)
-        if parent == current:
-            return ""
-        current = parent
+_project_env_loaded = False
 
 
 def _env() -> dict[str, str]:
-    found = _find_env_file()
-    if found:
-        from dotenv import dotenv_values, load_dotenv
+    """Your environment, plus what the project's ``.env`` may set (agentcli/project_trust.py:
+    loaded once per process, a line on stderr for each thing ignored), plus stored keys."""
+    global _project_env_loaded
+    if not _project_env_loaded:
+        _project_env_loaded = True
+        from agentcli.cli.trust_cmd import load_project_env
 
-        from agentcli.redact import remember_env
-
-        load_dotenv(found, override=False)
-        # a .env key shadowed by the environment is still a secret to redact
-        remember_env(dotenv_values(found))
+        load_project_env()
     from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
 
     return apply_stored_keys(dict(os.environ))
@@ -532,6 +514,9 @@ app.add_typer(templates_app, name="templates")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.trust_cmd import trust  # noqa: E402
+
+app.command("trust")(trust)
 from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
 
 app.command("plugins")(plugins)

@@ -301,7 +301,8 @@ class ChatRepl:
 
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any], out: list[RunResult]) -> None:
-        async for event in self.executor.astream(inputs):
+        named = {"metadata": {"session_id": self.session}}  # gen_ai.conversation.id
+        async for event in self.executor.astream(inputs, named):
             if event.kind == "end":
                 out.append(event.result)
 

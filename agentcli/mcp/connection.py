@@ -1,11 +1,11 @@
-"""Live MCP sessions (stdio, Streamable HTTP, SSE) on one background event loop.
+"""Live MCP sessions (stdio, Streamable HTTP, SSE) on the process's portal loop.
 
-Every session of the process runs on a private loop thread, so sync callers (``Tool.run``) and
-async callers (``Tool.arun``, any loop) share it. A session's transport and ``ClientSession`` are
-entered and left inside one task (anyio requires it). A dead server is reported with the tail of
-its stderr (kept in the data dir) and restarted once on the next call; an HTTP or SSE server
-that went away is tried ``reconnect_attempts`` times (5) with a doubling delay (0.25 s, 0.5 s,
-1 s, 2 s).
+Every session of the process runs on the portal (``agentcli._sync``), so sync callers
+(``Tool.run``) and async callers (``Tool.arun``, any loop) share it. A session's transport and
+``ClientSession`` are entered and left inside one task (anyio requires it). A dead server is
+reported with the tail of its stderr (kept in the data dir) and restarted once on the next
+call; an HTTP or SSE server that went away is tried ``reconnect_attempts`` times (5) with a
+doubling delay (0.25 s, 0.5 s, 1 s, 2 s).
 A request the server never answered (it forgot our session: 404; it is down, still starting,
 or closed the connection before any answer) is sent once more after reconnecting. This module
 imports the SDK; nothing imports this module until an MCP server is actually used.
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import warnings
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agentcli._sync import on_portal, run_sync
 from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
 from agentcli.mcp.cache import ToolInfo, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
@@ -32,10 +32,8 @@ _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
 MAX_ITEMS = 10_000  # items of one list, across its pages
 T = TypeVar("T")
-
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
-
+run_async = on_portal  # MCP's callers await sessions through this name
+__all__ = ["run_async", "run_sync"]
 
 def require_sdk() -> None:
     """Fail with the install hint when the optional ``mcp`` package is missing."""
@@ -43,32 +41,6 @@ def require_sdk() -> None:
         import mcp  # noqa: F401
     except ImportError:
         raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
-
-
-def _get_loop() -> asyncio.AbstractEventLoop:
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="mcp-loop", daemon=True).start()
-            _loop = loop
-        return _loop
-
-
-def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-    """Run ``coro`` on the MCP loop and wait; a timeout or Ctrl-C cancels it there."""
-    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
-    try:
-        return fut.result(timeout)
-    except BaseException:
-        fut.cancel()  # the task on the MCP loop is cancelled: the SDK tells the server
-        raise
-
-
-async def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Await ``coro`` on the MCP loop from any other loop; cancelling cancels it there."""
-    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
-    return await asyncio.wrap_future(fut)
 
 
 def _dump(model: Any) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class BaseChatModel:
         from agentcli._sync import run_sync
 
         return run_sync(self.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
-                                       **params))
+                                       **params), instead="model.agenerate(...)")
 
     async def agenerate(
         self,
@@ -144,7 +144,8 @@ class BaseChatModel:
         """Stream deltas (through the sync bridge over :meth:`astream`)."""
         from agentcli._sync import iterate
 
-        return iterate(self.astream(messages, stop=stop, tools=tools, **params))
+        return iterate(self.astream(messages, stop=stop, tools=tools, **params),
+                       instead="model.astream(...)")
 
     async def astream(
         self,
@@ -180,7 +181,8 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
         yield lambda result: result
         return
     request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(ModelStart(request, model.name, parent=scope.parent))
+    scope.emit(ModelStart(request, model.name, parent=scope.parent,
+                          server=getattr(model, "base_url", "")))
     started = time.perf_counter()
 
     def done(result: ChatResult) -> ChatResult:

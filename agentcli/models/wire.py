@@ -13,8 +13,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from agentcli.models.base import StopStream, cut_at_stop
-from agentcli.schema import ChatChunk, ChatResult, ToolCall, Usage
+from agentcli.models.http_pool import finish_body
+from agentcli.models.structured import schema_fields
+from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
+
+_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 
 _NOT_JSON = object()
 
@@ -107,7 +113,7 @@ def parse_response(provider: str, model: str, status: int, body: str | bytes,
     calls = tuple(tool_call(raw, i) for i, raw in enumerate(raw_calls))
     finish = "stop" if cut else choice.get("finish_reason")
     return ChatResult(text, calls, finish, usage_of(data.get("usage")),
-                      str(data.get("model") or model))
+                      str(data.get("model") or model), str(data.get("id") or ""))
 
 
 def _text(body: str | bytes, decoded: Callable[[], str] | None) -> str:
@@ -126,6 +132,7 @@ class SSEState:
         self.finished = False  # [DONE] seen, or a stop string cut the text
         self.finish_reason: str | None = None
         self.saw_choice = False
+        self.emitted = False  # a chunk reached the consumer: the request is not resent
 
     def feed(self, line: str) -> list[ChatChunk]:
         """Chunks carried by one SSE line (none for comments, blank lines and events)."""
@@ -243,3 +250,100 @@ def usage_of(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     return Usage(_count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens")))
+
+
+class RequestBody:
+    """Builds a chat-completions request body from a model's settings (mixed into the model)."""
+
+    model: str
+    temperature: float | None
+    options: dict[str, Any]
+    structured_mechanism: str | None
+    local: bool
+    local_max_tokens: int | None
+    _last_messages: tuple[list[Message], str]
+
+    def _payload(
+        self,
+        messages: Sequence[Message],
+        stop: Sequence[str] | None,
+        tools: Sequence[dict[str, Any]] | None,
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.to_openai() for m in messages],
+        }
+        if self.temperature is not None:
+            payload["temperature"] = self.temperature
+        payload.update(self.options)
+        stops = [s for s in (stop or ()) if s]
+        if stops:
+            payload["stop"] = stops[:_MAX_SERVER_STOPS]
+        if tools:
+            payload["tools"] = list(tools)
+        params = dict(params)
+        schema = params.pop("response_schema", None)
+        if schema is not None and self.structured_mechanism is not None:
+            payload.update(schema_fields(self.structured_mechanism, schema))
+        if self.local and self.local_max_tokens and not (
+            {"max_tokens", "max_completion_tokens"} & set(params)
+        ):
+            payload["max_tokens"] = self.local_max_tokens
+        payload.update(params)
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        stop: Sequence[str] | None,
+        tools: Sequence[dict[str, Any]] | None,
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> bytes:
+        """The request body: :meth:`_payload` as JSON, assembled from each message's own JSON
+        (encoded once per message, :meth:`Message.wire_json`), so a long history costs a join,
+        not a new encoding, on every request."""
+        rest = self._payload((), stop, tools, params, stream=stream)
+        del rest["messages"]
+        head = json.dumps(rest, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return f'{{"messages":[{self._joined(messages)}],{head[1:]}'.encode()
+
+    def _joined(self, messages: Sequence[Message]) -> str:
+        """The messages' JSON joined by commas; the part for the messages the last request
+        began with (the same history, one step shorter) is reused."""
+        known, text = getattr(self, "_last_messages", ([], ""))
+        n = len(known)
+        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
+            more = ",".join([m.wire_json() for m in messages[n:]])
+            text = f"{text},{more}" if more else text
+        else:
+            text = ",".join([m.wire_json() for m in messages])
+        self._last_messages = (list(messages), text)
+        return text
+
+
+async def read_sse(resp: httpx.Response, events: SSEState,
+                   sink: Callable[[ChatChunk], None]) -> list[ChatChunk]:
+    """Read an SSE response, handing each chunk to ``sink`` as it comes; all the chunks."""
+    chunks: list[ChatChunk] = []
+    lines = resp.aiter_lines()  # closed with the response
+    async for line in lines:
+        for chunk in events.feed(line):
+            events.emitted = True
+            sink(chunk)
+            chunks.append(chunk)
+        if events.finished:
+            if not events.stopper.stopped:  # [DONE]: keep the connection
+                await finish_body(lines)
+            break
+    for chunk in events.end(events.emitted):
+        sink(chunk)
+        chunks.append(chunk)
+    return chunks

@@ -57,8 +57,9 @@ async def run_turn(
     tracer = TraceHandler(buffer, env=env)
     result: RunResult | None = None
     try:
+        named = {"metadata": {"session_id": call.session}} if call.session else None
         async for event in served.executor.astream(_inputs(served, call, conversation),
-                                                   callbacks=[tracer]):
+                                                   named, callbacks=[tracer]):
             for line in _drain(buffer):
                 yield line
             if event.kind == "end":

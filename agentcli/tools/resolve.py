@@ -78,11 +78,13 @@ def _where(spec: ToolSpec) -> str:
 
 def build_catalog(settings: Any = None) -> Catalog:
     """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
-    from agentcli.tools.custom import load_plugins, module_specs
+    from agentcli.tools.custom import clashes, load_plugins, module_specs
     from agentcli.tools.mcp_source import server_configs
 
     registry()
     load_plugins()  # once per process; plugins register like built-ins
+    if clashes:
+        raise ToolLoadError(clashes[0])
     cat = Catalog(specs=dict(registry()))
 
     def add(spec: ToolSpec) -> None:

@@ -87,17 +87,18 @@ def test_calculator_forms_through_agent_run(mock_server: Any, tmp_path: Path, ph
     assert len(bodies(mock_server)) == 2
 
 
-def test_a_bare_percentage_is_read_with_the_questions_math(mock_server: Any,
-                                                           tmp_path: Path) -> None:
-    """'25%' alone, for 'What is 25% of 300?': the Calculator answers the question's math and
-    says so in the trace, instead of an error the small model would repeat."""
+def test_a_bare_percentage_is_refused_not_replaced_by_the_question(
+        mock_server: Any, tmp_path: Path) -> None:
+    """'25%' alone, for 'What is 25% of 300?': the Calculator computes what it is given
+    (issue 31), so the observation refuses the percentage of nothing; it never reads the run's
+    question."""
     mock_server.add_reply('{"action": "Calculator", "action_input": "25%"}')
     mock_server.add_reply(FINAL)
-    proc = run(mock_server, tmp_path, "-v")
+    proc = run(mock_server, tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "75\n"  # the answer on stdout, the trace on stderr
-    assert "Reading the question's math: What is 25% of 300" in proc.stderr
-    assert "Observation: Answer: 75.0" in proc.stderr
+    observation = json.loads(proc.stdout)["steps"][0]["observation"]
+    assert "'25%' is a percentage of nothing" in observation
+    assert "75" not in observation and "question" not in observation.lower()
 
 
 def trace_lines(path: Path) -> list[dict[str, Any]]:
