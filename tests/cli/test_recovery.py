@@ -119,40 +119,40 @@ def trace_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_a_recovered_run_says_recovered_in_its_traces(mock_server: Any, tmp_path: Path) -> None:
-    for _ in range(3):
-        mock_server.add_reply(CALC)
-    mock_server.add_reply(FINAL)
+    mock_server.add_reply(CALC)  # the one step allowed
+    mock_server.add_reply(FINAL)  # the answer, asked for once after the limit
     trace = tmp_path / "t.jsonl"
-    proc = run(mock_server, tmp_path, "--trace", str(trace))
+    proc = run(mock_server, tmp_path, "--max-iterations", "1", "--trace", str(trace))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "75"
     err = " ".join(proc.stderr.split())
-    stopped = err.index("Stopped: the model kept sending the same reply")
-    recovered = err.index("Recovered: the model kept sending the same reply, so the run was "
-                          "stopped; asked once more, the model gave its answer.")
+    limit = "the agent used all its steps (--max-iterations) without reaching an answer"
+    stopped = err.index(f"Stopped: {limit}.")
+    recovered = err.index(f"Recovered: {limit}; asked once more, the model gave its answer.")
     assert stopped < recovered  # the stop, then why an answer follows it
     lines = trace_lines(trace)
     [note] = [e for e in lines if e.get("kind") == "recovered"]
-    assert note["reason"] == "stalled" and note["text"].startswith("Recovered:")
+    assert note["reason"] == "max_iterations" and note["text"].startswith("Recovered:")
     [end] = [e for e in lines if e["event"] == "chain_end"]
-    assert end["outputs"]["answer"] == "75" and end["outputs"]["recovered"] == "stalled"
+    assert end["outputs"]["answer"] == "75" and end["outputs"]["recovered"] == "max_iterations"
 
 
 def test_a_stopped_runs_trace_has_no_answer_and_its_reason(mock_server: Any,
                                                            tmp_path: Path) -> None:
-    for _ in range(3):
-        mock_server.add_reply(CALC)
+    mock_server.add_reply(CALC)
     trace = tmp_path / "t.jsonl"
-    proc = run(mock_server, tmp_path, "--early-stopping", "force", "--trace", str(trace))
+    proc = run(mock_server, tmp_path, "--max-iterations", "1", "--early-stopping", "force",
+               "--trace", str(trace))
     assert proc.returncode == 3, proc.stderr
     text = trace.read_text()
     assert "Agent stopped due to" not in text  # LangChain's canned sentence is no answer
     lines = trace_lines(trace)
     [finish] = [e for e in lines if e["event"] == "agent_finish"]
-    assert finish["answer"] is None and finish["stop_reason"] == "stalled"
+    assert finish["answer"] is None and finish["stop_reason"] == "max_iterations"
     assert finish["finish"]["return_values"]["output"] is None
     [end] = [e for e in lines if e["event"] == "chain_end"]
-    assert end["outputs"]["answer"] is None and end["outputs"]["stop_reason"] == "stalled"
+    assert end["outputs"]["answer"] is None
+    assert end["outputs"]["stop_reason"] == "max_iterations"
     assert not [e for e in lines if e.get("kind") == "recovered"]
 
 
@@ -170,6 +170,7 @@ def test_serves_trace_of_a_stopped_run_has_no_canned_answer(mock_server: Any,
                AGENT_DB=str(tmp_path / "a.db"))
     server = subprocess.Popen(
         [sys.executable, "-m", "agentcli", "serve", "-m", "openai/small", "--port", str(port),
+         "--no-token",
          "--max-iterations", "1", "--agent", "chat-zero-shot-react-description"],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True)
