@@ -116,6 +116,12 @@ def close_all() -> None:
 
 
 def tools_version() -> int:
-    """Changes whenever a running server's tool list was read again after it said it changed
-    (``tools/list_changed``); the call that caused a change returns after that."""
+    """Changes whenever a running server says its tool list changed (``tools/list_changed``);
+    :func:`settle` then waits for the new lists."""
     return sum(conn.version for conn in list(_POOL.values()))
+
+
+def settle() -> None:
+    """Wait for the tool lists being re-read after a change (each within its call_timeout)."""
+    for conn in list(_POOL.values()):
+        run_sync(conn.settled(conn.conf.call_timeout), conn.conf.call_timeout + 5)
