@@ -41,13 +41,19 @@ class RunTools:
     state: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class RefreshTools:
+    """Effect: ask the executor's ``tool_refresh`` (live MCP tool lists) off the event loop
+    (it may wait for a server); the driver answers with (fresh tools or None, notices)."""
+
+
 class Expired:
     """What a driver sends back when the run's deadline passed during an effect."""
 
 
 EXPIRED = Expired()
 Outcome = tuple["ToolOutcome | Command", ToolStatus]
-Effect = CallModel | RunTools | RunEvent
+Effect = CallModel | RunTools | RefreshTools | RunEvent
 
 
 @dataclass
@@ -67,6 +73,7 @@ class Run:
     priced: bool = False
     results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
     recovered: str | None = None  # the limit after which the answer was asked for
+    asked_now: bool = False  # a call showed the model had its result; the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
     # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
     # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a

@@ -4,6 +4,7 @@
         [--types T1,T2] [--groups old20,literal,reformulation,word] [--base-url URL]
         [--lc LC_PYTHON --lc-types T1,T2] [--timeout 180]
     .venv/bin/python bench/hard_bench.py table R.jsonl [R2.jsonl ...]   # or: why R.jsonl ...
+    .venv/bin/python bench/hard_bench.py agent-table R.jsonl ...  # issue 31's four groups
     .venv/bin/python bench/hard_bench.py relog R.jsonl /tmp/hard-bench-XXXX  # logs read again
 
 Every question runs as the README's default command and nothing else:
@@ -31,13 +32,16 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_questions import FILES, TOOLS
+from agent_questions import GROUPS as AGENT_GROUPS
 from dev_questions import DEV
 from hard_questions import _PLACEHOLDER, GROUPS, classify, graded
 from local_model import QUESTIONS as OLD20
 
-ALL_GROUPS: dict[str, list[tuple[str, float]]] = {"old20": OLD20, **GROUPS}
+ALL_GROUPS: dict[str, list[tuple[str, Any]]] = {"old20": OLD20, **GROUPS}
 # The tuning questions run only when asked for (--groups dev); they are not in the table.
-QUESTION_SETS = {**ALL_GROUPS, "dev": DEV}
+# Issue 31's groups (``agent_questions``): --groups wordreform,distract,notool,twotool.
+QUESTION_SETS: dict[str, list[tuple[str, Any]]] = {**ALL_GROUPS, **AGENT_GROUPS, "dev": DEV}
 DEFAULT_TYPES = ("chat-zero-shot-react-description,tool-calling,"
                  "chat-conversational-react-description,"
                  "structured-chat-zero-shot-react-description")
@@ -55,13 +59,19 @@ def run_cell(agent: Path, base_url: str, alias: str, agent_type: str, group: str
     db = home / "agent.db"
     env = _env(home, db)
     rows = []
-    for question, expected in QUESTION_SETS[group]:
+    for n, (question, expected) in enumerate(QUESTION_SETS[group]):
         cmd = [str(agent), "run", question, "-m", f"llamacpp/{alias}", "--base-url", base_url,
                "-a", agent_type]
+        if group in TOOLS:
+            cmd += ["-t", TOOLS[group]]
+        cwd = home / f"q{n}"  # the run's directory (the file tools' root) with its files
+        cwd.mkdir(exist_ok=True)
+        for name, text in FILES.get(question, {}).items():
+            (cwd / name).write_text(text, encoding="utf-8")
         started = time.monotonic()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
-                                  stdin=subprocess.DEVNULL, check=False)
+                                  stdin=subprocess.DEVNULL, check=False, cwd=cwd)
             rc, out, err = proc.returncode, proc.stdout, proc.stderr
         except subprocess.TimeoutExpired as exc:  # killed: counted as a timeout, no answer
             rc, out = -9, ""
@@ -164,7 +174,8 @@ def table(paths: list[str]) -> None:
     cells: dict[tuple[str, str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
         lambda: defaultdict(list))
     for row in _rows(paths):
-        cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
+        if row["group"] in ALL_GROUPS:
+            cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
     groups = ["old20", *GROUPS]
     print("| model | side | agent type | " + " | ".join(groups) + " | new 66 | tracebacks | "
           "blob answers | placeholder answers | lost after right obs. | "
@@ -187,11 +198,39 @@ def table(paths: list[str]) -> None:
               f"{count('recovered')} | {timeouts} | {sum(r['s'] for r in every):.0f} |")
 
 
+def agent_table(paths: list[str]) -> None:
+    """Issue 31's groups: correct per group and what must be 0 (targets of issue 31)."""
+    cells: dict[tuple[str, str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
+        lambda: defaultdict(list))
+    for row in _rows(paths):
+        if row["group"] in AGENT_GROUPS:
+            cells[(row["alias"], row["side"], row["agent"])][row["group"]].append(row)
+    groups = list(AGENT_GROUPS)
+    print("| model | side | agent type | " + " | ".join(groups) + " | all | tracebacks | "
+          "blob answers | empty answers | question echoed | placeholder answers | "
+          "exit 0 without answer | no-tool questions sent to a tool | timeouts |")
+    print("|" + "---|" * (len(groups) + 11))
+    for (alias, side, agent_type), by_group in cells.items():
+        every = [r for g in groups for r in by_group.get(g, [])]
+
+        def count(key: str, every: list[dict[str, Any]] = every) -> int:
+            return sum(bool(r.get(key)) for r in every)
+
+        silent_ok = sum(r.get("rc") == 0 and not r["answer"].strip() for r in every)
+        tooled = sum(bool(r.get("tool_calls")) for r in by_group.get("notool", []))
+        timeouts = sum(r.get("rc") in (-9, 4) or bool(r.get("timeout")) for r in every)
+        print(f"| {alias} | {side} | {agent_type} | "
+              + " | ".join(_score(by_group.get(g, [])) for g in groups)
+              + f" | {_score(every)} | {count('traceback')} | {count('blob')} | "
+              f"{count('empty')} | {count('echo')} | {count('placeholder')} | {silent_ok} | "
+              f"{tooled} | {timeouts} |")
+
+
 def why(paths: list[str]) -> None:
     """Why the wrong runs on the 66 new questions were wrong, one markdown row per cell."""
     cells: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in _rows(paths):
-        if row["group"] in GROUPS:
+        if row["group"] in GROUPS or row["group"] in AGENT_GROUPS:
             cells[(row["alias"], row["side"], row["agent"])].append(row)
     print("| model | side | agent type | wrong | no tool call | tool result wrong | right "
           "result, wrong answer | right result, no answer | other: no answer |")
@@ -224,6 +263,8 @@ def main() -> None:
     go.add_argument("--timeout", type=float, default=180.0, help="seconds per question")
     show = sub.add_parser("table")
     show.add_argument("paths", nargs="+")
+    agent_show = sub.add_parser("agent-table", help="issue 31's groups")
+    agent_show.add_argument("paths", nargs="+")
     again = sub.add_parser("relog", help="re-read the run logs of a finished run")
     again.add_argument("path")
     again.add_argument("work", help="the run's /tmp/hard-bench-* directory")
@@ -236,6 +277,8 @@ def main() -> None:
         relog(args.path, args.work)
     elif args.cmd == "why":
         why(args.paths)
+    elif args.cmd == "agent-table":
+        agent_table(args.paths)
     else:
         table(args.paths)
 

@@ -93,12 +93,15 @@ def close(value: float, expected: float) -> bool:
     return abs(value - expected) <= TOLERANCE * abs(expected)
 
 
-def graded(answer: str, expected: float) -> bool:
+def graded(answer: str, expected: float | str) -> bool:
     """The last number of the answer is within 1 % of the true value.
 
     An answer that is only an unevaluated expression (``144 / 12``, ``2 * 3 * 4``) is not an
-    answer, even when its last operand happens to be the result.
+    answer, even when its last operand happens to be the result. A word expected (issue 31's
+    no-tool questions, ``agent_questions``) is right when the answer contains it.
     """
+    if isinstance(expected, str):
+        return re.search(rf"\b{re.escape(expected)}\b", answer or "", re.IGNORECASE) is not None
     found = numbers(answer)
     if _BARE_EXPRESSION.fullmatch(answer.strip()) and _OPERATION.search(answer):
         return False
@@ -115,12 +118,14 @@ _PLACEHOLDER = re.compile(r"best answer to the original question|<input>|the too
                           re.IGNORECASE)
 
 
-def observed(observation: str, expected: float) -> bool:
+def observed(observation: str, expected: float | str) -> bool:
     """The Calculator's result in this observation is the right number (within 1 %)."""
+    if isinstance(expected, str):
+        return False
     return any(graded(value, expected) for value in _ANSWER_OBS.findall(observation or ""))
 
 
-def classify(row: dict[str, Any], expected: float, steps: list[dict[str, Any]]) -> None:
+def classify(row: dict[str, Any], expected: float | str, steps: list[dict[str, Any]]) -> None:
     """Add the counted facts to a run's row (agentcli or LangChain)."""
     answer = row["answer"]
     row["correct"] = graded(answer, expected)
@@ -132,3 +137,7 @@ def classify(row: dict[str, Any], expected: float, steps: list[dict[str, Any]]) 
     row["lost"] = row["held"] and not answer.strip()
     row["held_wrong"] = row["held"] and bool(answer.strip()) and not row["correct"]
     row["tool_calls"] = len(steps)
+    # Issue 31: never a tool call, an empty string or the question as the printed answer.
+    row["empty"] = not answer.strip() and row.get("rc", 0) == 0
+    row["echo"] = bool(answer.strip()) and answer.strip().lower() == str(
+        row.get("question", "")).strip().lower()

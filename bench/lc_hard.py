@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -23,12 +24,14 @@ from typing import Any
 
 warnings.filterwarnings("ignore")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_questions import FILES  # noqa: E402
 from hard_questions import classify  # noqa: E402
 
 STOPPED = "Agent stopped due to iteration limit or time limit."
 
 
-def build(agent_type: str, base_url: str, alias: str, timeout: float) -> Any:
+def build(agent_type: str, base_url: str, alias: str, timeout: float,
+          root: str | None = None) -> Any:
     from langchain_classic.agents import (
         AgentExecutor,
         AgentType,
@@ -41,6 +44,10 @@ def build(agent_type: str, base_url: str, alias: str, timeout: float) -> Any:
     llm = ChatOpenAI(model=alias, base_url=base_url, api_key="none", temperature=0,
                      max_tokens=1024, timeout=timeout, max_retries=0)
     tools = load_tools(["llm-math"], llm=llm)
+    if root:  # issue 31's two-tool questions: the question's files, read with read_file
+        from langchain_community.tools import ReadFileTool
+
+        tools.append(ReadFileTool(root_dir=root))
     limits: dict[str, Any] = {"handle_parsing_errors": True, "max_execution_time": timeout,
                               "return_intermediate_steps": True}
     if agent_type == "tool-calling":
@@ -78,8 +85,14 @@ def main() -> None:
         for group, question, expected in interleaved(groups):
             t0 = time.monotonic()
             steps: list[dict[str, Any]] = []
+            root = None
+            if question in FILES:
+                root = tempfile.mkdtemp(prefix="lc-files-")
+                for name, text in FILES[question].items():
+                    Path(root, name).write_text(text, encoding="utf-8")
             try:
-                result = build(agent_type, base_url, alias, timeout).invoke({"input": question})
+                result = build(agent_type, base_url, alias, timeout, root).invoke(
+                    {"input": question})
                 answer = str(result["output"])
                 steps = [{"observation": str(obs)}
                          for _, obs in result.get("intermediate_steps", [])]

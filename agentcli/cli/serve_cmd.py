@@ -42,6 +42,8 @@ def serve(
     db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
     log: bool | None = typer.Option(
         None, "--log/--no-log", help="Log runs without a session (default: `agent logs`)."),
+    otel: bool | None = typer.Option(
+        None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per request)."),
     base_url: str | None = BASE_URL_OPT,
     option: list[str] | None = option_opt("--option", "-o"),
     system: str | None = system_opt("--system", "-s"),
@@ -59,7 +61,7 @@ def serve(
         flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
                  "max_iterations": max_iterations, "max_execution_time": max_time,
                  "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
-                 "tools_module": tools_module, "db_path": db,
+                 "tools_module": tools_module, "db_path": db, "otel": otel,
                  **model_flags(base_url, option, system, prompt)}
         raise typer.Exit(start(host, port, token, config, flags, _env(), log=log,
                                no_token=no_token))
@@ -102,10 +104,11 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
     agents: dict[str, Any] = {}
-    store = None
+    store = otel = None
     try:
         agents = build_agents(config, flags, env)
         report_tool_warnings(err)
+        otel = _otel(agents, env)
         first = next(iter(agents.values()))
         store = open_store(first.settings.db_path, env)
         service = Service(agents, store, env,
@@ -127,6 +130,23 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     finally:
         sock.close()
         close_agents(agents)
+        if otel is not None and (warning := otel.close()):
+            err.print(warning, markup=False, highlight=False)
         if store is not None:
             store.close()
     return exit_codes.OK
+
+
+def _otel(agents: dict[str, Any], env: dict[str, str]) -> Any:
+    """OpenTelemetry export of every served run (a handler on each agent), or None."""
+    from agentcli.cli.running import sent_options
+    from agentcli.otel_export import OtelExport, otel_wanted
+
+    first = next(iter(agents.values()))
+    if not otel_wanted(first.settings.otel, env):
+        return None
+    export = OtelExport(env, sent_options(first.settings))
+    for served in agents.values():
+        served.executor.callbacks.append(
+            export.new_handler(sent_options(served.settings), agent_name=served.name))
+    return export

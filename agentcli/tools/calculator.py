@@ -1,27 +1,31 @@
-"""The Calculator (``llm-math``): direct evaluation when the input is already arithmetic."""
+"""The Calculator (``llm-math``): direct evaluation when the input is already arithmetic.
+
+The Calculator computes what it is given, and only that: its input is the whole of what it
+reads (never the run's question), and its result answers that input. Math words in the input
+(``15% of 80``, ``2 to the power of 10``) are read as arithmetic (``math_words``); other
+words go to the model for a translation, which is kept only when every number it uses is in
+the input (or a unit factor): a number that appears from nowhere is a guess, refused.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
 
 from agentcli.errors import ToolInputError
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
+from agentcli.tools.arguments import string_schema
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.inject import InjectedState, injections
 from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, evaluate
-from agentcli.tools.math_words import ACCEPTED_FORMS, normalise
+from agentcli.tools.math_words import ACCEPTED_FORMS, NUM
 
 DESCRIPTION = (
     "Useful for when you need to answer questions about math. "
-    "Input: the calculation, in numbers with + - * / ** or in the question's own words "
+    "Input: the calculation, in numbers with + - * / ** or in words "
     "(percent of, to the power of, square root of, sum of, hours in minutes)."
 )
 MAX_QUESTION_CHARS = 2_000
 _BARE_PERCENT = re.compile(r"\s*\d+(?:\.\d+)?\s*(?:%|percent)\s*", re.I)
-_BARE_NUMBER = re.compile(r"\s*-?(?:\d+(?:\.\d*)?|\.\d+)\s*")
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _BLOCK = re.compile(r"```(?:text|python|math)?\s*\n?(.*?)(?:```|$)", re.S)
 
 
@@ -42,35 +46,28 @@ def extract_expression(reply: str) -> str:
     return lines[0].removeprefix("Answer:").strip()
 
 
-def question_math(asked: str) -> tuple[str, str] | None:
-    """The math of the run's question, and its value, when the Calculator can read it as it
-    is: the whole question, or one sentence of it (``What is 35% of 240?``, ``How many
-    minutes are in 4 hours?``); None for a word problem."""
-    for part in (asked, *_SENTENCE_END.split(asked)):
-        part = part.strip().rstrip("?.!").strip()
-        if not part or not any(ch.isdigit() for ch in part) or len(part) > MAX_EXPRESSION_CHARS:
-            continue
-        try:
-            return part, evaluate(part)
-        except (NotAnExpression, ToolInputError):
-            continue
-    return None
+def _unreadable(text: str) -> ToolInputError:
+    """One line: the input quoted and how to write it (no guess, no example to copy)."""
+    return ToolInputError(f"the Calculator cannot read {text!r}; write the calculation "
+                          f"itself: {ACCEPTED_FORMS}")
 
 
-def _from_question(found: tuple[str, str]) -> str:
-    from agentcli.events import notify
-
-    notify("tool_text", f"Reading the question's math: {found[0]}", tool="Calculator")
-    return f"Answer: {found[1]}"
+# Numbers a translation may bring in although the input does not hold them: unit factors.
+_FACTORS = frozenset({"1", "2", "3", "7", "10", "12", "24", "60", "100", "1000", "3600"})
 
 
-def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
+def _invented(expression: str, text: str) -> bool:
+    """The translation uses a number that is neither in the input nor a unit factor."""
+    given = {float(n) for n in re.findall(NUM, text.replace(",", ""))}
+    return any(float(n) not in given and n not in _FACTORS
+               for n in re.findall(NUM, expression))
+
+
+def calculate(text: str, llm: BaseChatModel | None) -> str:
     """Answer a math input: evaluate it directly, or ask the model for an expression first.
 
-    ``asked`` is the run's question. A small model often passes only a number or a bare
-    percentage from it (``.35``, ``25%``), or something unreadable (``4 hours``), although
-    the question's math reads as it is; the Calculator then answers that math, and says so
-    in the trace.
+    A bare number is evaluated as itself; a bare percentage is refused (a percentage of
+    nothing); words with no number in them are refused without asking the model.
     """
     from agentcli.events import notify
 
@@ -82,49 +79,37 @@ def calculate(text: str, llm: BaseChatModel | None, asked: str = "") -> str:
             f"input is {len(text):,} characters; the Calculator accepts at most "
             f"{MAX_QUESTION_CHARS:,} (expressions at most {MAX_EXPRESSION_CHARS})"
         )
-    if _BARE_NUMBER.fullmatch(text) or _BARE_PERCENT.fullmatch(text):
-        found = question_math(asked) if asked else None
-        if found is not None and normalise(found[0]) != normalise(text):
-            return _from_question(found)
-        if _BARE_PERCENT.fullmatch(text):
-            raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
-                                 "percentage of, in the question's words")
+    if _BARE_PERCENT.fullmatch(text):
+        raise ToolInputError(f"{text!r} is a percentage of nothing; say what it is a "
+                             "percentage of")
     try:
         return f"Answer: {evaluate(text)}"
-    except (NotAnExpression, ToolInputError) as err:
-        # The model's input is no better than the question: read the question's math.
-        found = question_math(asked) if asked else None
-        if found is not None:
-            return _from_question(found)
-        if isinstance(err, ToolInputError):
-            raise
-    if llm is None:
-        raise ToolInputError(f"the Calculator cannot read {text!r}; it reads {ACCEPTED_FORMS}")
+    except NotAnExpression:
+        pass
+    if llm is None or not any(ch.isdigit() for ch in text):
+        raise _unreadable(text)
     prompt = _prompt_template().replace("{question}", text)
     reply = llm.generate([user(prompt)], stop=["```output"]).text
     expression = extract_expression(reply)
+    if _BARE_PERCENT.fullmatch(expression) or _invented(expression, text):
+        raise _unreadable(text)  # a percentage of nothing, or a number from nowhere
     notify("tool_text", f"Evaluating: {expression}", tool="Calculator")
     try:
-        if _BARE_PERCENT.fullmatch(expression):
-            raise NotAnExpression(expression)  # a percentage of nothing is no answer
         return f"Answer: {evaluate(expression)}"
     except NotAnExpression:
-        raise ToolInputError(
-            f"the Calculator cannot read {expression!r} (from {text!r}); it reads "
-            f"{ACCEPTED_FORMS}"
-        ) from None
+        raise _unreadable(text) from None
 
 
 def make_calculator(llm: BaseChatModel | None) -> Tool:
     """The ``llm-math`` tool, named Calculator as the model knows it."""
 
-    def run(expression: str, state: Annotated[dict[str, Any], InjectedState]) -> str:
-        return calculate(expression, llm, str(state.get("input") or ""))
+    def run(input: str) -> str:
+        return calculate(input, llm)
 
     return Tool(
         name="Calculator",
         description=DESCRIPTION,
         func=run,
         needs=ToolNeeds(llm=True),
-        injected=injections(run),
+        args_schema=string_schema("The calculation."),
     )

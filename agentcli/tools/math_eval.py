@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import os
 import re
 import sys
@@ -152,16 +153,62 @@ def import_numexpr_lean() -> None:
         del os.environ["OPENBLAS_NUM_THREADS"]
 
 
+_EXACT = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+# Integers up to this bound are computed exactly (Python ints); past 2**53 a float is not.
+_EXACT_BOUND = 1e300
+
+
+class _NotExact(Exception):
+    """A negative power: the value is a fraction, not an integer."""
+
+
+def _exact(node: ast.AST) -> int:
+    """The exact value of a checked integer expression (+ - * // % ** and unary signs)."""
+    if isinstance(node, ast.Expression):
+        return _exact(node.body)
+    if isinstance(node, ast.Constant):
+        assert isinstance(node.value, int)
+        return node.value
+    if isinstance(node, ast.UnaryOp):
+        return -_exact(node.operand) if isinstance(node.op, ast.USub) else _exact(node.operand)
+    assert isinstance(node, ast.BinOp)
+    left, right = _exact(node.left), _exact(node.right)
+    if isinstance(node.op, ast.Pow) and right < 0:
+        raise _NotExact  # a fraction: numexpr's float path answers it
+    value: int = _EXACT[type(node.op)](left, right)
+    return value
+
+
+def _integer_only(tree: ast.Expression) -> bool:
+    """Only integer literals and + - * // % ** (no /, names or calls), small enough to compute
+    exactly."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and not isinstance(node.value, int):
+            return False
+        if isinstance(node, ast.Div | ast.Call | ast.Name):
+            return False
+    return _bound(tree.body) <= _EXACT_BOUND
+
+
 def evaluate(text: str) -> str:
-    """Evaluate a checked expression and format the number the way the Calculator answers."""
+    """Evaluate a checked expression and format the number the way the Calculator answers.
+
+    An expression of integers only (no ``/``) is computed exactly, so
+    ``9007199254740993 - 9007199254740992`` is 1, not a float's 0; anything else goes
+    through numexpr in floats.
+    """
     expr = normalise(text)
     tree = check(expr)
+    if _integer_only(tree):
+        try:
+            return str(_exact(tree))
+        except ZeroDivisionError:
+            raise ToolInputError(f"cannot evaluate {expr!r}: division by zero") from None
+        except _NotExact:
+            pass
     import_numexpr_lean()
     import numexpr  # heavy: imported only when a calculation runs
-    all_ints = all(
-        isinstance(n.value, int) for n in ast.walk(tree) if isinstance(n, ast.Constant)
-    )
-    floaty = any(isinstance(n, ast.Div | ast.Call | ast.Name) for n in ast.walk(tree))
     source = ast.unparse(_Rename().visit(tree))
     try:
         with warnings.catch_warnings():
@@ -175,8 +222,6 @@ def evaluate(text: str) -> str:
         raise ToolInputError(f"{expr!r} has no real value")
     if math.isinf(value):
         raise ToolInputError(f"{expr!r} is too large (overflows to infinity)")
-    if all_ints and not floaty and float(value).is_integer() and abs(value) < 2**53:
-        return str(int(value))
     near = round(value)
     if value and abs(value - near) <= 1e-12 * abs(value):  # 27 ** (1/3) = 3.0000000000000004
         value = float(near)

@@ -18,7 +18,7 @@ _PCT = r"\s*(?:%|percent\b|per\s+cent\b)"
 
 # Named without placeholders ("N% of M"): small models copy an error's words as their input.
 ACCEPTED_FORMS = (
-    "arithmetic with + - * / ** and parentheses, or math words copied from the question "
+    "arithmetic with + - * / ** and parentheses, or math words "
     "(percent of, percent more than, to the power of, square root of, squared, sum of, "
     "average of, hours in minutes), and the functions sqrt, log, exp, sin, cos and tan"
 )
@@ -132,13 +132,15 @@ _LEAD = re.compile(r"^(?:what\s+is|what's|how\s+much\s+is|calculate|compute|eval
 
 def normalise(text: str) -> str:
     """Tidy the notations people and small models use into arithmetic: ``^`` and ``×``/``÷``,
-    thousands separators, ``$`` before a number, a trailing ``=`` or ``?``, and the word
-    forms above."""
+    thousands separators, ``$`` before a number, hex literals, a trailing ``=`` or ``?``, and
+    the word forms above."""
     expr = text.strip().strip("`").strip()
     expr = _LEAD.sub("", expr).rstrip("?").strip()
     expr = expr.replace("^", "**").replace("÷", "/").replace("−", "-")
     expr = re.sub(r"(?<=\d),(?=\d{3}\b)", "", expr)
     expr = re.sub(r"\$\s*(?=\d)", "", expr)
+    # Hex literals as numbers first: the "12 x 4" form below would read 0x10 as 0 * 10.
+    expr = re.sub(r"\b0x[0-9a-f]+\b", lambda m: str(int(m[0], 16)), expr, flags=re.I)
     folded = expr.lower() if expr.isascii() else None  # re.I folds more outside ASCII
     for pattern, words, repl in _FORMS:
         if folded is None or any(w in folded for w in words):

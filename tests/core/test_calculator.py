@@ -21,7 +21,7 @@ from agentcli.tools.math_eval import NotAnExpression, evaluate
         ("7 % 3", "1"),
         ("-3**2", "-9"),
         ("1,000 * 3", "3000"),
-        ("2**70", "1.1805916207174113e+21"),
+        ("2**70", "1180591620717411303424"),
         ("pi", "3.141592653589793"),
     ],
 )
@@ -84,12 +84,12 @@ def test_word_problem_is_translated_by_the_model() -> None:
 def test_model_translation_is_checked_too() -> None:
     llm = FakeChatModel(["```text\n__import__('os').system('ls')\n```"])
     with pytest.raises(ToolInputError, match="dunders"):
-        calculate("do something sneaky", llm)
+        calculate("do something sneaky with 5", llm)
 
 
 def test_word_problem_without_model_is_refused() -> None:
-    with pytest.raises(ToolInputError,
-                       match="the Calculator cannot read 'how many apples'; it reads arithmetic"):
+    with pytest.raises(ToolInputError, match="the Calculator cannot read 'how many apples'; "
+                       "write the calculation itself: arithmetic"):
         calculate("how many apples", None)
 
 
@@ -142,47 +142,68 @@ def test_forms_people_and_small_models_write(text: str, answer: str) -> None:
     assert llm.requests == []
 
 
-@pytest.mark.parametrize(("given", "asked", "answer"), [
-    (".35", "What is 35% of 240?", "Answer: 84.0"),
-    ("25%", "What is 25% of 300?", "Answer: 75.0"),
-    ("15.5", "What is 15.5 * 6?", "Answer: 93.0"),
-    ("4", "How many minutes are in 4 hours?", "Answer: 240.0"),
-    ("0.45", "Round it. What is 45% of 180?", "Answer: 81.0"),  # one sentence of it
-    ("7", "A box holds 7 pens. How many pens are in 3 boxes?", "Answer: 7"),  # no math to read
-    ("12 * 3", "What is 35% of 240?", "Answer: 36"),  # a real calculation is done as given
+@pytest.mark.parametrize(("given", "answer"), [
+    (".35", "Answer: 0.35"), ("15", "Answer: 15"), ("125", "Answer: 125"),
+    ("12 * 3", "Answer: 36"),
 ])
-def test_a_bare_number_from_a_question_whose_math_reads_is_that_math(
-        given: str, asked: str, answer: str) -> None:
-    """A small model passes '.35' for 'What is 35% of 240?': the Calculator answers the
-    question's math, which it can read as it is, instead of echoing 0.35."""
-    assert calculate(given, None, asked) == answer
-
-
-@pytest.mark.parametrize("given", ["4 hours", "2^3 * 4 = 8", "5,10,20", "__import__('os')"])
-def test_an_unreadable_input_is_answered_with_the_questions_math_when_it_reads(
-        given: str) -> None:
-    llm = FakeChatModel([])  # the model is not asked to translate
-    assert calculate(given, llm, "How many minutes are in 4 hours?") == "Answer: 240.0"
+def test_a_bare_number_is_evaluated_as_itself(given: str, answer: str) -> None:
+    """Issue 31: the Calculator computes what it is given; it has no question to read."""
+    llm = FakeChatModel([])
+    assert make_calculator(llm).run(given) == answer
     assert llm.requests == []
 
 
-def test_without_readable_math_in_the_question_errors_stay() -> None:
-    with pytest.raises(ToolInputError, match="dunders"):
-        calculate("__import__('os')", None, "A crate holds 36 apples. How many in 12 crates?")
+@pytest.mark.parametrize(("given", "answer"), [
+    ("9007199254740993 - 9007199254740992", "Answer: 1"),  # past 2**53: exact, not a float
+    ("2 ** 70", "Answer: 1180591620717411303424"), ("123456789123456789 * 10", "Answer: "
+                                                    "1234567891234567890"),
+    ("0x10 + 1", "Answer: 17"), ("0xff", "Answer: 255"), ("3 x 4", "Answer: 12"),
+    ("2 ** -1", "Answer: 0.5"),
+])
+def test_big_integers_are_exact_and_hex_is_a_number(given: str, answer: str) -> None:
+    assert calculate(given, None) == answer
+
+
+@pytest.mark.parametrize("given", ["4 hours", "2^3 * 4 = 8", "three cubed plus one", "6 sides"])
+def test_an_unreadable_input_is_quoted_and_never_guessed(given: str) -> None:
+    with pytest.raises(ToolInputError) as info:
+        calculate(given, None)
+    message = str(info.value)
+    assert repr(given) in message and "\n" not in message and "Answer" not in message
+
+
+def test_words_without_a_number_are_refused_without_asking_the_model() -> None:
+    llm = FakeChatModel(["```text\n4.0\n```"])
+    with pytest.raises(ToolInputError, match="cannot read 'six sides'"):
+        calculate("six sides", llm)
+    assert llm.requests == []
+
+
+def test_a_translation_with_a_number_from_nowhere_is_refused() -> None:
+    """'6 sides' translated to 4.0 (seen with a small model): 4 is in no part of the input."""
+    llm = FakeChatModel(["```text\n4.0\n```"])
+    with pytest.raises(ToolInputError, match="cannot read '6 sides'"):
+        calculate("6 sides", llm)
+
+
+def test_a_translation_from_the_inputs_own_numbers_is_kept() -> None:
+    llm = FakeChatModel(["```text\n7 * 250\n```"])
+    assert calculate("7 cakes, 250 grams per cake", llm) == "Answer: 1750"
 
 
 def test_an_unreadable_input_is_quoted_with_the_accepted_forms_and_no_example() -> None:
     llm = FakeChatModel(["```text\n25%\n```"])  # the translation is no better
     with pytest.raises(ToolInputError) as info:
-        calculate("a quarter of the budget", llm)
+        calculate("a quarter of the budget of 300", llm)
     message = str(info.value)
-    assert "'25%'" in message and "percent of" in message and "N%" not in message
+    assert "'a quarter of the budget of 300'" in message and "percent of" in message
+    assert "N%" not in message
     assert "300 * 0.25" not in message  # nothing a model would copy as its next input
 
 
 def test_a_bare_percentage_asks_what_it_is_a_percentage_of() -> None:
     with pytest.raises(ToolInputError,
-                       match=r"'25%' is a percentage of nothing; say what it is a percentage"):
+                       match=r"'25%' is a percentage of nothing; say what it is a percentage of$"):
         calculate("25%", None)
 
 
