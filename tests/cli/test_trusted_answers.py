@@ -135,6 +135,7 @@ def test_a_bare_number_for_a_two_part_question_is_that_number(mock_server: Any,
     the question (which gave 5 before issue 31)."""
     mock_server.add_reply('{"action": "Calculator", "action_input": "15"}')
     mock_server.add_reply('{"action": "Calculator", "action_input": "three cubed plus one"}')
+    mock_server.add_reply("```text\n4\n```")  # the translation guesses: refused, not run
     mock_server.add_reply('{"action": "Final Answer", "action_input": "50"}')
     proc = agent(mock_server, tmp_path, "--json", question="What is 2 + 3? Multiply that by 10.",
                  agent_type="chat-zero-shot-react-description")
