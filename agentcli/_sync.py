@@ -1,9 +1,16 @@
-"""The one bridge from synchronous callers to the async core.
+"""The one bridge from synchronous callers to the async core: one portal loop.
 
-Everything that runs a model or a tool is a coroutine; ``invoke``, ``stream``, ``generate``
-and the CLI reach it through :func:`run_sync` (one coroutine) or :func:`iterate` (an async
-generator, one item at a time). Each call owns a fresh event loop in the calling thread; when
-that thread already runs a loop (sync code called from async code), a worker thread does.
+Everything that runs a model, a tool or an MCP session is a coroutine; ``invoke``, ``stream``,
+``generate``, MCP's sync calls and the CLI reach it through :func:`run_sync` (one coroutine) or
+:func:`iterate` (an async generator, one item at a time). Both hand the work to the process's
+one portal: an event loop on a daemon thread, started on first use and kept for the life of
+the process, so its pooled HTTP connections and MCP sessions outlive each call. (``asyncio.run``
+at the top of ``serve`` and ``batch`` is the only other loop owner.) anyio's blocking portal
+would do as well, but it cancels through cancel scopes: a run that catches its cancellation to
+hand back what it has would lose that result.
+
+A sync call from inside a running event loop is an error naming the async call to await
+instead: it would block that loop (a server's, say) until the call is over.
 
 Ctrl-C while a step runs cancels that step's task, so the core can end the run cleanly (the
 tool in flight is cancelled, what happened so far is kept) and still hand back its result.
@@ -16,6 +23,7 @@ process alive after Ctrl-C or a time limit.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import queue
@@ -34,99 +42,124 @@ def _running() -> bool:
     return True
 
 
-class _Loop:
-    """A private event loop in this thread; each step is a task Ctrl-C can cancel."""
+def check_no_running_loop(instead: str) -> None:
+    """Refuse a blocking call from a thread whose event loop is running (it would stall it)."""
+    if _running():
+        raise RuntimeError(f"a synchronous call made inside a running event loop would block "
+                           f"it; await {instead} instead")
+
+
+class _Portal:
+    """The process's one event loop for sync callers, on a daemon thread started on first use."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
 
-    def step(self, awaitable: Awaitable[T]) -> T:
-        task = self.loop.create_task(_await(awaitable))
-        try:
-            return self.loop.run_until_complete(task)
-        except KeyboardInterrupt:
-            task.cancel()  # the core sees CancelledError and ends the run as interrupted
-            try:
-                return self.loop.run_until_complete(task)
-            except asyncio.CancelledError:
-                raise KeyboardInterrupt from None
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The portal's loop, started now if it is not running yet."""
+        loop = self._loop
+        if loop is not None:
+            return loop
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="agentcli-portal",
+                                 daemon=True).start()
+                self._loop = loop
+            return self._loop
 
-    def close(self) -> None:
-        loop = self.loop
-        try:
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for t in pending:
-                t.cancel()
-            if pending:
-                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()
+    def start(self, awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T],
+                                                       Callable[[], None]]:
+        """Start ``awaitable`` on the loop (in the caller's context); its future and how to
+        cancel it (the task sees ``CancelledError`` and may still return a result)."""
+        loop = self.loop()
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+        tasks: list[asyncio.Task[T]] = []
+
+        def settle(task: asyncio.Task[T]) -> None:
+            if task.cancelled():
+                done.cancel()
+            elif (err := task.exception()) is not None:
+                done.set_exception(err)
+            else:
+                done.set_result(task.result())
+
+        def begin() -> None:
+            task = loop.create_task(_await(awaitable))
+            task.add_done_callback(settle)
+            tasks.append(task)
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
+
+        loop.call_soon_threadsafe(begin, context=contextvars.copy_context())
+        return done, cancel
+
+
+_portal = _Portal()
 
 
 async def _await(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from synchronous code and return its result."""
-    if _running():
-        return _in_worker(lambda: run_sync(coro))
-    runner = _Loop()
+def portal_loop() -> asyncio.AbstractEventLoop:
+    """The portal's event loop (MCP sessions live there, whichever loop calls them)."""
+    return _portal.loop()
+
+
+def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None = None, *,
+             instead: str = "the async method") -> T:
+    """Run ``coro`` on the portal and wait for its result (at most ``timeout`` seconds; then,
+    or on Ctrl-C, it is cancelled). ``instead`` names the call to await in async code."""
     try:
-        return runner.step(coro)
-    finally:
-        runner.close()
+        check_no_running_loop(instead)
+    except RuntimeError:
+        close = getattr(coro, "close", None)
+        if close is not None:
+            close()  # never started: no "coroutine was never awaited" warning
+        raise
+    done, cancel = _portal.start(coro)
+    try:
+        return done.result(timeout)
+    except concurrent.futures.TimeoutError:
+        cancel()
+        raise TimeoutError(f"no result within {timeout:g}s") from None
+    except KeyboardInterrupt:
+        cancel()  # the core sees CancelledError and ends the run as interrupted
+        try:
+            return done.result()
+        except concurrent.futures.CancelledError:
+            raise KeyboardInterrupt from None
 
 
-def iterate(agen: AsyncIterator[T]) -> Iterator[T]:
+async def on_portal(coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro`` on the portal from another loop; cancelling the await cancels it there."""
+    if asyncio.get_running_loop() is _portal.loop():
+        return await coro
+    done, cancel = _portal.start(coro)
+    try:
+        return await asyncio.wrap_future(done)
+    except asyncio.CancelledError:
+        cancel()
+        raise
+
+
+def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Iterator[T]:
     """Yield the items of an async generator to synchronous code, as they come."""
-    if _running():
-        yield from _in_worker(lambda: list(iterate(agen)))
-        return
-    runner = _Loop()
+    check_no_running_loop(instead)
     try:
         while True:
             try:
-                item = runner.step(agen.__anext__())
+                item = run_sync(agen.__anext__(), instead=instead)
             except StopAsyncIteration:
                 return
             yield item
     finally:
         aclose = getattr(agen, "aclose", None)
         if aclose is not None:
-            runner.step(aclose())
-        runner.close()
-
-
-def _in_worker(fn: Callable[[], T]) -> T:
-    box: list[tuple[bool, Any]] = []
-    ctx = contextvars.copy_context()
-
-    def target() -> None:
-        try:
-            box.append((True, ctx.run(fn)))
-        except BaseException as err:  # handed back to the caller's thread
-            box.append((False, err))
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value  # type: ignore[no-any-return]
-
-
-def _in_place(fn: Callable[[], T]) -> T:
-    """Run blocking ``fn`` on this thread as if no loop ran here, the way the code it calls
-    expects of a plain function (``asyncio.run`` inside a tool, a prompt_toolkit question)."""
-    loop = asyncio.events._get_running_loop()
-    asyncio.events._set_running_loop(None)
-    try:
-        return fn()
-    finally:
-        asyncio.events._set_running_loop(loop)
+            run_sync(aclose(), instead=instead)
 
 
 class _Workers:
@@ -160,19 +193,13 @@ class _Workers:
 _workers = _Workers()
 
 
-async def in_thread(fn: Callable[[], T], *, may_inline: bool = True) -> T:
+async def in_thread(fn: Callable[[], T]) -> T:
     """Run blocking ``fn`` on a daemon worker thread (with this context); await its result.
 
     Cancelling the await abandons the work: it finishes on its own, nobody waits for it.
-    When nothing else runs on this loop and no deadline is set, ``fn`` simply runs here:
-    there is nothing it could hold up and nothing that would need to abandon it (a thread hop
-    costs ~80 us, a third of a fake-model step). ``may_inline=False`` when ``fn`` waits on
-    this loop itself.
+    Blocking code never runs on a loop's own thread: a sync model call it makes goes to the
+    portal, and ``asyncio.run`` inside a plain-function tool just works.
     """
-    from agentcli.deadline import remaining
-
-    if may_inline and remaining() is None and len(asyncio.all_tasks()) <= 1:
-        return _in_place(fn)
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
     ctx = contextvars.copy_context()

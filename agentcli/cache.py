@@ -53,10 +53,12 @@ def _open(path: Path) -> sqlite3.Connection:
     """The cache database, created if missing; a directory or a corrupt file is a ConfigError."""
     db: sqlite3.Connection | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
             raise ConfigError(f"the response cache {path} is a directory; point AGENT_CACHE_PATH "
                               "(cache_path) at a file, or pass --no-cache")
+        from agentcli.sqlite_wal import create_private
+
+        create_private(path)  # prompts and answers: the owner's only
         db = sqlite3.connect(str(path), check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "

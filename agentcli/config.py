@@ -12,11 +12,16 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentcli.errors import ConfigError
 
 Check = Callable[[Any], Any]
+# What a project's .env may do with a setting (agentcli/project_trust.py applies it):
+# free: set it; trust: set it once the file is trusted (`agent trust`); never: ignored;
+# safe-only: names of safe built-in tools are free, dangerous ones never, others need trust;
+# own-key: a base URL, only with the key of its provider from the same file (never yours).
+TrustClass = Literal["free", "trust", "never", "safe-only", "own-key"]
 
 
 def _positive_int_or_none(v: Any) -> int | None:
@@ -194,17 +199,19 @@ def _model_options(v: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Field:
-    """One setting: how to check it, its environment variable, and a help line."""
+    """One setting: how to check it, its environment variable, a help line, and what a
+    project's ``.env`` may do with that variable."""
 
     check: Check
     env: str | None
     help: str
+    trust: TrustClass = "free"
 
 
 def _setting(check: Check, env: str | None, help: str, default: Any = None,
-             *, factory: Callable[[], Any] | None = None) -> Any:
+             *, factory: Callable[[], Any] | None = None, trust: TrustClass = "free") -> Any:
     """A :class:`Settings` field carrying its :class:`Field` (the one settings table)."""
-    meta = {"field": Field(check, env, help)}
+    meta = {"field": Field(check, env, help, trust)}
     if factory is not None:
         return field(default_factory=factory, metadata=meta)
     return field(default=default, metadata=meta)
@@ -227,7 +234,8 @@ class Settings:
         "alias; null: a local Ollama if one runs, else the offline demo")
     base_url: str | None = _setting(
         _str_or_none, "AGENT_BASE_URL",
-        "OpenAI-compatible endpoint for the model set with it (its provider and custom/ only)")
+        "OpenAI-compatible endpoint for the model set with it (its provider and custom/ only)",
+        trust="own-key")
     aliases: dict[str, str] = _setting(
         _aliases, None, "short model names: {q: dashscope/qwen-turbo}", factory=dict)
     model_options: dict[str, Any] = _setting(
@@ -242,13 +250,15 @@ class Settings:
         _str_or_none, "AGENT_SYSTEM", "instructions added to the agent type's system prompt")
     prompt_file: str | None = _setting(
         _str_or_none, "AGENT_PROMPT_FILE",
-        "a template file replacing the agent type's prompt (see `agent prompts show`)")
+        "a template file replacing the agent type's prompt (see `agent prompts show`)",
+        trust="trust")
     tools: list[str] = _setting(
-        _name_list, "AGENT_TOOLS", "tool names to load", factory=lambda: ["llm-math"])
+        _name_list, "AGENT_TOOLS", "tool names to load", factory=lambda: ["llm-math"],
+        trust="safe-only")
     allow: list[str] = _setting(
-        _name_list, "AGENT_ALLOW", "dangerous tools allowed by name", factory=list)
+        _name_list, "AGENT_ALLOW", "dangerous tools allowed by name", factory=list, trust="never")
     allow_dangerous_tools: bool = _setting(
-        _bool, "AGENT_ALLOW_DANGEROUS_TOOLS", "allow every dangerous tool", False)
+        _bool, "AGENT_ALLOW_DANGEROUS_TOOLS", "allow every dangerous tool", False, trust="never")
     max_iterations: int | None = _setting(
         _positive_int_or_none, "AGENT_MAX_ITERATIONS", "step limit", 15)
     max_execution_time: float | None = _setting(
@@ -279,9 +289,10 @@ class Settings:
         _tool_policy, None, "per dangerous tool: allow, ask (default) or deny", factory=dict)
     approve: str = _setting(
         _choice("ask", "auto"), "AGENT_APPROVE",
-        "dangerous calls: ask before each, or auto (run them)", "ask")
+        "dangerous calls: ask before each, or auto (run them)", "ask", trust="never")
     tools_module: list[str] = _setting(
-        _path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list)
+        _path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
+        trust="never")
     yaml_tools: list[dict[str, Any]] = _setting(
         _yaml_tools, None, "command and http tools declared in YAML", factory=list)
     mcp_servers: dict[str, dict[str, Any]] = _setting(
@@ -295,7 +306,7 @@ class Settings:
     cache: bool = _setting(_bool, "AGENT_CACHE", "cache model responses in SQLite", False)
     cache_path: str | None = _setting(
         _str_or_none, "AGENT_CACHE_PATH",
-        "response cache file (default $XDG_CACHE_HOME/agentcli/responses.sqlite)")
+        "response cache file (default $XDG_CACHE_HOME/agentcli/responses.sqlite)", trust="trust")
     max_tokens: int | None = _setting(
         _positive_int_or_none, "AGENT_MAX_TOKENS",
         "token budget per run, stops like the iteration limit (per request: "
@@ -303,11 +314,12 @@ class Settings:
     max_cost: float | None = _setting(
         _positive_float_or_none, "AGENT_MAX_COST", "USD budget per run (needs a price)")
     prices: str | None = _setting(
-        _str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in one")
+        _str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in one",
+        trust="trust")
     self_ask_tool: str | None = _setting(
         _str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search")
     profile: str | None = _setting(
-        _str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`")
+        _str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`", trust="trust")
     profiles: dict[str, Any] = _setting(
         _mapping, None, "named groups of settings", factory=dict)
     memory: str = _setting(
@@ -321,7 +333,8 @@ class Settings:
         "token budget of tokens memory (and of auto)", 4_000)
     db_path: str | None = _setting(
         _str_or_none, "AGENT_DB",
-        "SQLite file for sessions and run logs (default $XDG_DATA_HOME/agentcli/agent.db)")
+        "SQLite file for sessions and run logs (default $XDG_DATA_HOME/agentcli/agent.db)",
+        trust="trust")
     state: dict[str, Any] = _setting(
         _mapping, None, "run state fields: {name: {type, default, input, output}}",
         factory=dict)
@@ -347,7 +360,8 @@ class Settings:
         _bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
     otel: bool | None = _setting(
         _bool_or_none, "AGENT_OTEL",
-        "export OpenTelemetry traces, OTLP/HTTP (null: when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
+        "export OpenTelemetry traces and GenAI metrics (null: when an OTEL_* endpoint or "
+        "exporter is set, or under opentelemetry-instrument)")
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     # the provider ``base_url`` was set for (that of the model in force where it was set);
     # None: set with no model, so it serves only custom/ models and the default one
@@ -416,10 +430,11 @@ def read_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
     from agentcli.files import read_small_text
+    from agentcli.yaml_loader import load_yaml
 
     text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

@@ -1,7 +1,8 @@
 """Files a user names: read bounded (config, prompt, schema, state), written whole.
 
 Each is a regular file of at most :data:`MAX_INPUT_FILE_BYTES`; ``/dev/zero``, a FIFO or a
-directory is refused before anything is read, and a file that grows while it is read is cut
+directory is refused before anything is read, so is agentcli's keys file under any name or
+link (:func:`refuse_secret`), and a file that grows while it is read is cut
 off at the limit and refused, never read on.
 """
 
@@ -28,6 +29,7 @@ def read_small_text(path: str | Path, what: str, fix: str,
             raise ConfigError(f"{what} {path} does not exist; {fix}")
         if not file.is_file():
             raise ConfigError(f"{what} {path} is not a regular file; {fix}")
+        refuse_secret(file, what)
         with file.open("rb") as fh:
             data = fh.read(limit + 1)
     except OSError as err:
@@ -39,6 +41,17 @@ def read_small_text(path: str | Path, what: str, fix: str,
     except UnicodeDecodeError as err:
         raise ConfigError(f"{what} {path} is not UTF-8 text (byte {err.start + 1}); "
                           "save it as UTF-8") from None
+
+
+def refuse_secret(path: Path, what: str) -> None:
+    """Refuse ``path`` when it is agentcli's keys file (or another of its secret files),
+    whatever it is named or linked as: its content would reach a model."""
+    from agentcli.paths import secret_file
+
+    secret = secret_file(path)
+    if secret is not None:
+        raise ConfigError(f"{what} {path} is agentcli's secret file {secret}; it is never "
+                          "read as input")
 
 
 def write_atomic(path: Path, text: str) -> None:

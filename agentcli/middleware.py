@@ -120,7 +120,7 @@ class AgentMiddleware:
 
         from agentcli._sync import in_thread
 
-        return await in_thread(lambda: self.wrap_tool_call(call, bridge), may_inline=False)
+        return await in_thread(lambda: self.wrap_tool_call(call, bridge))
 
 
 # ---------------------------------------------------------------------- the executor's rules

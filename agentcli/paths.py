@@ -44,3 +44,25 @@ def user_config_file(env: Mapping[str, str] | None = None) -> Path:
 def keys_file(env: Mapping[str, str] | None = None) -> Path:
     """The stored API keys (mode 0600): ``<config dir>/keys.json``."""
     return config_dir(env) / "keys.json"
+
+
+def secret_files(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """agentcli's own files that hold secrets: never read as input (``-f``, ``-A``, configs)."""
+    return (keys_file(env),)
+
+
+def secret_file(path: str | Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """The secret file (:func:`secret_files`) that ``path`` is, through any symlink or hard
+    link (same device and inode), or None."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for secret in secret_files(env):
+        try:
+            known = os.stat(secret)
+        except OSError:
+            continue
+        if (found.st_dev, found.st_ino) == (known.st_dev, known.st_ino):
+            return secret
+    return None

@@ -95,8 +95,10 @@ def load_prices(path: str | None = None) -> PriceTable:
     if path:
         import yaml
 
+        from agentcli.yaml_loader import load_yaml
+
         try:
-            extra = yaml.safe_load(Path(path).expanduser().read_text(encoding="utf-8"))
+            extra = load_yaml(Path(path).expanduser().read_text(encoding="utf-8"))
         except OSError as err:
             raise ConfigError(f"cannot read price file {path}: {err.strerror}") from None
         except yaml.YAMLError as err:

@@ -86,10 +86,13 @@ def parse_template(name: str, text: str, where: str) -> SavedTemplate:
     """A template from its YAML text; errors name the file and the key."""
     import yaml
 
+    from agentcli.yaml_loader import load_yaml
+
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as err:
-        raise ConfigError(f"{where}: invalid YAML ({err.__class__.__name__}); fix it with "
+        why = getattr(err, "problem", None) or err.__class__.__name__
+        raise ConfigError(f"{where}: invalid YAML ({why}); fix it with "
                           f"agent templates edit {name}") from None
     data = {} if data is None else data
     if not isinstance(data, dict):

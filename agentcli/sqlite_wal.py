@@ -1,4 +1,8 @@
-"""Tell SQLite not to checkpoint the WAL when a connection closes.
+"""Create a WAL database private to its owner; tell SQLite not to checkpoint the WAL on close.
+
+:func:`create_private` makes a new database's directory 0700 and the file 0600 before SQLite
+opens it: SQLite gives the ``-wal`` and ``-shm`` files the database file's mode, so the
+prompts, answers and tool output logged there are readable by their owner only.
 
 By default the last connection to close a WAL database copies the WAL back into the file and
 deletes it: two fsyncs on close, and one more on the next process's first write, which starts a
@@ -14,13 +18,24 @@ Anywhere else the option is simply not set and closing checkpoints as before.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 _NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, SQLite >= 3.16
+
+
+def create_private(path: Path) -> None:
+    """Create ``path``'s directory (0700) and the empty file (0600) if missing; an existing
+    file or directory keeps its mode (the user may have shared it on purpose)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        with contextlib.suppress(FileExistsError):  # another process created it first
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def keep_wal_on_close(db: sqlite3.Connection) -> bool:

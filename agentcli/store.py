@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -29,7 +30,7 @@ from agentcli.log_schema import SCHEMA_VERSION, epoch, insert_steps, iso, migrat
 from agentcli.outcome import recorded_answer
 from agentcli.redact import Scrubber
 from agentcli.schema import RunResult
-from agentcli.sqlite_wal import keep_wal_on_close
+from agentcli.sqlite_wal import create_private, keep_wal_on_close
 
 
 def default_db_path(env: Mapping[str, str] | None = None) -> Path:
@@ -90,7 +91,8 @@ class Store:
         self.path = Path(path).expanduser()
         self._scrub = Scrubber()  # redaction for this store's writes (see _scrubber)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if str(path) != ":memory:":
+                create_private(self.path)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA busy_timeout=5000")
@@ -187,7 +189,7 @@ class Store:
             try:
                 rows = self.db.execute(sql, (_fts_query(query), limit)).fetchall()
             except sqlite3.OperationalError as err:
-                raise ConfigError(f"bad search {query!r}: {err}") from None
+                raise _bad_search(query, err) from None
         else:
             rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
                                    (limit,)).fetchall()
@@ -212,7 +214,7 @@ class Store:
         try:
             rows = self.db.execute(sql, (*args, limit)).fetchall()
         except sqlite3.OperationalError as err:
-            raise ConfigError(f"bad search {query!r}: {err}") from None
+            raise _bad_search(query, err) from None
         return [_run_row(r) for r in rows]
 
     def run(self, run_id: int) -> dict[str, Any] | None:
@@ -342,7 +344,7 @@ class Store:
             "r.prompt_tokens, r.completion_tokens FROM turns t "
             "LEFT JOIN runs r ON r.id = t.run_id WHERE t.session = ? ORDER BY t.id",
             (session,)).fetchall()
-        return [dict(r) | {"steps": json.loads(r["steps"] or "[]")} for r in rows]
+        return [dict(r) | {"steps": _column(r["steps"], list) or []} for r in rows]
 
     def delete_session(self, name: str) -> bool:
         """Delete a session and its turns (the run log keeps its runs); False if absent."""
@@ -352,10 +354,30 @@ class Store:
         return cur.rowcount > 0
 
 
+def _column(text: str | None, kind: type) -> Any:
+    """A JSON column (``steps``: a list of objects, ``meta``: an object), or None when the
+    stored value is not that (a damaged or hand-edited file)."""
+    try:
+        value = json.loads(text or ("[]" if kind is list else "{}"))
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if kind is list and isinstance(value, list) and not all(isinstance(s, dict) for s in value):
+        return None
+    return value if isinstance(value, kind) else None
+
+
 def _run_row(row: sqlite3.Row) -> dict[str, Any]:
+    """A run as a dict; a ``steps`` or ``meta`` value that is unreadable reads as empty and
+    is named in ``unreadable``: one bad row never breaks a listing."""
     data = dict(row)
-    data["steps"] = json.loads(data["steps"] or "[]")
-    data["meta"] = json.loads(data.get("meta") or "{}")
+    unreadable: list[str] = []
+    for column, kind in (("steps", list), ("meta", dict)):
+        value = _column(data.get(column), kind)
+        if value is None:
+            unreadable.append(column)
+        data[column] = kind() if value is None else value
+    if unreadable:
+        data["unreadable"] = unreadable
     return data
 
 
@@ -371,10 +393,22 @@ def _info(row: sqlite3.Row) -> SessionInfo:
                        json.loads(row["tools"]) if row["tools"] else None)
 
 
+_FTS_SYNTAX = re.compile(r'["*()^]|\b(?:AND|OR|NOT|NEAR)\b|\b(?:question|answer|steps)\s*:')
+
+
 def _fts_query(text: str) -> str:
-    """Plain words become quoted terms (ANDed), so user text never trips FTS5 syntax."""
+    """A query that uses FTS5 syntax (``"a phrase"``, ``summ*``, ``rent OR pirate``,
+    ``NEAR(a b)``, ``question:rent``) goes to SQLite as written; plain text (``25% of 300?``)
+    becomes quoted words, ANDed, so its punctuation never trips the syntax."""
+    if _FTS_SYNTAX.search(text):
+        return text
     words = [w.replace('"', '""') for w in text.split()]
     return " ".join(f'"{w}"' for w in words) or '""'
+
+
+def _bad_search(query: str | None, err: sqlite3.Error) -> ConfigError:
+    return ConfigError(f"bad search {query!r}: {err}; FTS5 syntax: words, \"a phrase\", "
+                       "prefix*, a OR b, a NOT b, NEAR(a b), question:word")
 
 
 def session_markdown(name: str, turns: list[dict[str, Any]]) -> str:

@@ -70,6 +70,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:9/v1")  # discard port: nothing there
     monkeypatch.setenv("NO_COLOR", "1")
+    # The developer's terminal type must not decide what a test sees: under TERM=dumb Rich
+    # draws no live display (no spinner). Tests that are about a dumb terminal set it.
+    monkeypatch.setenv("TERM", "xterm-256color")
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)

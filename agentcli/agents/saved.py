@@ -36,10 +36,11 @@ def load_agent_file(path: str | Path) -> tuple[str, dict[str, Any]]:
     import yaml
 
     from agentcli.files import read_small_text
+    from agentcli.yaml_loader import load_yaml
 
     text = read_small_text(path, "agent file", "give a file written by save_agent")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError:
         raise ConfigError(f"agent file {path} is not valid YAML; save it again") from None
     if not isinstance(data, dict) or not isinstance(data.get("_type"), str):

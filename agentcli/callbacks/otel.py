@@ -2,7 +2,7 @@
 
 One span tree per run::
 
-    invoke_agent {name}                     the run (Start .. End / RunError)
+    invoke_agent {agent}                    the run (Start .. End / RunError)
       chat {model}                          one model request (ModelStart .. ModelEnd/Error)
       execute_tool {tool}                   one tool call (ToolStart .. Observation)
         chat {model}                        a model request made inside the tool (``parent``)
@@ -10,8 +10,9 @@ One span tree per run::
 
 While a tool runs its span is the *current* OpenTelemetry context of the task running it,
 so spans made by libraries inside the tool (the MCP SDK, which also passes the context on
-to the server in ``_meta``) nest under it. Message content (prompts, replies, tool
-arguments and results) is recorded only when
+to the server in ``_meta``) nest under it. Each model request also records the GenAI
+metrics ``gen_ai.client.operation.duration`` and ``gen_ai.client.token.usage``. Message
+content (prompts, replies, tool arguments and results) is recorded only when
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, and always redacted.
 
 Needs only ``opentelemetry-api``; where the spans go is the tracer provider's business
@@ -21,13 +22,16 @@ Needs only ``opentelemetry-api``; where the spans go is the tracer provider's bu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -42,7 +46,8 @@ if TYPE_CHECKING:
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OPTIONS = {  # request options recorded as gen_ai.request.* (never their values' secrets)
     "temperature": "temperature", "max_tokens": "max_tokens", "top_p": "top_p",
-    "top_k": "top_k", "seed": "seed", "frequency_penalty": "frequency_penalty",
+    "max_completion_tokens": "max_tokens", "top_k": "top_k", "seed": "seed",
+    "frequency_penalty": "frequency_penalty",
     "presence_penalty": "presence_penalty", "n": "choice.count",
 }
 
@@ -57,11 +62,20 @@ class _Open:
     seq: int = 0  # attach order
 
 
+# the conventions' advisory bucket boundaries for the two GenAI client histograms
+_SECONDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96,
+            81.92]
+_TOKENS = [4.0 ** i for i in range(14)]  # 1, 4, 16 ... 67108864
+_CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id")  # LangSmith's thread keys
+
+
 @dataclass
 class _RunSpans:
     """The open spans of one run."""
 
     agent: _Open
+    started: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)  # chat
+    # span id -> when it started and its metric attributes
     chats: dict[str | None, list[_Open]] = field(default_factory=dict)  # by parent call
     tools: dict[str, _Open] = field(default_factory=dict)  # by call id (or tool name)
     errors: dict[str, str] = field(default_factory=dict)  # call key -> error.type
@@ -78,9 +92,27 @@ def _owner() -> object:
 
 
 def _split(model: str) -> tuple[str, str]:
-    """``provider/model`` as (provider, model); a bare name has no provider."""
+    """``provider/model`` as (provider, model); a bare name (``fake``) is its own provider."""
     provider, _, name = model.partition("/")
-    return (provider, name) if name else ("", model)
+    return (provider, name) if name else (model, model)
+
+
+def error_type(error: BaseException) -> str:
+    """``error.type``: the HTTP status where there is one (``401``), else the class name."""
+    status = getattr(error, "status", None)
+    return str(status) if isinstance(status, int) and status > 0 else type(error).__name__
+
+
+def _server(url: str) -> dict[str, Any]:
+    """``server.address`` / ``server.port`` of a base URL (never its path or credentials)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
+    except ValueError:
+        return {}
+    if not parts.hostname:
+        return {}
+    return {"server.address": parts.hostname, **({"server.port": port} if port else {})}
 
 
 class OtelHandler(BaseCallbackHandler):
@@ -88,16 +120,53 @@ class OtelHandler(BaseCallbackHandler):
 
     def __init__(self, tracer_provider: Any = None, *, env: Mapping[str, str] | None = None,
                  capture_content: bool | None = None,
-                 request_options: Mapping[str, Any] | None = None) -> None:
+                 request_options: Mapping[str, Any] | None = None,
+                 meter_provider: Any = None, agent_name: str = "agentcli") -> None:
+        from opentelemetry import metrics
+
         self._env = dict(os.environ if env is None else env)
         # the options the model object adds to every request (temperature...): not in events
         self._options = dict(request_options or {})
+        self._agent_name = agent_name  # a run's own name (run_name) wins
         self._tracer = trace.get_tracer("agentcli", tracer_provider=tracer_provider)
+        meter = metrics.get_meter("agentcli", meter_provider=meter_provider)
+        self._duration = meter.create_histogram(
+            "gen_ai.client.operation.duration", unit="s",
+            description="GenAI operation duration",
+            explicit_bucket_boundaries_advisory=_SECONDS)
+        self._tokens = meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}",
+            description="Number of input and output tokens used",
+            explicit_bucket_boundaries_advisory=_TOKENS)
         if capture_content is None:
             capture_content = self._env.get(CAPTURE_ENV, "").strip().lower() == "true"
         self._capture = capture_content
         self._runs: dict[str, _RunSpans] = {}
         self._lock = threading.Lock()
+        self._early: trace.Span | None = None  # the next run's span, opened by setting_up()
+
+    @contextlib.contextmanager
+    def setting_up(self) -> Iterator[None]:
+        """Open the next run's ``invoke_agent`` span now, current while the agent is built,
+        so what building does (MCP servers starting) lands in the run's trace, under it."""
+        span = self._tracer.start_span(
+            f"invoke_agent {self._agent_name}", kind=trace.SpanKind.INTERNAL,
+            attributes={"gen_ai.operation.name": "invoke_agent",
+                        "gen_ai.agent.name": self._agent_name})
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+            with self._lock:
+                self._early = span
+
+    def end_unused(self) -> None:
+        """End the span :meth:`setting_up` opened when no run took it (the build failed)."""
+        with self._lock:
+            early, self._early = self._early, None
+        if early is not None:
+            early.end()
 
     # -- the events ------------------------------------------------------------------------
 
@@ -106,7 +175,7 @@ class OtelHandler(BaseCallbackHandler):
         run_id = str(kw.get("run_id") or "")
         with self._lock:
             if event.kind == "start":
-                self._start(run_id, event.name, kw.get("parent_run_id"), event.inputs)
+                self._start(run_id, event, kw.get("parent_run_id"))
                 return
             run = self._runs.get(run_id)
             if run is None:
@@ -117,17 +186,25 @@ class OtelHandler(BaseCallbackHandler):
             if event.kind in ("end", "error"):  # a failed run raises: no End follows
                 self._runs.pop(run_id, None)
 
-    def _start(self, run_id: str, name: str, parent: Any, inputs: dict[str, Any]) -> None:
+    def _start(self, run_id: str, event: Any, parent: Any) -> None:
+        name, inputs = event.name or self._agent_name, event.inputs
         attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
-                                 "agentcli.run_id": run_id}
-        if name:
-            attrs["gen_ai.agent.name"] = name
+                                 "gen_ai.agent.name": name, "agentcli.run_id": run_id}
+        conversation = next((event.metadata[k] for k in _CONVERSATION_KEYS
+                             if event.metadata.get(k)), None)
+        if conversation is not None:  # session.id: OpenInference's name, what Phoenix groups by
+            attrs["gen_ai.conversation.id"] = attrs["session.id"] = str(conversation)
         outer = self._runs.get(str(parent)) if parent else None
         ctx = trace.set_span_in_context(outer.agent.span) if outer is not None else None
         if ctx is None and getattr(trace.get_current_span(), "end_time", None) is not None:
             ctx = otel_context.Context()  # an ended span left current (a cut-off call)
-        span = self._tracer.start_span(f"invoke_agent {name}".strip(), context=ctx,
-                                       kind=trace.SpanKind.INTERNAL, attributes=attrs)
+        if outer is None and self._early is not None:  # opened while the agent was built
+            span, self._early = self._early, None
+            span.update_name(f"invoke_agent {name}")
+            span.set_attributes(attrs)
+        else:
+            span = self._tracer.start_span(f"invoke_agent {name}", context=ctx,
+                                           kind=trace.SpanKind.INTERNAL, attributes=attrs)
         if self._capture and "input" in inputs:
             span.set_attribute("gen_ai.input.messages", self._json(
                 [{"role": "user", "parts": [{"type": "text", "content": str(inputs["input"])}]}]))
@@ -138,26 +215,37 @@ class OtelHandler(BaseCallbackHandler):
         provider, model = _split(event.model)
         parent = run.tools.get(event.parent) if event.parent else None
         under = (parent or run.agent).span
-        attrs: dict[str, Any] = {"gen_ai.operation.name": "chat",
-                                 "gen_ai.request.model": model}
-        if provider:
-            attrs["gen_ai.provider.name"] = provider
-        attrs.update(self._request_attrs(event.request))
+        common: dict[str, Any] = {"gen_ai.operation.name": "chat",
+                                  "gen_ai.provider.name": provider,
+                                  "gen_ai.request.model": model, **_server(event.server)}
+        if not run.started:  # the run's first request names the agent's model
+            run.agent.span.set_attributes({k: common[k] for k in (
+                "gen_ai.provider.name", "gen_ai.request.model")})
         span = self._tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT,
                                        context=trace.set_span_in_context(under),
-                                       attributes=attrs)
+                                       attributes={**common, **self._request_attrs(
+                                       event.request, event.options)})
+        run.started[id(span)] = (time.perf_counter(), common)
         run.chats.setdefault(event.parent, []).append(self._enter(span))
 
     def _on_model_end(self, run: _RunSpans, event: Any) -> None:
         opened = self._pop_chat(run, event.parent)
         if opened is not None:
             self._result_attrs(opened.span, event.result)
+            usage = event.result.usage
+            model = event.result.model
+            attrs = self._measure(run, opened.span,
+                                  {"gen_ai.response.model": model} if model else {})
+            for kind, count in (("input", usage.prompt_tokens),
+                                ("output", usage.completion_tokens)):
+                self._tokens.record(count, {**attrs, "gen_ai.token.type": kind})
             self._leave(opened)
 
     def _on_model_error(self, run: _RunSpans, event: Any) -> None:
         opened = self._pop_chat(run, event.parent)
         if opened is not None:
-            self._fail(opened.span, type(event.error).__name__, str(event.error))
+            self._fail(opened.span, error_type(event.error), str(event.error))
+            self._measure(run, opened.span, {"error.type": error_type(event.error)})
             self._leave(opened)
 
     def _on_tool_start(self, run: _RunSpans, event: Any) -> None:
@@ -168,7 +256,7 @@ class OtelHandler(BaseCallbackHandler):
         run.tools[key] = self._enter(span)
 
     def _on_tool_error(self, run: _RunSpans, event: Any) -> None:
-        run.errors[event.call_id or event.tool] = type(event.error).__name__
+        run.errors[event.call_id or event.tool] = error_type(event.error)
 
     def _on_observation(self, run: _RunSpans, event: Any) -> None:
         action = event.step.action
@@ -192,7 +280,7 @@ class OtelHandler(BaseCallbackHandler):
                   "finish_reason": "stop"}]))
 
     def _on_error(self, run: _RunSpans, event: Any) -> None:
-        self._fail(run.agent.span, type(event.error).__name__, str(event.error))
+        self._fail(run.agent.span, error_type(event.error), str(event.error))
         self._close(run)
 
     def _on_end(self, run: _RunSpans, event: Any) -> None:
@@ -216,6 +304,14 @@ class OtelHandler(BaseCallbackHandler):
         self._leave(run.agent)
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _measure(self, run: _RunSpans, span: trace.Span,
+                 extra: Mapping[str, Any]) -> dict[str, Any]:
+        """Record the request's duration; returns the metric attributes it used."""
+        started, common = run.started.pop(id(span), (time.perf_counter(), {}))
+        attrs = {**common, **extra}
+        self._duration.record(time.perf_counter() - started, attrs)
+        return attrs
 
     def _tool_span(self, run: _RunSpans, tool: str, call_id: str | None) -> trace.Span:
         attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
@@ -251,9 +347,10 @@ class OtelHandler(BaseCallbackHandler):
         span.set_attribute("error.type", error_type)
         span.set_status(trace.Status(trace.StatusCode.ERROR, message))
 
-    def _request_attrs(self, request: ChatRequest) -> dict[str, Any]:
+    def _request_attrs(self, request: ChatRequest,
+                       own: Mapping[str, Any]) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
-        options = {**self._options, **request.options}
+        options = {**self._options, **own, **request.options}  # as the body merges them
         for key, name in _OPTIONS.items():
             value = options.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
@@ -272,6 +369,8 @@ class OtelHandler(BaseCallbackHandler):
         span.set_attribute("gen_ai.usage.output_tokens", result.usage.completion_tokens)
         if result.model:
             span.set_attribute("gen_ai.response.model", result.model)
+        if result.response_id:
+            span.set_attribute("gen_ai.response.id", result.response_id)
         if result.finish_reason:
             span.set_attribute("gen_ai.response.finish_reasons", [result.finish_reason])
         if self._capture:

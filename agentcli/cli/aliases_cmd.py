@@ -21,9 +21,23 @@ def _user_aliases() -> dict[str, str]:
 
 
 def _check_target(target: str) -> None:
-    """A known provider (or a ``kind:...`` model) before anything is saved."""
-    if ":" in target and "/" not in target.split(":", 1)[0]:
-        return  # replay:FILE, fake:FILE
+    """A known provider (or a ``replay:``/``fake:`` model) before anything is saved; a URL
+    is no model, and one naming an internal host is refused with the reason the fragments'
+    SSRF guard gives (:func:`agentcli.tools.net.check_url`)."""
+    from agentcli.errors import AgentCliError, ConfigError
+
+    if target.startswith(("replay:", "fake:")):
+        return
+    url = target[target.find("http"):] if "://" in target else ""
+    if url:
+        from agentcli.tools.net import check_url
+
+        try:
+            check_url(url)
+        except AgentCliError as err:
+            raise ConfigError(f"alias target {target!r}: {err}") from None
+        raise ConfigError(f"alias target {target!r} is a URL, not a model: write "
+                          "provider/model (a server's URL is a base URL: --base-url)")
     from agentcli.models.presets import CUSTOM, get_preset, parse_spec
 
     provider, _ = parse_spec(target)

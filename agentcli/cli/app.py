@@ -137,36 +137,12 @@ def main_options(
             root.addHandler(logging.NullHandler())
 
 
-def _find_env_file() -> str:
-    """The nearest ``.env`` from the working directory up (python-dotenv's
-    ``find_dotenv(usecwd=True)``), or ''; python-dotenv is imported only when there is one."""
-    import stat
-
-    current = os.path.abspath(os.getcwd())
-    while True:
-        candidate = os.path.join(current, ".env")
-        try:
-            mode = os.stat(candidate).st_mode
-        except OSError:
-            mode = 0
-        if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
-            return candidate
-        parent = os.path.dirname(current)
-        if parent == current:
-            return ""
-        current = parent
-
-
 def _env() -> dict[str, str]:
-    found = _find_env_file()
-    if found:
-        from dotenv import dotenv_values, load_dotenv
+    """Your environment, plus what the project's ``.env`` may set (agentcli/project_trust.py;
+    a line on stderr for each thing ignored), plus stored keys."""
+    from agentcli.cli.trust_cmd import load_project_env
 
-        from agentcli.redact import remember_env
-
-        load_dotenv(found, override=False)
-        # a .env key shadowed by the environment is still a secret to redact
-        remember_env(dotenv_values(found))
+    load_project_env()
     from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
 
     return apply_stored_keys(dict(os.environ))
@@ -260,8 +236,14 @@ def run(
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
     with errors_to_exit():
         if question is None and template is None and save is None:
-            raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is 2+2?" '
-                              "(or -T NAME for a saved template)")
+            from agentcli.cli.question import piped_text, stdin_is_piped
+
+            # echo "2+2?" | agent run: the piped text is the question, as with llm
+            if not (no_stdin or "-" in (fragment or [])) and stdin_is_piped():
+                question = piped_text(sys.stdin)
+            if question is None:
+                raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
+                                  '2+2?" (or pipe it in, or -T NAME for a saved template)')
         from agentcli.cli.running import execute
 
         env = _env()
@@ -280,7 +262,8 @@ def run(
 
         params = template_flags.param_values(param)
         if save is not None:
-            path = template_flags.save_from_flags(save, question, flags, params)
+            path = template_flags.save_from_flags(save, question, flags, params,
+                                                  base=template)
             typer.echo(f"saved template {save} in {path}", err=True)
             raise typer.Exit(exit_codes.OK)
         used = None
@@ -525,6 +508,9 @@ app.add_typer(templates_app, name="templates")
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.trust_cmd import trust  # noqa: E402
+
+app.command("trust")(trust)
 from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
 
 app.command("plugins")(plugins)

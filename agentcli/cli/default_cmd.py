@@ -1,7 +1,8 @@
 """``agent "question"`` runs like ``agent run "question"``, as ``llm "prompt"`` does.
 
 The top-level group routes any first argument that is not one of its commands or options to
-``run``; a single word close to a command name (``agent serv``) is still the usual "No such
+``run``, and so does a bare ``agent`` with text piped in (the text is the question); a
+single word close to a command name (``agent serv``) is still the usual "No such
 command" error, with the suggestion and how to ask it as a question. ``agent run -c TEXT``
 (``llm``'s continue) says that ours is ``-C``. The group also prints each command's whole
 summary in ``agent --help`` instead of cutting it at the terminal's width.
@@ -51,6 +52,11 @@ class DefaultRunGroup(TyperGroup):
         while index < len(args) and args[index] in flags:
             index += 1
         if index == len(args):
+            if all(arg == "--debug" for arg in args):
+                from agentcli.cli.question import stdin_is_piped
+
+                if stdin_is_piped():  # echo "2+2?" | agent: the piped text is the question
+                    return [*args, DEFAULT_COMMAND]
             return args  # nothing but global options: help, version, completion
         first = args[index]
         commands = list(self.commands)

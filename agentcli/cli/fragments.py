@@ -3,7 +3,8 @@
 Each fragment's text is put before the question under a ``[fragment: SOURCE]`` line. A
 fragment is ``-`` (stdin), an ``http(s)://`` URL, a glob (``src/*.py``, ``**`` recurses), or
 a file. Together they hold at most :data:`~agentcli.cli.question.MAX_STDIN_BYTES` (the limit
-on piped input) and :data:`MAX_FILES` files; binary data and non-UTF-8 text are refused. URLs
+on piped input) and :data:`MAX_FILES` files; binary data, non-UTF-8 text and agentcli's keys
+file (under any name or link) are refused, and a glob does not follow a link out of its tree. URLs
 go through the tools' HTTP guard (:mod:`agentcli.tools.net`): internal addresses, loopback
 included, are refused unless ``tool_settings: {allow_private_network: true}``.
 """
@@ -68,7 +69,14 @@ def _too_much() -> ConfigError:
 
 
 def _paths(pattern: str) -> list[str]:
-    found = sorted(p for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+    """The files a glob matches inside its own tree: a match reached through a symlink that
+    leads out of the directory the pattern starts in (``dir/**`` over ``dir/link -> /``) is
+    left out, as ``find`` does not follow links."""
+    fixed = Path(pattern).parts
+    cut = next((i for i, part in enumerate(fixed) if _GLOB_CHARS & set(part)), len(fixed))
+    root = Path(*fixed[:cut]).resolve() if cut else Path.cwd().resolve()
+    found = sorted(p for p in glob.glob(pattern, recursive=True)
+                   if Path(p).is_file() and Path(p).resolve().is_relative_to(root))
     if not found:
         raise ConfigError(f"fragment {pattern!r} matches no file; check the pattern "
                           "(quote it so the shell does not expand it)")

@@ -23,6 +23,7 @@ _QUERY_OPT = typer.Option(None, "-q", "--query", help="Full-text search.")
 _MODEL_OPT = typer.Option(None, "-m", "--model", help="Only runs of this model.")
 _SINCE_OPT = typer.Option(None, "--since", help="Only runs since: 30m, 2h, 7d, 2w or a date.")
 _DB_OPT = typer.Option(None, "--db", help=_DB_HELP)
+_MAX_COUNT = 2**63 - 1  # SQLite's largest integer
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -30,13 +31,17 @@ def parse_since(text: str, now: float | None = None) -> float:
     """A start time from ``30m`` / ``2h`` / ``7d`` / ``2w`` ago, or an ISO date or date-time."""
     now = time.time() if now is None else now
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text.lower())
-    if match:
-        return now - float(match.group(1)) * _UNITS[match.group(2)]
+    if match:  # further back than the epoch (99999999999999999999d): every run
+        return max(0.0, now - float(match.group(1)) * _UNITS[match.group(2)])
     try:
-        return datetime.fromisoformat(text.strip()).timestamp()
+        when = datetime.fromisoformat(text.strip())
     except ValueError:
         raise ConfigError(f"--since {text!r} is not a time; use 30m, 2h, 7d, 2w, "
                           "2026-11-20 or 2026-11-20T09:30") from None
+    try:
+        return max(0.0, when.timestamp())
+    except (OverflowError, OSError, ValueError):  # year 1: before any run
+        return 0.0
 
 
 def _env() -> dict[str, str]:
@@ -70,6 +75,7 @@ def _list(n: int, json_out: bool, query: str | None, model: str | None, since: s
         start = parse_since(since) if since else None
         if n < 1:
             raise ConfigError(f"-n must be at least 1, got {n}")
+        n = min(n, _MAX_COUNT)  # more than SQLite's integers: every run
         store = read_store(db, env)
         try:
             runs = store.query_runs(limit=n, query=query, model=model, since=start)
@@ -91,7 +97,8 @@ def _list(n: int, json_out: bool, query: str | None, model: str | None, since: s
         wide = not out.is_terminal  # piped rows keep every character
         rows = [(r["id"], _when(r["started"]), r["model"], r["session"],
                  r["question"] if wide else _short(r["question"]),
-                 r["answer"] if wide else _short(r["answer"]), len(r["steps"]),
+                 r["answer"] if wide else _short(r["answer"]),
+                 "unreadable" if "steps" in r.get("unreadable", ()) else len(r["steps"]),
                  (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0),
                  f"{r['elapsed'] or 0:.2f}") for r in runs]
         print_rows(out, "Runs" + (f" matching {query!r}" if query else ""),

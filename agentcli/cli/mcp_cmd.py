@@ -50,7 +50,7 @@ def _cell(value: Any) -> str:
 def _consent(conf: Any) -> None:
     """Before starting a server of a project's ``.mcp.json``: on a terminal, ask."""
     if conf.project_file is not None:
-        _ask_trust(Path(conf.project_file), {conf.name: conf})
+        _ask_trust(Path(conf.project_file))
 
 
 def _run(coro_factory: Any, conf: Any) -> Any:
@@ -81,7 +81,7 @@ def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
             rows.append({"name": name, "transport": conf.transport,
                          "tools": "?" if cached is None else len(cached),
                          "from": origin, "starts": "yes" if conf.project_file is None
-                         or is_trusted(Path(conf.project_file)) else "no (agent mcp trust)",
+                         or is_trusted(Path(conf.project_file)) else "no (agent trust)",
                          "target": conf.target()})
         _table(rows, ("name", "transport", "tools", "from", "starts", "target"), json_out)
 
@@ -102,21 +102,9 @@ def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project di
 
 
 def _set_trust(directory: Path, trusted: bool | None) -> None:
-    from agentcli.cli.app import errors_to_exit
-    from agentcli.errors import ConfigError
-    from agentcli.mcp.config import project_servers
-    from agentcli.mcp.trust import set_trust
-    from agentcli.paths import MCP_PROJECT_FILE
+    from agentcli.cli.trust_cmd import set_project_trust
 
-    with errors_to_exit():
-        path = directory.expanduser() / MCP_PROJECT_FILE
-        if not path.is_file():
-            raise ConfigError(f"no {MCP_PROJECT_FILE} in {directory.expanduser().resolve()}")
-        servers = project_servers(directory.expanduser())  # a broken file is refused here
-        set_trust(path, trusted)
-        verb = "trusted" if trusted else "no longer trusted"
-        _say(f"{path.resolve()} is {verb}" + (f" (servers: {', '.join(servers)})"
-                                              if trusted else ""))
+    set_project_trust(directory, trusted, only_mcp=True)
 
 
 @mcp_app.command("tools")
@@ -195,7 +183,7 @@ def ask_project_trust(settings: Any) -> None:
     """On a terminal, ask once whether to trust an untrusted ``.mcp.json`` this run would start
     (its servers' commands shown, on stderr); the answer is kept for the file as it is, "no"
     too. Off a terminal, say nothing: its servers are refused with a one-line error naming
-    ``agent mcp trust``."""
+    ``agent trust``."""
     import sys
 
     from agentcli.paths import MCP_PROJECT_FILE
@@ -206,28 +194,15 @@ def ask_project_trust(settings: Any) -> None:
     from agentcli.mcp.config import server_configs
 
     wanted = {t.partition(".")[0] for t in settings.tools}
-    _ask_trust(path, {n: c for n, c in server_configs(settings).items()
-                      if c.project_file is not None and n in wanted})
+    if any(c.project_file is not None and n in wanted
+           for n, c in server_configs(settings).items()):
+        _ask_trust(path)
 
 
-def _ask_trust(path: Path, servers: dict[str, Any]) -> None:
-    """Ask on a terminal whether to trust ``path`` to start ``servers``, unless trusted or
-    declined already (as it is now) or there is nothing to start; keep the answer."""
-    import sys
+def _ask_trust(path: Path) -> None:
+    """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
+    trusts them all), unless trusted or declined already as it is now; keep the answer."""
+    from agentcli.cli.trust_cmd import ask_mcp_trust
+    from agentcli.mcp.config import project_servers
 
-    from agentcli.mcp.text import clean
-    from agentcli.mcp.trust import is_trusted, set_trust, was_declined
-
-    if not servers or not (sys.stdin.isatty() and sys.stderr.isatty()):
-        return
-    if is_trusted(path) or was_declined(path):
-        return
-    typer.echo(clean(f"{path} (from this project) wants to start:", 10_000), err=True)
-    for name, conf in servers.items():
-        typer.echo(clean(f"  {name}: {conf.target()}", 10_000), err=True)
-    try:
-        answer = typer.confirm(f"Trust the MCP servers in {clean(str(path), 10_000)}?",
-                               default=False, err=True)
-    except typer.Abort:  # Ctrl-C or Ctrl-D: no answer, nothing kept
-        raise KeyboardInterrupt from None
-    set_trust(path, answer)
+    ask_mcp_trust(path, project_servers(path.parent))

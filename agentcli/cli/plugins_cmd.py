@@ -34,7 +34,7 @@ def installed_plugins() -> list[dict[str, Any]]:
     """One row per ``agentcli.tools`` entry point: its package, version and tool names."""
     from importlib.metadata import entry_points
 
-    from agentcli.tools.custom import ENTRY_POINT_GROUP, flatten_plugin
+    from agentcli.tools.custom import ENTRY_POINT_GROUP, flatten_plugin, load_failure
 
     rows = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -44,19 +44,24 @@ def installed_plugins() -> list[dict[str, Any]]:
                                "entry_point": ep.name, "tools": [], "error": None}
         try:
             row["tools"] = [item.name for item in flatten_plugin(ep.load())]
-        except Exception as err:  # a broken plugin is listed, never fatal
-            row["error"] = f"{type(err).__name__}: {err}"
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # a broken plugin (even sys.exit) is listed, never fatal
+            row["error"] = load_failure(err)
         rows.append(row)
     return sorted(rows, key=lambda r: (str(r["package"]), str(r["entry_point"])))
 
 
 def install(
-    packages: list[str] = typer.Argument(..., help="Packages, as pip takes them."),
+    packages: list[str] | None = typer.Argument(None, help="Packages, as pip takes them."),
     upgrade: bool = typer.Option(False, "--upgrade", "-U", help="Upgrade if installed."),
     editable: str | None = typer.Option(None, "--editable", "-e", help="A local project path."),
 ) -> None:
     """Install plugins (or any package) into the environment agent runs in, with pip."""
-    args = ["install", *(["--upgrade"] if upgrade else []), *packages,
+    if not packages and not editable:
+        _refuse("name a package to install, or -e PATH for a local project")
+    _check_names([*(packages or []), *([editable] if editable else [])])
+    args = ["install", *(["--upgrade"] if upgrade else []), *(packages or []),
             *(["--editable", editable] if editable else [])]
     raise typer.Exit(_pip(args))
 
@@ -66,7 +71,23 @@ def uninstall(
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Uninstall packages from the environment agent runs in."""
+    _check_names(packages)
     raise typer.Exit(_pip(["uninstall", *(["--yes"] if yes else []), *packages]))
+
+
+def _refuse(message: str) -> None:
+    from agentcli import exit_codes
+    from agentcli.cli.app import fail
+
+    fail(message, exit_codes.USAGE)
+
+
+def _check_names(names: list[str]) -> None:
+    """Refuse a name pip would read as an option (``--index-url=...`` after ``--``)."""
+    for name in names:
+        if name.startswith("-"):
+            _refuse(f"{name!r} is not a package name: pip options are not passed through "
+                    "(set PIP_* variables, or run pip itself)")
 
 
 def _pip(args: list[str]) -> int:

@@ -1,5 +1,7 @@
 """The question of ``agent run``: the argument, stdin (``-``), or both (piped text + question).
 
+With no question at all, piped text is the question (``echo "2+2?" | agent``, as ``llm``).
+
 ``cat notes.txt | agent run "summarize this"`` sends the piped text followed by the question,
 as ``llm`` does. Piped input is context the user gave: it is read to its end however slowly it
 comes (``pytest 2>&1 | agent run "why did this fail?"``; Ctrl-C still stops), and never past
@@ -9,6 +11,9 @@ an open stdin left unread (a CI runner's, say).
 
 from __future__ import annotations
 
+import os
+import stat
+import sys
 from typing import IO
 
 from agentcli.errors import ConfigError
@@ -49,6 +54,19 @@ def read_text(stream: IO[str], limit: int = MAX_STDIN_BYTES) -> str:
 def _too_long(limit: int) -> ConfigError:
     return ConfigError(f"stdin sent more than {limit // 1024 // 1024} MiB; pipe less (e.g. "
                        "through tail -c 500000), or pass --no-stdin to leave it unread")
+
+
+def stdin_is_piped(stream: IO[str] | None = None) -> bool:
+    """Whether stdin is a pipe or a redirected file (not a terminal, not ``/dev/null``).
+
+    This decides whether a bare ``agent`` (no question) asks the piped text or shows help.
+    """
+    stream = sys.stdin if stream is None else stream
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # no real file: an in-memory stream
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
 def piped_text(stream: IO[str] | None) -> str | None:

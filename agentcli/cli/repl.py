@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.callbacks.timings import TimingsHandler
 from agentcli.cli.consoles import console as make_console
 from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
@@ -94,6 +95,20 @@ def _piped_lines(stream: TextIO) -> Iterator[str]:
     raise EOFError
 
 
+def _needs_opt_in(name: str, settings: Settings) -> bool:
+    """Whether built-in tool (or group) ``name`` is dangerous and not allowed by ``settings``."""
+    from agentcli.tools.resolve import build_catalog
+
+    if settings.allow_dangerous_tools:
+        return False
+    catalog = build_catalog(settings)
+    spec = catalog.spec(name)
+    if spec is None or set(settings.allow) & {name, spec.name, *spec.also_known_as}:
+        return False
+    members = [catalog.spec(m) for m in spec.members or ()]
+    return spec.dangerous or any(m is not None and m.dangerous for m in members)
+
+
 class ChatRepl:
     """The chat state (model, agent, memory, session) and the loop around it."""
 
@@ -131,6 +146,7 @@ class ChatRepl:
                                    said_elsewhere=frozenset({"interrupted"}))  # one line
         self._turns = TurnLoop()  # one event loop for the session's turns
         self.conversation: Conversation | None = None
+        self.held_back: list[str] = []  # the session's dangerous tools not allowed this time
         from agentcli.cli.observe import Observers
         from agentcli.cli.running import sent_options
         from agentcli.otel_export import otel_wanted
@@ -198,15 +214,19 @@ class ChatRepl:
 
     def open_session(self, name: str) -> None:
         """Switch to session ``name`` (created if new) and load its memory; a resumed session
-        comes back with the agent type and tools it last used (flags given now win)."""
+        comes back with the agent type and tools it last used (flags given now win). Its saved
+        setup changes only through ``/agent`` and ``/tools``: a resume never saves less."""
         self._leave_session()
+        self.held_back = []
         info = self.store.session(name)
-        if info is not None and info.turns:
-            self._restore_setup(info.agent, info.tools)
+        resumed = info is not None and bool(info.turns)
+        if info is not None and resumed:
+            self._restore_setup(name, info.agent, info.tools)
         conversation = open_conversation(self.store, name, self.settings, agent=self.agent_name,
                                          llm=self.llm)
         self.conversation = conversation
-        self.save_setup()
+        if not resumed or info is None or info.tools is None:
+            self.save_setup()
         self.tokens = sum((t["prompt_tokens"] or 0) + (t["completion_tokens"] or 0)
                           for t in self.store.turns(name))
         self.last = None
@@ -216,24 +236,32 @@ class ChatRepl:
         else:
             note(self.console, f"Session {name!r} (new). /help lists the commands.")
 
-    def _restore_setup(self, agent: str | None, tools: list[str] | None) -> None:
+    def _restore_setup(self, name: str, agent: str | None, tools: list[str] | None) -> None:
         flagged = {k for k, v in self.settings.sources.items() if v == "flag"}
         changes: dict[str, Any] = {}
         if agent and agent != self.agent_name and "agent" not in flagged:
             changes["agent"] = agent
         if tools is not None and tools != list(self.settings.tools) and "tools" not in flagged:
-            changes["tools"] = tools
-        if not changes:
+            # A dangerous tool was allowed in that chat (/tools allow); allowing it again is
+            # the user's call, so it is held back (still saved) and the rest comes back.
+            self.held_back = [t for t in tools if _needs_opt_in(t, self.settings)]
+            changes["tools"] = [t for t in tools if t not in self.held_back]
+        if self.held_back:
+            listed = ", ".join(self.held_back)
+            warn(self.console, f"session {name!r} had {listed} allowed; not re-allowed without "
+                 f"--allow {','.join(self.held_back)} (or /tools allow NAME)")
+        if not changes or all(getattr(self.settings, k) == v for k, v in changes.items()):
             return
         old = self.settings
         self.settings = replace(old, **changes)
         try:
             self.rebuild()
-        except Exception as err:  # e.g. a dangerous tool not allowed this time
+        except Exception as err:  # e.g. an MCP server's tool that is dangerous now
             self.settings = old
             self.rebuild()
             warn(self.console, f"could not restore this session's setup ({err}); using "
-                 "the current one")
+                 "the current one for now (the saved one is kept)")
+            self.held_back = [t for t in tools or () if t not in self.settings.tools]
             return
         note(self.console, f"restored this session's agent {self.agent_name} and tools "
              f"{', '.join(self.settings.tools) or 'none'}")
@@ -247,10 +275,13 @@ class ChatRepl:
             self.store.delete_session(self.session)
 
     def save_setup(self) -> None:
-        """Remember the agent type and tools in the session (they come back on resume)."""
+        """Remember the agent type and tools in the session (they come back on resume); tools
+        held back at resume stay in it until ``/tools rm`` drops them."""
         if self.conversation is not None:
+            tools = list(self.settings.tools)
+            self.held_back = [t for t in self.held_back if t not in tools]
             self.store.set_session_setup(self.session, agent=self.agent_name,
-                                         tools=list(self.settings.tools))
+                                         tools=tools + self.held_back)
 
     def toolbar(self, width: int | None = None) -> str:
         """The bottom toolbar: session, memory, tokens used, model and agent type; fitted to
@@ -270,17 +301,19 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    async def _consume(self, inputs: dict[str, Any], out: list[RunResult]) -> None:
-        async for event in self.executor.astream(inputs):
+    async def _consume(self, inputs: dict[str, Any], out: list[RunResult],
+                       timings: TimingsHandler) -> None:
+        named = {"metadata": {"session_id": self.session}}  # gen_ai.conversation.id
+        async for event in self.executor.astream(inputs, named, callbacks=[timings]):
             if event.kind == "end":
                 out.append(event.result)
 
-    def _run(self, inputs: dict[str, Any]) -> RunResult:
+    def _run(self, inputs: dict[str, Any], timings: TimingsHandler) -> RunResult:
         # The result comes back through ``out``, not as the task's result: a finished task
         # that is repr'd (asyncio's debug and SIGINT bookkeeping) would repr the session.
         out: list[RunResult] = []
         try:
-            self._turns.run(self._consume(inputs, out))
+            self._turns.run(self._consume(inputs, out, timings))
         finally:
             self.spinner.stop()
         assert out
@@ -291,8 +324,9 @@ class ChatRepl:
         conversation = self.conversation
         assert conversation is not None
         before = conversation.state()  # for /retry
+        timings = TimingsHandler()  # each step's status and duration, as `agent run` logs
         try:
-            result = self._run(conversation.inputs(question))
+            result = self._run(conversation.inputs(question), timings)
         except KeyboardInterrupt:
             note(self.console, "Cancelled; back at the prompt.")
             return None
@@ -315,7 +349,7 @@ class ChatRepl:
             conversation.commit(
                 question, result, model=self.llm.name if self.llm else None,
                 agent=self.agent_name, options=sent_options(self.settings),
-                on_memory_error=lambda err: warn(
+                meta={"timings": timings.summary()}, on_memory_error=lambda err: warn(
                     self.console, f"memory could not record this turn: {err}"),
             )
         except Exception as err:
@@ -399,8 +433,8 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
         except ConfigError:  # no model and no local Ollama: the offline demo chat
             demo, notice = True, (
                 "Offline demo: no model is configured, so a scripted model answers (try "
-                f"\"{DEMO_QUESTION}\"; the Calculator really runs). To chat with a real "
-                f"model, {HOW_TO_CONFIGURE}.")
+                f"\"{DEMO_QUESTION}\"; the Calculator really runs) and nothing is saved. To "
+                f"chat with a real model, {HOW_TO_CONFIGURE}.")
         if notice:
             note(Console(), notice)
     path = history_path(env)
@@ -415,8 +449,10 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
             return demo_chat_model()
         return build_model(s, env)
 
+    # The demo keeps nothing: its session would be resumed by the first real chat.
+    store = Store(":memory:") if demo else open_store(settings.db_path, env)
     repl = ChatRepl(replace(settings, stream=True) if "stream" not in settings.sources
-                    else settings, open_store(settings.db_path, env), factory,
+                    else settings, store, factory,
                     session=session, approver=build_approver(settings, yes),
                     history=FileHistory(str(path)),
                     toolbar=_stdin_is_a_terminal())

@@ -82,6 +82,8 @@ def run_markdown(row: dict[str, Any]) -> str:
     lines = [f"# Run {row['id']}", ""]
     lines += [f"- **{k}:** {neutral(str(v))}" for k, v in facts]
     lines += ["", "## Question", "", *_fence(row["question"]), ""]
+    if row.get("unreadable"):
+        lines += [f"(unreadable in the log: {', '.join(row['unreadable'])})", ""]
     if row["steps"]:
         lines += ["## Steps", ""]
         tool_times = [t for t in (meta.get("timings") or {}).get("calls", [])

@@ -21,7 +21,10 @@ def serve(
     port: int = typer.Option(8765, "--port", "-p", help="Port (0: any free one)."),
     token: str | None = typer.Option(
         None, "--token", envvar=TOKEN_ENV, show_envvar=True,
-        help="Bearer token every request must send (required off loopback)."),
+        help="Bearer token every request must send (default: a new one, printed at start)."),
+    no_token: bool = typer.Option(
+        False, "--no-token", help="Answer without a token (loopback only; any local account "
+        "can then use the agent)."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
     agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
     tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
@@ -39,6 +42,8 @@ def serve(
     db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
     log: bool | None = typer.Option(
         None, "--log/--no-log", help="Log runs without a session (default: `agent logs`)."),
+    otel: bool | None = typer.Option(
+        None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per request)."),
     base_url: str | None = BASE_URL_OPT,
     option: list[str] | None = option_opt("--option", "-o"),
     system: str | None = system_opt("--system", "-s"),
@@ -47,7 +52,8 @@ def serve(
     """Serve the agent as an OpenAI-compatible API: /v1/chat/completions, /v1/models.
 
     Each config profile is one more model id. Dangerous tools run only when the config's
-    tool_policy allows them; sessions by the X-Agent-Session header or the `user` field."""
+    tool_policy allows them; a saved conversation by the X-Agent-Session header. A token
+    is generated and printed unless --token or --no-token."""
     from agentcli.cli.app import _env, errors_to_exit
     from agentcli.cli.model_flags import model_flags
 
@@ -55,13 +61,15 @@ def serve(
         flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
                  "max_iterations": max_iterations, "max_execution_time": max_time,
                  "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
-                 "tools_module": tools_module, "db_path": db,
+                 "tools_module": tools_module, "db_path": db, "otel": otel,
                  **model_flags(base_url, option, system, prompt)}
-        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log))
+        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log,
+                               no_token=no_token))
 
 
 def start(host: str, port: int, token: str | None, config: Path | None,
-          flags: dict[str, Any], env: dict[str, str], *, log: bool | None) -> int:
+          flags: dict[str, Any], env: dict[str, str], *, log: bool | None,
+          no_token: bool = False) -> int:
     """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
     from agentcli import exit_codes
 
@@ -73,9 +81,17 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     from agentcli.serve.guard import is_loopback
 
     token = (token or "").strip() or None
-    if token is None and not is_loopback(host):
-        raise ConfigError(f"--host {host} is not a loopback address: set a token with --token "
-                          f"or ${TOKEN_ENV} so only clients that send it are answered")
+    if no_token and token is not None:
+        raise ConfigError(f"--no-token and a token (--token or ${TOKEN_ENV}) contradict "
+                          "each other: pass one")
+    if no_token and not is_loopback(host):
+        raise ConfigError(f"--host {host} is not a loopback address: --no-token is for "
+                          "loopback only; drop it to require a token")
+    generated = token is None and not no_token
+    if generated:  # as Jupyter does: other accounts on this machine cannot reach the agent
+        import secrets
+
+        token = secrets.token_urlsafe(24)
     if token is not None:
         from agentcli.redact import remember
 
@@ -88,10 +104,11 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
     agents: dict[str, Any] = {}
-    store = None
+    store = otel = None
     try:
         agents = build_agents(config, flags, env)
         report_tool_warnings(err)
+        otel = _otel(agents, env)
         first = next(iter(agents.values()))
         store = open_store(first.settings.db_path, env)
         service = Service(agents, store, env,
@@ -100,15 +117,36 @@ def start(host: str, port: int, token: str | None, config: Path | None,
         def ready() -> None:
             from rich.text import Text
 
-            guard = "bearer token required" if token else "loopback only, no token"
+            guard = ("bearer token required" if token else
+                     "no token: any local account can use it")
             err.print(Text(f"Serving {', '.join(agents)} on {url_of(sock)} ({guard}); "
                            "Ctrl-C to stop.", style="green"), soft_wrap=True)
+            if generated:  # the one place the token is shown: the clients' settings
+                err.file.write(f"OPENAI_BASE_URL={url_of(sock)} OPENAI_API_KEY={token}\n")
+                err.file.flush()
 
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server stops
             run(create_app(service, token=token), sock, on_ready=ready)
     finally:
         sock.close()
         close_agents(agents)
+        if otel is not None and (warning := otel.close()):
+            err.print(warning, markup=False, highlight=False)
         if store is not None:
             store.close()
     return exit_codes.OK
+
+
+def _otel(agents: dict[str, Any], env: dict[str, str]) -> Any:
+    """OpenTelemetry export of every served run (a handler on each agent), or None."""
+    from agentcli.cli.running import sent_options
+    from agentcli.otel_export import OtelExport, otel_wanted
+
+    first = next(iter(agents.values()))
+    if not otel_wanted(first.settings.otel, env):
+        return None
+    export = OtelExport(env, sent_options(first.settings))
+    for served in agents.values():
+        served.executor.callbacks.append(
+            export.new_handler(sent_options(served.settings), agent_name=served.name))
+    return export

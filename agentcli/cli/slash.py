@@ -51,6 +51,11 @@ def _tools(repl: ChatRepl, arg: str) -> None:
                 current.append(name)
         elif name in current:
             current.remove(name)
+        elif name in repl.held_back:  # held back at resume: now dropped from the session too
+            repl.held_back.remove(name)
+            repl.save_setup()
+            note(repl.console, f"{name} removed from this session's setup")
+            return
         else:
             warn(repl.console, f"{name} is not loaded (loaded: {', '.join(current) or 'none'})")
             return

@@ -26,17 +26,23 @@ def param_values(pairs: Sequence[Any] | None) -> dict[str, str]:
 
 
 def save_from_flags(name: str, question: str | None, flags: dict[str, Any],
-                    params: dict[str, str]) -> Path:
-    """Save the prompt and the given flags as template ``name``; nothing is run."""
-    from agentcli.saved_templates import SavedTemplate, save_template
+                    params: dict[str, str], *, base: str | None = None) -> Path:
+    """Save the prompt and the given flags as template ``name``; nothing is run.
+
+    With ``base`` (``-T BASE --save NAME``) the new template starts as a copy of BASE and each
+    flag given replaces that one value (options and parameters merge key by key)."""
+    from agentcli.saved_templates import SavedTemplate, load_template, save_template
 
     if question == "-":
         raise ConfigError("--save stores the prompt as written; pass it as an argument, "
                           "not as - (stdin)")
+    old = load_template(base) if base is not None else SavedTemplate(name)
     template = SavedTemplate(
-        name, prompt=question or None, system=flags.get("system"), model=flags.get("model"),
-        options=dict(flags.get("model_options") or {}), tools=flags.get("tools"),
-        agent=flags.get("agent"), defaults=params)
+        name, prompt=question or old.prompt, system=flags.get("system") or old.system,
+        model=flags.get("model") or old.model,
+        options={**old.options, **(flags.get("model_options") or {})},
+        tools=flags.get("tools") or old.tools, agent=flags.get("agent") or old.agent,
+        defaults={**old.defaults, **params})
     if not (template.prompt or template.system):
         raise ConfigError("--save needs a prompt or --system to save, e.g. agent run --save "
                           "summarize \"Summarize: $input\"")

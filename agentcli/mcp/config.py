@@ -211,15 +211,19 @@ def merge_config_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def project_servers(directory: Path | None = None) -> dict[str, Any]:
-    """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one)."""
+    """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one); a
+    symlinked, foreign, oversized or non-regular file is refused (agentcli/project_trust.py)."""
+    from agentcli.project_trust import read_project_file
+
     path = (directory or Path.cwd()) / PROJECT_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
+    data = read_project_file(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        parsed = json.loads(data.decode("utf-8"))
+    except ValueError as err:
         raise ConfigError(f"{path}: not valid JSON ({err}); fix or remove it") from None
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    servers = parsed.get("mcpServers") if isinstance(parsed, dict) else None
     if not isinstance(servers, dict):
         raise ConfigError(f"{path}: expected {{\"mcpServers\": {{name: {{...}}}}}}")
     return servers
@@ -240,8 +244,8 @@ def server_configs(settings_or_mapping: Any) -> dict[str, ServerConfig]:
             parsed = parse_server(name, conf)
         except ValueError as err:
             raise ConfigError(f"{where}: {err}") from None
-        if name in project:  # the project's file cannot vouch for itself
-            parsed = replace(parsed, trusted=False,
+        if name in project:  # the project's file cannot vouch for itself nor mark tools safe
+            parsed = replace(parsed, trusted=False, dangerous=None, tool_danger=(),
                              project_file=str(Path.cwd() / PROJECT_FILE))
         out[str(name)] = parsed
     return out

@@ -1,12 +1,13 @@
-"""Live MCP sessions (stdio, Streamable HTTP, SSE) on one background event loop.
+"""Live MCP sessions (stdio, Streamable HTTP, SSE) on the process's portal loop.
 
-Every session of the process runs on a private loop thread, so sync callers (``Tool.run``) and
-async callers (``Tool.arun``, any loop) share it. A session's transport and ``ClientSession`` are
-entered and left inside one task (anyio requires it). A dead server is reported with the tail of
-its stderr (kept in the data dir) and restarted once on the next call; an HTTP or SSE server
-that went away is tried ``reconnect_attempts`` times (5) with a doubling delay (0.25 s, 0.5 s,
-1 s, 2 s).
-A request the server never answered (it forgot our session: 404; it is down, still starting,
+Every session of the process runs on the portal (``agentcli._sync``), so sync callers
+(``Tool.run``) and async callers (``Tool.arun``, any loop) share it. A session's transport and
+``ClientSession`` are entered and left inside one task (anyio requires it). A dead server is
+reported with the tail of its stderr (kept in the data dir) and restarted once on the next
+call; an HTTP or SSE server that went away is tried ``reconnect_attempts`` times (5) with a
+doubling delay (0.25 s, 0.5 s, 1 s, 2 s).
+A request the server never answered (it forgot our session: 404, or 400 naming the session;
+it is down, still starting,
 or closed the connection before any answer) is sent once more after reconnecting. This module
 imports the SDK; nothing imports this module until an MCP server is actually used.
 """
@@ -15,12 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import warnings
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agentcli._sync import on_portal, run_sync
 from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
 from agentcli.mcp.cache import ToolInfo, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
@@ -32,10 +33,8 @@ _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
 MAX_ITEMS = 10_000  # items of one list, across its pages
 T = TypeVar("T")
-
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
-
+run_async = on_portal  # MCP's callers await sessions through this name
+__all__ = ["run_async", "run_sync"]
 
 def require_sdk() -> None:
     """Fail with the install hint when the optional ``mcp`` package is missing."""
@@ -43,32 +42,6 @@ def require_sdk() -> None:
         import mcp  # noqa: F401
     except ImportError:
         raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
-
-
-def _get_loop() -> asyncio.AbstractEventLoop:
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="mcp-loop", daemon=True).start()
-            _loop = loop
-        return _loop
-
-
-def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-    """Run ``coro`` on the MCP loop and wait; a timeout or Ctrl-C cancels it there."""
-    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
-    try:
-        return fut.result(timeout)
-    except BaseException:
-        fut.cancel()  # the task on the MCP loop is cancelled: the SDK tells the server
-        raise
-
-
-async def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Await ``coro`` on the MCP loop from any other loop; cancelling cancels it there."""
-    fut = asyncio.run_coroutine_threadsafe(coro, _get_loop())
-    return await asyncio.wrap_future(fut)
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -100,6 +73,7 @@ class ServerConnection:
         self._lock: asyncio.Lock | None = None
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
+        self._stale = False  # a tools/list_changed came since the list was last read
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
         self.version = 0  # bumped when the server's tool list changes while it runs
 
@@ -191,16 +165,27 @@ class ServerConnection:
                 await self._session.send_roots_list_changed()
 
     async def _on_message(self, message: Any) -> None:
+        """A ``tools/list_changed`` only marks the list stale: :meth:`settled` (before the
+        agent's next model request) reads it once, however many came (a server may send
+        60,000 in one call); never one task or one ``tools/list`` per notification."""
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self.version += 1  # seen now, before the result of the call that caused it
-            self._refresh = asyncio.create_task(self._refresh_tools())
+            self._stale = True
 
     async def settled(self, timeout: float) -> None:
-        """Wait (up to ``timeout``) for a tool-list refresh in flight to finish."""
+        """Re-read a stale tool list (one refresh in flight, again if it went stale
+        meanwhile), waiting up to ``timeout``."""
+        if self._stale and (self._refresh is None or self._refresh.done()):
+            self._refresh = asyncio.create_task(self._refresh_until_current())
         task = self._refresh
         if task is not None and not task.done():
             with contextlib.suppress(Exception, asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(task), timeout)
+
+    async def _refresh_until_current(self) -> None:
+        while self._stale:
+            self._stale = False
+            await self._refresh_tools()
 
     async def _refresh_tools(self) -> None:
         """The server changed its tools: the running agent is offered the new list (see
@@ -338,6 +323,9 @@ class ServerConnection:
         result = await self._request(label, lambda: self._session.call_tool(
             tool, arguments, read_timeout_seconds=self.conf.call_timeout,
             progress_callback=progress))
+        # A call that changed the server's tools returns once the new list is read, so the
+        # next model request is offered it (without a blocking wait on the run's loop).
+        await self.settled(self.conf.call_timeout)
         data = _dump(result)
         text = result_text(data)
         if data.get("isError"):

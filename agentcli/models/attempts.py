@@ -17,7 +17,8 @@ import httpx
 
 from agentcli import deadline as run_deadline
 from agentcli.errors import DeadlineExceeded, ProviderError
-from agentcli.models.wire import Failure
+from agentcli.models.structured import rejects_schema
+from agentcli.models.wire import Failure, parse_retry_after, server_message
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _SLACK = 0.05  # a socket timeout may fire a hair early; this close to the deadline is "at" it
@@ -65,6 +66,7 @@ class Attempts:
     backoff_max: float
     local: bool
     on_retry: Callable[[dict[str, Any]], None] | None
+    refusal_statuses: tuple[int, ...]
 
     def _error(self, message: str, status: int | None, *, output: bool = False) -> ProviderError:
         raise NotImplementedError
@@ -94,6 +96,21 @@ class Attempts:
         ) and not (self.local and isinstance(err, httpx.ReadTimeout)) and (
             reason != "host not found")  # a name that does not resolve will not next time
         return Failure(message, retryable=retryable)
+
+    def _status_failure(self, resp: httpx.Response) -> Failure:
+        """The failure an error status (its body read) stands for."""
+        status = resp.status_code
+        reason = resp.reason_phrase or httpx.codes.get_reason_phrase(status)
+        message = f"{self.provider} returned {status} {reason}: {server_message(resp.text)}"
+        message = message.rstrip()
+        return Failure(
+            message,
+            status=status,
+            # a refused request field fails the same way however often it is sent
+            retryable=status in RETRY_STATUSES
+            and not rejects_schema(status, message, self.refusal_statuses),
+            retry_after=parse_retry_after(resp.headers.get("retry-after")),
+        )
 
     def _give_up_unless_retryable(
         self, failure: Failure, attempt: int, *, emitted: bool = False

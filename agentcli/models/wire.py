@@ -9,14 +9,29 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from agentcli.models.base import StopStream, cut_at_stop
-from agentcli.schema import ChatChunk, ChatResult, ToolCall, Usage
+from agentcli.models.http_pool import finish_body
+from agentcli.models.structured import schema_fields
+from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
+
+_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 
 _NOT_JSON = object()
+MAX_EVENT_CHARS = 16 * 1024 * 1024  # one SSE event's data lines together
+
+
+def _parsed(data: str) -> Any:
+    """``data`` as JSON, or :data:`_NOT_JSON`."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        return _NOT_JSON
 
 
 @dataclass
@@ -107,7 +122,7 @@ def parse_response(provider: str, model: str, status: int, body: str | bytes,
     calls = tuple(tool_call(raw, i) for i, raw in enumerate(raw_calls))
     finish = "stop" if cut else choice.get("finish_reason")
     return ChatResult(text, calls, finish, usage_of(data.get("usage")),
-                      str(data.get("model") or model))
+                      str(data.get("model") or model), str(data.get("id") or ""))
 
 
 def _text(body: str | bytes, decoded: Callable[[], str] | None) -> str:
@@ -126,19 +141,39 @@ class SSEState:
         self.finished = False  # [DONE] seen, or a stop string cut the text
         self.finish_reason: str | None = None
         self.saw_choice = False
+        self.response_id = ""
+        self.emitted = False  # a chunk reached the consumer: the request is not resent
+        self._data: list[str] = []  # the data lines of an event still open
+        self._held = 0  # their characters
 
     def feed(self, line: str) -> list[ChatChunk]:
-        """Chunks carried by one SSE line (none for comments, blank lines and events)."""
-        if not line.startswith("data:"):
+        """Chunks carried by one SSE line. An event's ``data:`` lines are joined with newlines
+        and the event ends at a blank line (the SSE spec: a JSON value may span lines); a
+        lone ``data:`` line that is a whole JSON value (or ``[DONE]``) counts at once, for
+        servers that send no blank line between events. Comments and fields are skipped."""
+        if line.startswith("data:"):
+            value = line[5:].removeprefix(" ")
+            if not self._data:
+                event = _parsed(value)
+                if event is not _NOT_JSON or value.strip() == "[DONE]":
+                    return self._event(value, event)
+            self._data.append(value)
+            self._held += len(value)
+            if self._held > MAX_EVENT_CHARS:
+                raise bad_output(self.provider,
+                                 f"a stream event of more than {MAX_EVENT_CHARS:,} characters")
             return []
-        data = line[5:].strip()
+        if line.strip() or not self._data:
+            return []
+        data, self._data, self._held = "\n".join(self._data), [], 0
+        return self._event(data, _parsed(data))
+
+    def _event(self, data: str, event: Any) -> list[ChatChunk]:
+        """The chunks of one whole event (``data`` its text, ``event`` its JSON)."""
+        data = data.strip()
         if data == "[DONE]":
             self.finished = True
             return []
-        try:
-            event = json.loads(data)
-        except ValueError:
-            event = _NOT_JSON
         if event is _NOT_JSON:
             raise bad_output(self.provider, f"a stream event that is not JSON: {data[:200]!r}")
         if not isinstance(event, dict):
@@ -147,6 +182,8 @@ class SSEState:
             raise Failure(f"{self.provider} sent an error in the stream: "
                            f"{server_message(data)}")
         out: list[ChatChunk] = []
+        if not self.response_id and isinstance(event.get("id"), str):
+            self.response_id = event["id"]  # sent on the finish chunk: no chunk of its own
         choices = event.get("choices") or []
         if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
             raise bad_output(self.provider, "a stream event whose 'choices' are not objects")
@@ -172,7 +209,7 @@ class SSEState:
                 # Stop reading: the server ignored ``stop`` and what follows is not wanted.
                 self.finished = True
                 self.finish_reason = "stop"
-                yield ChatChunk(finish_reason="stop")
+                yield ChatChunk(finish_reason="stop", response_id=self.response_id)
                 return
         raw_calls = delta.get("tool_calls") or []
         if not isinstance(raw_calls, list) or not all(
@@ -190,10 +227,13 @@ class SSEState:
             )
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
-            yield ChatChunk(finish_reason=choice["finish_reason"])
+            yield ChatChunk(finish_reason=choice["finish_reason"],
+                            response_id=self.response_id)
 
     def end(self, emitted: bool) -> list[ChatChunk]:
         """Held-back text at the end, or a failure when the stream stopped short."""
+        last = self.feed("") if self._data else []  # an event with no blank line after it
+        emitted = emitted or bool(last)
         if not self.finished and self.finish_reason is None:
             where = "in the middle of the stream" if emitted else "before any content"
             raise Failure(
@@ -203,7 +243,7 @@ class SSEState:
         if not self.saw_choice:
             raise bad_output(self.provider, "a stream that holds no choices")
         rest = self.stopper.flush()
-        return [ChatChunk(text=rest)] if rest else []
+        return [*last, ChatChunk(text=rest)] if rest else last
 
 
 def content_text(content: Any) -> str | None:
@@ -243,3 +283,104 @@ def usage_of(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     return Usage(_count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens")))
+
+
+class RequestBody:
+    """Builds a chat-completions request body from a model's settings (mixed into the model)."""
+
+    model: str
+    temperature: float | None
+    options: dict[str, Any]
+    structured_mechanism: str | None
+    local: bool
+    local_max_tokens: int | None
+    _last_messages: tuple[list[Message], str]
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request (whose own options are ``params``): temperature,
+        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
+        own = {} if self.temperature is None else {"temperature": self.temperature}
+        own.update(self.options)
+        if self.local and self.local_max_tokens and not (
+                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
+            own["max_tokens"] = self.local_max_tokens
+        return own
+
+    def _payload(
+        self,
+        messages: Sequence[Message],
+        stop: Sequence[str] | None,
+        tools: Sequence[dict[str, Any]] | None,
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.to_openai() for m in messages],
+            **self.own_options(params),
+        }
+        stops = [s for s in (stop or ()) if s]
+        if stops:
+            payload["stop"] = stops[:_MAX_SERVER_STOPS]
+        if tools:
+            payload["tools"] = list(tools)
+        params = dict(params)
+        schema = params.pop("response_schema", None)
+        if schema is not None and self.structured_mechanism is not None:
+            payload.update(schema_fields(self.structured_mechanism, schema))
+        payload.update(params)
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        stop: Sequence[str] | None,
+        tools: Sequence[dict[str, Any]] | None,
+        params: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> bytes:
+        """The request body: :meth:`_payload` as JSON, assembled from each message's own JSON
+        (encoded once per message, :meth:`Message.wire_json`), so a long history costs a join,
+        not a new encoding, on every request."""
+        rest = self._payload((), stop, tools, params, stream=stream)
+        del rest["messages"]
+        head = json.dumps(rest, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return f'{{"messages":[{self._joined(messages)}],{head[1:]}'.encode()
+
+    def _joined(self, messages: Sequence[Message]) -> str:
+        """The messages' JSON joined by commas; the part for the messages the last request
+        began with (the same history, one step shorter) is reused."""
+        known, text = getattr(self, "_last_messages", ([], ""))
+        n = len(known)
+        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
+            more = ",".join([m.wire_json() for m in messages[n:]])
+            text = f"{text},{more}" if more else text
+        else:
+            text = ",".join([m.wire_json() for m in messages])
+        self._last_messages = (list(messages), text)
+        return text
+
+
+async def read_sse(resp: httpx.Response, events: SSEState,
+                   sink: Callable[[ChatChunk], None]) -> list[ChatChunk]:
+    """Read an SSE response, handing each chunk to ``sink`` as it comes; all the chunks."""
+    chunks: list[ChatChunk] = []
+    lines = resp.aiter_lines()  # closed with the response
+    async for line in lines:
+        for chunk in events.feed(line):
+            events.emitted = True
+            sink(chunk)
+            chunks.append(chunk)
+        if events.finished:
+            if not events.stopper.stopped:  # [DONE]: keep the connection
+                await finish_body(lines)
+            break
+    for chunk in events.end(events.emitted):
+        sink(chunk)
+        chunks.append(chunk)
+    return chunks

@@ -150,8 +150,17 @@ class Tool:
 
         return replace(self, callbacks=(*self.callbacks, *handlers_of(callbacks)))
 
-    def run(self, tool_input: ToolInput, callbacks: Any = None) -> str:
-        """Run synchronously and return the observation text; ``callbacks`` are told too."""
+    def run(self, tool_input: ToolInput, verbose: bool | None = None,
+            start_color: str | None = "green", color: str | None = "blue",
+            callbacks: Any = None, **_: Any) -> str:
+        """Run synchronously and return the observation text; ``callbacks`` are told too;
+        ``verbose`` prints the result in ``color``, as LangChain's ``Tool.run`` does."""
+        if verbose:
+            from agentcli.callbacks.manager import handlers_of
+            from agentcli.callbacks.stdout import StdOutCallbackHandler
+
+            shown = StdOutCallbackHandler(prefixes=False, color=color)
+            callbacks = [*handlers_of(callbacks), shown]
         tool = self.with_callbacks(callbacks) if callbacks else self
         return _text_of(tool.invoke(tool_input))
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from agentcli.errors import ToolLoadError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec, register_tool
+from agentcli.tools.registry import ToolSpec, register_tool, registry
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 warnings_seen: list[str] = []  # one line per broken plugin or failed server; see take_warnings
+clashes: list[str] = []  # a plugin tool named like a built-in: build_catalog refuses (exit 2)
 _plugins_loaded = False
 
 
@@ -65,13 +66,29 @@ def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
     names = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            for item in flatten_plugin(ep.load()):
-                spec = _spec_for(item, "plugin")
-                register_tool(spec, replace=True)
-                names.append(spec.name)
-        except Exception as err:  # a plugin's bug must not break the CLI
-            warnings_seen.append(f"plugin {ep.name!r} failed to load: {type(err).__name__}: {err}")
+            items = flatten_plugin(ep.load())
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # a plugin's bug (even sys.exit) must not silence the CLI
+            warnings_seen.append(f"plugin {ep.name!r} failed to load: {load_failure(err)}")
+            continue
+        for item in items:
+            spec = _spec_for(item, "plugin")
+            old = registry().get(spec.name)
+            if old is not None and old.source != "plugin":  # never shadow a built-in's gate
+                clashes.append(f"tool name {spec.name!r} is defined twice, as a built-in tool "
+                               f"and by plugin {ep.name!r}; uninstall or rename one of them")
+                continue
+            register_tool(spec, replace=True)
+            names.append(spec.name)
     return names
+
+
+def load_failure(err: BaseException) -> str:
+    """Why a plugin failed to load, in a few words."""
+    if isinstance(err, SystemExit):
+        return f"it called sys.exit({err.code!r}) at import"
+    return f"{type(err).__name__}: {err}"
 
 
 def _may_have_plugins() -> bool:
@@ -139,8 +156,10 @@ def _import_module(path: str | Path) -> _Module:
     sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as err:
-        raise ToolLoadError(f"--tools-module {file} raised {type(err).__name__}: {err}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # sys.exit in the file, too: one line, not silence
+        raise ToolLoadError(f"--tools-module {file} failed: {load_failure(err)}") from None
     declared = getattr(module, "state_schema", None)
     found = [v for k, v in vars(module).items()
              if not k.startswith("_") and isinstance(v, (Tool, ToolSpec))]

@@ -1,4 +1,4 @@
-"""Record the README's chat transcript: a real `agent chat` in tmux against the mock server.
+"""Record the chat transcript in docs/chat.md: a real `agent chat` in tmux against the mock server.
 
 Run ``python tests/cli/chat_transcript.py`` (needs tmux). The mock model's replies depend on
 what it is sent, so the last answer is only right if the resumed session's memory reached it.

@@ -1,7 +1,7 @@
 """A test-only agent type that reads ``inputs["chat_history"]`` (the memory contract).
 
 The real conversational agent types come with issue 4; until then this stands in for them in
-the chat tests and the README transcript. ``register()`` adds it as ``test-memory-chat``.
+the chat tests and the docs/chat.md transcript. ``register()`` adds it as ``test-memory-chat``.
 """
 
 from __future__ import annotations

@@ -51,7 +51,14 @@ def test_bad_aliases_are_refused_with_one_line() -> None:
     for args, message in [(("set", "a/b", "openai/x"), "must be one word"),
                           (("set", "x", "nosuch/model"), "unknown provider 'nosuch'"),
                           (("set", "x", "gpt4"), "must be written provider/model"),
-                          (("remove", "nothere"), "no alias 'nothere'")]:
+                          (("remove", "nothere"), "no alias 'nothere'"),
+                          (("set", "meta", "http://169.254.169.254/latest/meta-data"),
+                           "169.254.169.254, a cloud metadata address"),
+                          (("set", "lan", "custom/http://10.0.0.7:8000/v1"),
+                           "10.0.0.7, a private address"),
+                          (("set", "url", "http://[::ffff:127.0.0.1]:9/v1"),
+                           "a loopback address"),
+                          (("set", "x", "ftp:thing"), "must be written provider/model")]:
         proc = cli("aliases", *args)
         assert proc.returncode == 2, args
         assert message in " ".join(proc.stderr.split())

@@ -48,7 +48,8 @@ def test_a_text_file_is_not_an_attachment(mock_server: Any, tmp_path: Path) -> N
     notes.write_text("hello")
     result = run(mock_server, "-A", str(notes))
     assert result.exit_code == 2
-    assert "is text/plain: only images and audio" in result.stderr and "-f FILE" in result.stderr
+    assert "is not an image (PNG, JPEG, GIF, WebP) or audio" in " ".join(result.stderr.split())
+    assert "-f FILE" in result.stderr
     assert mock_server.requests == []
 
 

@@ -108,3 +108,31 @@ def test_completing_after_run_dash_c_prints_no_error() -> None:
 
     words, _ = complete("agent run -c notafile --ag")
     assert words == ["--agent"]
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["--debug"]])
+def test_piped_text_with_no_question_is_the_question(mock_server: Any,
+                                                     command: list[str]) -> None:
+    """``echo q | agent``, as ``llm`` does: stdin is the prompt when no question is given."""
+    mock_server.add_reply("Final Answer: piped and answered")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_MODEL="openai/any")
+    proc = subprocess.run([sys.executable, "-m", "agentcli", *command],
+                          input="What is in the pipe?\n", capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("piped and answered")
+    [request] = [r for r in mock_server.requests if r.path.endswith("/chat/completions")]
+    assert request.body["messages"][-1]["content"].endswith("What is in the pipe?")
+
+
+def test_nothing_piped_and_no_question_is_still_help_or_a_clear_error() -> None:
+    with open(os.devnull) as devnull:  # not a pipe: a bare `agent` shows its help
+        bare = subprocess.run([sys.executable, "-m", "agentcli"], stdin=devnull,
+                              capture_output=True, text=True, timeout=60)
+    assert "Usage: agent [OPTIONS] COMMAND" in bare.stdout + bare.stderr
+    empty = cli("run", stdin="")  # a pipe with nothing in it
+    assert empty.returncode == 2
+    assert empty.stderr.startswith("error: QUESTION is missing") and "Traceback" not in \
+        empty.stderr

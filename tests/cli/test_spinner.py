@@ -46,6 +46,15 @@ def test_spinner_shows_elapsed_seconds_in_a_terminal_only() -> None:
     assert not quiet.active and piped.getvalue() == ""
 
 
+def test_a_dumb_terminal_gets_no_spinner(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "dumb")  # it cannot redraw a line: nothing animated is drawn
+    buf = StringIO()
+    spinner = ThinkingSpinner(Console(file=buf, force_terminal=True, width=100))
+    spinner.on_event(ev.ModelStart(ChatRequest(()), "m"))
+    spinner.on_event(ev.ModelEnd(ChatResult("x"), "m", 0.0))
+    assert "Thinking" not in buf.getvalue()
+
+
 def test_visible_tokens_stop_it_hidden_tokens_do_not() -> None:
     term = Console(file=StringIO(), force_terminal=True)
     shown = ThinkingSpinner(term)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli import app as cli_app
+from agentcli.project_trust import find_env_file
 from tests.cli.test_lazy_imports import probe
 
 
@@ -19,9 +20,9 @@ def test_env_file_is_found_from_a_subdirectory_and_a_directory_named_env_is_not(
     deep = tmp_path / "a" / "b"
     (deep / ".env").mkdir(parents=True)  # a directory, not a file: skipped
     monkeypatch.chdir(deep)
-    assert cli_app._find_env_file() in ("", str(Path("/.env")))  # nothing between here and /
+    assert find_env_file() in ("", str(Path("/.env")))  # nothing between here and /
     (tmp_path / ".env").write_text("X=1\n")
-    assert cli_app._find_env_file() == str(tmp_path / ".env")
+    assert find_env_file() == str(tmp_path / ".env")
 
 
 def test_no_env_file_no_dotenv_import(tmp_path: Path) -> None:
@@ -30,13 +31,13 @@ def test_no_env_file_no_dotenv_import(tmp_path: Path) -> None:
 
 
 def test_a_env_file_in_a_parent_directory_still_sets_keys(tmp_path: Path) -> None:
-    (tmp_path / ".env").write_text("AGENT_STARTUP_PROBE_KEY=from-dotenv-file\n")
+    (tmp_path / ".env").write_text("AGENT_STARTUP_PROBE_API_KEY=from-dotenv-file\n")
     work = tmp_path / "sub"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "AGENT_STARTUP_PROBE_KEY"}
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_STARTUP_PROBE_API_KEY"}
     code = ("import os, sys; sys.argv=['agent','tools','list']\n"
             "from agentcli.cli import app\n"
-            "print(app._env().get('AGENT_STARTUP_PROBE_KEY'))")
+            "print(app._env().get('AGENT_STARTUP_PROBE_API_KEY'))")
     out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, text=True,
                          capture_output=True, timeout=60)
     assert out.stdout.strip() == "from-dotenv-file", out.stderr

@@ -131,3 +131,21 @@ def test_completion_offers_template_names() -> None:
     assert save_translate().returncode == 0
     assert complete("agent run -T t")[0] == ["tr"]
     assert complete("agent templates show ")[0] == ["tr"]
+
+
+def test_save_from_a_template_keeps_what_it_had_plus_the_flags(mock_server: Any) -> None:
+    assert save_translate().returncode == 0
+    proc = cli("run", "-T", "tr", "--save", "tr-de", "-p", "lang", "German", "-o", "seed", "7")
+    assert proc.returncode == 0, proc.stderr
+    data = yaml.safe_load((templates_dir() / "tr-de.yaml").read_text())
+    assert data == {"prompt": "Translate to $lang: $input", "system": "You translate into $lang.",
+                    "model": "openai/mock", "options": {"temperature": "0.2", "seed": "7"},
+                    "agent": "chat-zero-shot-react-description", "defaults": {"lang": "German"}}
+    env = {"OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-t"}
+    mock_server.add_reply("Final Answer: hallo")
+    used = cli("-T", "tr-de", "hello", "-q", "--no-log", extra_env=env)
+    assert used.returncode == 0, used.stderr
+    system, user = sent(mock_server)
+    assert "You translate into German." in system and user.endswith("Translate to German: hello")
+    missing = cli("run", "-T", "nope", "--save", "x")
+    assert missing.returncode == 2 and "no template 'nope'" in missing.stderr

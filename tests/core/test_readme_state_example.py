@@ -1,4 +1,4 @@
-"""The README's run-state example runs as written (with a scripted model as its `llm`)."""
+"""The run-state example in docs/python-api.md runs as written (a scripted model as `llm`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from agentcli.models.fake import FakeChatModel
 from agentcli.schema import ChatResult, ToolCall
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
 
 
 @contextlib.contextmanager
@@ -28,7 +28,7 @@ def _registered(module: types.ModuleType) -> Iterator[None]:
 
 
 def test_readme_run_state_example(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     section = text[text.index("**Run state.**"):]
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
@@ -42,7 +42,7 @@ def test_readme_run_state_example(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(agentcli.models, "get_model", lambda spec, **kw: llm)  # no Ollama here
     out = io.StringIO()
     with contextlib.redirect_stdout(out), _registered(module):
-        exec(compile(code.group(1), "README.md", "exec"), module.__dict__)
+        exec(compile(code.group(1), "python-api.md", "exec"), module.__dict__)
     assert out.getvalue() == "T-1 for Ada: late\n"
     [schema] = [t["function"]["parameters"] for t in llm.requests[0].tools or []]
     assert "state" not in schema["properties"]  # injected, never shown to the model

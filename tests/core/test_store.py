@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from agentcli.errors import ConfigError
 from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
 from agentcli.store import Store, default_db_path, session_markdown
 
@@ -40,7 +43,9 @@ def test_run_log_search_covers_intermediate_steps(tmp_path: Path) -> None:
     store.log_run("second question", result("two"), model="m")
     assert [r["answer"] for r in store.runs()] == ["two", "one"]
     assert [r["answer"] for r in store.runs(query="banana")] == ["one"]
-    assert [r["answer"] for r in store.runs(query='"odd syntax* AND')] == []
+    with pytest.raises(ConfigError, match="FTS5 syntax"):  # a malformed FTS5 query
+        store.runs(query='"odd syntax* AND')
+    assert [r["answer"] for r in store.runs(query="banan*")] == ["one"]
     assert store.runs(limit=1)[0]["prompt_tokens"] == 10
 
 

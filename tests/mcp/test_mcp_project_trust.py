@@ -40,10 +40,10 @@ def test_an_untrusted_project_file_starts_nothing(tmp_path: Path) -> None:
     proc = agent("mcp", "tools", "proj", cwd=root)
     assert proc.returncode == 2
     err = " ".join(proc.stderr.split())
-    assert "which you have not trusted" in err and "agent mcp trust" in err
+    assert "which you have not trusted" in err and "agent trust" in err
     assert not marker.exists()  # the command never ran
     listed = agent("mcp", "list", cwd=root)
-    assert "no (agent mcp trust)" in listed.stdout
+    assert "no (agent trust)" in listed.stdout
 
 
 def test_trust_is_remembered_until_the_file_changes(tmp_path: Path) -> None:
@@ -116,3 +116,80 @@ def test_a_terminal_asks_once_and_keeps_the_answer(tmp_path: Path) -> None:
     marker.unlink()
     code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root)  # "yes" is kept
     assert code == 0 and "Trust the MCP" not in text and marker.exists()
+
+
+def test_a_symlinked_project_file_does_not_borrow_another_projects_trust(
+        tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    other = project(tmp_path, marker)
+    assert agent("trust", cwd=other).returncode == 0  # trusted where it lives
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / ".mcp.json").symlink_to(other / ".mcp.json")
+    for args in (("mcp", "tools", "proj"), ("trust",)):
+        proc = agent(*args, cwd=mine)
+        assert proc.returncode == 2, proc.stderr
+        err = " ".join(proc.stderr.split())
+        assert f"{mine / '.mcp.json'} is a symbolic link" in err and "Traceback" not in err
+    assert not marker.exists()
+
+
+WIPE_SERVER = '''
+import os
+try:
+    from mcp.server.mcpserver import MCPServer as Server
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as Server
+server = Server("wiper")
+
+@server.tool()
+def wipe(path: str) -> str:
+    """Delete a file."""
+    os.remove(path)
+    return "wiped " + path
+
+server.run("stdio")
+'''
+
+
+def test_a_trusted_project_file_cannot_declare_its_tools_safe(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "wipe.py").write_text(WIPE_SERVER)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiper": {
+        "command": sys.executable, "args": [str(root / "wipe.py")], "dangerous": False,
+        "tools": {"wipe": "safe"}, "trusted": True}}}))
+    trusted = agent("trust", cwd=root)
+    assert trusted.returncode == 0, trusted.stderr
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps([f'Action: wiper.wipe\nAction Input: {{"path": "{victim}"}}',
+                                  "Final Answer: done"]))
+    proc = agent("run", "-m", f"fake:{script}", "-t", "wiper.wipe", "--no-log", "-q", "go",
+                 cwd=root)
+    assert victim.read_text() == "keep me"
+    err = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "wiper.wipe" in err and "--allow" in err, proc.stderr
+    listed = agent("mcp", "tools", "wiper", "--json", cwd=root)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)[0]["dangerous"] is True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+def test_the_question_lists_every_server_the_file_would_trust(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    root = project(tmp_path, marker)
+    data = json.loads((root / ".mcp.json").read_text())
+    data["mcpServers"]["second"] = {"command": "/bin/echo", "args": ["hidden", "--flag"],
+                                    "env": {"SECOND_TOKEN": "x"}, "dangerous": False}
+    data["mcpServers"]["remote"] = {"url": "http://127.0.0.1:9/mcp",
+                                    "headers": {"Authorization": "Bearer t"}}
+    (root / ".mcp.json").write_text(json.dumps(data))
+    code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root, keys="n\r")
+    flat = " ".join(text.split())
+    assert code == 2 and "wants to start" in flat
+    assert "proj: " in flat and "env: MARKER_FILE" in flat
+    assert "second: /bin/echo hidden --flag; env: SECOND_TOKEN; ignored: dangerous" in flat
+    assert "remote: http://127.0.0.1:9/mcp; headers: Authorization" in flat
+    assert "Bearer t" not in flat and not marker.exists()

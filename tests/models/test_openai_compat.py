@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import agentcli.models.openai_compat as oc
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import StopStream, assemble_chunks, cut_at_stop
-from agentcli.models.openai_compat import OpenAICompatModel, parse_retry_after
+from agentcli.models.openai_compat import OpenAICompatModel
+from agentcli.models.wire import parse_retry_after
 from agentcli.schema import ChatChunk, Message, Usage, user
 from agentcli.testing.mock_server import MockOpenAIServer
 
@@ -49,12 +50,6 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
     monkeypatch.setattr(oc, "_asleep", fake_asleep)
     return recorded
-
-
-@pytest.fixture(autouse=True)
-def _fresh_pool() -> Iterator[None]:
-    yield
-    oc.close_shared_clients()
 
 
 def make(server: MockOpenAIServer, **options: object) -> OpenAICompatModel:

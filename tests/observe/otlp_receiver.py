@@ -1,4 +1,5 @@
-"""A real OTLP/HTTP trace receiver on 127.0.0.1: decodes each ExportTraceServiceRequest."""
+"""A real OTLP/HTTP receiver on 127.0.0.1: decodes each ExportTraceServiceRequest (and
+ExportMetricsServiceRequest, on ``/v1/metrics``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -35,7 +40,19 @@ class ReceivedSpan:
     service: str
     scope: str
     start: int
+    resource: dict[str, Any] = field(default_factory=dict)
     children: list[ReceivedSpan] = field(default_factory=list)
+
+
+@dataclass
+class ReceivedPoint:
+    """One histogram data point: its metric's name and unit, attributes, count and sum."""
+
+    name: str
+    unit: str
+    attributes: dict[str, Any]
+    count: int
+    sum: float
 
 
 class OtlpReceiver:
@@ -43,6 +60,7 @@ class OtlpReceiver:
 
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
+        self.points: list[ReceivedPoint] = []
         self.posts: list[str] = []
         receiver = self
 
@@ -52,8 +70,12 @@ class OtlpReceiver:
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
                 receiver.posts.append(self.path)
-                receiver._take(ExportTraceServiceRequest.FromString(body))
-                reply = ExportTraceServiceResponse().SerializeToString()
+                if self.path == "/v1/metrics":
+                    receiver._take_metrics(ExportMetricsServiceRequest.FromString(body))
+                    reply = ExportMetricsServiceResponse().SerializeToString()
+                else:
+                    receiver._take(ExportTraceServiceRequest.FromString(body))
+                    reply = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")
                 self.send_header("Content-Length", str(len(reply)))
@@ -78,7 +100,17 @@ class OtlpReceiver:
                             s.name, s.span_id.hex(), s.parent_span_id.hex(), s.trace_id.hex(),
                             s.kind, {a.key: _value(a.value) for a in s.attributes},
                             s.status.code, str(res.get("service.name")), ss.scope.name,
-                            s.start_time_unix_nano))
+                            s.start_time_unix_nano, res))
+
+    def _take_metrics(self, request: ExportMetricsServiceRequest) -> None:
+        with self._lock:
+            for rm in request.resource_metrics:
+                for sm in rm.scope_metrics:
+                    for m in sm.metrics:
+                        for p in m.histogram.data_points:
+                            self.points.append(ReceivedPoint(
+                                m.name, m.unit, {a.key: _value(a.value) for a in p.attributes},
+                                p.count, p.sum))
 
     def start(self) -> None:
         self._thread.start()

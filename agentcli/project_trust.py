@@ -1,0 +1,300 @@
+"""Project files (``.env``, ``.mcp.json``) get the trust of the project's code, not yours.
+
+A ``.env`` found above the working directory and a ``.mcp.json`` in it come with the project
+you cloned. What each variable of a project ``.env`` may do is its trust class
+(:data:`agentcli.config.TrustClass`): the row of the settings table for a setting,
+:data:`OTHER_VARIABLES` for the rest, ``trust`` for anything unknown. ``free`` variables load;
+``trust`` ones load once you trust the file (``agent trust``, or "y" on a terminal);
+``never`` ones are ignored with one line on stderr. A ``.mcp.json``'s servers all need trust.
+
+Trust is kept per file in one store, keyed on the path as found (never resolved: a symlink
+cannot borrow another project's trust) and the SHA-256 of the content, so a changed file is
+asked about again; a "no" is kept the same way. Project files are read only when they are
+regular files you own, not symlinks, at most :data:`MAX_INPUT_FILE_BYTES`. Your own
+environment and ``~/.config/agentcli`` are not project files and stay fully trusted.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import json
+import os
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from agentcli.config import FIELDS, TrustClass
+from agentcli.errors import ConfigError
+from agentcli.files import MAX_INPUT_FILE_BYTES
+
+ENV_FILE = ".env"
+_DECLINED = "declined:"  # prefix of the digest of a file the user said no to
+_CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+_OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+_NEVER = "a project file may never set it; set it in your own environment or config"
+# Variables read outside the settings table (settings carry their class in their row).
+OTHER_VARIABLES: dict[str, TrustClass] = {
+    "AGENT_CONFIG": "never", "AGENT_TRUST_PROJECT_MCP": "never", "AGENT_SERVE_TOKEN": "never",
+    "VISUAL": "never", "EDITOR": "never", "XDG_CONFIG_HOME": "never",
+    "XDG_DATA_HOME": "never", "XDG_CACHE_HOME": "never",
+    "OPENBLAS_NUM_THREADS": "free", "FORCE_TERMINAL": "free",
+    "OTEL_EXPORTER_OTLP_PROTOCOL": "free", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "free",
+    "OTEL_EXPORTER_OTLP_TIMEOUT": "free", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "free",
+    "OTEL_SERVICE_NAME": "free", "OTEL_SDK_DISABLED": "free",
+    # where your traces go: trust, and never while content capture is on
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "trust", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "trust",
+    _CAPTURE: "trust",
+}
+TrustState = Literal["trusted", "declined", "unknown"]
+
+
+def read_project_file(path: str | Path) -> bytes:
+    """The bytes of a project file: a regular file you own, not a symlink, FIFO or device, at
+    most :data:`MAX_INPUT_FILE_BYTES`; a one-line ConfigError otherwise (never a hang)."""
+    link = (f"{path} is a symbolic link, which a project file may not be (it could borrow "
+            "another project's trust); copy the file instead")
+    if os.path.islink(path):
+        raise ConfigError(link)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ConfigError(link) from None
+        raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"{path} is not a regular file (a FIFO, device or directory); "
+                              "remove it or make it a file")
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise ConfigError(f"{path} belongs to another user (uid {info.st_uid}); agentcli "
+                              "reads only project files you own")
+        data = fh.read(MAX_INPUT_FILE_BYTES + 1)
+    if len(data) > MAX_INPUT_FILE_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_INPUT_FILE_BYTES // 1024} KiB; a "
+                          "project file that big is refused")
+    return data
+
+
+def find_env_file(start: str | Path | None = None) -> str:
+    """The nearest ``.env`` from ``start`` (the working directory) up to the repository root
+    (a directory holding ``.git``) or your home, whichever comes first, or ''."""
+    home = os.path.abspath(os.path.expanduser("~"))
+    current = os.path.abspath(start or os.getcwd())
+    while True:
+        candidate = os.path.join(current, ENV_FILE)
+        try:
+            if not stat.S_ISDIR(os.lstat(candidate).st_mode):
+                return candidate  # a FIFO or a link too: refused when read, with a reason
+        except OSError:
+            pass
+        parent = os.path.dirname(current)
+        if current == home or os.path.exists(os.path.join(current, ".git")) or (
+                parent == current):
+            return ""
+        current = parent
+
+
+# --- the trust store --------------------------------------------------------------------
+
+def _store(env: Mapping[str, str] | None = None) -> Path:
+    from agentcli.paths import data_dir
+
+    return data_dir(env) / "project_trust.json"
+
+
+def _known(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    try:
+        data = json.loads(_store(env).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _key(path: str | Path) -> str:
+    return os.path.abspath(os.fspath(path))  # as found: a symlink is not its target
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 a file's trust is kept under."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def trust_state(path: str | Path, data: bytes | None = None,
+                env: Mapping[str, str] | None = None) -> TrustState:
+    """Whether ``path`` with its current content (``data``, read if not given) was trusted,
+    declined, or never answered."""
+    try:
+        data = read_project_file(path) if data is None else data
+    except ConfigError:
+        return "unknown"
+    kept = _known(env).get(_key(path))
+    if kept == digest(data):
+        return "trusted"
+    return "declined" if kept == _DECLINED + digest(data) else "unknown"
+
+
+def set_trust(path: str | Path, trusted: bool | None,
+              env: Mapping[str, str] | None = None) -> Path:
+    """Record trust in ``path`` as it is now (True), a "no" to it (False), or forget both
+    (None); returns the store file."""
+    from agentcli.files import write_atomic
+
+    known = _known(env)
+    if trusted is None:
+        known.pop(_key(path), None)
+    else:
+        known[_key(path)] = ("" if trusted else _DECLINED) + digest(read_project_file(path))
+    store = _store(env)
+    write_atomic(store, json.dumps(known, indent=2, sort_keys=True) + "\n")
+    return store
+
+
+# --- a project .env -----------------------------------------------------------------------
+
+def trust_class(name: str) -> TrustClass:
+    """What a project ``.env`` may do with the variable ``name``."""
+    from agentcli.models.presets import PRESETS
+
+    for spec in FIELDS.values():
+        if spec.env == name:
+            return spec.trust
+    if name in OTHER_VARIABLES:
+        return OTHER_VARIABLES[name]
+    for preset in PRESETS.values():
+        if name == preset.base_url_env:
+            return "own-key"
+        if name == preset.key_env:
+            return "free"
+    return "free" if name.endswith("_API_KEY") else "trust"
+
+
+def _own_key(name: str, values: Mapping[str, str | None], environ: Mapping[str, str]
+             ) -> str | None:
+    """Why the base URL ``name`` may not come from this file, or None when it may: only
+    with the key of its provider from the same file (or a provider that takes none)."""
+    from agentcli.models.presets import CUSTOM, PRESETS
+
+    if name == "AGENT_BASE_URL":  # serves the model set with it
+        model = values.get("AGENT_MODEL") if "AGENT_MODEL" not in environ else None
+        provider = (model or "").partition("/")[0].strip().lower()
+        if provider == CUSTOM:
+            return None
+        preset = PRESETS.get(provider)
+        if preset is None:
+            return ("a project file may set it only with AGENT_MODEL=provider/model in the "
+                    "same file")
+    else:
+        preset = next(p for p in PRESETS.values() if p.base_url_env == name)
+    if preset.key_env is None or (values.get(preset.key_env) and preset.key_env not in environ):
+        return None
+    return (f"your {preset.name} key ({preset.key_env}, from your environment or keys file) "
+            "would be sent to the host it names; a project may point a provider elsewhere "
+            "only with a key it supplies itself")
+
+
+def _tool_names(value: str) -> tuple[list[str], list[str], list[str]]:
+    """AGENT_TOOLS split into (safe built-ins, others, dangerous ones)."""
+    from agentcli.tools.registry import registry
+
+    specs = registry()
+    safe, other, dangerous = [], [], []
+    for name in filter(None, (n.strip() for n in value.split(","))):
+        spec = specs.get(name)
+        if spec is None:
+            other.append(name)
+        elif spec.dangerous or any(
+                specs[m].dangerous for m in spec.members if m in specs):
+            dangerous.append(name)
+        else:
+            safe.append(name)
+    return safe, other, dangerous
+
+
+@dataclass
+class ProjectEnv:
+    """A project ``.env`` sorted by trust class (variables you set yourself left out)."""
+
+    path: str
+    data: bytes
+    values: dict[str, str]  # every value in the file: all are secrets to redact
+    free: dict[str, str] = field(default_factory=dict)
+    needs_trust: dict[str, str] = field(default_factory=dict)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
+
+
+def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
+    """Read and sort the project ``.env`` at ``path``; ``environ`` is your own environment."""
+    from dotenv import dotenv_values
+
+    data = read_project_file(path)
+    raw = dotenv_values(stream=io.StringIO(data.decode("utf-8", "replace")))
+    values = {k: v for k, v in raw.items() if v is not None}
+    out = ProjectEnv(path, data, values)
+    for name, value in values.items():
+        if name in environ:
+            continue  # yours wins
+        kind = trust_class(name)
+        if kind == "safe-only":
+            safe, other, dangerous = _tool_names(value)
+            out.refused += [(f"{t} in {name}", "it is a dangerous tool, which a project file "
+                             "may never add; name it with --tools yourself") for t in dangerous]
+            if safe:
+                out.free[name] = ",".join(safe)
+            if other:
+                out.needs_trust[name] = ",".join(safe + other)
+        elif kind == "own-key":
+            why = _own_key(name, values, environ)
+            if why is None:
+                out.free[name] = value
+            else:
+                out.refused.append((name, why))
+        elif kind == "never":
+            out.refused.append((name, _NEVER))
+        else:
+            (out.free if kind == "free" else out.needs_trust)[name] = value
+    capture = environ.get(_CAPTURE) or out.free.get(_CAPTURE) or out.needs_trust.get(_CAPTURE)
+    if (capture or "").strip().lower() in ("1", "true", "yes", "on"):
+        for name in _OTEL_ENDPOINTS:
+            if out.needs_trust.pop(name, None) is not None:
+                out.refused.append((name, "content capture is on, so it would export your "
+                                    "prompts and replies to the collector it names"))
+    return out
+
+
+def project_env(environ: Mapping[str, str],
+                ask: Callable[[ProjectEnv], bool] | None = None,
+                ) -> tuple[ProjectEnv | None, dict[str, str], list[str]]:
+    """The project ``.env`` (if any), the variables it may set now, and one line per thing
+    ignored. ``ask`` (on a terminal) is asked once per file content when something needs
+    trust; its answer is kept. A file that cannot be read is a line, not a failure."""
+    found = find_env_file()
+    if not found:
+        return None, {}, []
+    try:
+        env = read_env(found, environ)
+    except ConfigError as err:
+        return None, {}, [f"{err}; it was not loaded"]
+    lines = [f"{what} in {found} was ignored: {why}" for what, why in env.refused]
+    accepted = dict(env.free)
+    if env.needs_trust:
+        state = trust_state(found, env.data, environ)
+        if state == "unknown" and ask is not None:
+            answer = ask(env)
+            set_trust(found, answer, environ)
+            state = "trusted" if answer else "declined"
+        if state == "trusted":
+            accepted.update(env.needs_trust)
+        else:
+            said = ("you said no to this file" if state == "declined"
+                    else "the file is not trusted")
+            lines.append(f"{', '.join(sorted(env.needs_trust))} in {found} "
+                         f"{'was' if len(env.needs_trust) == 1 else 'were'} not loaded: "
+                         f"{said}; read it, then run `agent trust "
+                         f"{os.path.dirname(found)}`")
+    return env, accepted, lines
