@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-CALC = '{"action": "Calculator", "action_input": "a quarter of three hundred"}'
-EXPRESSION = "```text\n300 * 0.25\n```"
+CALC = '{"action": "Calculator", "action_input": "300 shared by 4 people"}'
+EXPRESSION = "```text\n300 / 4\n```"  # words with a number: the Calculator asks the model
 FINAL = '{"action": "Final Answer", "action_input": "75"}'
 
 
@@ -48,7 +48,7 @@ def test_trace_and_stats_show_the_tools_model_call(mock_server: Any, tmp_path: P
     stats = proc.stderr
     row = next(line for line in stats.splitlines() if "model calls" in line)
     assert row.replace("│", " ").split()[-1] == "3"
-    assert "Evaluating: 300 * 0.25" in stats  # the tool said what it evaluates (on_text)
+    assert "Evaluating: 300 / 4" in stats  # the tool said what it evaluates (on_text)
 
 
 def test_max_cost_counts_the_tools_model_call(mock_server: Any, tmp_path: Path) -> None:
