@@ -94,6 +94,9 @@ def render_env_example() -> str:
     from agentcli.models.presets import PRESETS
 
     out = ["# Every environment variable agentcli reads. Copy to .env and fill in what you use.\n",
+           "# A project's .env is project content: some variables load only once you trust it\n"
+           "# (`agent trust`), some never (the gates, tool modules, AGENT_CONFIG): see\n"
+           "# docs/security.md, \"Project files\".\n",
            _PRECEDENCE, _GENERATED, "\n# --- settings (see configs/default.yaml) ---\n"]
     for name, help_text in OTHER_VARIABLES.items():
         out.append(_env_line(name, help_text))

@@ -17,6 +17,7 @@ from agentcli.events import RunEvent
 from agentcli.executor import AgentExecutor
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
+from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import RunResult
 from agentcli.tools.base import Tool
 
@@ -53,11 +54,21 @@ class CompiledAgent:
         return self.executor.astream(state)
 
     def batch(
-        self, states: Sequence[Mapping[str, Any] | str], *, concurrency: int = 8
+        self, states: Sequence[Mapping[str, Any] | str], config: Mapping[str, Any] | None = None,
+        *, concurrency: int | None = None,
     ) -> list[dict[str, Any] | BaseException]:
-        """Many runs, at most ``concurrency`` at once; failures are returned, not raised."""
-        results = self.executor.batch(states, concurrency=concurrency)
+        """Many runs, at most ``concurrency`` (or the config's ``max_concurrency``) at once;
+        failures are returned, not raised."""
+        results = self.executor.batch(states, config, concurrency=concurrency)
         return [r if isinstance(r, BaseException) else self._state(r) for r in results]
+
+    def __or__(self, then: Any) -> RunnableSequence:
+        """``agent | fn``: a runnable running the agent, then ``fn`` on its state."""
+        return RunnableSequence(as_runnable(self), as_runnable(then))
+
+    def __ror__(self, before: Any) -> RunnableSequence:
+        """``fn | agent``: a runnable running ``fn``, then the agent on its result."""
+        return RunnableSequence(as_runnable(before), as_runnable(self))
 
 
 def create_agent(

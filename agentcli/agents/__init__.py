@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -136,21 +136,27 @@ def initialize_agent(
                          callback_manager=callback_manager, **executor_options)
 
 
-def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any,
+def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any, *,
+                       tools_renderer: Callable[[list[Tool]], str] | None = None,
                        **unknown: Any) -> Agent:
     """A zero-shot ReAct agent over ``tools`` whose prompt is ``prompt`` (a template object
     with ``.template``, or the text), bound to ``llm``: ``AgentExecutor(agent=..., tools=...)``
     runs it. The template must use exactly {tools}, {tool_names}, {input} and
-    {agent_scratchpad} (a ConfigError names what is missing)."""
+    {agent_scratchpad} (a ConfigError names what is missing); ``tools_renderer`` writes the
+    {tools} text (else one ``name: description`` line per tool)."""
     from agentcli.agents.prompts import check_template, template_name
 
     if unknown:
         raise TypeError(f"create_react_agent got unknown argument(s) {sorted(unknown)}; "
-                        "accepted: llm, tools, prompt")
+                        "accepted: llm, tools, prompt, tools_renderer")
     kind = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
     text = str(getattr(prompt, "template", prompt))
     check_template(kind, text, "given to create_react_agent")
-    return build_agent(kind, tools, llm, templates={template_name(kind): text})
+    if tools_renderer is not None:
+        text = text.replace("{tools}", tools_renderer(list(tools)))
+    built = build_agent(kind, tools, llm, templates={template_name(kind): text})
+    built.runnable = True  # type: ignore[attr-defined]  # logs as LangChain's runnable agents
+    return built
 
 
 __all__ = [

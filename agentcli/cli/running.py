@@ -152,9 +152,9 @@ def execute(
     inline = out.is_terminal and err.is_terminal and not json_out
     printer = (TraceRenderer(err, answer="label" if inline else "full")
                if settings.verbose else None)
+    from agentcli.callbacks.timings import TimingsHandler
     from agentcli.cli.observe import Observers
     from agentcli.cli.spinner import ThinkingSpinner
-    from agentcli.cli.timings import TimingsHandler
     from agentcli.otel_export import otel_wanted
 
     observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,
