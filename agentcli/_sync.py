@@ -23,6 +23,7 @@ process alive after Ctrl-C or a time limit.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import contextlib
 import contextvars
@@ -67,7 +68,17 @@ class _Portal:
                 threading.Thread(target=loop.run_forever, name="agentcli-portal",
                                  daemon=True).start()
                 self._loop = loop
+                atexit.register(self._close_pools)
             return self._loop
+
+    def _close_pools(self) -> None:
+        """At exit: finalise the loop's async generators, which close its HTTP pools (their
+        sockets would otherwise be left to the garbage collector, with a warning each)."""
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            done, _ = self.start(loop.shutdown_asyncgens())
+            with contextlib.suppress(Exception):
+                done.result(2)
 
     def start(self, awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T],
                                                        Callable[[], None]]:
@@ -113,7 +124,13 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
              instead: str = "the async method") -> T:
     """Run ``coro`` on the portal and wait for its result (at most ``timeout`` seconds; then,
     or on Ctrl-C, it is cancelled). ``instead`` names the call to await in async code."""
-    check_no_running_loop(instead)
+    try:
+        check_no_running_loop(instead)
+    except RuntimeError:
+        close = getattr(coro, "close", None)
+        if close is not None:
+            close()  # never started: no "coroutine was never awaited" warning
+        raise
     done, cancel = _portal.start(coro)
     try:
         return done.result(timeout)
@@ -126,8 +143,6 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
             return done.result()
         except concurrent.futures.CancelledError:
             raise KeyboardInterrupt from None
-    except concurrent.futures.CancelledError:
-        raise KeyboardInterrupt from None
 
 
 async def on_portal(coro: Coroutine[Any, Any, T]) -> T:

@@ -323,6 +323,9 @@ class ServerConnection:
         result = await self._request(label, lambda: self._session.call_tool(
             tool, arguments, read_timeout_seconds=self.conf.call_timeout,
             progress_callback=progress))
+        # A call that changed the server's tools returns once the new list is read, so the
+        # next model request is offered it (without a blocking wait on the run's loop).
+        await self.settled(self.conf.call_timeout)
         data = _dump(result)
         text = result_text(data)
         if data.get("isError"):

@@ -13,14 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_helpers import agent
 
-from tests.mcp.mcp_helpers import agent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.mcp.conftest import free_port
 
 
 class Everything:
