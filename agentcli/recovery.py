@@ -62,10 +62,11 @@ def looks_like_action(text: str) -> bool:
 _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:",
                            re.MULTILINE)
 _FENCE = re.compile(r"^```[a-z]*\s*|\s*```$", re.IGNORECASE)
-# Prompt words and canned sentences that are not an answer (a small model copies them).
+# Prompt words and canned sentences that are not an answer (a small model copies them); a
+# text in angle brackets is a prompt's placeholder (the compact example's ``<the answer>``).
 _PLACEHOLDER = re.compile(r"^(?:your answer to the original question|the final answer|"
-                          r"best answer to the original question|<input>|the tool's input|"
-                          r"\$?JSON_BLOB|final answer:?|answer:?)$", re.IGNORECASE)
+                          r"best answer to the original question|<[^<>\n]*>|the tool's input|"
+                          r"\$?JSON_BLOB|final answer:?|(?:the )?answer:?)$", re.IGNORECASE)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 
 

@@ -2,7 +2,7 @@
 
 ``prompt_style: compact`` swaps an agent type's prompt file ``<name>.txt`` for
 ``<name>_compact.txt`` when one exists: one short line per tool, the reply format in two
-lines, one worked example. With five tools it fits a 2,048-token context with room for the
+lines, one example in placeholders. With five tools it fits a 2,048-token context with room for the
 question and several steps. ``auto`` picks compact for models below ``compact_below_b``
 billion parameters (read from the model name, e.g. ``SmolLM2-135M``, ``qwen2.5:0.5b``) and,
 when the name tells no size, for models on a local server (where small models live).
@@ -20,19 +20,25 @@ from agentcli.tools.base import Tool
 STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-# The compact prompts' worked example, in each format (it ends the way a step ends). The
-# Calculator's input is the question's own words: small models copy a phrase far more
-# reliably than they rewrite it, and the Calculator reads such phrases (tools/math_words.py).
+# The compact prompts' worked example, in each format (it ends the way a step ends): one
+# question answered directly and one through a tool. Every value is a placeholder in angle
+# brackets: small models copy an example's values as their own (a worked `7 times 6` -> `42`
+# came back as the answer to unrelated questions), and ``recovery.is_answer`` refuses a reply
+# that is such a placeholder, so a copied example is never shown as an answer.
+EXAMPLE_ANSWER = "<the answer>"
 _EXAMPLE = (
-    "\nExample:\nQuestion: What is 7 times 6?\n"
-    '{"action": "Calculator", "action_input": "7 times 6"}\n'
-    "Observation: Answer: 42\n"
-    '{"action": "Final Answer", "action_input": "42"}\n'
+    "\nNo tool needed:\n"
+    f'{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}\n'
+    "With a tool:\n"
+    '{"action": "<tool name>", "action_input": "<its input>"}\n'
+    "Observation: <result>\n"
+    f'{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}\n'
 )
 _REACT_EXAMPLE = (
-    "\nExample:\nQuestion: What is 7 times 6?\nThought: I use Calculator.\n"
-    "Action: Calculator\nAction Input: 7 times 6\nObservation: Answer: 42\n"
-    "Thought: I know the answer.\nFinal Answer: 42\n"
+    f"\nNo tool needed:\nThought: I know it.\nFinal Answer: {EXAMPLE_ANSWER}\n"
+    "With a tool:\nThought: <why>\nAction: <tool name>\n"
+    "Action Input: <its input>\nObservation: <result>\n"
+    f"Thought: I know it.\nFinal Answer: {EXAMPLE_ANSWER}\n"
 )
 
 
@@ -69,11 +75,8 @@ def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict
         "tools": "\n".join(_tool_line(t) for t in tools),
         "tool_names": ", ".join(f'"{n}"' if quoted_names else n for n in names),
     }
-    # A worked example only where it is a real one (the Calculator): placeholders such as
-    # "<input>" in an example are copied word for word by small models.
-    real = "Calculator" in names or not tools
-    values["example"] = _EXAMPLE if real else ""
-    values["react_example"] = _REACT_EXAMPLE if real else ""
+    values["example"] = _EXAMPLE
+    values["react_example"] = _REACT_EXAMPLE
     return values
 
 

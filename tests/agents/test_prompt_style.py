@@ -7,6 +7,7 @@ import re
 import pytest
 
 from agentcli.agents.prompt_style import (
+    EXAMPLE_ANSWER,
     compact_values,
     model_size_b,
     prompt_name,
@@ -15,6 +16,7 @@ from agentcli.agents.prompt_style import (
 )
 from agentcli.agents.prompts import load, render
 from agentcli.agents.react import tool_lines
+from agentcli.recovery import is_answer
 from agentcli.tools.base import Tool
 
 BASES = ["react", "chat_system", "structured_chat_system", "chat_conversational_system"]
@@ -68,16 +70,23 @@ def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
     assert len(compact) / 4 < 400  # far inside a 2,048-token context
 
 
-def test_no_copyable_placeholders_without_a_calculator() -> None:
-    """Small models copy '<input>' or "the tool's input" word for word: without a real worked
-    example the compact prompts have none, and their format is described in words."""
-    tools = [Tool("search", "Search. Input: what to look up.", lambda s: s)]
+@pytest.mark.parametrize("with_calculator", [True, False])
+def test_the_example_holds_nothing_a_model_could_copy_as_its_answer(
+        with_calculator: bool) -> None:
+    """SmolLM2 answered unrelated questions with the worked example's `42`: the example is
+    placeholders only, and every answer it shows is one ``is_answer`` refuses."""
+    tools = five_tools() if with_calculator else [
+        Tool("search", "Search. Input: what to look up.", lambda s: s)]
     values = {**compact_values(tools), "input": "q", "agent_scratchpad": ""}
-    assert values["example"] == values["react_example"] == ""
     for base in BASES:
         text = render(load(prompt_name(base, "compact")), **values)
-        assert "<" not in text and "the tool's input" not in text, text
-        assert "Input: what to look up." in text  # the tool's input hint is kept
+        example = text[text.index("No tool needed:"):]
+        assert not re.search(r"\d", example), example  # no number to copy
+        answers = re.findall(r'Final Answer(?::|", "action_input":) "?([^"\n]+)', example)
+        assert len(answers) == 2 and answers[0] == EXAMPLE_ANSWER, example
+        assert not any(is_answer(a, "q") for a in answers)
+        if not with_calculator:
+            assert "Input: what to look up." in text  # the tool's input hint is kept
 
 
 def test_short_description_keeps_the_first_sentence() -> None:
