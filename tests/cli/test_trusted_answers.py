@@ -184,3 +184,23 @@ def test_a_tool_error_copied_as_the_answer_is_no_answer(mock_server: Any,
     assert proc.returncode == 3, proc.stderr
     out = json.loads(proc.stdout)
     assert out["answer"] is None and out["stop_reason"] == "no_answer"
+
+
+def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any,
+                                                        tmp_path: Path) -> None:
+    """SmolLM2 copied the compact prompt's worked example (`42`) as its answer: the example
+    now shows a placeholder, and a reply that is that placeholder is never shown as one."""
+    from agentcli.agents.prompt_style import EXAMPLE_ANSWER
+
+    copied = json.dumps({"action": "Final Answer", "action_input": EXAMPLE_ANSWER})
+    for _ in range(4):
+        mock_server.add_reply(copied)
+    proc = agent(mock_server, tmp_path, "--json", "-m", "openai/SmolLM2-135M",  # compact
+                 agent_type="chat-zero-shot-react-description",
+                 question="How many legs does a spider have?")
+    assert proc.returncode == 3, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["answer"] is None and out["stop_reason"] in ("stalled", "no_answer")
+    assert "Final Answer: <the answer>" not in proc.stderr  # nothing shown as an answer  # nothing shown as an answer
+    prompt = json.dumps(bodies(mock_server)[0]["messages"])
+    assert EXAMPLE_ANSWER in prompt and "42" not in prompt  # the compact prompt was sent
