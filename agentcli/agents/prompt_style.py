@@ -20,25 +20,27 @@ from agentcli.tools.base import Tool
 STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-# The compact prompts' worked example, in each format (it ends the way a step ends): one
-# question answered directly and one through a tool. Every value is a placeholder in angle
-# brackets: small models copy an example's values as their own (a worked `7 times 6` -> `42`
-# came back as the answer to unrelated questions), and ``recovery.is_answer`` refuses a reply
-# that is such a placeholder, so a copied example is never shown as an answer.
+# The compact prompts' worked example, in each format (it ends the way a step ends). Nothing
+# in it can pass for an answer: SmolLM2 copied a worked `7 times 6` -> `42` as its answer to
+# unrelated questions (and 42 is a real answer to other questions, so it cannot be refused).
+# The calculation is in letters (the model still learns to pass the question's own words:
+# with only placeholders in angle brackets it copied those and answered nothing), the result
+# and the answer are placeholders, and ``recovery.is_answer`` refuses a reply that is one of
+# these example values, so a copied example is never shown as an answer.
+EXAMPLE_CALCULATION = "A times B"
 EXAMPLE_ANSWER = "<the answer>"
+EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER, "<the result>")
 _EXAMPLE = (
-    "\nNo tool needed:\n"
-    f'{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}\n'
-    "With a tool:\n"
-    '{"action": "<tool name>", "action_input": "<its input>"}\n'
-    "Observation: <result>\n"
-    f'{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}\n'
+    f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\n"
+    f'{{{{"action": "{{tool}}", "action_input": "{EXAMPLE_CALCULATION}"}}}}\n'
+    f"Observation: Answer: {EXAMPLE_VALUES[2]}\n"
+    f'{{{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}}}\n'
 )
 _REACT_EXAMPLE = (
-    f"\nNo tool needed:\nThought: I know it.\nFinal Answer: {EXAMPLE_ANSWER}\n"
-    "With a tool:\nThought: <why>\nAction: <tool name>\n"
-    "Action Input: <its input>\nObservation: <result>\n"
-    f"Thought: I know it.\nFinal Answer: {EXAMPLE_ANSWER}\n"
+    f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\nThought: I use {{tool}}.\n"
+    f"Action: {{tool}}\nAction Input: {EXAMPLE_CALCULATION}\n"
+    f"Observation: Answer: {EXAMPLE_VALUES[2]}\n"
+    f"Thought: I know the answer.\nFinal Answer: {EXAMPLE_ANSWER}\n"
 )
 
 
@@ -75,8 +77,9 @@ def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict
         "tools": "\n".join(_tool_line(t) for t in tools),
         "tool_names": ", ".join(f'"{n}"' if quoted_names else n for n in names),
     }
-    values["example"] = _EXAMPLE
-    values["react_example"] = _REACT_EXAMPLE
+    tool = "Calculator" if "Calculator" in names else "<tool name>"
+    values["example"] = _EXAMPLE.format(tool=tool)
+    values["react_example"] = _REACT_EXAMPLE.format(tool=tool)
     return values
 
 

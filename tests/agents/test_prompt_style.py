@@ -8,6 +8,8 @@ import pytest
 
 from agentcli.agents.prompt_style import (
     EXAMPLE_ANSWER,
+    EXAMPLE_CALCULATION,
+    EXAMPLE_VALUES,
     compact_values,
     model_size_b,
     prompt_name,
@@ -73,18 +75,21 @@ def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
 @pytest.mark.parametrize("with_calculator", [True, False])
 def test_the_example_holds_nothing_a_model_could_copy_as_its_answer(
         with_calculator: bool) -> None:
-    """SmolLM2 answered unrelated questions with the worked example's `42`: the example is
-    placeholders only, and every answer it shows is one ``is_answer`` refuses."""
+    """SmolLM2 answered unrelated questions with the worked example's `42`: the example has
+    no number, and every value it shows (input, result, answer) is one ``is_answer``
+    refuses."""
     tools = five_tools() if with_calculator else [
         Tool("search", "Search. Input: what to look up.", lambda s: s)]
     values = {**compact_values(tools), "input": "q", "agent_scratchpad": ""}
     for base in BASES:
         text = render(load(prompt_name(base, "compact")), **values)
-        example = text[text.index("No tool needed:"):]
+        example = text[text.index("Example:"):]
         assert not re.search(r"\d", example), example  # no number to copy
         answers = re.findall(r'Final Answer(?::|", "action_input":) "?([^"\n]+)', example)
-        assert len(answers) == 2 and answers[0] == EXAMPLE_ANSWER, example
-        assert not any(is_answer(a, "q") for a in answers)
+        assert answers == [EXAMPLE_ANSWER], example
+        assert EXAMPLE_CALCULATION in example and "<the result>" in example
+        assert not any(is_answer(v, "q") for v in EXAMPLE_VALUES)
+        assert ("Calculator" in example) == with_calculator
         if not with_calculator:
             assert "Input: what to look up." in text  # the tool's input hint is kept
 

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 QUESTION = "What is 120 divided by 4?"
 
 
@@ -186,13 +188,15 @@ def test_a_tool_error_copied_as_the_answer_is_no_answer(mock_server: Any,
     assert out["answer"] is None and out["stop_reason"] == "no_answer"
 
 
-def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any,
-                                                        tmp_path: Path) -> None:
+@pytest.mark.parametrize("copied", ["<the answer>", "A times B"])
+def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any, tmp_path: Path,
+                                                        copied: str) -> None:
     """SmolLM2 copied the compact prompt's worked example (`42`) as its answer: the example
-    now shows a placeholder, and a reply that is that placeholder is never shown as one."""
-    from agentcli.agents.prompt_style import EXAMPLE_ANSWER
+    now has no number, and a reply that is one of its values is never shown as an answer."""
+    from agentcli.agents.prompt_style import EXAMPLE_ANSWER, EXAMPLE_VALUES
 
-    copied = json.dumps({"action": "Final Answer", "action_input": EXAMPLE_ANSWER})
+    assert copied in EXAMPLE_VALUES
+    copied = json.dumps({"action": "Final Answer", "action_input": copied})
     for _ in range(4):
         mock_server.add_reply(copied)
     proc = agent(mock_server, tmp_path, "--json", "-m", "openai/SmolLM2-135M",  # compact
@@ -201,6 +205,6 @@ def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any,
     assert proc.returncode == 3, proc.stderr
     out = json.loads(proc.stdout)
     assert out["answer"] is None and out["stop_reason"] in ("stalled", "no_answer")
-    assert "Final Answer: <the answer>" not in proc.stderr  # nothing shown as an answer  # nothing shown as an answer
+    assert "Final Answer: " not in proc.stderr  # nothing shown as an answer
     prompt = json.dumps(bodies(mock_server)[0]["messages"])
     assert EXAMPLE_ANSWER in prompt and "42" not in prompt  # the compact prompt was sent
