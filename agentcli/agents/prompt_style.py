@@ -20,26 +20,27 @@ from agentcli.tools.base import Tool
 STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-# The compact prompts' worked example, in each format (it ends the way a step ends). Nothing
-# in it can pass for an answer: SmolLM2 copied a worked `7 times 6` -> `42` as its answer to
-# unrelated questions (and 42 is a real answer to other questions, so it cannot be refused).
-# The calculation is in letters (the model still learns to pass the question's own words:
-# with only placeholders in angle brackets it copied those and answered nothing), the result
-# and the answer are placeholders, and ``recovery.is_answer`` refuses a reply that is one of
-# these example values, so a copied example is never shown as an answer.
-EXAMPLE_CALCULATION = "A times B"
-EXAMPLE_ANSWER = "<the answer>"
-EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER, "<the result>")
+# The compact prompts' worked example, in each format (it ends the way a step ends). SmolLM2
+# copied a worked `7 times 6` -> `42` as its answer to unrelated questions, and 42 is a real
+# answer to other questions, so it could not be refused. The example's numbers are now ones no
+# question of ours should have as its answer, and ``recovery.is_answer`` refuses a reply that
+# is one of the example's values, so a copied example is never shown as an answer (a question
+# whose true answer is exactly 10.73 would end with no answer: that is the price). Measured on
+# SmolLM2 (bench/README.md, issue 31b): an example in letters (`A times B`) or in angle-bracket
+# placeholders was copied word for word and the plain-arithmetic rows fell by half.
+EXAMPLE_CALCULATION = "3.7 times 2.9"
+EXAMPLE_ANSWER = "10.73"
+EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)
 _EXAMPLE = (
     f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\n"
     f'{{{{"action": "{{tool}}", "action_input": "{EXAMPLE_CALCULATION}"}}}}\n'
-    f"Observation: Answer: {EXAMPLE_VALUES[2]}\n"
+    f"Observation: Answer: {EXAMPLE_ANSWER}\n"
     f'{{{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}}}\n'
 )
 _REACT_EXAMPLE = (
     f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\nThought: I use {{tool}}.\n"
     f"Action: {{tool}}\nAction Input: {EXAMPLE_CALCULATION}\n"
-    f"Observation: Answer: {EXAMPLE_VALUES[2]}\n"
+    f"Observation: Answer: {EXAMPLE_ANSWER}\n"
     f"Thought: I know the answer.\nFinal Answer: {EXAMPLE_ANSWER}\n"
 )
 

@@ -73,22 +73,20 @@ def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
 
 
 @pytest.mark.parametrize("with_calculator", [True, False])
-def test_the_example_holds_nothing_a_model_could_copy_as_its_answer(
-        with_calculator: bool) -> None:
-    """SmolLM2 answered unrelated questions with the worked example's `42`: the example has
-    no number, and every value it shows (input, result, answer) is one ``is_answer``
-    refuses."""
+def test_a_copied_example_is_never_an_answer(with_calculator: bool) -> None:
+    """SmolLM2 answered unrelated questions with the worked example's `42`: every value the
+    example shows (its input, its result, its answer) is one ``is_answer`` refuses."""
     tools = five_tools() if with_calculator else [
         Tool("search", "Search. Input: what to look up.", lambda s: s)]
     values = {**compact_values(tools), "input": "q", "agent_scratchpad": ""}
     for base in BASES:
         text = render(load(prompt_name(base, "compact")), **values)
         example = text[text.index("Example:"):]
-        assert not re.search(r"\d", example), example  # no number to copy
         answers = re.findall(r'Final Answer(?::|", "action_input":) "?([^"\n]+)', example)
         assert answers == [EXAMPLE_ANSWER], example
-        assert EXAMPLE_CALCULATION in example and "<the result>" in example
-        assert not any(is_answer(v, "q") for v in EXAMPLE_VALUES)
+        assert f"Answer: {EXAMPLE_ANSWER}" in example and EXAMPLE_CALCULATION in example
+        assert not any(is_answer(v, "q") or is_answer(f"`{v}`.", "q") for v in EXAMPLE_VALUES)
+        assert "42" not in example
         assert ("Calculator" in example) == with_calculator
         if not with_calculator:
             assert "Input: what to look up." in text  # the tool's input hint is kept
