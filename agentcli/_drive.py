@@ -29,12 +29,12 @@ from agentcli.events import (
     reset_emitter,
     set_emitter,
 )
-from agentcli.executor import AgentExecutor
 from agentcli.middleware import AsyncHandler, ToolCallRequest
 from agentcli.run import EXPIRED, CallModel, Outcome, Run, RunTools
 from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
 
 if TYPE_CHECKING:
+    from agentcli.executor import AgentExecutor
     from agentcli.state import Command
 
 T = TypeVar("T")

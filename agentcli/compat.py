@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict
 
-from agentcli.agents import create_react_agent
+from agentcli.create import create_react_agent
 from agentcli.models.base import BaseChatModel as _Model
 from agentcli.models.base import TokenSink
 from agentcli.schema import AgentAction, Message, Role

@@ -68,7 +68,7 @@ def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None
 
 def record_demo_cassette(path: Path) -> Any:
     """Re-record the demo cassette from the seed replies through today's prompts."""
-    from agentcli.agents import initialize_agent
+    from agentcli.create import initialize_agent
     from agentcli.models.fake import FakeChatModel
     from agentcli.models.replay import RecordingChatModel
     from agentcli.tools import load_tools

@@ -27,6 +27,8 @@ from collections.abc import (
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentcli._drive import adrive
+from agentcli._sync import iterate, run_sync
 from agentcli.agents.base import Agent
 from agentcli.agents.parsers import ANSWER_VALUE
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -61,6 +63,7 @@ from agentcli.middleware import (
 from agentcli.recovery import asks_last, call_key, looks_like_action, with_repeats
 from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
 from agentcli.schema import (
+    FORCE_STOP_MESSAGE,
     PARSE_ERROR_TOOL,
     AgentAction,
     AgentFinish,
@@ -80,7 +83,6 @@ if TYPE_CHECKING:
     from agentcli.pricing import PriceTable
     from agentcli.structured import ResponseFormat
 
-FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
 Inputs = str | Mapping[str, Any] | None
 Config = RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler] | CallbackManager | None
@@ -480,22 +482,16 @@ class AgentExecutor:
     def stream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> Iterator[RunEvent]:
         """Yield every event of the run as it happens; the last is ``End`` with the result."""
-        from agentcli._sync import iterate
-
         return iterate(self.astream(inputs, config, input=input, callbacks=callbacks))
 
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
         """Run to the end and return the result."""
-        from agentcli._sync import run_sync
-
         return run_sync(self.ainvoke(inputs, config, input=input, callbacks=callbacks))
 
     def astream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                 callbacks: Config = None) -> AsyncIterator[RunEvent]:
         """Run on the async core, yielding each event as it happens."""
-        from agentcli._drive import adrive
-
         return adrive(self, self.start(_given(inputs, input),
                                        RunConfig.of(config).adding(callbacks)))
 
@@ -547,8 +543,6 @@ class AgentExecutor:
         self, inputs: Sequence[str | Mapping[str, Any]], *, concurrency: int = 8
     ) -> list[RunResult | BaseException]:
         """Synchronous wrapper over :meth:`abatch`."""
-        from agentcli._sync import run_sync
-
         return run_sync(self.abatch(inputs, concurrency=concurrency))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentcli import exit_codes
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.schema import FORCE_STOP_MESSAGE, LIMIT_REASONS, RunResult, stop_words
 
 
 def exit_code(result: RunResult) -> int:
@@ -22,8 +22,6 @@ def real_answer(result: RunResult) -> str | None:
     stdout it would pass for an answer in a pipeline. Only ``early_stopping_method: generate``
     produces a real answer at a limit.
     """
-    from agentcli.executor import FORCE_STOP_MESSAGE
-
     if result.stop_reason == "interrupted":
         return None
     if result.stop_reason in LIMIT_REASONS and (
@@ -31,22 +29,6 @@ def real_answer(result: RunResult) -> str | None:
     ):
         return None
     return result.output
-
-
-# Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
-# logs, memory and `agent serve`.
-STOP_WORDS: dict[str, str] = {
-    "max_iterations": "the agent used all its steps (--max-iterations) without reaching an answer",
-    "max_execution_time": "the run reached its time limit (--max-time)",
-    "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
-    "stalled": "the model kept sending the same reply, so the run was stopped",
-    "interrupted": "the run was interrupted",
-}
-
-
-def stop_words(reason: str) -> str:
-    """What stopped a run, as a sentence without its full stop."""
-    return STOP_WORDS.get(reason, reason.replace("_", " "))
 
 
 def stop_line(result: RunResult) -> str | None:

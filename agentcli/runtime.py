@@ -98,13 +98,15 @@ def build_executor(
     ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function;
     ``response_schema`` is a JSON Schema the final answer must match (``--schema``).
     """
-    from agentcli.agents import DEFAULT_AGENT, initialize_agent
+    from agentcli.agents import DEFAULT_AGENT, agent_class
     from agentcli.agents.prompts import user_templates
+    from agentcli.create import initialize_agent
     from agentcli.executor import deny_all
     from agentcli.tools.resolve import load_configured_tools
 
     prices = check_budget(settings, llm.name)
-    templates = user_templates(settings.agent or DEFAULT_AGENT, settings.prompt_file)
+    cls = agent_class(settings.agent or DEFAULT_AGENT)
+    templates = user_templates(cls, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras)
     fmt = None
     if response_schema is not None:
@@ -117,9 +119,6 @@ def build_executor(
     agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
     if templates:
         agent_kwargs["templates"] = templates
-    from agentcli.agents import agent_class
-
-    cls = agent_class(settings.agent or DEFAULT_AGENT)
     if settings.self_ask_tool and "self_ask_tool" in inspect.signature(cls).parameters:
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool  # other types have no search tool
     if settings.system:
@@ -130,7 +129,7 @@ def build_executor(
     if cls.native_tools:  # only tool messages carry media
         agent_kwargs["tool_media"] = forward_media(settings.tool_media, llm.name)
 
-    action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions,
+    action = schema_for_agent(cls, tools, settings.structured_actions,
                               fmt.schema if fmt is not None else None)
     if action is not None:  # each JSON-blob request carries it (local servers constrain to it)
         agent_kwargs["action_schema"] = action

@@ -22,8 +22,7 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
-from agentcli.agents import agent_names
-from agentcli.agents.action_schema import JSON_BLOB_AGENT_TYPES
+from agentcli.agents import agent_class, agent_names
 from agentcli.config import load_settings
 from agentcli.errors import AgentCliError
 from agentcli.runtime import build_executor, build_model
@@ -82,7 +81,7 @@ def configs(wanted: list[str], types: list[str]) -> Iterator[tuple[str, str, boo
     """(agent type, structured_actions, compact) in the order they are run."""
     for agent_type in types:
         for kind in wanted:
-            blob = agent_type in JSON_BLOB_AGENT_TYPES
+            blob = agent_class(agent_type).json_blob
             if kind == "off":
                 yield agent_type, "off", False
             elif kind == "on" and blob:

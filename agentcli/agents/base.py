@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentcli.agents._prefix import PrefixCache
 from agentcli.agents.prompts import load
@@ -50,6 +50,14 @@ class Agent(ABC):
     native_tools: ClassVar[bool] = False  # True when it needs the model's function calling
     # Prompt texts that live on the class (a new type needs no package data file), by name.
     prompts: ClassVar[dict[str, str]] = {}
+    # The template --prompt / prompt_file: replaces (a name in ``prompts`` or package data);
+    # None: the type has no replaceable prompt.
+    main_template: ClassVar[str | None] = None
+    # Which LangChain prompt options split the main template: prefix/suffix ("text") or
+    # system_message_prefix/_suffix ("chat").
+    prompt_options: ClassVar[Literal["text", "chat"]] = "chat"
+    # True when the reply is one JSON action blob: a schema (structured actions) can constrain it.
+    json_blob: ClassVar[bool] = False
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
                  system_extra: str = "", action_schema: dict[str, Any] | None = None,
@@ -84,16 +92,16 @@ class Agent(ABC):
         """This type's main prompt over ``tools``, with LangChain's prompt options (``prefix``,
         ``suffix``, ``format_instructions``, ``system_message_prefix``/``_suffix``)."""
         from agentcli.agents.prompt_parts import take_parts
-        from agentcli.agents.prompts import render, template_name
-        from agentcli.agents.react import tool_lines
+        from agentcli.agents.prompt_style import tool_lines
+        from agentcli.agents.prompts import builtin_text, render, template_name
         from agentcli.compat import PromptTemplate
 
         rest = dict(options)
-        made = take_parts(cls.agent_type, rest)
+        made = take_parts(cls, rest)
         if rest:
             raise TypeError(f"create_prompt got unknown argument(s) {sorted(rest)}")
-        name = template_name(cls.agent_type)
-        text = made.get("templates", {}).get(name) or load(name)
+        name = template_name(cls)
+        text = made.get("templates", {}).get(name) or builtin_text(cls, name)
         return PromptTemplate.from_template(render(
             text, tools=tool_lines(tools), tool_names=", ".join(t.name for t in tools)))
 

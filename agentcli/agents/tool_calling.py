@@ -57,6 +57,7 @@ class ToolCallingAgent(Agent):
     """Native tool calling: schemas out, tool calls in, tool messages back."""
 
     agent_type: ClassVar[str] = "tool-calling"
+    main_template: ClassVar[str | None] = "tool_calling_system"
     summary: ClassVar[str] = (
         "Native function calling (OpenAI tools API); parallel calls run concurrently. Best "
         "for models that support tools; repairs calls written as JSON text."

@@ -248,7 +248,7 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] 
     if isinstance(event, ev.Notice):
         return "on_text", (event.text,), {**event.data, "kind": event.topic}
     if isinstance(event, ev.Limit):
-        from agentcli.outcome import stop_words
+        from agentcli.schema import stop_words
 
         return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
             "kind": "limit", "reason": event.reason}

@@ -29,12 +29,11 @@ def prompts_show(
         from agentcli.config import load_settings
         from agentcli.textsafe import safe_text
 
-        agent_class(agent_type)  # unknown types fail with close matches
+        agent = agent_class(agent_type)  # unknown types fail with close matches
         settings = load_settings(config, flags={"prompt_file": prompt}, env=_env())
         configured = settings.agent is None or settings.agent == agent_type
-        text, source = template_in_force(agent_type,
-                                          settings.prompt_file if configured else None)
-        needed = ", ".join("{" + v + "}" for v in sorted(required_variables(agent_type)))
+        text, source = template_in_force(agent, settings.prompt_file if configured else None)
+        needed = ", ".join("{" + v + "}" for v in sorted(required_variables(agent)))
         typer.echo(f"# {agent_type}: {source}; variables: {needed or 'none'}", err=True)
         if settings.system:
             typer.echo(f"# --system / system: adds to the system prompt: {settings.system}",

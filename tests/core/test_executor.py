@@ -326,7 +326,7 @@ def test_a_run_is_freed_without_the_garbage_collector() -> None:
     import gc
     import weakref
 
-    from agentcli.agents import initialize_agent
+    from agentcli.create import initialize_agent
     from agentcli.models.fake import FakeChatModel
 
     executor = initialize_agent([], FakeChatModel(["Final Answer: ok"]))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.agents import initialize_agent
 from agentcli.batch import read_items, run_batch
+from agentcli.create import initialize_agent
 from agentcli.models.fake import FakeChatModel
 from agentcli.redact import is_secret_name, open_word, redact, redact_data, remember
 from agentcli.schema import AgentAction, AgentStep, RunResult
