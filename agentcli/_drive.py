@@ -20,11 +20,11 @@ from agentcli.events import (
     End,
     ModelEnd,
     ModelError,
-    ModelStart,
     ModelToken,
     RunEvent,
     ToolScope,
     inside_tool,
+    model_start,
     notifying,
     reset_emitter,
     set_emitter,
@@ -49,7 +49,7 @@ def _token_sink(ex: AgentExecutor, run: Run, effect: CallModel) -> Any:
 
 
 def _model_started(run: Run, llm: Any, effect: CallModel) -> float:
-    run.emit(ModelStart(effect.request, llm.name, server=getattr(llm, "base_url", "")))
+    run.emit(model_start(effect.request, llm))
     return time.perf_counter()
 
 

@@ -360,7 +360,8 @@ class Settings:
         _bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
     otel: bool | None = _setting(
         _bool_or_none, "AGENT_OTEL",
-        "export OpenTelemetry traces, OTLP/HTTP (null: when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
+        "export OpenTelemetry traces and GenAI metrics (null: when an OTEL_* endpoint or "
+        "exporter is set, or under opentelemetry-instrument)")
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     # the provider ``base_url`` was set for (that of the model in force where it was set);
     # None: set with no model, so it serves only custom/ models and the default one

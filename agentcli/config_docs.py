@@ -27,12 +27,15 @@ OTHER_VARIABLES: dict[str, str] = {
     "AGENT_REALMODEL_CACHE": "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)",
     "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (needed off loopback)",
     "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
-    "OTEL_EXPORTER_OTLP_ENDPOINT": "OpenTelemetry collector (OTLP/HTTP); set: traces are exported",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "full OTLP/HTTP traces URL (over the one above)",
-    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf (the one supported)",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "OpenTelemetry collector (OTLP); set: traces are exported",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "full OTLP traces URL (over the one above)",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "full OTLP metrics URL (GenAI metrics)",
+    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf (default) or grpc (needs its exporter)",
     "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "as OTEL_EXPORTER_OTLP_PROTOCOL, for traces",
-    "OTEL_EXPORTER_OTLP_TIMEOUT": "milliseconds per span export (agentcli's default: 3000)",
+    "OTEL_EXPORTER_OTLP_TIMEOUT": "milliseconds per export, retries included (default: 500)",
     "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "as OTEL_EXPORTER_OTLP_TIMEOUT, for traces",
+    "OTEL_TRACES_EXPORTER": "otlp (default), console (stderr), none; set: traces are exported",
+    "OTEL_METRICS_EXPORTER": "otlp, console, none (default: as OTEL_TRACES_EXPORTER)",
     "OTEL_SERVICE_NAME": "service.name of exported spans (default agentcli)",
     "OTEL_SDK_DISABLED": "true: no OpenTelemetry export, whatever else says",
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT":
@@ -91,6 +94,9 @@ def render_env_example() -> str:
     from agentcli.models.presets import PRESETS
 
     out = ["# Every environment variable agentcli reads. Copy to .env and fill in what you use.\n",
+           "# A project's .env is project content: some variables load only once you trust it\n"
+           "# (`agent trust`), some never (the gates, tool modules, AGENT_CONFIG): see\n"
+           "# docs/security.md, \"Project files\".\n",
            _PRECEDENCE, _GENERATED, "\n# --- settings (see configs/default.yaml) ---\n"]
     for name, help_text in OTHER_VARIABLES.items():
         out.append(_env_line(name, help_text))

@@ -24,6 +24,7 @@ from agentcli.events import RunEvent
 from agentcli.executor import AgentExecutor
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
+from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import RunResult
 from agentcli.tools.base import Tool
 
@@ -60,11 +61,21 @@ class CompiledAgent:
         return self.executor.astream(state)
 
     def batch(
-        self, states: Sequence[Mapping[str, Any] | str], *, concurrency: int = 8
+        self, states: Sequence[Mapping[str, Any] | str], config: Mapping[str, Any] | None = None,
+        *, concurrency: int | None = None,
     ) -> list[dict[str, Any] | BaseException]:
-        """Many runs, at most ``concurrency`` at once; failures are returned, not raised."""
-        results = self.executor.batch(states, concurrency=concurrency)
+        """Many runs, at most ``concurrency`` (or the config's ``max_concurrency``) at once;
+        failures are returned, not raised."""
+        results = self.executor.batch(states, config, concurrency=concurrency)
         return [r if isinstance(r, BaseException) else self._state(r) for r in results]
+
+    def __or__(self, then: Any) -> RunnableSequence:
+        """``agent | fn``: a runnable running the agent, then ``fn`` on its state."""
+        return RunnableSequence(as_runnable(self), as_runnable(then))
+
+    def __ror__(self, before: Any) -> RunnableSequence:
+        """``fn | agent``: a runnable running ``fn``, then the agent on its result."""
+        return RunnableSequence(as_runnable(before), as_runnable(self))
 
 
 def initialize_agent(
@@ -101,19 +112,25 @@ def initialize_agent(
                          callback_manager=callback_manager, **executor_options)
 
 
-def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any,
+def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any, *,
+                       tools_renderer: Callable[[list[Tool]], str] | None = None,
                        **unknown: Any) -> Agent:
     """A zero-shot ReAct agent over ``tools`` whose prompt is ``prompt`` (a template object
     with ``.template``, or the text), bound to ``llm``: ``AgentExecutor(agent=..., tools=...)``
     runs it. The template must use exactly {tools}, {tool_names}, {input} and
-    {agent_scratchpad} (a ConfigError names what is missing)."""
+    {agent_scratchpad} (a ConfigError names what is missing); ``tools_renderer`` writes the
+    {tools} text (else one ``name: description`` line per tool)."""
     if unknown:
         raise TypeError(f"create_react_agent got unknown argument(s) {sorted(unknown)}; "
-                        "accepted: llm, tools, prompt")
+                        "accepted: llm, tools, prompt, tools_renderer")
     kind = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
     text = str(getattr(prompt, "template", prompt))
     check_template(agent_class(kind), text, "given to create_react_agent")
-    return build_agent(kind, tools, llm, templates={template_name(agent_class(kind)): text})
+    if tools_renderer is not None:
+        text = text.replace("{tools}", tools_renderer(list(tools)))
+    built = build_agent(kind, tools, llm, templates={template_name(agent_class(kind)): text})
+    built.runnable = True  # type: ignore[attr-defined]  # logs as LangChain's runnable agents
+    return built
 
 
 def create_agent(

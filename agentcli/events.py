@@ -65,7 +65,15 @@ class ModelStart:
     model: str
     parent: str | None = None  # the tool call this request was made in (None: the agent's)
     server: str = ""  # the base URL the request goes to ("" for in-process models)
+    options: dict[str, Any] = field(default_factory=dict)  # what the model adds (temperature..)
     kind: Literal["model_start"] = "model_start"
+
+
+def model_start(request: ChatRequest, model: Any, parent: str | None = None) -> ModelStart:
+    """The ModelStart of ``model``'s request: where it goes and the options the model adds."""
+    own = getattr(model, "own_options", None)
+    return ModelStart(request, model.name, parent, getattr(model, "base_url", ""),
+                      own(request.options) if callable(own) else {})
 
 
 @dataclass(frozen=True, slots=True)

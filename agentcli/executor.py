@@ -32,7 +32,7 @@ from agentcli._sync import iterate, run_sync
 from agentcli.agents.base import Agent
 from agentcli.agents.parsers import ANSWER_VALUE
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager, RunConfig, ensure_manager, handlers_of
+from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -60,8 +60,9 @@ from agentcli.middleware import (
     deny_all,
     truncate_middle,
 )
-from agentcli.recovery import asks_last, call_key, looks_like_action, with_repeats
+from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
 from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
+from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
     PARSE_ERROR_TOOL,
@@ -94,6 +95,15 @@ __all__ = ["FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow
 
 class AgentExecutor:
     """Runs an agent with its tools: limits, early stopping, parse-error recovery, approvals."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if "_call" in vars(cls) and not getattr(cls, "calls_call", False):
+            raise TypeError(
+                f"{cls.__name__} overrides _call, which this AgentExecutor never calls; wrap "
+                "the run with middleware (AgentExecutor(..., middleware=[...]), see "
+                "agentcli.middleware), or subclass agentcli.compat.AgentExecutor, which does "
+                "call _call")
 
     def __init__(
         self,
@@ -147,10 +157,12 @@ class AgentExecutor:
         self.max_observation_chars = max_observation_chars
         self.approver = approver
         self.callbacks = [*handlers_of(callback_manager), *callbacks]  # the older name
-        if verbose:  # the plain-text trace on stderr, as LangChain's verbose=True prints
+        if verbose:  # what LangChain's verbose=True prints, on stdout
             from agentcli.callbacks.stdout import StdOutCallbackHandler
 
-            self.callbacks.append(StdOutCallbackHandler())
+            self.callbacks.append(StdOutCallbackHandler(
+                prefixes=not (agent.native_tools or getattr(agent, "runnable", False)),
+                tools=[t.name for t in self.tools], name=type(self).__name__))
         self.verbose = verbose
         self.tags = list(tags)  # on every run's Start event (and LangChain's on_chain_start)
         self.metadata = dict(metadata or {})
@@ -167,6 +179,16 @@ class AgentExecutor:
         # server's tools/list_changed), else None
         self.tool_refresh = tool_refresh
         self._check_injections()
+
+    @property
+    def input_keys(self) -> list[str]:
+        """What a run reads (LangChain's ``input_keys``)."""
+        return ["input"]
+
+    @property
+    def output_keys(self) -> list[str]:
+        """What a run's result holds (LangChain's ``output_keys``)."""
+        return ["output", "intermediate_steps"] if self.return_intermediate_steps else ["output"]
 
     @property
     def middleware(self) -> list[AgentMiddleware]:
@@ -203,7 +225,7 @@ class AgentExecutor:
             values["messages"] = [*values.get("messages", []),
                                   user(question if isinstance(question, str) else str(question))]
         values.setdefault("messages", [])
-        manager = ensure_manager([*self.callbacks, *conf.callbacks])
+        manager = CallbackManager([*self.callbacks, *conf.callbacks], run_id=conf.run_id)
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
@@ -318,8 +340,13 @@ class AgentExecutor:
             except OutputParserError as err:
                 if self.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
-                    # an empty reply after tool results ends the run, as in LangGraph
-                    return (yield from self._finish(run, self._last_text(run), "finished"))
+                    if self.early_stopping_method == "force":
+                        # an empty reply after tool results ends the run, as in LangGraph (and
+                        # stays in the messages, as there)
+                        self._update(run, [{"messages": [Message("assistant", "")]}])
+                        return (yield from self._finish(run, self._last_text(run), "finished"))
+                    reason = "no_answer"  # the CLI: asked once more, else exit 3, no answer
+                    break
                 observation = self._parse_error_observation(err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
                 step = AgentStep(action, observation)
@@ -330,6 +357,16 @@ class AgentExecutor:
                     reason = "stalled"
                     break
                 continue
+            if isinstance(decision, AgentFinish) and not self._answers(run, decision):
+                reason = "no_answer"  # empty, a tool call as text, the question echoed
+                break
+            if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
+                expired, answer = yield from self._answer_now(run)
+                if expired:
+                    reason = "max_execution_time"
+                    break
+                if answer is not None:
+                    return (yield from self._finish(run, answer, "finished"))
             self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
             if isinstance(decision, AgentFinish):
                 return (yield from self._finish(run, decision, "finished"))
@@ -352,6 +389,35 @@ class AgentExecutor:
             if ended is not None:
                 return ended
         return (yield from self._stop(run, reason or "max_iterations"))
+
+    def _answers(self, run: Run, finish: AgentFinish) -> bool:
+        """The answer contract (``recovery.is_answer``), kept where the caller asked for the
+        run's end as it is (``early_stopping_method: force``) or for a structured answer."""
+        if self.early_stopping_method == "force" or self.response_format is not None:
+            return True
+        return is_answer(finish.output, str(run.values.get("input") or ""))
+
+    def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
+        """A call shows the model already has its result (asked once a run, CLI default)."""
+        if self.early_stopping_method != "auto" or run.asked_now:
+            return False
+        actions = decision if isinstance(decision, list) else [decision]
+        return any(has_result(run.results, a) for a in actions)
+
+    def _answer_now(self, run: Run) -> Generator[Effect, Any, tuple[bool, AgentFinish | None]]:
+        """Ask for the answer now, without tools (the call is not run): (the deadline passed,
+        the answer or None when the reply is still not one: the run goes on with the call)."""
+        run.asked_now = True
+        yield Notice("answer_now", "The model already has the result; asked for its answer.",
+                     {})
+        reply = yield CallModel(self.agent.request(self._view(run), final=True))
+        if reply is EXPIRED:
+            return True, None
+        answer: AgentFinish = self.agent.finish(reply)
+        if not is_answer(answer.output, str(run.values.get("input") or "")):
+            return False, None
+        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
+        return False, answer
 
     def _refresh_tools(self) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
@@ -441,7 +507,7 @@ class AgentExecutor:
             result = yield CallModel(self.agent.request(self._view(run), final=True))
             if result is not EXPIRED:
                 answer = self.agent.finish(result)
-                if answer.output.strip() and not looks_like_action(answer.output):
+                if is_answer(answer.output, str(run.values.get("input") or "")):
                     final = answer
                     if self.early_stopping_method == "auto":
                         run.recovered = reason
@@ -511,39 +577,43 @@ class AgentExecutor:
 
         save_agent(self.agent, path)
 
-    def __or__(self, then: Callable[[RunResult], Any]) -> Callable[..., Any]:
-        """``executor | fn``: a callable running the agent, then ``fn`` on its result."""
-        def chained(inputs: Inputs = None, config: Config = None, **kw: Any) -> Any:
-            return then(self.invoke(inputs, config, **kw))
+    def __or__(self, then: Any) -> RunnableSequence:
+        """``executor | fn``: a runnable running the agent, then ``fn`` on its result."""
+        return RunnableSequence(as_runnable(self), as_runnable(then))
 
-        chained.invoke = chained  # type: ignore[attr-defined]
-        return chained
+    def __ror__(self, before: Any) -> RunnableSequence:
+        """``fn | executor``: a runnable running ``fn``, then the agent on what it returned."""
+        return RunnableSequence(as_runnable(before), as_runnable(self))
 
     async def abatch(
         self,
         inputs: Sequence[str | Mapping[str, Any]],
+        config: Config = None,
         *,
-        concurrency: int = 8,
+        concurrency: int | None = None,
         return_exceptions: bool = True,
     ) -> list[RunResult | BaseException]:
-        """Run many inputs with at most ``concurrency`` at once; results keep input order."""
+        """Run many inputs with at most ``concurrency`` (else the config's
+        ``max_concurrency``, else 8) at once; results keep input order."""
         import asyncio
 
-        gate = asyncio.Semaphore(max(1, concurrency))
+        conf = RunConfig.of(config)
+        gate = asyncio.Semaphore(max(1, concurrency or conf.max_concurrency or 8))
 
         async def one(item: str | Mapping[str, Any]) -> RunResult:
             async with gate:
-                return await self.ainvoke(item)
+                return await self.ainvoke(item, conf)
 
         return list(await asyncio.gather(
             *(one(i) for i in inputs), return_exceptions=return_exceptions
         ))
 
     def batch(
-        self, inputs: Sequence[str | Mapping[str, Any]], *, concurrency: int = 8
+        self, inputs: Sequence[str | Mapping[str, Any]], config: Config = None, *,
+        concurrency: int | None = None,
     ) -> list[RunResult | BaseException]:
         """Synchronous wrapper over :meth:`abatch`."""
-        return run_sync(self.abatch(inputs, concurrency=concurrency))
+        return run_sync(self.abatch(inputs, config, concurrency=concurrency))
 
 
 def _hooking(middleware: Sequence[AgentMiddleware], hook: str) -> list[AgentMiddleware]:

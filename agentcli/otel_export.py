@@ -49,7 +49,8 @@ def installed_provider() -> Any:
     if api is None:
         return None
     provider = api.get_tracer_provider()
-    if isinstance(provider, api.ProxyTracerProvider | api.NoOpTracerProvider):
+    if isinstance(provider, api.ProxyTracerProvider | api.NoOpTracerProvider) or \
+            getattr(provider, "_agentcli_built", False):  # an earlier command's, in-process
         return None
     return provider
 
@@ -104,6 +105,7 @@ class OtelExport:
         self._env = env
         self._tally: _Tally | None = None
         self._owned: list[Any] = []  # the providers built here, shut down by close()
+        self._handlers: list[Any] = []
         self.endpoint = ""
         self.provider: Any = installed_provider()
         self.meter_provider: Any = metrics.get_meter_provider()
@@ -118,8 +120,10 @@ class OtelExport:
         """An :class:`~agentcli.callbacks.otel.OtelHandler` reporting to these providers."""
         from agentcli.callbacks.otel import OtelHandler
 
-        return OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
-                           request_options=request_options, agent_name=agent_name)
+        handler = OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
+                              request_options=request_options, agent_name=agent_name)
+        self._handlers.append(handler)
+        return handler
 
     def _build(self, env: Mapping[str, str]) -> Any:
         try:
@@ -142,6 +146,7 @@ class OtelExport:
         self._timeout = _timeout(env)
         resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or "agentcli"})
         self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+        self.provider._agentcli_built = True
         for name in names:
             exporter = _span_exporter(name, env, self._timeout)
             if name == "otlp":
@@ -158,6 +163,8 @@ class OtelExport:
     def close(self) -> str | None:
         """Send what is still queued, waiting a bounded time (a dead collector costs one
         refused connection, not the exit); a warning line when some spans were lost."""
+        for handler in self._handlers:
+            handler.end_unused()
         if not self._owned:
             return None  # an installed provider is flushed by its owner, at exit
         done = threading.Thread(target=self._shutdown, name="agentcli-otel-close", daemon=True)

@@ -3,39 +3,56 @@
 from __future__ import annotations
 
 from agentcli import exit_codes
-from agentcli.schema import FORCE_STOP_MESSAGE, LIMIT_REASONS, RunResult, stop_words
+from agentcli.recovery import is_answer
+from agentcli.schema import LIMIT_REASONS, RunResult, stop_words
 
 
 def exit_code(result: RunResult) -> int:
-    """0 when answered, 3 when a limit stopped the run, 130 when interrupted."""
+    """0 only with an answer, 3 when the run ended without one (a limit, or a reply that was
+    no answer), 130 when interrupted."""
     if result.stop_reason == "interrupted":
         return exit_codes.INTERRUPTED
-    if result.recovered:  # the limit was hit, then the model gave its answer
-        return exit_codes.OK
-    return exit_codes.LIMIT if result.stop_reason in LIMIT_REASONS else exit_codes.OK
+    return exit_codes.OK if real_answer(result) is not None else exit_codes.LIMIT
 
 
 def real_answer(result: RunResult) -> str | None:
     """The answer to print, or None when a limit stopped the run without one.
 
     The executor's forced stop puts a placeholder sentence where the answer goes; printed on
-    stdout it would pass for an answer in a pipeline. Only ``early_stopping_method: generate``
-    produces a real answer at a limit.
+    stdout it would pass for an answer in a pipeline. Nothing that is not an answer
+    (``recovery.is_answer``: empty, a tool call as text, the question echoed, a placeholder)
+    is printed as one; a tool's own output (``return_direct``) is the answer when not empty.
     """
     if result.stop_reason == "interrupted":
         return None
-    if result.stop_reason in LIMIT_REASONS and (
-        not result.output.strip() or result.output.strip() == FORCE_STOP_MESSAGE
-    ):
+    if result.stop_reason in ("return_direct", "jump_to_end"):
+        return result.output if result.output.strip() else None
+    if result.stop_reason in LIMIT_REASONS and not result.recovered and not is_answer(
+            result.output):
+        return None
+    if not is_answer(result.output, str(result.input or "")):
         return None
     return result.output
 
 
+def last_result(result: RunResult) -> str | None:
+    """The last observation that held a result (not an error, not a reminder), if any."""
+    for step in reversed(result.steps):
+        text = step.observation.strip()
+        if text and not text.startswith(("Error", "You already called")):
+            return text
+    return None
+
+
 def stop_line(result: RunResult) -> str | None:
-    """The stderr line saying which limit stopped the run (None when it was not a limit)."""
-    if result.stop_reason not in LIMIT_REASONS or result.recovered:
+    """The stderr line saying why the run ended without an answer (None when answered), with
+    the last observation that held a result."""
+    if result.stop_reason == "interrupted" or real_answer(result) is not None:
         return None
-    return f"Stopped: {stop_words(result.stop_reason)}."
+    reason = result.stop_reason if result.stop_reason in LIMIT_REASONS else "no_answer"
+    held = last_result(result)
+    kept = f" The last result was: {held[:300]}" if held else ""
+    return f"Stopped: {stop_words(reason)}.{kept}"
 
 
 def recorded_answer(result: RunResult) -> str:
@@ -44,4 +61,5 @@ def recorded_answer(result: RunResult) -> str:
     answer = real_answer(result)
     if answer is not None:
         return answer
-    return f"(no answer: {stop_words(result.stop_reason)})"
+    reason = result.stop_reason if result.stop_reason in LIMIT_REASONS else "no_answer"
+    return f"(no answer: {stop_words(reason)})"

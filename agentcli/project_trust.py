@@ -204,10 +204,8 @@ def _tool_names(value: str) -> tuple[list[str], list[str], list[str]]:
 
     specs = registry()
     safe, other, dangerous = [], [], []
-    for name in (n.strip() for n in value.split(",")):
+    for name in filter(None, (n.strip() for n in value.split(","))):
         spec = specs.get(name)
-        if not name:
-            continue
         if spec is None:
             other.append(name)
         elif spec.dangerous or any(
@@ -293,8 +291,8 @@ def project_env(environ: Mapping[str, str],
         if state == "trusted":
             accepted.update(env.needs_trust)
         else:
-            said = "you said no to this file" if state == "declined" else "the file is not " \
-                "trusted"
+            said = ("you said no to this file" if state == "declined"
+                    else "the file is not trusted")
             lines.append(f"{', '.join(sorted(env.needs_trust))} in {found} "
                          f"{'was' if len(env.needs_trust) == 1 else 'were'} not loaded: "
                          f"{said}; read it, then run `agent trust "

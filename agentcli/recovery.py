@@ -9,19 +9,26 @@ stop ends the run without an answer. Two rules keep that answer:
   once for its final answer without tools (``early_stopping_method: auto``, the CLI default);
   an answer obtained so is marked ``recovered``. A reply that still asks for a tool is never
   taken as the answer.
+
+Issue 31 adds the answer contract (:func:`is_answer`: nothing that is not an answer is shown
+as one) and asks for the answer as soon as a call shows the model already has it
+(:func:`has_result`: an exact repeat of a call that succeeded, or a call whose input is a
+previous result), not after three identical replies.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
-from agentcli.schema import AgentAction, ToolOutcome
+from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, ToolOutcome
 
 if TYPE_CHECKING:
     from agentcli.state import Command
 
-RECOVERABLE = ("stalled", "max_iterations")  # a budget or the time limit forbids another call
+# A budget or the time limit forbids another call; these do not.
+RECOVERABLE = ("stalled", "max_iterations", "no_answer")
 
 
 def call_key(action: AgentAction) -> str:
@@ -49,6 +56,75 @@ def looks_like_action(text: str) -> bool:
     if body.lower().startswith("json"):
         body = body[4:].lstrip()
     return body.startswith("{") and '"action"' in body and '"Final Answer"' not in body
+
+
+# Tool calls written as text, in the forms the parsers recognise.
+_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:",
+                           re.MULTILINE)
+_FENCE = re.compile(r"^```[a-z]*\s*|\s*```$", re.IGNORECASE)
+# Prompt words and canned sentences that are not an answer (a small model copies them).
+_PLACEHOLDER = re.compile(r"^(?:your answer to the original question|the final answer|"
+                          r"best answer to the original question|<input>|the tool's input|"
+                          r"\$?JSON_BLOB|final answer:?|answer:?)$", re.IGNORECASE)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
+
+
+def _json_call(text: str) -> bool:
+    """The text is (or holds) a JSON value shaped like a tool call."""
+    from agentcli.agents import _json_repair
+
+    body = _FENCE.sub("", text.strip()).strip()
+    if body.lower().startswith("json"):
+        body = body[4:].lstrip()
+    if not body.startswith(("{", "[")):
+        return False
+    for _, value, _ in _json_repair.iter_values(body, max_attempts=5):
+        found = _json_repair.find_tool_call(value)
+        if found is not None and found[0].strip().lower() != "final answer":
+            return True
+    return False
+
+
+def is_answer(text: str, question: str = "") -> bool:
+    """An answer: non-empty text that is not a tool call in any form the parsers recognise
+    (a JSON blob, ``{"name": ..., "arguments": ...}``, ``<tool_call>``,
+    ``<|python_tag|>``, ``[TOOL_CALLS]``, ``Action:``), not the question echoed back and not
+    a placeholder (a prompt's words, the forced-stop sentence)."""
+    body = text.strip()
+    if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
+        return False
+    if _CALL_MARKERS.search(body) or looks_like_action(body) or _json_call(body):
+        return False
+    def bare(t: str) -> str:
+        return "".join(t.lower().split()).rstrip("?.!")
+
+    return not (question and bare(body) == bare(question))
+
+
+def _input_text(action: AgentAction) -> str:
+    value = action.tool_input
+    if isinstance(value, dict):
+        real = [v for k, v in value.items() if k not in ("required", "type", "title")]
+        value = real[0] if len(real) == 1 else json.dumps(value, sort_keys=True, default=str)
+    return str(value).strip()
+
+
+def has_result(results: dict[str, str], action: AgentAction) -> bool:
+    """The call shows the model already has what it needs: the same call succeeded before, or
+    its input is a previous result (``Calculator("75.0")`` after ``Answer: 75.0``)."""
+    if call_key(action) in results:
+        return True
+    given = _input_text(action)
+    if not given or not results:
+        return False
+    for earlier in results.values():
+        text = earlier.strip()
+        if given in (text, text.removeprefix("Answer:").strip()):
+            return True
+        if _NUMBER.fullmatch(given) and float(given) in {
+                float(n) for n in _NUMBER.findall(text)[-1:]}:
+            return True
+    return False
 
 
 def with_repeats(

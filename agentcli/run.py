@@ -67,6 +67,7 @@ class Run:
     priced: bool = False
     results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
     recovered: str | None = None  # the limit after which the answer was asked for
+    asked_now: bool = False  # a call showed the model had its result; the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
     # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
     # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a

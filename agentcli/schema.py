@@ -9,10 +9,10 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
     "finished", "return_direct", "max_iterations", "max_execution_time", "interrupted", "budget",
-    "stalled", "jump_to_end",
+    "stalled", "jump_to_end", "no_answer",
 ]
 LIMIT_REASONS: frozenset[str] = frozenset(
-    {"max_iterations", "max_execution_time", "budget", "stalled"}
+    {"max_iterations", "max_execution_time", "budget", "stalled", "no_answer"}
 )
 # The placeholder answer of a run a limit stopped (``early_stopping_method: force``), as
 # LangChain words it; never printed as an answer (``outcome.real_answer``).
@@ -24,6 +24,7 @@ STOP_WORDS: dict[str, str] = {
     "max_execution_time": "the run reached its time limit (--max-time)",
     "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
     "stalled": "the model kept sending the same reply, so the run was stopped",
+    "no_answer": "the model's reply held no answer (empty, a tool call, or the question)",
     "interrupted": "the run was interrupted",
 }
 
@@ -286,6 +287,7 @@ class ChatChunk:
     tool_call_arguments: str = ""
     finish_reason: str | None = None
     usage: Usage | None = None
+    response_id: str = ""  # the completion's id, on the chunk that finishes the reply
 
 
 Decision = AgentFinish | AgentAction | list[AgentAction]
@@ -315,9 +317,15 @@ class ChatRequest:
         return {**self.options, "response_schema": self.response_format}
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """What a run produced: the answer, the steps, usage and why it stopped."""
+@dataclass(frozen=True, repr=False)
+class RunResult(dict[str, Any]):
+    """What a run produced: the answer, the steps, usage and why it stopped.
+
+    It is also LangChain's result dict (``isinstance(result, dict)``, ``json.dumps`` when the
+    values are JSON, the same repr): ``input``, ``output``, ``intermediate_steps`` when the
+    steps were kept, and the run's output state fields but its messages; ``result["messages"]``
+    and ``result["intermediate_steps"]`` are there even when not shown.
+    """
 
     output: str
     steps: tuple[AgentStep, ...]
@@ -331,40 +339,38 @@ class RunResult:
     recovered: str | None = None  # the limit after which the model was asked for its answer
     input: Any = None  # what the run was asked (``result["input"]``)
 
-    def __getitem__(self, key: str) -> Any:
-        """LangChain's result shape: ``result["output"]``, ``result["intermediate_steps"]``
-        (``(action, observation)`` pairs), and the run's state fields (``result["input"]``)."""
-        if key == "output":
-            return self.output
+    def __post_init__(self) -> None:
+        shown: dict[str, Any] = {"input": self.state.get("input", self.input),
+                                 "output": self.output}
+        if self.steps:
+            shown["intermediate_steps"] = self.intermediate_steps()
+        shown.update((k, v) for k, v in self.state.items() if k not in ("messages", "input"))
+        dict.update(self, shown)
+
+    def intermediate_steps(self) -> list[tuple[AgentAction, str]]:
+        """The steps as LangChain's ``(action, observation)`` pairs."""
+        return [(s.action, s.observation) for s in self.steps]
+
+    def __missing__(self, key: str) -> Any:
         if key == "intermediate_steps":
-            return [(s.action, s.observation) for s in self.steps]
-        if key == "input" and "input" not in self.state:
-            return self.input
+            return self.intermediate_steps()
         if key in self.state:
             return self.state[key]
         raise KeyError(f"{key!r}; a result has output, intermediate_steps and its state "
                        f"fields ({', '.join(sorted(self.state)) or 'none'})")
 
     def get(self, key: str, default: Any = None) -> Any:
-        """``result.get("output")``, as on LangChain's dict."""
+        """``result.get("output")``, as on LangChain's dict (the hidden keys too)."""
         try:
             return self[key]
         except KeyError:
             return default
 
-    def keys(self) -> list[str]:
-        """The keys ``result[...]`` accepts."""
-        return list(dict.fromkeys(["input", "output", "intermediate_steps", *self.state]))
+    def __reduce__(self) -> Any:  # pickles (and copies) as the dataclass it is
+        import dataclasses
 
-    def __contains__(self, key: object) -> bool:
-        return key in ("input", "output", "intermediate_steps") or key in self.state
-
-    def __str__(self) -> str:
-        """As LangChain prints its result dict: input, output (and the steps, if kept)."""
-        shown = {"input": self.input, "output": self.output}
-        if self.steps:
-            shown["intermediate_steps"] = self["intermediate_steps"]
-        return str(shown)
+        return (_rebuild, (type(self), {f.name: getattr(self, f.name)
+                                        for f in dataclasses.fields(self)}))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the result."""
@@ -393,6 +399,10 @@ class RunResult:
     def state_data(self, skip: tuple[str, ...] = ()) -> dict[str, Any]:
         """``to_dict()["state"]`` without the keys in ``skip`` (never converted)."""
         return {str(k): _jsonable(v) for k, v in self.state.items() if k not in skip}
+
+
+def _rebuild(cls: type[RunResult], values: dict[str, Any]) -> RunResult:
+    return cls(**values)
 
 
 def _jsonable(value: Any) -> Any:

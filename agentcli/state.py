@@ -23,6 +23,7 @@ from typing import Annotated, Any, TypedDict
 
 from agentcli.errors import ConfigError
 from agentcli.schema import Message, ToolCall
+from agentcli.type_schema import best_error, json_type
 
 Reducer = Callable[[Any, Any], Any]
 
@@ -90,10 +91,7 @@ class AgentState(TypedDict, total=False):
 
 JUMP_TARGETS = ("model", "tools", "end")
 _BASE_FIELDS = tuple(AgentState.__annotations__)
-_SIMPLE_TYPES: dict[Any, tuple[type, ...]] = {
-    str: (str,), int: (int,), float: (int, float), bool: (bool,),
-    list: (list, tuple), dict: (dict,),
-}
+_SIMPLE_TYPES = (str, int, float, bool, list, dict)  # checked; other types are taken as given
 
 
 @dataclass(frozen=True)
@@ -110,12 +108,9 @@ class StateField:
     def check(self, value: Any, where: str) -> None:
         """Refuse a value of the wrong simple type (str, int, float, bool, list, dict)."""
         base = typing.get_origin(self.type) or self.type
-        allowed = _SIMPLE_TYPES.get(base)
-        if value is None or allowed is None:
+        if value is None or base not in _SIMPLE_TYPES:
             return
-        if isinstance(value, bool) and base is not bool:
-            allowed = ()
-        if not isinstance(value, allowed):
+        if best_error(json_type(base), list(value) if isinstance(value, tuple) else value):
             raise StateError(
                 f"{where} {self.name!r} must be {getattr(base, '__name__', base)}, got "
                 f"{type(value).__name__}; fix its value"

@@ -17,8 +17,8 @@ from typing import Any
 
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentFinish
+from agentcli.type_schema import best_error, schema_of
 from agentcli.type_schema import is_typeddict as _is_typeddict
-from agentcli.type_schema import schema_of
 
 
 @dataclass(frozen=True)
@@ -100,29 +100,6 @@ def _json_in(text: str) -> Any:
             "schema, with no other text. Give the final answer again.",
         )
     return value
-
-
-def _refuse(uri: str) -> Any:
-    """References are resolved inside the schema only: nothing is ever fetched."""
-    from referencing.exceptions import NoSuchResource
-
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
-
-
-def _validator(schema: Mapping[str, Any]) -> Any:
-    """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved)."""
-    import jsonschema
-    from referencing import Registry
-
-    registry = Registry(retrieve=_refuse)  # type: ignore[call-arg]
-    return jsonschema.Draft202012Validator(schema, registry=registry)
-
-
-def best_error(schema: Mapping[str, Any], value: Any) -> Any:
-    """The most relevant validation error of ``value`` against ``schema``, or None."""
-    import jsonschema
-
-    return jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
 
 
 def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> None:

@@ -1,10 +1,11 @@
-"""The one converter from Python type hints to JSON Schema (tool arguments, structured
-answers, state fields)."""
+"""The one converter from Python type hints to JSON Schema, and the one validator of values
+against a JSON Schema (tool arguments, structured answers, state fields): ``jsonschema``."""
 
 from __future__ import annotations
 
 import dataclasses
 import typing
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -56,3 +57,26 @@ def schema_of(cls: type) -> dict[str, Any]:
         "required": required,
         "additionalProperties": False,
     }
+
+
+def _refuse(uri: str) -> Any:
+    """References are resolved inside the schema only: nothing is ever fetched."""
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved)."""
+    import jsonschema
+    from referencing import Registry
+
+    registry = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def best_error(schema: Mapping[str, Any], value: Any) -> Any:
+    """The most relevant validation error of ``value`` against ``schema``, or None."""
+    import jsonschema
+
+    return jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))

@@ -25,7 +25,7 @@ from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.agents.parsers import AgentOutputParser
-    from agentcli.compat import PromptTemplate
+    from agentcli.agents.template import PromptTemplate
     from agentcli.models.base import BaseChatModel
 
 
@@ -94,7 +94,7 @@ class Agent(ABC):
         from agentcli.agents.prompt_parts import take_parts
         from agentcli.agents.prompt_style import tool_lines
         from agentcli.agents.prompts import builtin_text, render, template_name
-        from agentcli.compat import PromptTemplate
+        from agentcli.agents.template import PromptTemplate
 
         rest = dict(options)
         made = take_parts(cls, rest)

@@ -4,7 +4,8 @@
 ``format_instructions`` the text between the tools and ``Begin!``, ``suffix``
 (``system_message_suffix``) the rest; a part not given keeps the built-in text. The parts are
 joined into one replacement template, checked like a ``--prompt`` file.
-``human_message`` is the first user message of chat types (``{input}`` in it),
+``human_message`` is the first user message of chat types (``{input}`` in it; the work
+follows it as turns, so an ``{agent_scratchpad}`` in it must end it),
 ``input_variables`` the variables the caller expects the template to use (checked), and
 ``output_parser`` replaces the type's parser.
 """
@@ -60,6 +61,12 @@ def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
         human = str(given["human_message"])
         if "{input}" not in human:
             raise ConfigError("human_message must contain {input} (where the question goes)")
+        _, pad, after = human.partition("{agent_scratchpad}")
+        if pad and after.strip():
+            raise ConfigError(
+                f"human_message: agent type {agent_type!r} sends its work as turns right after "
+                "this message, so {agent_scratchpad} must end it (move the text after it "
+                "before it, or into the system message)")
         templates["human_message"] = human
     if "input_variables" in given:
         allowed = variables(templates.get(name) or builtin_text(agent, name))

@@ -40,9 +40,6 @@ from agentcli.tools.naming import readable_name, tool_lookup, wire_name
 
 TEXT_AGENT_HINT = "--agent chat-zero-shot-react-description"
 RESPOND_TOOL = "final_response"  # the tool a structured answer is given through
-NO_FINAL_ANSWER = (
-    "The agent reached its limit and the model asked for more tools instead of answering."
-)
 
 
 @dataclass(frozen=True)
@@ -177,11 +174,9 @@ def with_media(messages: Sequence[Message]) -> list[Message]:
 
 
 def _final(result: ChatResult) -> AgentFinish:
-    """The forced answer; a server that ignored the missing tools may still send calls."""
-    text = result.text.strip()
-    if not text and result.tool_calls:
-        text = NO_FINAL_ANSWER
-    return AgentFinish({"output": text}, result.text)
+    """The forced answer: the reply's text only. A server that ignored the missing tools may
+    still send calls; those are no answer (empty text), and the run ends without one."""
+    return AgentFinish({"output": result.text.strip()}, result.text)
 
 
 def _arguments_text(tool_input: str | dict[str, Any]) -> str:

@@ -18,6 +18,18 @@ if TYPE_CHECKING:
 class BaseCallbackHandler:
     """Receives run events. Subclass and override only the hooks you need."""
 
+    # LangChain's opt-outs: True mutes those hooks (and those events in ``on_event``);
+    # ``ignore_chat_model`` mutes ``on_llm_start`` only (every model here is a chat model)
+    ignore_llm: bool = False
+    ignore_chat_model: bool = False
+    ignore_chain: bool = False
+    ignore_agent: bool = False
+    ignore_retriever: bool = False  # no retrievers here: nothing to mute
+    ignore_retry: bool = False
+    ignore_custom_event: bool = False
+    raise_error: bool = False  # a failing handler is logged, never raised, whatever this says
+    run_inline: bool = False
+
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Any event of the run, typed (see :mod:`agentcli.events`)."""
 

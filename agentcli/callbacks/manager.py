@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.run_ids import CallIds, as_uuid
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -32,8 +33,9 @@ def _uses_hooks(handler: BaseCallbackHandler) -> bool:
 _USES_HOOKS: dict[type, bool] = {}  # per handler class: a fact of the class, not a setting
 
 # LangChain's opt-out flags on a handler, and the hooks (and typed event kinds) each one mutes
-_IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_"}
-_EVENT_HOOK = {"model_start": "on_llm_", "model_end": "on_llm_", "model_error": "on_llm_",
+_IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_",
+            "ignore_chat_model": "on_llm_start"}
+_EVENT_HOOK = {"model_start": "on_llm_start", "model_end": "on_llm_", "model_error": "on_llm_",
                "token": "on_llm_", "action": "on_agent_", "finish": "on_agent_",
                "start": "on_chain_", "end": "on_chain_", "error": "on_chain_"}
 
@@ -80,7 +82,8 @@ def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tup
 def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> bool:
     """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
     if not (getattr(handler, "ignore_llm", False) or getattr(handler, "ignore_agent", False)
-            or getattr(handler, "ignore_chain", False)):
+            or getattr(handler, "ignore_chain", False)
+            or getattr(handler, "ignore_chat_model", False)):
         return False  # the usual case, at every event and handler (_IGNORES' flags, unrolled)
     muted = [prefix for flag, prefix in _IGNORES.items() if getattr(handler, flag, False)]
     if hook == "on_event":
@@ -91,8 +94,9 @@ def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> 
 class CallbackManager:
     """Calls each hook on every handler, isolating handler failures.
 
-    Every event carries ``run_id`` (this manager's run) and ``parent_run_id`` so a trace can
-    be rebuilt as a tree.
+    Every event carries ``run_id`` (this manager's run) and ``parent_run_id``, and the ids of
+    the chain, model call or tool call it belongs to (:mod:`agentcli.callbacks.run_ids`), so
+    a trace can be rebuilt as a tree.
     """
 
     def __init__(
@@ -106,6 +110,7 @@ class CallbackManager:
         self.run_id = run_id or uuid.uuid4().hex
         self.parent_run_id = parent_run_id
         self.failures = 0
+        self._ids: CallIds | None = None  # the calls of the run this manager serves
 
     def add_handler(self, handler: BaseCallbackHandler) -> None:
         """Add one more handler."""
@@ -141,13 +146,16 @@ class CallbackManager:
         against LangChain's hooks, the same event as its ``on_*`` hook (the one adapter)."""
         if not self.handlers:  # the usual batch item or subprocess run: nobody listens
             return
-        self.emit("on_event", event)
+        if self._ids is None:
+            self._ids = CallIds(self.run_id, self.parent_run_id)
+        own, parent = self._ids.of(event)
+        self.emit("on_event", event, call_run_id=own, call_parent_run_id=parent)
         if not any(_uses_hooks(h) for h in self.handlers):
             return
         legacy = legacy_form(event)
         if legacy is not None:
             hook, args, kw = legacy
-            self.emit(hook, *args, **kw)
+            self.emit(hook, *args, **kw, run_id=as_uuid(own), parent_run_id=as_uuid(parent))
 
     def __getattr__(self, name: str) -> Any:
         if name in _HOOKS:
@@ -173,7 +181,10 @@ def handlers_of(
     return list(callbacks or ())
 
 
-RUN_CONFIG_KEYS = ("callbacks", "tags", "metadata", "run_name")  # LangChain's run config
+# LangChain's run config; an agent run has no graph to recurse in and nothing configurable,
+# so ``recursion_limit`` and ``configurable`` are accepted and have no effect
+RUN_CONFIG_KEYS = ("callbacks", "tags", "metadata", "run_name", "run_id", "max_concurrency",
+                   "recursion_limit", "configurable")
 
 
 @dataclass(frozen=True)
@@ -184,6 +195,8 @@ class RunConfig:
     tags: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     run_name: str = ""
+    run_id: str | None = None  # the run's id (else a new one)
+    max_concurrency: int | None = None  # for ``batch``
 
     @classmethod
     def of(cls, config: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
@@ -199,8 +212,10 @@ class RunConfig:
         if unknown:
             raise TypeError(f"unknown run config key(s) {unknown}; accepted: "
                             + ", ".join(RUN_CONFIG_KEYS))
+        run_id, most = config.get("run_id"), config.get("max_concurrency")
         return cls(tuple(handlers_of(config.get("callbacks"))), tuple(config.get("tags") or ()),
-                   dict(config.get("metadata") or {}), str(config.get("run_name") or ""))
+                   dict(config.get("metadata") or {}), str(config.get("run_name") or ""),
+                   str(run_id) if run_id else None, int(most) if most else None)
 
     def adding(self, callbacks: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
                | CallbackManager | None) -> RunConfig:
@@ -215,21 +230,19 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] 
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
     from agentcli import events as ev
 
-    nested = {"parent_run_id": event.parent} if isinstance(
-        event, ev.ModelStart | ev.ModelEnd | ev.ModelError) and event.parent else {}
     if isinstance(event, ev.Start):
         return "on_chain_start", (event.inputs,), {
             "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}
     if isinstance(event, ev.RunError):
         return "on_chain_error", (event.error,), {}
     if isinstance(event, ev.ModelStart):
-        return "on_llm_start", (list(event.request.messages),), {"model": event.model, **nested}
+        return "on_llm_start", (list(event.request.messages),), {"model": event.model}
     if isinstance(event, ev.ModelToken):
         return "on_llm_new_token", (event.text,), {}
     if isinstance(event, ev.ModelEnd):
-        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost, **nested}
+        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost}
     if isinstance(event, ev.ModelError):
-        return "on_llm_error", (event.error,), {"model": event.model, **nested}
+        return "on_llm_error", (event.error,), {"model": event.model}
     if isinstance(event, ev.ActionEvent):
         return "on_agent_action", (event.action,), {}
     if isinstance(event, ev.ToolStart):

@@ -38,6 +38,10 @@ class MetricsHandler(BaseCallbackHandler):
     def __init__(self, prices: Any = None) -> None:
         self._prices = prices  # a pricing.PriceTable; None loads the built-in table lazily
         self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Start counting afresh (LangChain handlers' ``reset_metrics``)."""
         self._llm_started: dict[str, list[float]] = {}
         self._tool_started: dict[tuple[str, str], list[float]] = {}
         self.llm_latencies: list[float] = []
@@ -55,6 +59,8 @@ class MetricsHandler(BaseCallbackHandler):
         self.cache_hits = 0
         self.runs = 0
         self.run_errors = 0
+
+    reset_metrics = reset
 
     @staticmethod
     def _rid(kw: dict[str, Any]) -> str:

@@ -22,12 +22,13 @@ Needs only ``opentelemetry-api``; where the spans go is the tracer provider's bu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -142,6 +143,30 @@ class OtelHandler(BaseCallbackHandler):
         self._capture = capture_content
         self._runs: dict[str, _RunSpans] = {}
         self._lock = threading.Lock()
+        self._early: trace.Span | None = None  # the next run's span, opened by setting_up()
+
+    @contextlib.contextmanager
+    def setting_up(self) -> Iterator[None]:
+        """Open the next run's ``invoke_agent`` span now, current while the agent is built,
+        so what building does (MCP servers starting) lands in the run's trace, under it."""
+        span = self._tracer.start_span(
+            f"invoke_agent {self._agent_name}", kind=trace.SpanKind.INTERNAL,
+            attributes={"gen_ai.operation.name": "invoke_agent",
+                        "gen_ai.agent.name": self._agent_name})
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+            with self._lock:
+                self._early = span
+
+    def end_unused(self) -> None:
+        """End the span :meth:`setting_up` opened when no run took it (the build failed)."""
+        with self._lock:
+            early, self._early = self._early, None
+        if early is not None:
+            early.end()
 
     # -- the events ------------------------------------------------------------------------
 
@@ -167,14 +192,19 @@ class OtelHandler(BaseCallbackHandler):
                                  "gen_ai.agent.name": name, "agentcli.run_id": run_id}
         conversation = next((event.metadata[k] for k in _CONVERSATION_KEYS
                              if event.metadata.get(k)), None)
-        if conversation is not None:
-            attrs["gen_ai.conversation.id"] = str(conversation)
+        if conversation is not None:  # session.id: OpenInference's name, what Phoenix groups by
+            attrs["gen_ai.conversation.id"] = attrs["session.id"] = str(conversation)
         outer = self._runs.get(str(parent)) if parent else None
         ctx = trace.set_span_in_context(outer.agent.span) if outer is not None else None
         if ctx is None and getattr(trace.get_current_span(), "end_time", None) is not None:
             ctx = otel_context.Context()  # an ended span left current (a cut-off call)
-        span = self._tracer.start_span(f"invoke_agent {name}", context=ctx,
-                                       kind=trace.SpanKind.INTERNAL, attributes=attrs)
+        if outer is None and self._early is not None:  # opened while the agent was built
+            span, self._early = self._early, None
+            span.update_name(f"invoke_agent {name}")
+            span.set_attributes(attrs)
+        else:
+            span = self._tracer.start_span(f"invoke_agent {name}", context=ctx,
+                                           kind=trace.SpanKind.INTERNAL, attributes=attrs)
         if self._capture and "input" in inputs:
             span.set_attribute("gen_ai.input.messages", self._json(
                 [{"role": "user", "parts": [{"type": "text", "content": str(inputs["input"])}]}]))
@@ -193,8 +223,8 @@ class OtelHandler(BaseCallbackHandler):
                 "gen_ai.provider.name", "gen_ai.request.model")})
         span = self._tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT,
                                        context=trace.set_span_in_context(under),
-                                       attributes={**common,
-                                                   **self._request_attrs(event.request)})
+                                       attributes={**common, **self._request_attrs(
+                                       event.request, event.options)})
         run.started[id(span)] = (time.perf_counter(), common)
         run.chats.setdefault(event.parent, []).append(self._enter(span))
 
@@ -317,9 +347,10 @@ class OtelHandler(BaseCallbackHandler):
         span.set_attribute("error.type", error_type)
         span.set_status(trace.Status(trace.StatusCode.ERROR, message))
 
-    def _request_attrs(self, request: ChatRequest) -> dict[str, Any]:
+    def _request_attrs(self, request: ChatRequest,
+                       own: Mapping[str, Any]) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
-        options = {**self._options, **request.options}
+        options = {**self._options, **own, **request.options}  # as the body merges them
         for key, name in _OPTIONS.items():
             value = options.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):

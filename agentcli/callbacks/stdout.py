@@ -1,4 +1,16 @@
-"""A plain-text trace on stderr for library users (``initialize_agent(..., verbose=True)``)."""
+"""What LangChain's ``verbose=True`` prints, on stdout: the library's trace
+(``initialize_agent(..., verbose=True)``); the CLI draws its own on stderr.
+
+    > Entering new AgentExecutor chain...        (bold)
+    <the reply that chose a tool>                (green)
+    Observation: <what the tool returned>        (a colour per tool)
+    Thought:<the final reply>                    (green)
+    > Finished chain.                            (bold)
+
+Text agents print the ``Observation: ``/``Thought:`` prefixes between the reply and the tool's
+result, as LangChain's prompt-built agents do; chat-native agents and ``create_react_agent``'s
+print the result right after the reply, as LangChain's runnable agents do.
+"""
 
 from __future__ import annotations
 
@@ -10,27 +22,65 @@ from agentcli.callbacks.base import BaseCallbackHandler
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
 
+# LangChain's colours (ANSI) and the order tools get them (green and red are the agent's own)
+COLORS = {"blue": "36;1", "yellow": "33;1", "pink": "38;5;200", "green": "32;1", "red": "31;1"}
+_TOOL_COLORS = ("blue", "yellow", "pink")
+_BOLD, _RESET = "\033[1m", "\033[0m"
+
+
+def colored(text: str, color: str | None) -> str:
+    """``text`` in LangChain's ``color`` (bold italic, as its ``print_text`` draws it)."""
+    if color is None:
+        return text
+    return f"\u001b[{COLORS[color]}m\033[1;3m{text}\u001b[0m"
+
 
 class StdOutCallbackHandler(BaseCallbackHandler):
-    """Prints each action, observation and the answer as plain lines (no colour, no Rich)."""
+    """Prints a run as LangChain's ``StdOutCallbackHandler`` does (model and tool text made
+    safe for a terminal first)."""
 
-    def __init__(self, stream: IO[str] | None = None) -> None:
+    def __init__(self, stream: IO[str] | None = None, *, prefixes: bool = True,
+                 tools: list[str] | None = None, name: str = "AgentExecutor",
+                 color: str | None = None) -> None:
         self.stream = stream
+        self.prefixes = prefixes  # Observation:/Thought: around each tool result
+        self.name = name
+        self.color = color  # a tool's result without a colour of its own
+        self._colors = {t: _TOOL_COLORS[n % len(_TOOL_COLORS)] for n, t in enumerate(tools or [])}
 
-    def _print(self, text: str) -> None:
+    def _print(self, text: str, color: str | None = None, end: str = "") -> None:
+        """Model or tool text, made safe, in ``color``."""
         from agentcli.textsafe import safe_text
 
-        print(safe_text(text), file=self.stream or sys.stderr, flush=True)
+        self._line(colored(safe_text(text), color), end)
+
+    def _line(self, text: str, end: str = "\n") -> None:
+        print(text, end=end, file=self.stream or sys.stdout, flush=True)
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
-        """Each action, observation and the answer, as they happen."""
+        """The run's start and end, each reply that chose a tool, each result, the answer."""
         from agentcli import events as ev
 
-        if isinstance(event, ev.ActionEvent):
-            self._print(event.action.log.strip() or f"Action: {event.action.tool}")
+        if isinstance(event, ev.Start):
+            from agentcli.textsafe import safe_text
+
+            name = safe_text(event.name or self.name)
+            self._line(f"\n\n{_BOLD}> Entering new {name} chain...{_RESET}")
+        elif isinstance(event, ev.ActionEvent):
+            action = event.action  # a native tool call has no text: LangChain's wording
+            self._print(action.log or f"\nInvoking: `{action.tool}` with "
+                        f"`{action.tool_input}`\n\n\n", "green")
         elif isinstance(event, ev.Observation):
-            self._print(f"Observation: {event.step.observation}")
+            color = self._colors.get(event.step.action.tool, self.color) \
+                if event.status == "ok" else None
+            if self.prefixes:
+                self._print("\nObservation: ")
+            self._print(str(event.step.observation), color)
+            if self.prefixes:
+                self._print("\nThought:")
         elif isinstance(event, ev.Notice) and event.topic == "tool_text":
             self._print(event.text)
         elif isinstance(event, ev.Finish):
-            self._print(f"Final Answer: {event.output}")
+            self._print(event.finish.log or event.output, "green", end="\n")
+        elif isinstance(event, ev.End):
+            self._line(f"\n{_BOLD}> Finished chain.{_RESET}")

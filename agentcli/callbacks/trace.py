@@ -1,6 +1,8 @@
 """The JSONL trace writer: one line per callback event, secrets redacted, flushed per line.
 
-Each line: ``{"ts", "event", "run_id", "parent_run_id", ...payload}``. Redaction is
+Each line: ``{"ts", "event", "run_id", "parent_run_id", ...payload}``, the payload holding
+``call_run_id``/``call_parent_run_id``: the chain, model call or tool call the event belongs
+to and its parent (:mod:`agentcli.callbacks.run_ids`). Redaction is
 :func:`agentcli.redact.redact` (known secret values and key-shaped strings).
 """
 

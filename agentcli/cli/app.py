@@ -137,18 +137,12 @@ def main_options(
             root.addHandler(logging.NullHandler())
 
 
-_project_env_loaded = False
-
-
 def _env() -> dict[str, str]:
-    """Your environment, plus what the project's ``.env`` may set (agentcli/project_trust.py:
-    loaded once per process, a line on stderr for each thing ignored), plus stored keys."""
-    global _project_env_loaded
-    if not _project_env_loaded:
-        _project_env_loaded = True
-        from agentcli.cli.trust_cmd import load_project_env
+    """Your environment, plus what the project's ``.env`` may set (agentcli/project_trust.py;
+    a line on stderr for each thing ignored), plus stored keys."""
+    from agentcli.cli.trust_cmd import load_project_env
 
-        load_project_env()
+    load_project_env()
     from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
 
     return apply_stored_keys(dict(os.environ))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,10 @@ class Observers:
         """The handlers to pass to the executor."""
         otel = self.otel.handler if self.otel is not None else None
         return [h for h in (self.metrics, self.trace, otel) if h is not None]
+
+    def setting_up(self) -> AbstractContextManager[None]:
+        """Around building the agent: what it starts (MCP servers) joins the run's trace."""
+        return self.otel.handler.setting_up() if self.otel is not None else nullcontext()
 
     def close(self, console: Console) -> None:
         """Close the trace and print the stats table (to stderr)."""

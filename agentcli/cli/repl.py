@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli.callbacks.timings import TimingsHandler
 from agentcli.cli.consoles import console as make_console
 from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
@@ -300,18 +301,19 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    async def _consume(self, inputs: dict[str, Any], out: list[RunResult]) -> None:
+    async def _consume(self, inputs: dict[str, Any], out: list[RunResult],
+                       timings: TimingsHandler) -> None:
         named = {"metadata": {"session_id": self.session}}  # gen_ai.conversation.id
-        async for event in self.executor.astream(inputs, named):
+        async for event in self.executor.astream(inputs, named, callbacks=[timings]):
             if event.kind == "end":
                 out.append(event.result)
 
-    def _run(self, inputs: dict[str, Any]) -> RunResult:
+    def _run(self, inputs: dict[str, Any], timings: TimingsHandler) -> RunResult:
         # The result comes back through ``out``, not as the task's result: a finished task
         # that is repr'd (asyncio's debug and SIGINT bookkeeping) would repr the session.
         out: list[RunResult] = []
         try:
-            self._turns.run(self._consume(inputs, out))
+            self._turns.run(self._consume(inputs, out, timings))
         finally:
             self.spinner.stop()
         assert out
@@ -322,8 +324,9 @@ class ChatRepl:
         conversation = self.conversation
         assert conversation is not None
         before = conversation.state()  # for /retry
+        timings = TimingsHandler()  # each step's status and duration, as `agent run` logs
         try:
-            result = self._run(conversation.inputs(question))
+            result = self._run(conversation.inputs(question), timings)
         except KeyboardInterrupt:
             note(self.console, "Cancelled; back at the prompt.")
             return None
@@ -346,7 +349,7 @@ class ChatRepl:
             conversation.commit(
                 question, result, model=self.llm.name if self.llm else None,
                 agent=self.agent_name, options=sent_options(self.settings),
-                on_memory_error=lambda err: warn(
+                meta={"timings": timings.summary()}, on_memory_error=lambda err: warn(
                     self.console, f"memory could not record this turn: {err}"),
             )
         except Exception as err:

@@ -152,9 +152,9 @@ def execute(
     inline = out.is_terminal and err.is_terminal and not json_out
     printer = (TraceRenderer(err, answer="label" if inline else "full")
                if settings.verbose else None)
+    from agentcli.callbacks.timings import TimingsHandler
     from agentcli.cli.observe import Observers
     from agentcli.cli.spinner import ThinkingSpinner
-    from agentcli.cli.timings import TimingsHandler
     from agentcli.otel_export import otel_wanted
 
     observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,
@@ -169,11 +169,12 @@ def execute(
         from agentcli.cli.consoles import report_tool_warnings
 
         extra = extra or RunInputs()
-        executor = build_executor(settings, llm, approver=build_approver(settings, yes),
-                                  callbacks=[spinner, *([printer] if printer else []),
-                                             *observers.handlers, timings],
-                                  tool_extras={"human_input": human_input()},
-                                  response_schema=extra.schema)
+        with observers.setting_up():  # MCP servers start in the run's trace
+            executor = build_executor(settings, llm, approver=build_approver(settings, yes),
+                                      callbacks=[spinner, *([printer] if printer else []),
+                                                 *observers.handlers, timings],
+                                      tool_extras={"human_input": human_input()},
+                                      response_schema=extra.schema)
         report_tool_warnings(err)
         base = conversation.inputs(question) if conversation else {"input": question}
         inputs = {**base, **extra.values(executor.schema)}

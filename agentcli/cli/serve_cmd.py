@@ -21,7 +21,10 @@ def serve(
     port: int = typer.Option(8765, "--port", "-p", help="Port (0: any free one)."),
     token: str | None = typer.Option(
         None, "--token", envvar=TOKEN_ENV, show_envvar=True,
-        help="Bearer token every request must send (required off loopback)."),
+        help="Bearer token every request must send (default: a new one, printed at start)."),
+    no_token: bool = typer.Option(
+        False, "--no-token", help="Answer without a token (loopback only; any local account "
+        "can then use the agent)."),
     model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
     agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
     tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
@@ -49,7 +52,8 @@ def serve(
     """Serve the agent as an OpenAI-compatible API: /v1/chat/completions, /v1/models.
 
     Each config profile is one more model id. Dangerous tools run only when the config's
-    tool_policy allows them; sessions by the X-Agent-Session header or the `user` field."""
+    tool_policy allows them; a saved conversation by the X-Agent-Session header. A token
+    is generated and printed unless --token or --no-token."""
     from agentcli.cli.app import _env, errors_to_exit
     from agentcli.cli.model_flags import model_flags
 
@@ -59,11 +63,13 @@ def serve(
                  "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
                  "tools_module": tools_module, "db_path": db, "otel": otel,
                  **model_flags(base_url, option, system, prompt)}
-        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log))
+        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log,
+                               no_token=no_token))
 
 
 def start(host: str, port: int, token: str | None, config: Path | None,
-          flags: dict[str, Any], env: dict[str, str], *, log: bool | None) -> int:
+          flags: dict[str, Any], env: dict[str, str], *, log: bool | None,
+          no_token: bool = False) -> int:
     """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
     from agentcli import exit_codes
 
@@ -75,9 +81,17 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     from agentcli.serve.guard import is_loopback
 
     token = (token or "").strip() or None
-    if token is None and not is_loopback(host):
-        raise ConfigError(f"--host {host} is not a loopback address: set a token with --token "
-                          f"or ${TOKEN_ENV} so only clients that send it are answered")
+    if no_token and token is not None:
+        raise ConfigError(f"--no-token and a token (--token or ${TOKEN_ENV}) contradict "
+                          "each other: pass one")
+    if no_token and not is_loopback(host):
+        raise ConfigError(f"--host {host} is not a loopback address: --no-token is for "
+                          "loopback only; drop it to require a token")
+    generated = token is None and not no_token
+    if generated:  # as Jupyter does: other accounts on this machine cannot reach the agent
+        import secrets
+
+        token = secrets.token_urlsafe(24)
     if token is not None:
         from agentcli.redact import remember
 
@@ -103,9 +117,13 @@ def start(host: str, port: int, token: str | None, config: Path | None,
         def ready() -> None:
             from rich.text import Text
 
-            guard = "bearer token required" if token else "loopback only, no token"
+            guard = ("bearer token required" if token else
+                     "no token: any local account can use it")
             err.print(Text(f"Serving {', '.join(agents)} on {url_of(sock)} ({guard}); "
                            "Ctrl-C to stop.", style="green"), soft_wrap=True)
+            if generated:  # the one place the token is shown: the clients' settings
+                err.file.write(f"OPENAI_BASE_URL={url_of(sock)} OPENAI_API_KEY={token}\n")
+                err.file.flush()
 
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server stops
             run(create_app(service, token=token), sock, on_ready=ready)

@@ -47,6 +47,9 @@ def _env_lines(env: ProjectEnv) -> list[str]:
     return [f"  {name}={clean(value, 200)}" for name, value in sorted(env.needs_trust.items())]
 
 
+_said: set[str] = set()  # warnings already printed by this process
+
+
 def load_project_env() -> None:
     """Put what the project's ``.env`` may set into ``os.environ`` (yours wins), asking on a
     terminal when part of it needs trust; one warning line on stderr per thing ignored."""
@@ -59,10 +62,12 @@ def load_project_env() -> None:
     for name, value in accepted.items():
         os.environ.setdefault(name, value)
     for line in lines:
-        _err(f"warning: {line}")
+        if line not in _said:
+            _said.add(line)
+            _err(f"warning: {line}")
 
 
-def describe_servers(path: Path, servers: dict[str, Any]) -> list[str]:
+def describe_servers(servers: dict[str, Any]) -> list[str]:
     """One line per server of a ``.mcp.json``: all it asks to run or reach, and the danger
     settings that are ignored (only your own config can mark a tool safe)."""
     from agentcli.mcp.text import clean
@@ -92,7 +97,7 @@ def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
     if not servers or not _on_terminal() or trust_state(path) != "unknown":
         return
     _err(f"{path} (from this project) wants to start:")
-    for line in describe_servers(path, servers):
+    for line in describe_servers(servers):
         _err(line)
     set_trust(path, _confirm(f"Trust the MCP servers in {path}?"))
 
@@ -117,6 +122,7 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
             set_trust(mcp, trusted)
             done.append(f"{os.path.abspath(mcp)} is {verb}"
                         + (f" (servers: {', '.join(servers)})" if trusted else ""))
+            done += describe_servers(servers) if trusted else []
         found = "" if only_mcp else find_env_file(directory)
         if found:
             env = read_env(found, os.environ)  # refused (linked, FIFO, not yours) here

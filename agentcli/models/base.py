@@ -171,7 +171,7 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
     from agentcli.events import (
         ModelEnd,
         ModelError,
-        ModelStart,
+        model_start,
         restore_tool_scope,
         take_tool_scope,
     )
@@ -181,8 +181,7 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
         yield lambda result: result
         return
     request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(ModelStart(request, model.name, parent=scope.parent,
-                          server=getattr(model, "base_url", "")))
+    scope.emit(model_start(request, model, scope.parent))
     started = time.perf_counter()
 
     def done(result: ChatResult) -> ChatResult:
@@ -256,8 +255,10 @@ def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatRe
     slot_of_id: dict[str, int] = {}
     finish: str | None = None
     usage = Usage()
+    response_id = ""
     for chunk in chunks:
         text.append(chunk.text)
+        response_id = response_id or chunk.response_id
         if chunk.finish_reason:
             finish = chunk.finish_reason
         if chunk.usage is not None:
@@ -285,7 +286,7 @@ def assemble_chunks(chunks: Sequence[ChatChunk] | Iterator[ChatChunk]) -> ChatRe
         ToolCall(id=c["id"] or f"call_{i}", name=c["name"] or "", arguments="".join(c["args"]))
         for i, c in enumerate(calls)
     )
-    return ChatResult("".join(text), tool_calls, finish, usage)
+    return ChatResult("".join(text), tool_calls, finish, usage, response_id=response_id)
 
 
 def _find_slot(

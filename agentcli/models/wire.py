@@ -9,7 +9,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,6 +132,7 @@ class SSEState:
         self.finished = False  # [DONE] seen, or a stop string cut the text
         self.finish_reason: str | None = None
         self.saw_choice = False
+        self.response_id = ""
         self.emitted = False  # a chunk reached the consumer: the request is not resent
 
     def feed(self, line: str) -> list[ChatChunk]:
@@ -154,6 +155,8 @@ class SSEState:
             raise Failure(f"{self.provider} sent an error in the stream: "
                            f"{server_message(data)}")
         out: list[ChatChunk] = []
+        if not self.response_id and isinstance(event.get("id"), str):
+            self.response_id = event["id"]  # sent on the finish chunk: no chunk of its own
         choices = event.get("choices") or []
         if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
             raise bad_output(self.provider, "a stream event whose 'choices' are not objects")
@@ -179,7 +182,7 @@ class SSEState:
                 # Stop reading: the server ignored ``stop`` and what follows is not wanted.
                 self.finished = True
                 self.finish_reason = "stop"
-                yield ChatChunk(finish_reason="stop")
+                yield ChatChunk(finish_reason="stop", response_id=self.response_id)
                 return
         raw_calls = delta.get("tool_calls") or []
         if not isinstance(raw_calls, list) or not all(
@@ -197,7 +200,8 @@ class SSEState:
             )
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
-            yield ChatChunk(finish_reason=choice["finish_reason"])
+            yield ChatChunk(finish_reason=choice["finish_reason"],
+                            response_id=self.response_id)
 
     def end(self, emitted: bool) -> list[ChatChunk]:
         """Held-back text at the end, or a failure when the stream stopped short."""
@@ -263,6 +267,16 @@ class RequestBody:
     local_max_tokens: int | None
     _last_messages: tuple[list[Message], str]
 
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request (whose own options are ``params``): temperature,
+        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
+        own = {} if self.temperature is None else {"temperature": self.temperature}
+        own.update(self.options)
+        if self.local and self.local_max_tokens and not (
+                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
+            own["max_tokens"] = self.local_max_tokens
+        return own
+
     def _payload(
         self,
         messages: Sequence[Message],
@@ -275,10 +289,8 @@ class RequestBody:
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": [m.to_openai() for m in messages],
+            **self.own_options(params),
         }
-        if self.temperature is not None:
-            payload["temperature"] = self.temperature
-        payload.update(self.options)
         stops = [s for s in (stop or ()) if s]
         if stops:
             payload["stop"] = stops[:_MAX_SERVER_STOPS]
@@ -288,10 +300,6 @@ class RequestBody:
         schema = params.pop("response_schema", None)
         if schema is not None and self.structured_mechanism is not None:
             payload.update(schema_fields(self.structured_mechanism, schema))
-        if self.local and self.local_max_tokens and not (
-            {"max_tokens", "max_completion_tokens"} & set(params)
-        ):
-            payload["max_tokens"] = self.local_max_tokens
         payload.update(params)
         if stream:
             payload["stream"] = True

@@ -10,7 +10,7 @@ so a call is denied unless the profile's ``tool_policy`` allows that tool.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 DEFAULT_NAME = "agent"  # the model id of the configured agent (no profile named)
 DEFAULT_DEADLINE = 300.0  # seconds per request when no max_execution_time is configured
+MAX_SCHEMAS = 16  # structured-output executors kept per agent (a client reuses its schemas)
 
 
 @dataclass
@@ -36,11 +37,31 @@ class ServedAgent:
     llm: BaseChatModel
     executor: AgentExecutor
     uses_memory: bool
+    _by_schema: dict[str, AgentExecutor] = field(default_factory=dict, repr=False)
 
     @property
     def agent_type(self) -> str:
         """The agent type (always set: serve defaults it like ``agent chat``)."""
         return self.settings.agent or ""
+
+    def executor_for(self, schema: Mapping[str, Any] | None) -> AgentExecutor:
+        """The executor of a run whose answer must match ``schema`` (a request's
+        ``response_format``), built once per schema by the same factory as the agent's own
+        (a bad schema raises :class:`ConfigError`)."""
+        if schema is None:
+            return self.executor
+        import json
+
+        from agentcli.runtime import build_executor
+
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._by_schema:
+            if len(self._by_schema) >= MAX_SCHEMAS:
+                self._by_schema.pop(next(iter(self._by_schema)))
+            self._by_schema[key] = build_executor(
+                self.settings, self.llm, approver=policy_approver(self.settings.tool_policy),
+                response_schema=schema)
+        return self._by_schema[key]
 
     def describe(self) -> dict[str, Any]:
         """The ``/v1/models`` entry."""
@@ -51,13 +72,14 @@ class ServedAgent:
 
 def serve_settings(settings: Settings) -> Settings:
     """What serving changes: a memory-reading chat agent by default, a deadline always,
-    and no auto-approval (``approve: auto`` would run dangerous calls nobody sees)."""
+    no auto-approval (``approve: auto`` would run dangerous calls nobody sees), and the
+    model's tokens streamed (a streamed request passes the answer's on as they come)."""
     from agentcli.config import CHAT_AGENT
 
     if not settings.model:
         raise ConfigError("agent serve needs a model: pass --model provider/model or set "
                           "`model:` in the config")
-    return replace(settings, agent=settings.agent or CHAT_AGENT, approve="ask",
+    return replace(settings, agent=settings.agent or CHAT_AGENT, approve="ask", stream=True,
                    max_execution_time=settings.max_execution_time or DEFAULT_DEADLINE)
 
 

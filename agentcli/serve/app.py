@@ -1,19 +1,24 @@
 """The ASGI app of ``agent serve``: ``GET /v1/models`` and ``POST /v1/chat/completions``.
 
 Starlette routes over :mod:`agentcli.serve.turns` (the run) and :mod:`agentcli.serve.wire`
-(the format). A streamed answer sends the role first, the run's trace as SSE comments while
-it runs (every SSE client skips comments), then the answer and ``[DONE]``. A non-streamed one
-carries the trace only when asked (``"agent_trace": true`` or ``X-Agent-Trace: 1``).
+(the format). A streamed answer sends the role first, then the answer's tokens as the model
+writes them, then the finish and ``[DONE]``. The run's trace comes only when asked
+(``"agent_trace": true`` or ``X-Agent-Trace: 1``): as SSE comments in a stream (every SSE
+client skips them), as a field of a non-streamed answer. A client that hangs up cancels its
+run. Every answer, errors included (unknown path, wrong method), is JSON.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -22,7 +27,7 @@ from agentcli.errors import AgentCliError, ProviderError
 from agentcli.redact import redact
 from agentcli.serve.agents import ServedAgent
 from agentcli.serve.guard import Guard
-from agentcli.serve.turns import Turn, run_turn
+from agentcli.serve.turns import Delta, Turn, run_turn
 from agentcli.serve.wire import (
     TRACE_FIELD,
     ChatCall,
@@ -32,6 +37,7 @@ from agentcli.serve.wire import (
     error_body,
     new_id,
     parse_chat,
+    read_json,
     sse_comment,
     sse_data,
 )
@@ -75,49 +81,115 @@ def create_app(service: Service, *, token: str | None) -> Guard:
 
     async def chat(request: Request) -> Response:
         try:
-            raw = await request.body()
-            if len(raw) > MAX_BODY:
-                raise WireError(413, f"the request body is over {MAX_BODY // 1024} KB")
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                raise WireError(400, "the request body is not valid JSON") from None
-            call = parse_chat(body, request.headers)
+            call = parse_chat(read_json(await _body(request)), request.headers)
             served = service.agent_for(call.model)
+            try:
+                served.executor_for(call.schema)  # a bad schema is the request's fault
+            except AgentCliError as err:
+                raise WireError(400, f"response_format: {err}", param="response_format") \
+                    from None
         except WireError as err:
             return JSONResponse(err.body(), status_code=err.status)
         if call.stream:
             return StreamingResponse(_stream(service, served, call),
                                      media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})
-        return await _complete(service, served, call)
+        return await _complete(request, service, served, call)
 
     routes = [Route("/v1/models", models, methods=["GET"]),
               Route("/v1/models/{model:path}", model, methods=["GET"]),
               Route("/v1/chat/completions", chat, methods=["POST"])]
-    return Guard(Starlette(routes=routes), token=token)
+    handlers = {HTTPException: _http_error, Exception: _server_error}
+    return Guard(Starlette(routes=routes, exception_handlers=handlers), token=token)
 
 
-async def _complete(service: Service, served: ServedAgent, call: ChatCall) -> Response:
-    trace: list[Any] = []
-    turn: Turn | None = None
+async def _body(request: Request) -> bytes:
+    """The request body, refused (413) past :data:`MAX_BODY` before it is read: by its
+    ``Content-Length``, or, for a chunked body, as soon as what arrived passes the limit."""
+    too_big = WireError(413, f"the request body is over {MAX_BODY // 1024} KB",
+                        code="request_too_large")
+    declared = request.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > MAX_BODY:
+        raise too_big
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > MAX_BODY:
+            raise too_big
+        parts.append(part)
+    return b"".join(parts)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 (unknown path, wrong method) as OpenAI-shaped JSON."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no such endpoint: {request.url.path} (this server has /v1/models and " \
+                  "/v1/chat/completions)"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    return JSONResponse(error_body(message, type="invalid_request_error",
+                                   code=str(exc.status_code)),
+                        status_code=exc.status_code, headers=exc.headers)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """Our own bug, as a JSON 500 naming the error class (its text may hold data)."""
+    return JSONResponse(error_body(f"internal error: {type(exc).__name__}", type="server_error"),
+                        status_code=500)
+
+
+async def _complete(request: Request, service: Service, served: ServedAgent,
+                    call: ChatCall) -> Response:
+    """Run to the end and answer; a client that hangs up first cancels the run."""
+    run = asyncio.ensure_future(_collect(service, served, call))
+    gone = asyncio.ensure_future(_disconnected(request))
     try:
-        async for item in run_turn(served, call, service.store, service.env,
-                                   log_runs=service.log_runs):
-            if isinstance(item, Turn):
-                turn = item
-            elif call.want_trace:
-                trace.append(json.loads(item))
+        await asyncio.wait({run, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not run.done():  # the client left (or this request was cancelled): stop the run
+            run.cancel()
+            with contextlib.suppress(BaseException):
+                await run
+    if run.cancelled():
+        return Response(status_code=499)  # nobody is there to read it
+    try:
+        turn, trace = run.result()
     except Exception as err:
         status, body = _failure(err, service.env)
         return JSONResponse(body, status_code=status)
-    assert turn is not None
     extra = {TRACE_FIELD: trace} if call.want_trace else {}
     return JSONResponse(completion(new_id(), served.name, turn.content, turn.finish,
                                    turn.result.usage, {**extra, **_about(turn, call)}))
 
 
+async def _collect(service: Service, served: ServedAgent, call: ChatCall
+                   ) -> tuple[Turn, list[Any]]:
+    trace: list[Any] = []
+    turn: Turn | None = None
+    async for item in run_turn(served, call, service.store, service.env,
+                               log_runs=service.log_runs):
+        if isinstance(item, Turn):
+            turn = item
+        elif isinstance(item, str):
+            trace.append(json.loads(item))
+    assert turn is not None
+    return turn, trace
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns when the client has gone (the body was read: all that is left is that)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> AsyncIterator[str]:
+    """The answer as chunks, each piece the moment the model writes it; the trace as SSE
+    comments when asked for. Starlette cancels this (and so the run) when the client leaves."""
     cid = new_id()
     yield sse_data(chunk(cid, served.name, {"role": "assistant", "content": ""}))
     turn: Turn | None = None
@@ -126,6 +198,8 @@ async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> Asyn
                                    log_runs=service.log_runs):
             if isinstance(item, Turn):
                 turn = item
+            elif isinstance(item, Delta):
+                yield sse_data(chunk(cid, served.name, {"content": item.text}))
             else:
                 yield sse_comment(f"{TRACE_FIELD} {item}")
     except Exception as err:
@@ -133,7 +207,6 @@ async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> Asyn
         yield sse_data("[DONE]")
         return
     assert turn is not None
-    yield sse_data(chunk(cid, served.name, {"content": turn.content}))
     yield sse_data({**chunk(cid, served.name, {}, turn.finish), **_about(turn, call)})
     if call.include_usage:
         yield sse_data(chunk(cid, served.name, {}, usage=turn.result.usage))

@@ -1,29 +1,38 @@
 """One request as one run of a served agent: inputs, the trace as it happens, the answer.
 
-Framework-free: :func:`run_turn` is an async generator yielding trace lines (the JSONL trace
-of ``--trace``, redacted) while the run goes, then one :class:`Turn`. A named session reuses
-:class:`agentcli.session.Conversation` (the memory ``agent chat --session`` keeps); without one
-the client's earlier messages are the history.
+Framework-free: :func:`run_turn` is an async generator yielding the answer's pieces as the
+model writes them (:class:`Delta`, see :mod:`agentcli.serve.answer`), trace lines (the JSONL
+trace of ``--trace``, redacted) when asked for, then one :class:`Turn`. A session named by the
+``X-Agent-Session`` header reuses :class:`agentcli.session.Conversation` (the memory
+``agent chat --session`` keeps, under a namespace of its own); without one the client's
+messages are the conversation.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.events import ModelEnd, ModelStart, ModelToken
 from agentcli.redact import redact
 from agentcli.schema import RunResult
+from agentcli.serve.answer import AnswerStream
 from agentcli.serve.wire import ChatCall
 
 if TYPE_CHECKING:
+    from agentcli.events import RunEvent
     from agentcli.serve.agents import ServedAgent
     from agentcli.session import Conversation
     from agentcli.store import Store
 
 log = logging.getLogger("agentcli.serve")
+SESSION_PREFIX = "served:"  # served conversations' own namespace in the store: the header
+# `X-Agent-Session: work` never reads or writes `agent chat --session work`
 
 
 @dataclass(frozen=True)
@@ -45,33 +54,93 @@ def turn_of(result: RunResult, env: Mapping[str, str]) -> Turn:
     return Turn(result, stop_line(result) or "The run was interrupted.", "length")
 
 
+@dataclass(frozen=True)
+class Delta:
+    """A piece of the answer, to stream the moment it arrives."""
+
+    text: str
+
+
 async def run_turn(
     served: ServedAgent, call: ChatCall, store: Store, env: Mapping[str, str],
     *, log_runs: bool,
-) -> AsyncIterator[str | Turn]:
-    """Run the call; yield each trace line as it is written, then the :class:`Turn`."""
+) -> AsyncIterator[str | Delta | Turn]:
+    """Run the call; yield the answer's pieces the moment the model writes them (when
+    ``call.stream``), each trace line (when ``call.want_trace``), then the :class:`Turn`.
+    Closing or cancelling this generator cancels the run (logged as interrupted)."""
+    from agentcli.callbacks.timings import TimingsHandler
     from agentcli.callbacks.trace import TraceHandler
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | Delta | None] = asyncio.Queue()
+
+    def put(item: str | Delta | None) -> None:  # tokens may come from a model's thread
+        loop.call_soon_threadsafe(queue.put_nowait, item)
 
     conversation = _open(served, call, store)
     buffer = io.StringIO()
-    tracer = TraceHandler(buffer, env=env)
-    result: RunResult | None = None
-    try:
-        named = {"metadata": {"session_id": call.session}} if call.session else None
-        async for event in served.executor.astream(_inputs(served, call, conversation),
-                                                   named, callbacks=[tracer]):
+    timings = TimingsHandler()
+    executor = served.executor_for(call.schema)
+    answer = AnswerStream(native=executor.agent.native_tools, env=env)
+    tracer = TraceHandler(buffer, env=env) if call.want_trace else None
+    # A structured answer is sent whole, as the run validated it: no tokens of drafts.
+    feed = call.stream and call.schema is None
+    handlers: list[Any] = [timings, *([_Feed(answer, put)] if feed else []),
+                           *([tracer] if tracer else [])]
+
+    async def drive() -> RunResult:
+        result: RunResult | None = None
+        try:
+            named = {"metadata": {"session_id": call.session}} if call.session else None
+            async for event in executor.astream(
+                    _inputs(served, call, conversation), named, callbacks=handlers):
+                for line in _drain(buffer):
+                    put(line)
+                if event.kind == "end":
+                    result = event.result
+        finally:
+            if tracer is not None:
+                tracer.close()
             for line in _drain(buffer):
-                yield line
-            if event.kind == "end":
-                result = event.result
-        tracer.close()
-        for line in _drain(buffer):
-            yield line
+                put(line)
+            put(None)
+        assert result is not None  # every run ends with an End event
+        # saved here, so a run cancelled because its client left is logged as interrupted
+        _save(served, call, result, conversation, store, log_runs, timings.summary())
+        return result
+
+    task = asyncio.ensure_future(drive())
+    try:
+        while (item := await queue.get()) is not None:
+            yield item
+        result = await task
     finally:
-        tracer.close()
-    assert result is not None  # every run ends with an End event
-    _save(served, call, result, conversation, store, log_runs)
-    yield turn_of(result, env)
+        task.cancel()  # the client left (or the run is over: then this does nothing)
+    turn = turn_of(result, env)
+    rest = answer.rest(turn.content) if call.stream else ""
+    if rest:
+        yield Delta(rest)
+    yield turn
+
+
+class _Feed(BaseCallbackHandler):
+    """Passes the answer's text on from the agent's own model calls, token by token."""
+
+    def __init__(self, answer: AnswerStream, put: Callable[[Delta], None]) -> None:
+        self.answer = answer
+        self.put = put
+
+    def on_event(self, event: RunEvent, **kw: Any) -> None:
+        """Feed tokens; a reply's start and end bound its answer."""
+        piece = ""
+        if isinstance(event, ModelToken):
+            piece = self.answer.token(event.text)
+        elif isinstance(event, ModelStart) and event.parent is None:
+            self.answer.start()
+        elif isinstance(event, ModelEnd) and event.parent is None:
+            piece = self.answer.end()
+        if piece:
+            self.put(Delta(piece))
 
 
 def _open(served: ServedAgent, call: ChatCall, store: Store) -> Conversation | None:
@@ -79,8 +148,8 @@ def _open(served: ServedAgent, call: ChatCall, store: Store) -> Conversation | N
         return None
     from agentcli.session import open_conversation
 
-    return open_conversation(store, call.session, served.settings, agent=served.agent_type,
-                             llm=served.llm)
+    return open_conversation(store, SESSION_PREFIX + call.session, served.settings,
+                             agent=served.agent_type, llm=served.llm)
 
 
 def _inputs(served: ServedAgent, call: ChatCall,
@@ -103,9 +172,11 @@ def _drain(buffer: io.StringIO) -> list[str]:
 
 
 def _save(served: ServedAgent, call: ChatCall, result: RunResult,
-          conversation: Conversation | None, store: Store, log_runs: bool) -> None:
-    """Commit the session's turn, or log the run; a failure is logged, the answer still goes."""
-    meta = {"served_as": served.name}
+          conversation: Conversation | None, store: Store, log_runs: bool,
+          timings: dict[str, Any]) -> None:
+    """Commit the session's turn, or log the run (each step's status and duration from
+    ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes."""
+    meta = {"served_as": served.name, "timings": timings}
     try:
         if conversation is not None:
             conversation.commit(call.question, result, model=served.llm.name,
@@ -114,5 +185,6 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
             store.log_run(call.question, result, model=served.llm.name,
                           agent=served.agent_type, meta=meta)
     except Exception as exc:
-        where = f"session {call.session!r}" if conversation is not None else "the run log"
+        where = (f"session {SESSION_PREFIX}{call.session}" if conversation is not None
+                 else "the run log")
         log.warning("could not save this turn to %s: %s", where, redact(str(exc)))

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentcli.schema import Message, Usage, assistant, system, user
 
-SESSION_HEADER = "x-agent-session"  # names a saved conversation (the `user` field also does)
+SESSION_HEADER = "x-agent-session"  # names a saved conversation; nothing else does
 TRACE_HEADER = "x-agent-trace"  # "1": add the run's trace to a non-streamed answer
 TRACE_FIELD = "agent_trace"  # the request flag and the response field holding the trace
 _MAX_SESSION = 128
@@ -50,6 +50,17 @@ class ChatCall:
     include_usage: bool = False
     want_trace: bool = False
     session: str | None = None
+    schema: dict[str, Any] | None = None  # response_format: the JSON Schema of the answer
+
+
+def read_json(raw: bytes) -> Any:
+    """The request body as JSON; a body that is not JSON, or nested too deep to read, is a
+    400 like any other bad body."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise WireError(400, "the request body is not valid JSON (or is nested too deep)",
+                        code="invalid_json") from None
 
 
 def parse_chat(body: Any, headers: Mapping[str, str]) -> ChatCall:
@@ -82,7 +93,8 @@ def parse_chat(body: Any, headers: Mapping[str, str]) -> ChatCall:
         stream=bool(body.get("stream")),
         include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
         want_trace=bool(trace_flag),
-        session=_session(headers.get(SESSION_HEADER) or body.get("user")),
+        session=_session(headers.get(SESSION_HEADER)),
+        schema=_schema(body.get("response_format")),
     )
 
 
@@ -113,12 +125,28 @@ def _message(raw: Any, index: int) -> tuple[str, str]:
                     param=where)
 
 
+def _schema(value: Any) -> dict[str, Any] | None:
+    """The JSON Schema a ``response_format`` asks the answer to match (None: plain text)."""
+    kind = value.get("type") if isinstance(value, dict) else value
+    if value is None or kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "object"}
+    spec = value.get("json_schema") if kind == "json_schema" else None
+    schema = spec.get("schema") if isinstance(spec, dict) else None
+    if not isinstance(schema, dict):
+        raise WireError(400, "`response_format` must be {type: text}, {type: json_object} or "
+                        "{type: json_schema, json_schema: {name, schema}}",
+                        param="response_format")
+    return schema
+
+
 def _session(value: Any) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str) or len(value) > _MAX_SESSION or not value.isprintable():
-        raise WireError(400, f"a session name (the {SESSION_HEADER} header or `user`) must be "
-                        f"printable text of at most {_MAX_SESSION} characters", param="user")
+        raise WireError(400, f"a session name (the {SESSION_HEADER} header) must be printable "
+                        f"text of at most {_MAX_SESSION} characters", code="invalid_session")
     return value
 
 

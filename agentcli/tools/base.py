@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolInputError
+from agentcli.tools.arguments import STRING_SCHEMA, prepare
 from agentcli.tools.inject import Injection, fill, injections
 from agentcli.type_schema import json_type
 
@@ -41,7 +42,7 @@ class Tool:
     """A callable the agent may use.
 
     Without ``args_schema`` the tool takes one string. With a JSON-object schema it takes a
-    dict validated against it; a string given to a one-argument tool maps onto that argument.
+    dict checked against it (``tools/arguments.py``: one coercion pass, then ``jsonschema``).
     ``injected`` parameters (run state, call id) are filled by the executor, never by the
     model. A tool returns text, or a :class:`~agentcli.state.Command` to update the state.
     """
@@ -67,16 +68,14 @@ class Tool:
         return self.args_schema is not None
 
     def prepare_input(self, tool_input: ToolInput) -> ToolInput:
-        """Normalise the model's input: str for single-input tools, validated dict otherwise."""
+        """The model's input coerced and checked against the tool's schema
+        (``tools/arguments.py``): the text for a single-input tool, a dict otherwise."""
         if self.args_schema is None:
-            if isinstance(tool_input, dict):
-                if not tool_input:  # a blob without "action_input"
-                    return ""
-                if len(tool_input) == 1:
-                    return str(next(iter(tool_input.values())))
-                return json.dumps(tool_input, ensure_ascii=False)
-            return tool_input
-        return validate_args(self.name, self.args_schema, tool_input)
+            if tool_input == {}:  # a blob without "action_input"
+                return ""
+            text: str = prepare(self.name, STRING_SCHEMA, tool_input)["input"]
+            return text
+        return prepare(self.name, self.args_schema, tool_input)
 
     def invoke(
         self,
@@ -151,8 +150,17 @@ class Tool:
 
         return replace(self, callbacks=(*self.callbacks, *handlers_of(callbacks)))
 
-    def run(self, tool_input: ToolInput, callbacks: Any = None) -> str:
-        """Run synchronously and return the observation text; ``callbacks`` are told too."""
+    def run(self, tool_input: ToolInput, verbose: bool | None = None,
+            start_color: str | None = "green", color: str | None = "blue",
+            callbacks: Any = None, **_: Any) -> str:
+        """Run synchronously and return the observation text; ``callbacks`` are told too;
+        ``verbose`` prints the result in ``color``, as LangChain's ``Tool.run`` does."""
+        if verbose:
+            from agentcli.callbacks.manager import handlers_of
+            from agentcli.callbacks.stdout import StdOutCallbackHandler
+
+            shown = StdOutCallbackHandler(prefixes=False, color=color)
+            callbacks = [*handlers_of(callbacks), shown]
         tool = self.with_callbacks(callbacks) if callbacks else self
         return _text_of(tool.invoke(tool_input))
 
@@ -171,11 +179,7 @@ class Tool:
         """The tool as an OpenAI function-calling schema (the name made API-safe)."""
         from agentcli.tools.naming import wire_name
 
-        params = self.args_schema or {
-            "type": "object",
-            "properties": {"input": {"type": "string", "description": "The tool input."}},
-            "required": ["input"],
-        }
+        params = self.args_schema or STRING_SCHEMA
         return {
             "type": "function",
             "function": {"name": wire_name(self.name), "description": self.description,
@@ -202,63 +206,6 @@ def _to_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
-
-
-def validate_args(tool: str, schema: dict[str, Any], tool_input: ToolInput) -> dict[str, Any]:
-    """Check a tool input against a JSON-object schema; coerce simple scalar types."""
-    props: dict[str, Any] = schema.get("properties", {})
-    required: list[str] = list(schema.get("required", []))
-    if isinstance(tool_input, str):
-        text = tool_input.strip()
-        parsed: Any = None
-        if text.startswith("{"):
-            try:
-                parsed = json.loads(text)
-            except (ValueError, RecursionError):  # RecursionError: nested thousands deep
-                parsed = None
-        if isinstance(parsed, dict):
-            tool_input = parsed
-        elif not props:
-            tool_input = {}  # a tool without arguments: whatever text came is ignored
-        elif len(props) == 1 or len(required) == 1:
-            key = required[0] if len(required) == 1 else next(iter(props))
-            tool_input = {key: tool_input}
-        else:
-            raise ToolInputError(
-                f"{tool} takes a JSON object with keys {sorted(props)}; got plain text"
-            )
-    # a schema that lists its properties (even none) is closed; only a schema without
-    # "properties" (an MCP server's bare {"type": "object"}) takes what comes
-    closed = bool(props) or ("properties" in schema and not schema.get("additionalProperties"))
-    unknown = sorted(set(tool_input) - set(props)) if closed else []
-    if unknown:
-        allowed = f"allowed: {sorted(props)}" if props else "it takes no arguments"
-        raise ToolInputError(f"{tool} got unknown argument(s) {unknown}; {allowed}")
-    missing = [k for k in required if k not in tool_input]
-    if missing:
-        raise ToolInputError(f"{tool} is missing required argument(s) {missing}")
-    return {k: _coerce(tool, k, v, props.get(k, {})) for k, v in tool_input.items()}
-
-
-def _coerce(tool: str, key: str, value: Any, prop: dict[str, Any]) -> Any:
-    kind = prop.get("type")
-    try:
-        if kind == "integer" and not isinstance(value, bool):
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            return int(value)
-        if kind == "number" and not isinstance(value, bool):
-            return float(value)
-        if kind == "boolean" and isinstance(value, str):
-            low = value.strip().lower()
-            if low not in {"true", "false"}:
-                raise ValueError
-            return low == "true"
-        if kind == "string" and not isinstance(value, str):
-            return _to_text(value)
-    except (TypeError, ValueError):
-        raise ToolInputError(f"{tool}: argument {key!r} must be {kind}, got {value!r}") from None
-    return value
 
 
 def _docstring_args(doc: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ import re
 from agentcli.errors import ToolInputError
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
+from agentcli.tools.arguments import string_schema
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, evaluate
 from agentcli.tools.math_words import ACCEPTED_FORMS, NUM
@@ -102,12 +103,13 @@ def calculate(text: str, llm: BaseChatModel | None) -> str:
 def make_calculator(llm: BaseChatModel | None) -> Tool:
     """The ``llm-math`` tool, named Calculator as the model knows it."""
 
-    def run(expression: str) -> str:
-        return calculate(expression, llm)
+    def run(input: str) -> str:
+        return calculate(input, llm)
 
     return Tool(
         name="Calculator",
         description=DESCRIPTION,
         func=run,
         needs=ToolNeeds(llm=True),
+        args_schema=string_schema("The calculation."),
     )

@@ -57,3 +57,24 @@ def test_prompt_snapshot(agent_type: str) -> None:
     # A missing snapshot is a failure, not a free pass: a new agent type must commit one.
     assert path.exists(), f"no snapshot {path.name}; run with UPDATE_SNAPSHOTS=1 and review it"
     assert text == path.read_text(encoding="utf-8")
+
+
+_OPTIONAL = ("needs no tool", "no tool is needed", "need no tool", "needs no search",
+             "if no tool is needed")
+
+
+@pytest.mark.parametrize("agent_type", agent_names())
+def test_every_prompt_says_tools_are_optional(agent_type: str) -> None:
+    """Issue 31 item 4: a question that needs no tool is answered directly."""
+    text = _render(agent_type).lower()
+    assert any(words in text for words in _OPTIONAL), agent_type
+
+
+@pytest.mark.parametrize("name", ["chat_system_compact", "react_compact",
+                                  "structured_chat_system_compact",
+                                  "chat_conversational_system_compact"])
+def test_every_compact_prompt_says_tools_are_optional(name: str) -> None:
+    from agentcli.agents.prompts import load
+
+    text = load(name).lower()
+    assert any(words in text for words in _OPTIONAL), name

@@ -210,13 +210,18 @@ def test_several_tool_call_blocks_in_text_are_several_calls() -> None:
 
 
 def test_forced_answer_when_the_server_still_sends_calls() -> None:
-    from agentcli.agents.tool_calling import NO_FINAL_ANSWER
+    """Issue 31: calls in the answer-now reply are no answer, and no canned sentence stands
+    in for one: the run ends at its limit without an answer."""
+    from agentcli.outcome import exit_code, real_answer
 
     call = ChatResult("", (ToolCall("c1", "lookup", '{"city": "Oslo"}'),))
     llm = FakeChatModel([call, call])
     executor = initialize_agent([slow_lookup([])], llm, "tool-calling", max_iterations=1,
                                 early_stopping_method="generate")
-    assert executor.invoke("go").output == NO_FINAL_ANSWER
+    result = executor.invoke("go")
+    assert "tools instead of answering" not in result.output
+    assert result.stop_reason == "max_iterations" and real_answer(result) is None
+    assert exit_code(result) == 3
     assert llm.requests[-1].tools is None
 
 

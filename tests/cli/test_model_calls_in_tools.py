@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-CALC = '{"action": "Calculator", "action_input": "a quarter of three hundred"}'
-EXPRESSION = "```text\n300 * 0.25\n```"
-FINAL = '{"action": "Final Answer", "action_input": "75"}'
+CALC = '{"action": "Calculator", "action_input": "300 apples and 25 pears"}'
+EXPRESSION = "```text\n300 + 25\n```"
+FINAL = '{"action": "Final Answer", "action_input": "325"}'
 
 
 def script(server: Any) -> None:
@@ -27,7 +27,7 @@ def run(server: Any, tmp_path: Path, *flags: str) -> subprocess.CompletedProcess
                AGENT_DB=str(tmp_path / "a.db"))
     return subprocess.run(
         [sys.executable, "-m", "agentcli", "run", "-m", "openai/gpt-4o-mini", *flags,
-         "What is a quarter of three hundred?"], env=env, capture_output=True, text=True,
+         "How many fruits are 300 apples and 25 pears?"], env=env, capture_output=True, text=True,
         timeout=120, stdin=subprocess.DEVNULL)
 
 
@@ -41,14 +41,18 @@ def test_trace_and_stats_show_the_tools_model_call(mock_server: Any, tmp_path: P
     trace = tmp_path / "t.jsonl"
     proc = run(mock_server, tmp_path, "--stats", "--trace", str(trace), "--max-cost", "1")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "75"
+    assert proc.stdout.strip() == "325"
     ends = model_ends(trace)
-    assert [d.get("parent_run_id") for d in ends] == [None, "Calculator", None]
+    tool = next(json.loads(line) for line in trace.read_text().splitlines()
+                if json.loads(line)["event"] == "tool_start")
+    run_id = ends[0]["run_id"]  # each call has its own id; the tool's model call is its child
+    assert [d["call_parent_run_id"] for d in ends] == [run_id, tool["call_run_id"], run_id]
+    assert len({d["call_run_id"] for d in ends}) == 3
     assert all(d["cost"] > 0 for d in ends)
     stats = proc.stderr
     row = next(line for line in stats.splitlines() if "model calls" in line)
     assert row.replace("│", " ").split()[-1] == "3"
-    assert "Evaluating: 300 * 0.25" in stats  # the tool said what it evaluates (on_text)
+    assert "Evaluating: 300 + 25" in stats  # the tool said what it evaluates (on_text)
 
 
 def test_max_cost_counts_the_tools_model_call(mock_server: Any, tmp_path: Path) -> None:

@@ -179,3 +179,75 @@ def test_the_table_in_security_md_says_what_the_code_does() -> None:
     assert checked > 20
     assert trust_class("PATH") == "trust" and trust_class("SERPAPI_API_KEY") == "free"
     assert trust_class("DASHSCOPE_BASE_URL") == "own-key"
+
+
+def test_a_file_of_another_user_is_never_read(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.errors import ConfigError
+    from agentcli.project_trust import read_project_file
+
+    big = tmp_path / "big"
+    big.write_bytes(b"#" * (1024 * 1024 + 1))
+    with pytest.raises(ConfigError, match="larger than 1024 KiB"):
+        read_project_file(big)
+    env_file = tmp_path / ".env"
+    env_file.write_text("OPENAI_API_KEY=x\n")
+    assert read_project_file(env_file) == b"OPENAI_API_KEY=x\n"
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(env_file).st_uid + 1)
+    with pytest.raises(ConfigError, match="belongs to another user"):
+        read_project_file(env_file)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+def test_a_terminal_asks_once_showing_what_needs_trust(tmp_path: Path) -> None:
+    from tests.cli.pty_session import PtySession
+
+    root = repo(tmp_path)
+    (root / ".env").write_text("AGENT_PROFILE=fast\nAGENT_APPROVE=auto\n")
+    home_config = Path(os.environ["XDG_CONFIG_HOME"]) / "agentcli" / "config.yaml"
+    home_config.parent.mkdir(parents=True, exist_ok=True)
+    home_config.write_text("profiles:\n  fast:\n    max_iterations: 1\n")
+    model = fake_model(tmp_path, "Thought: again", "Thought: again", "Final Answer: 42")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["TERM"] = "xterm-256color"
+
+    def run(keys: str) -> tuple[int, str]:
+        session = PtySession([sys.executable, "-m", "agentcli", "run", "-m", model,
+                              "--no-log", "-q", "q"], env=env, cwd=str(root))
+        try:
+            if keys:
+                session.expect(r"Trust \S+\.env\? \[y/N\]")
+                session.send(keys)
+            code = session.proc.wait(timeout=60)
+            session.expect(r"\Z", timeout=5)
+            return code, " ".join(session.text.split())
+        finally:
+            session.close()
+
+    code, text = run("y\r")
+    assert "wants to set: AGENT_PROFILE=fast" in text and "AGENT_APPROVE=" not in text
+    assert "AGENT_APPROVE in" in text and "was ignored" in text
+    assert code == 3  # the profile (one step) applied
+    code, text = run("")  # the answer is kept: no question
+    assert code == 3 and "Trust " not in text
+
+
+def test_agent_base_url_follows_the_key_of_the_model_set_with_it(tmp_path: Path) -> None:
+    from agentcli.project_trust import read_env
+
+    env_file = tmp_path / ".env"
+
+    def sorted_out(text: str, environ: dict[str, str] | None = None) -> tuple[set[str], set[str]]:
+        env_file.write_text(text)
+        env = read_env(str(env_file), environ or {})
+        return set(env.free), {what for what, _ in env.refused}
+
+    url = "AGENT_BASE_URL=http://127.0.0.1:9/v1\n"
+    assert sorted_out(url) == (set(), {"AGENT_BASE_URL"})  # for whichever model: never
+    assert sorted_out(url + "AGENT_MODEL=openai/x\n") == ({"AGENT_MODEL"}, {"AGENT_BASE_URL"})
+    assert sorted_out(url + "AGENT_MODEL=custom/x\n")[1] == set()
+    assert sorted_out(url + "AGENT_MODEL=ollama/x\n")[1] == set()  # a provider with no key
+    own = url + "AGENT_MODEL=openai/x\nOPENAI_API_KEY=sk-proj\n"
+    assert sorted_out(own)[1] == set()
+    assert sorted_out(own, {"OPENAI_API_KEY": "sk-yours"})[1] == {"AGENT_BASE_URL"}
+    assert sorted_out(own, {"AGENT_MODEL": "openai/y"})[1] == {"AGENT_BASE_URL"}

@@ -30,34 +30,47 @@ def bodies(server: Any) -> list[dict[str, Any]]:
     return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
-def test_a_stalled_run_is_asked_for_its_answer_and_exits_0(
+def test_a_repeated_call_asks_for_the_answer_at_once_and_exits_0(
     mock_server: Any, tmp_path: Path
 ) -> None:
-    for _ in range(3):
-        mock_server.add_reply(CALC)  # the right call, then the same call again and again
+    """Issue 31: the first repeat of a call that succeeded shows the model has its result;
+    the answer is asked for then (no tools), not after three identical replies."""
+    mock_server.add_reply(CALC)
+    mock_server.add_reply(CALC)  # the same call again: not run, the answer is asked for
     mock_server.add_reply(FINAL)
     proc = run(mock_server, tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["answer"] == "75" and out["recovered"] == "stalled"
-    assert out["stop_reason"] == "stalled"
+    assert out["answer"] == "75" and out["stop_reason"] == "finished"
     sent = bodies(mock_server)
-    assert len(sent) == 4
-    # the repeated call was not run again: the model was told it already had the result
-    assert "You already called Calculator" in json.dumps(sent[2]["messages"])
-    assert out["steps"][0]["observation"] == "Answer: 75.0"
-    # the last request asks for the answer, constrained to the final-answer branch
-    final_schema = sent[3]["response_format"]["json_schema"]["schema"]
+    assert len(sent) == 3
+    assert [s["observation"] for s in out["steps"]] == ["Answer: 75.0"]
+    # the answer-now request is constrained to the final-answer branch and says no tools
+    final_schema = sent[2]["response_format"]["json_schema"]["schema"]
     assert final_schema["properties"]["action"]["enum"] == ["Final Answer"]
+    assert "Do not use any more tools" in json.dumps(sent[2]["messages"])
 
 
 def test_a_tool_blob_is_never_printed_as_the_answer(mock_server: Any, tmp_path: Path) -> None:
-    for _ in range(4):
-        mock_server.add_reply(CALC)  # even the last, answer-now request gets a tool call
-    proc = run(mock_server, tmp_path)
+    for _ in range(5):
+        mock_server.add_reply(CALC)  # even both answer-now requests get a tool call
+    proc = run(mock_server, tmp_path, "--json")
     assert proc.returncode == 3, proc.stderr
-    assert proc.stdout.strip() == ""
-    assert "the model kept sending the same reply" in " ".join(proc.stderr.split())
+    out = json.loads(proc.stdout)
+    assert out["answer"] is None and out["stop_reason"] == "stalled"
+    assert len(bodies(mock_server)) == 5
+    plain = run(mock_server_again(mock_server), tmp_path)
+    assert plain.stdout.strip() == ""
+    said = " ".join(plain.stderr.split())
+    assert "the model kept sending the same reply" in said
+    # the trace shows the last observation that held a result, before the stop
+    assert said.index("Observation: Answer: 75.0") < said.index("Stopped:")
+
+
+def mock_server_again(server: Any) -> Any:
+    for _ in range(5):
+        server.add_reply(CALC)
+    return server
 
 
 def test_force_keeps_the_old_stop(mock_server: Any, tmp_path: Path) -> None:

@@ -129,7 +129,7 @@ yaml_tools:
                  "user=ada", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     refused, answered = _observations(mock_server)
-    assert refused == ("Error: whoami got unknown argument(s) ['state.user']; it takes no "
-                       "arguments")
+    assert refused == ("Error: whoami: unknown argument(s) ['state.user']; it takes no "
+                       "arguments; send {}")
     assert "EVIL" not in answered and answered.strip() == "user=ada"
     assert "TypeError" not in proc.stderr + refused

@@ -59,6 +59,7 @@ def test_run_spans_and_metrics_follow_the_genai_conventions(
     assert chat.attributes["server.port"] == mock_server.port
     assert re.fullmatch(r"chatcmpl-\w+", chat.attributes["gen_ai.response.id"])
     assert chat.attributes["gen_ai.request.max_tokens"] == 64
+    assert mock_server.requests[-1].body["max_tokens"] == 64  # what was sent, not a default
     # the two GenAI client histograms, over OTLP/HTTP too
     by_name: dict[str, list[Any]] = {}
     for point in receiver.points:
@@ -71,6 +72,17 @@ def test_run_spans_and_metrics_follow_the_genai_conventions(
     assert set(tokens) == {"input", "output"}
     assert tokens["input"].sum == chat.attributes["gen_ai.usage.input_tokens"]
     assert tokens["output"].sum == chat.attributes["gen_ai.usage.output_tokens"]
+
+
+def test_a_local_servers_default_max_tokens_is_on_the_span_as_sent(
+    mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
+) -> None:
+    mock_server.add_reply("Final Answer: 75")
+    proc = agent(*MODEL, env=otel_env(mock_server, receiver, tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    sent = mock_server.requests[-1].body["max_tokens"]  # the model's own, on a local server
+    (run,) = receiver.roots()
+    assert run.children[0].attributes["gen_ai.request.max_tokens"] == sent
 
 
 def test_a_refused_key_is_error_type_401_on_the_spans_and_the_metric(
@@ -123,20 +135,25 @@ def test_a_dead_collector_costs_a_warning_not_the_run(
     assert "Traceback" not in proc.stderr
 
 
-def test_chat_session_is_the_conversation_id(
+def test_chat_session_is_the_conversation_id_and_streamed_replies_have_ids(
     mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
 ) -> None:
     for reply in ("Final Answer: one", "Final Answer: two"):
         mock_server.add_reply(reply)
     full = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "OTEL_"))}
     chat = subprocess.run([sys.executable, "-m", "agentcli", "chat", "-m", "openai/mock-model",
-                           "--no-stream", "--session", "trip-plans"], capture_output=True,
+                           "--session", "trip-plans"], capture_output=True,
                           text=True, env={**full, **otel_env(mock_server, receiver, tmp_path)},
                           input="first\nsecond\n", timeout=120)
     assert chat.returncode == 0, chat.stderr
     turns = [s for s in _agent_spans(receiver) if s.name.startswith("invoke_agent")]
     assert len(turns) == 2
     assert {s.attributes.get("gen_ai.conversation.id") for s in turns} == {"trip-plans"}
+    assert {s.attributes.get("session.id") for s in turns} == {"trip-plans"}  # Phoenix's
+    assert all(r.body.get("stream") for r in mock_server.requests)  # the replies streamed
+    chats = [s for s in _agent_spans(receiver) if s.name.startswith("chat ")]
+    assert len(chats) == 2
+    assert all(re.fullmatch(r"chatcmpl-\w+", s.attributes["gen_ai.response.id"]) for s in chats)
 
 
 # -- opentelemetry-instrument ---------------------------------------------------------------

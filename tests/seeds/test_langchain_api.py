@@ -101,8 +101,9 @@ def test_executor_options_verbose_tags_metadata_and_callback_manager(
     assert start["tags"] == ["team-a", "run-1"] and start["metadata"] == {"ticket": 7}
     assert start["name"] == "greeting"
     assert per_run.kinds().count("tool_start") == 1  # the run's own handler too
-    err = capsys.readouterr().err
-    assert "Action: echo" in err and "Observation: echo: hi" in err  # verbose=True
+    out = capsys.readouterr().out  # verbose=True prints LangChain's trace on stdout
+    assert "> Entering new greeting chain..." in out and "> Finished chain." in out  # run_name
+    assert "Action Input: hi" in out and "echo: hi" in out
     with pytest.raises(TypeError, match=r"unknown run config key\(s\) \['bogus'\]"):
         executor.invoke("q", config={"bogus": 1})
 

@@ -4,6 +4,7 @@ over real HTTP on the mock server (DASHSCOPE_BASE_URL), since no real model is r
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -13,7 +14,8 @@ ACTION = ('Thought: I need to calculate 25% of 300.\nAction:\n```\n{"action": "C
 FINAL = "Thought: I now know the final answer.\nFinal Answer: 75"
 
 
-def test_seed_000_runs_as_written(mock_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_seed_000_runs_as_written(mock_server: Any, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("DASHSCOPE_API_KEY", "sk-test")
     monkeypatch.setenv("DASHSCOPE_BASE_URL", mock_server.base_url)
     mock_server.add_reply(ACTION)
@@ -53,3 +55,13 @@ def test_seed_000_runs_as_written(mock_server: Any, monkeypatch: pytest.MonkeyPa
     assert result.output == result["output"] == "75"
     assert len(mock_server.requests) == 2
     assert mock_server.requests[0].body["model"] == "qwen-turbo"
+    # the result is LangChain's dict: its echo, isinstance and JSON
+    assert repr(result) == "{'input': 'What is the 25% of 300?', 'output': '75'}"
+    assert isinstance(result, dict) and json.loads(json.dumps(result))["output"] == "75"
+    # verbose=True: LangChain's trace on stdout (a prompt-built agent: Observation/Thought)
+    out, err = capsys.readouterr()
+    green, blue, end = "\x1b[32;1m\x1b[1;3m", "\x1b[36;1m\x1b[1;3m", "\x1b[0m"
+    assert out == ("\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
+                   f"{green}{ACTION}{end}\nObservation: {blue}Answer: 75.0{end}\nThought:"
+                   f"{green}{FINAL}{end}\n\n\x1b[1m> Finished chain.\x1b[0m\n")
+    assert err == ""

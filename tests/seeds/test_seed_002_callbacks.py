@@ -13,10 +13,8 @@ from uuid import UUID
 
 import numpy as np
 
-from agentcli import BaseCallbackHandler, Tool, initialize_agent
+from agentcli.compat import BaseCallbackHandler, LLMResult, Tool, initialize_agent
 from agentcli.models.fake import FakeChatModel
-
-LLMResult = Any  # the seed's type hint
 
 
 # -- the seed's handler, as written --------------------------------------------------------
@@ -130,3 +128,20 @@ def test_seed_002_performance_handler_measures_a_run() -> None:
     assert summary["tokens_total_tokens"]["count"] == 3 and summary["tokens_total_tokens"]["min"] > 0
     assert handler.total_counts["tool_weather"] == 1 and handler.total_counts["tool_echo"] == 1
     assert handler.error_counts["tool"] == 1 and handler.total_counts["llm"] == 3
+
+
+def test_seed_002_handler_keeps_a_tools_duration_when_the_tool_calls_the_model() -> None:
+    from agentcli.compat import load_tools
+
+    handler = PerformanceCallbackHandler()
+    llm = FakeChatModel(['Action:\n```\n{"action": "Calculator", '
+                         '"action_input": "300 apples and 25 pears"}\n```',
+                         "```text\n300 + 25\n```", "Final Answer: 325"])
+    tools = load_tools(["llm-math"], llm=llm)
+    result = initialize_agent(tools, llm, "chat-zero-shot-react-description",
+                              callbacks=[handler]).invoke("q")
+    assert result["output"] == "325"
+    summary = handler.get_metrics_summary()
+    assert summary["llm_duration"]["count"] == 3  # the agent's two and the tool's own
+    assert summary["tool_duration"]["count"] == 1  # not lost to the tool's model call
+    assert handler.start_times == {}

@@ -51,7 +51,15 @@ def test_seed_003_runs_as_written(mock_server: Any, monkeypatch: pytest.MonkeyPa
     # -- what the seed shows --------------------------------------------------------------
     out, err = capsys.readouterr()
     assert "hot weather and bring strong sunscreen" in out  # the printed result
-    assert "Action: search_weather" in err and "Observation: 30" in err  # verbose trace
+    # verbose=True: LangChain's trace, on stdout, in its colours (a runnable agent's tool
+    # result follows the reply directly: "Action Input: Beijing30", as LangChain prints it)
+    green, blue = "\x1b[32;1m\x1b[1;3m", "\x1b[36;1m\x1b[1;3m"
+    trace = ("\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
+             f"{green}{ACTION}\x1b[0m{blue}30\x1b[0m{green}{FINAL}\x1b[0m\n"
+             "\n\x1b[1m> Finished chain.\x1b[0m\n")
+    assert out.startswith(trace), out
+    assert "{'input': '根据北京的天气情况,制定一个出游计划', 'output': 'Based on" in out
+    assert err == ""
     assert len(mock_server.requests) == 2
     second = mock_server.requests[1].body["messages"][-1]["content"]
     assert "Action Input: Beijing\nObservation: 30" in second  # the tool's answer went back

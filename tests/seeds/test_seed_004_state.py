@@ -3,26 +3,31 @@ Command), as the seed writes it: only the import lines are changed."""
 
 from __future__ import annotations
 
-# -- the seed's imports, changed to agentcli's -------------------------------------------
+# -- the seed's imports, changed to agentcli's (every name the seed imports) ---------------
 import builtins
+import json
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
-from agentcli import AgentState, Command, InjectedState, OmitFromInput, OmitFromOutput, create_agent
 from agentcli.compat import (
+    AgentState,
     AIMessage,
     BaseChatModel,
     BaseMessage,
+    BaseTool,
+    CallbackManagerForLLMRun,
     ChatGeneration,
     ChatResult,
+    Command,
+    InjectedState,
+    LanguageModelInput,
+    OmitFromInput,
+    OmitFromOutput,
+    Runnable,
     ToolCall,
     ToolMessage,
+    create_agent,
 )
-
-CallbackManagerForLLMRun = Any  # the seed's type hints, unused at run time
-LanguageModelInput = Any
-BaseTool = Any
-Runnable = Any
 
 
 def override(fn: Any) -> Any:  # typing.override is Python 3.12+
@@ -100,3 +105,9 @@ def test_seed_004_runs_as_written() -> None:
     assert result["baz"] == "Hello"
     assert result["qux"]== "World"
     assert len(requests) == 2  # the tool call, then the empty reply that ends the run
+    # the run's messages as LangGraph returns them: the tool call, its result, and
+    # the final (empty) AI message
+    roles = [(m.role, m.content) for m in result["messages"]]
+    assert roles == [("assistant", ""), ("tool", ""), ("assistant", "")]
+    assert isinstance(result["messages"][-1], AIMessage)
+    json.dumps({k: v for k, v in result.items() if k != "messages"})

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 _READY = re.compile(r"Serving .* on http://(\S+):(\d+)/v1")
+_TOKEN = re.compile(r"^OPENAI_BASE_URL=\S+ OPENAI_API_KEY=(\S+)$")
 
 
 @dataclass
@@ -27,6 +28,12 @@ class Served:
     port: int
     lines: list[str] = field(default_factory=list)
     reader: threading.Thread | None = None
+    token: str | None = None  # the token it generated and printed (None: none printed)
+
+    @property
+    def auth(self) -> dict[str, str]:
+        """The Authorization header of the printed token (none when it printed none)."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     @property
     def url(self) -> str:
@@ -89,6 +96,13 @@ def serve(mock_server: Any, tmp_path: Path) -> Iterator[Any]:
             if match:
                 served = Served(proc, int(match.group(2)), seen, reader)
                 started.append(served)
+                if "bearer token required" in line and "--token" not in args \
+                        and "AGENT_SERVE_TOKEN" not in (extra_env or {}):
+                    printed = lines.get(timeout=60) or ""
+                    seen.append(printed)
+                    found = _TOKEN.match(printed.strip())
+                    assert found, f"no token line after the ready line: {printed!r}"
+                    served.token = found.group(1)
                 return served
 
     yield spawn

@@ -10,9 +10,10 @@ import openai
 _open: list[openai.OpenAI] = []
 
 
-def client(served: Any, key: str = "unused") -> openai.OpenAI:
-    """An OpenAI client for the served agent."""
-    made = openai.OpenAI(base_url=served.url, api_key=key, max_retries=0, timeout=60)
+def client(served: Any, key: str | None = None) -> openai.OpenAI:
+    """An OpenAI client for the served agent (with the token it printed, unless ``key``)."""
+    made = openai.OpenAI(base_url=served.url, api_key=key or served.token or "unused",
+                         max_retries=0, timeout=60)
     _open.append(made)
     return made
 

@@ -68,20 +68,28 @@ def test_tool_call_in_the_trace(serve: Any, mock_server: Any) -> None:
     assert [(e["tool"], e["tool_input"]) for e in starts] == [
         ("Calculator", {"input": "6*7"})]
     assert [e["observation"] for e in trace if e["event"] == "tool_end"] == ["Answer: 42"]
-    # Streamed: the same events as SSE comments, before the answer.
+    # Streamed: the same events as SSE comments before the answer, when asked for.
     mock_server.add_reply(tool_calls=[CALC])
     mock_server.add_reply("Still 42.")
     body = {"model": "agent", "stream": True,
             "messages": [{"role": "user", "content": "And again?"}]}
-    with httpx.stream("POST", f"{served.url}/chat/completions", json=body, timeout=60) as resp:
+    with httpx.stream("POST", f"{served.url}/chat/completions", json=body, timeout=60,
+                      headers={**served.auth, "X-Agent-Trace": "1"}) as resp:
         lines = [line for line in resp.iter_lines() if line]
     comments = [json.loads(line.split(" ", 2)[2]) for line in lines
                 if line.startswith(": agent_trace ")]
     assert any(e["event"] == "tool_start" and e["tool"] == "Calculator" for e in comments)
-    answer_at = next(i for i, line in enumerate(lines) if "Still 42." in line)
+    answer_at = next(i for i, line in enumerate(lines) if "Still" in line)
     tool_at = next(i for i, line in enumerate(lines) if '"tool_start"' in line)
     assert tool_at < answer_at
     assert lines[-1] == "data: [DONE]"
+    # Not asked for: no comments at all.
+    mock_server.add_reply(tool_calls=[CALC])
+    mock_server.add_reply("Quiet 42.")
+    with httpx.stream("POST", f"{served.url}/chat/completions", json=body, timeout=60,
+                      headers=served.auth) as resp:
+        lines = [line for line in resp.iter_lines() if line]
+    assert [line for line in lines if not line.startswith("data: ")] == []
 
 
 def test_models_list_the_config_profiles(serve: Any, tmp_path: Path) -> None:
@@ -166,7 +174,8 @@ def test_each_request_has_its_own_limits(serve: Any, mock_server: Any) -> None:
         model="agent", messages=[{"role": "user", "content": "loop"}])
     assert stopped.choices[0].finish_reason == "length"
     assert stopped.choices[0].message.content == (
-        "Stopped: the agent used all its steps (--max-iterations) without reaching an answer.")
+        "Stopped: the agent used all its steps (--max-iterations) without reaching an answer. "
+        "The last result was: Answer: 42")  # issue 31: the last observation with a result
     assert (stopped.model_extra or {})["agent_stop_reason"] == "max_iterations"
     done = client(served).chat.completions.create(
         model="agent", messages=[{"role": "user", "content": "answer"}])
@@ -177,11 +186,15 @@ def test_readme_example_runs_as_written(serve: Any, mock_server: Any) -> None:
     text = README.read_text(encoding="utf-8")
     section = text[text.index("## Serve an agent"):].split("\n## ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S)
-    assert code is not None and "http://127.0.0.1:8765/v1" in code.group(1)
+    assert code is not None and "OpenAI()" in code.group(1)
     served = serve()  # as the README starts it: the default agent type
+    assert served.token  # it printed the line the example's client reads from the environment
     mock_server.add_reply("Final Answer: 25% of 300 is 75.")
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(code.group(1).replace("http://127.0.0.1:8765/v1", served.url), {})
+    printed = dict(part.split("=", 1) for part in served.lines[-1].split())
+    with contextlib.redirect_stdout(out), pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_BASE_URL", printed["OPENAI_BASE_URL"])
+        patch.setenv("OPENAI_API_KEY", printed["OPENAI_API_KEY"])
+        exec(code.group(1), {})
     assert out.getvalue() == "25% of 300 is 75.\n"
     assert questions(mock_server) == ["What is 25% of 300?"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -25,28 +26,37 @@ def sent(mock_server: Any) -> list[str]:
             if r.path.endswith("/chat/completions")]
 
 
-def test_sessions_by_user_field_or_header(serve: Any, mock_server: Any) -> None:
+def test_a_session_only_by_the_header_in_its_own_namespace(
+        serve: Any, mock_server: Any, tmp_path: Path) -> None:
     served = serve()  # the default agent type reads memory, as in `agent chat`
     ai = client(served)
     mock_server.add_reply("Final Answer: Hello Ann!")
-    ai.chat.completions.create(model="agent", user="ann",
+    ai.chat.completions.create(model="agent", extra_headers={"X-Agent-Session": "work"},
                                messages=[{"role": "user", "content": "My name is Ann."}])
     mock_server.add_reply("Final Answer: Your name is Ann.")
     again = ai.chat.completions.create(
-        model="agent", user="ann", messages=[{"role": "user", "content": "What is my name?"}])
-    assert (again.model_extra or {})["agent_session"] == "ann"
+        model="agent", extra_headers={"X-Agent-Session": "work"},
+        messages=[{"role": "user", "content": "What is my name?"}])
+    assert (again.model_extra or {})["agent_session"] == "work"
+    # `user` is OpenAI's end-user id, not a session: the client's messages are the conversation.
     mock_server.add_reply("Final Answer: I do not know.")
-    ai.chat.completions.create(model="agent", extra_headers={"X-Agent-Session": "bob"},
-                               messages=[{"role": "user", "content": "What is my name?"}])
-    _, second, other = sent(mock_server)
+    other = ai.chat.completions.create(model="agent", user="work", messages=[
+        {"role": "system", "content": "You are Zed's helper."},
+        {"role": "user", "content": "What is my name?"}])
+    assert "agent_session" not in (other.model_extra or {})
+    _, second, third = sent(mock_server)
     assert "My name is Ann." in second and "Hello Ann!" in second  # the session's memory
-    assert "Ann" not in other  # another session remembers nothing of it
-    # Without a session the client's own messages are the history.
-    mock_server.add_reply("Final Answer: Zed.")
-    ai.chat.completions.create(model="agent", messages=[
-        {"role": "user", "content": "I am Zed."}, {"role": "assistant", "content": "Hi Zed."},
-        {"role": "user", "content": "Who am I?"}])
-    assert "I am Zed." in sent(mock_server)[-1] and "Hi Zed." in sent(mock_server)[-1]
+    assert "Ann" not in third and "You are Zed's helper." in third
+    # The served session is not the CLI's `agent chat --session work`.
+    store = sqlite3.connect(tmp_path / "serve.db")
+    try:
+        names = {row[0] for row in store.execute("SELECT name FROM sessions")}
+    finally:
+        store.close()
+    assert names == {"served:work"}
+    done = _agent("sessions", "show", "work", tmp_path=tmp_path,
+                  env={"AGENT_DB": str(tmp_path / "serve.db")})
+    assert "Ann" not in done.stdout
 
 
 def test_dangerous_tools_run_only_where_the_profile_allows(
@@ -73,7 +83,7 @@ def test_dangerous_tools_run_only_where_the_profile_allows(
 
 
 def test_bad_requests_get_openai_errors(serve: Any, mock_server: Any) -> None:
-    served = serve("--agent", "tool-calling")
+    served = serve("--agent", "tool-calling", "--no-token")  # the checks made without one
     with pytest.raises(openai.BadRequestError, match="runs the agent's own tools"):
         client(served).chat.completions.create(
             model="agent", messages=ASK,
@@ -90,21 +100,22 @@ def test_bad_requests_get_openai_errors(serve: Any, mock_server: Any) -> None:
     assert not sent(mock_server)
 
 
-def _agent(*args: str, code: str = "", tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _agent(*args: str, code: str = "", tmp_path: Path,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`agent ARGS` with stdout piped; ``code`` runs first (to hide a package)."""
     script = f"{code}\nimport sys\nfrom agentcli.cli.app import main\nsys.argv = ['agent', " \
         f"*{list(args)!r}]\nmain()"
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path, env={**os.environ},
+                          timeout=120, cwd=tmp_path, env={**os.environ, **(env or {})},
                           stdin=subprocess.DEVNULL)
 
 
 def test_non_loopback_bind_without_token_refuses_to_start(tmp_path: Path) -> None:
-    done = _agent("serve", "-m", "openai/x", "--host", "0.0.0.0", "--port", "0",
+    done = _agent("serve", "-m", "openai/x", "--host", "0.0.0.0", "--port", "0", "--no-token",
                   tmp_path=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "not a loopback address" in done.stderr
-    assert "--token" in done.stderr and "Traceback" not in done.stderr
+    assert "--no-token" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_without_the_extra_one_line_names_the_install(tmp_path: Path) -> None:

@@ -1,4 +1,6 @@
-"""A handler that times each model call and tool call of a run, for the run log."""
+"""A handler that times each model call and tool call of a run, for the run log (`agent run`,
+chat turns and served runs alike: `meta["timings"]` gives each logged step its status and
+duration)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LangChain-shaped names, so a program written against LangChain runs with its imports changed.
+"""LangChain's messages and the model written LangChain's way.
 
 ``AIMessage``, ``HumanMessage``, ``SystemMessage`` and ``ToolMessage`` build agentcli
 :class:`~agentcli.schema.Message` objects (and ``isinstance`` checks them by role); a message's
@@ -13,33 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypedDict
+from typing import Any, TypedDict
 
-from agentcli.create import create_react_agent
 from agentcli.models.base import BaseChatModel as _Model
 from agentcli.models.base import TokenSink
-from agentcli.schema import AgentAction, Message, Role
 from agentcli.schema import ChatResult as _Result
+from agentcli.schema import Message, Role
 from agentcli.schema import ToolCall as _Call
-
-__all__ = [
-    "AIMessage",
-    "AgentActionMessageLog",
-    "BaseChatModel",
-    "BaseMessage",
-    "ChatGeneration",
-    "ChatOpenAI",
-    "ChatResult",
-    "ChatTongyi",
-    "HumanMessage",
-    "OpenAI",
-    "PromptTemplate",
-    "SystemMessage",
-    "ToolCall",
-    "ToolMessage",
-    "create_react_agent",
-    "hub",
-]
 
 
 class ToolCall(TypedDict, total=False):
@@ -143,91 +123,3 @@ class BaseChatModel(_Model):
         if on_token is not None and message.content:
             on_token(message.content)
         return _Result(message.content, message.tool_calls, "stop")
-
-
-def ChatTongyi(*, temperature: float | None = None, model: str = "qwen-turbo",
-               **options: Any) -> _Model:
-    """Qwen through DashScope's OpenAI-compatible mode (``DASHSCOPE_API_KEY``), like
-    LangChain's ``ChatTongyi``."""
-    return _chat_model(f"dashscope/{model}", temperature, options)
-
-
-def ChatOpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
-               **options: Any) -> _Model:
-    """An OpenAI chat model (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``)."""
-    return _chat_model(f"openai/{model}", temperature, options)
-
-
-def _chat_model(spec: str, temperature: float | None, options: dict[str, Any]) -> _Model:
-    from agentcli.models import get_model
-
-    unknown = sorted(set(options) - {"api_key", "base_url"})
-    if unknown:
-        raise TypeError(f"unknown option(s) {unknown}; accepted: temperature, model, api_key, "
-                        "base_url")
-    return get_model(spec, temperature=temperature, **options)
-
-
-def OpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
-           **options: Any) -> _Model:
-    """LangChain's ``OpenAI()``; agentcli speaks the chat API only, so this is a chat model."""
-    return _chat_model(f"openai/{model}", temperature, options)
-
-
-@dataclass(frozen=True)
-class AgentActionMessageLog(AgentAction):
-    """An action with the messages that produced it (LangChain's name); ``message_log``."""
-
-    message_log: tuple[Message, ...] = ()
-
-
-@dataclass
-class PromptTemplate:
-    """A prompt with ``{name}`` variables, as ``create_react_agent`` takes it."""
-
-    template: str
-    input_variables: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        from agentcli.agents.prompts import variables
-
-        if not self.input_variables:
-            self.input_variables = sorted(variables(self.template))
-
-    @classmethod
-    def from_template(cls, template: str) -> PromptTemplate:
-        """A template whose variables are the ``{name}`` placeholders in it."""
-        return cls(template)
-
-    def format(self, **values: Any) -> str:
-        """The text with each variable filled; a missing one is a KeyError naming it."""
-        from agentcli.agents.prompts import render
-
-        missing = sorted(set(self.input_variables) - set(values))
-        if missing:
-            raise KeyError(f"missing prompt variable(s) {missing}")
-        return render(self.template, **{k: str(v) for k, v in values.items()})
-
-
-class hub:
-    """``hub.pull(NAME)`` for the well-known agent prompts, from the package (no network)."""
-
-    PROMPTS: ClassVar[dict[str, str]] = {
-        "hwchase17/react": "react",
-        "hwchase17/react-chat": "conversational",
-        "hwchase17/structured-chat-agent": "structured_chat_system",
-        "hwchase17/self-ask-with-search": "self_ask",
-    }
-
-    @staticmethod
-    def pull(name: str) -> PromptTemplate:
-        """Our own wording of the prompt ``name`` (same variables); others are refused."""
-        from agentcli.agents.prompts import load
-        from agentcli.errors import ConfigError
-
-        base = hub.PROMPTS.get(name.split(":")[0])
-        if base is None:
-            raise ConfigError(f"no prompt {name!r} here (nothing is fetched from a network "
-                              f"hub); known: {', '.join(hub.PROMPTS)}; or use "
-                              "PromptTemplate.from_template(TEXT)")
-        return PromptTemplate.from_template(load(base))

@@ -1,0 +1,35 @@
+"""``PromptTemplate``: a prompt with ``{name}`` variables (what ``create_prompt`` returns and
+``create_react_agent`` takes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class PromptTemplate:
+    """A prompt with ``{name}`` variables, as ``create_react_agent`` takes it."""
+
+    template: str
+    input_variables: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from agentcli.agents.prompts import variables
+
+        if not self.input_variables:
+            self.input_variables = sorted(variables(self.template))
+
+    @classmethod
+    def from_template(cls, template: str) -> PromptTemplate:
+        """A template whose variables are the ``{name}`` placeholders in it."""
+        return cls(template)
+
+    def format(self, **values: Any) -> str:
+        """The text with each variable filled; a missing one is a KeyError naming it."""
+        from agentcli.agents.prompts import render
+
+        missing = sorted(set(self.input_variables) - set(values))
+        if missing:
+            raise KeyError(f"missing prompt variable(s) {missing}")
+        return render(self.template, **{k: str(v) for k, v in values.items()})

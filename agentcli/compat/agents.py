@@ -1,0 +1,92 @@
+"""LangChain's agent class names.
+
+The prompt-built classes (``ZeroShotAgent``, ``ChatAgent``, ``StructuredChatAgent``,
+``ConversationalAgent``, ``ConversationalChatAgent``) build the agentcli agent type of the same
+kind: ``from_llm_and_tools(llm, tools)`` and ``create_prompt(tools)``.
+
+The bases a custom agent subclasses (``BaseSingleActionAgent``, ``BaseMultiActionAgent``,
+``LLMSingleActionAgent``) have no agentcli equivalent: an agentcli agent is a prompt and a
+parser around one model call per step, and the executor owns the loop. Constructing one says
+how to port its ``plan()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from agentcli.agents import AgentType, build_agent
+from agentcli.agents.base import Agent
+from agentcli.agents.template import PromptTemplate
+from agentcli.tools.base import Tool
+
+PORT_PATH = (
+    "{name}: a plan()-style agent has no agentcli equivalent (an agent here is a prompt and a "
+    "parser; the executor calls the model). Port plan() as an output parser "
+    "(initialize_agent(..., agent_kwargs={{'output_parser': P}}), P.parse(text) returning "
+    "AgentAction or AgentFinish), or as middleware (before_model/after_model, "
+    "agentcli.middleware) around a built-in agent type")
+
+
+class _PlanAgent:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(PORT_PATH.format(name=type(self).__name__))
+
+
+class BaseSingleActionAgent(_PlanAgent):
+    """LangChain's base for a custom one-action agent: refused with the port path."""
+
+
+class BaseMultiActionAgent(_PlanAgent):
+    """LangChain's base for a custom many-action agent: refused with the port path."""
+
+
+class LLMSingleActionAgent(_PlanAgent):
+    """LangChain's prompt + parser agent: refused with the port path."""
+
+
+class _Typed:
+    agent_type: ClassVar[str]
+
+    @classmethod
+    def from_llm_and_tools(cls, llm: Any, tools: Sequence[Tool], **kwargs: Any) -> Agent:
+        """The agent of this kind over ``tools``, bound to ``llm`` (prompt options as in
+        ``agent_kwargs``: prefix, suffix, format_instructions, ...)."""
+        return build_agent(cls.agent_type, tools, llm, **kwargs)
+
+    @classmethod
+    def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
+        """This kind's prompt over ``tools``."""
+        from agentcli.agents import agent_class
+
+        return agent_class(cls.agent_type).create_prompt(tools, **options)
+
+
+class ZeroShotAgent(_Typed):
+    """``zero-shot-react-description``."""
+
+    agent_type = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
+
+
+class ChatAgent(_Typed):
+    """``chat-zero-shot-react-description``."""
+
+    agent_type = AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION.value
+
+
+class StructuredChatAgent(_Typed):
+    """``structured-chat-zero-shot-react-description``."""
+
+    agent_type = AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION.value
+
+
+class ConversationalAgent(_Typed):
+    """``conversational-react-description``."""
+
+    agent_type = AgentType.CONVERSATIONAL_REACT_DESCRIPTION.value
+
+
+class ConversationalChatAgent(_Typed):
+    """``chat-conversational-react-description``."""
+
+    agent_type = AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION.value

@@ -1,0 +1,98 @@
+"""LangChain's ``AgentExecutor`` subclass hook: ``_call(inputs, run_manager)``.
+
+agentcli's own :class:`~agentcli.executor.AgentExecutor` refuses a subclass that overrides
+``_call`` (it would never be called: wrap runs with middleware there). This one calls it:
+``invoke`` runs ``self._call(inputs, run_manager)``, and ``super()._call(...)`` runs the agent
+and returns its result dict, so LangChain's retrying or monitoring subclasses port as
+written. ``stream``/``astream`` go straight to the run (no ``_call``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from agentcli.callbacks.manager import CallbackManager, RunConfig
+from agentcli.executor import AgentExecutor as _Executor
+from agentcli.executor import Config, Inputs
+from agentcli.schema import RunResult
+
+
+class CallbackManagerForChainRun:
+    """What ``_call`` receives as ``run_manager``: ``on_text`` (printed when verbose) and
+    the run's config."""
+
+    def __init__(self, manager: CallbackManager, config: RunConfig, verbose: bool) -> None:
+        self.manager = manager
+        self.config = config
+        self.verbose = verbose
+        self.run_id = manager.run_id
+
+    def on_text(self, text: str, color: str | None = None, end: str = "", **kw: Any) -> None:
+        """Tell the handlers; print it (in ``color``) when the executor is verbose."""
+        self.manager.emit("on_text", text, color=color, **kw)
+        if self.verbose:
+            from agentcli.callbacks.stdout import colored
+            from agentcli.textsafe import safe_text
+
+            print(colored(safe_text(text), color), end=end, file=sys.stdout, flush=True)
+
+    def get_child(self) -> CallbackManager:
+        """The handlers, for a nested call."""
+        return self.manager.child()
+
+
+class CallbackManagerForLLMRun:
+    """``run_manager`` in a LangChain-style model's ``_generate`` (agentcli passes None)."""
+
+    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+        """Tokens reach the run through ``on_token``; nothing to do here."""
+
+
+class CallbackManagerForToolRun:
+    """``run_manager`` in a ``BaseTool._run`` (agentcli passes None)."""
+
+
+class AgentExecutor(_Executor):
+    """An executor whose runs go through ``_call``, for subclasses that override it."""
+
+    calls_call = True
+
+    def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
+               callbacks: Config = None) -> RunResult:
+        """Run through ``self._call`` (LangChain's hook) and return the result dict."""
+        given = input if inputs is None else inputs
+        if given is None:
+            raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
+        data = {"input": given} if isinstance(given, str) else dict(given)
+        conf = RunConfig.of(config).adding(callbacks)
+        manager = CallbackManager([*self.callbacks, *conf.callbacks])
+        out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
+        if isinstance(out, RunResult):
+            return out
+        return _as_result(data, out)
+
+    async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
+                      input: Inputs = None, callbacks: Config = None) -> RunResult:
+        """Async :meth:`invoke` (``_call`` runs in a worker thread)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.invoke, inputs, config, input=input,
+                                       callbacks=callbacks)
+
+    def _call(self, inputs: dict[str, Any],
+              run_manager: CallbackManagerForChainRun | None = None) -> dict[str, Any]:
+        """One run of the agent on ``inputs``; its result dict."""
+        from agentcli._sync import run_sync
+
+        config = run_manager.config if run_manager is not None else None
+        return run_sync(_Executor.ainvoke(self, inputs, config))
+
+
+def _as_result(inputs: Mapping[str, Any], out: Mapping[str, Any]) -> RunResult:
+    """What ``_call`` returned (a plain dict, say a fallback answer) as a result dict."""
+    output = str(out.get("output", ""))
+    extra = {k: v for k, v in out.items() if k not in ("output", "input")}
+    return RunResult(output=output, steps=(), stop_reason="finished", state=extra,
+                     input=inputs.get("input"))

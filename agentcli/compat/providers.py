@@ -1,0 +1,85 @@
+"""LangChain's provider classes as agentcli models: ``ChatTongyi``, ``ChatOpenAI``, ``OpenAI``.
+
+Each takes the constructor arguments LangChain's does and maps them onto one agentcli model
+(``provider/model``, keys and URLs from the environment as the CLI reads them):
+
+==========================================  =============================================
+LangChain argument                          agentcli
+==========================================  =============================================
+``model`` / ``model_name``                  the model name
+``temperature``                             ``temperature``
+``api_key`` / ``openai_api_key`` /          the key (else ``OPENAI_API_KEY`` /
+``dashscope_api_key``                       ``DASHSCOPE_API_KEY``)
+``base_url`` / ``openai_api_base``          the endpoint (else ``OPENAI_BASE_URL`` /
+                                            ``DASHSCOPE_BASE_URL``)
+``top_p``, ``max_tokens``, ``n``, ``seed``,  sent with every request
+``stop``, ``presence_penalty``,
+``frequency_penalty``, ``model_kwargs``
+``max_retries``                             retries on 429/5xx and network errors
+``timeout`` / ``request_timeout``           the read timeout, in seconds
+``default_headers``                         extra HTTP headers
+``streaming``                               accepted; streaming is the executor's choice
+                                            (``AgentExecutor(stream_tokens=True)``)
+==========================================  =============================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.models.base import BaseChatModel
+
+_BODY = ("top_p", "max_tokens", "n", "seed", "stop", "presence_penalty", "frequency_penalty")
+_KEYS = ("api_key", "openai_api_key", "dashscope_api_key")
+_URLS = ("base_url", "openai_api_base")
+_ACCEPTED = (*_BODY, *_KEYS, *_URLS, "model_kwargs", "max_retries", "timeout",
+             "request_timeout", "default_headers", "streaming")
+
+
+def ChatTongyi(*, temperature: float | None = None, model: str = "qwen-turbo",
+               **options: Any) -> BaseChatModel:
+    """Qwen through DashScope's OpenAI-compatible mode (``DASHSCOPE_API_KEY``,
+    ``DASHSCOPE_BASE_URL``), like LangChain's ``ChatTongyi``."""
+    return _chat_model("dashscope", model, temperature, options)
+
+
+def ChatOpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
+               **options: Any) -> BaseChatModel:
+    """An OpenAI chat model (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``)."""
+    return _chat_model("openai", model, temperature, options)
+
+
+def OpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
+           **options: Any) -> BaseChatModel:
+    """LangChain's ``OpenAI()``; agentcli speaks the chat API only, so this is a chat model."""
+    return _chat_model("openai", model, temperature, options)
+
+
+def _chat_model(provider: str, model: str, temperature: float | None,
+                options: dict[str, Any]) -> BaseChatModel:
+    from agentcli.models import get_model
+
+    unknown = sorted(set(options) - {*_ACCEPTED, "model_name"})
+    if unknown:
+        raise TypeError(f"unknown option(s) {unknown}; accepted: temperature, model, "
+                        "model_name, " + ", ".join(_ACCEPTED))
+    name = str(options.pop("model_name", None) or model)
+    kwargs: dict[str, Any] = {}
+    key = next((options[k] for k in _KEYS if options.get(k)), None)
+    url = next((options[k] for k in _URLS if options.get(k)), None)
+    if key is not None:
+        kwargs["api_key"] = str(getattr(key, "get_secret_value", lambda: key)())
+    if url is not None:
+        kwargs["base_url"] = str(url)
+    body = {k: options[k] for k in _BODY if options.get(k) is not None}
+    body.update(options.get("model_kwargs") or {})
+    if body:
+        kwargs["options"] = body
+    if options.get("max_retries") is not None:
+        kwargs["max_retries"] = int(options["max_retries"])
+    timeout = options.get("timeout") or options.get("request_timeout")
+    if timeout is not None:
+        kwargs["timeout"] = float(timeout)
+    if options.get("default_headers"):
+        kwargs["extra_headers"] = dict(options["default_headers"])
+    return get_model(f"{provider}/{name}", temperature=temperature, **kwargs)

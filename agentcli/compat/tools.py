@@ -1,0 +1,106 @@
+"""LangChain's ``BaseTool`` (a class with ``name``, ``description`` and ``_run``/``_arun``)
+and ``load_tools(callback_manager=...)``.
+
+    class Weather(BaseTool):
+        name = "weather"
+        description = "The weather in a city."
+
+        def _run(self, city: str, run_manager=None) -> str:
+            return "sunny"
+
+    initialize_agent([Weather()], llm, ...)
+
+An instance is an agentcli :class:`~agentcli.tools.base.Tool`: one ``_run`` argument (besides
+``run_manager``/``callbacks``) makes a one-string tool, several make a structured tool whose
+schema comes from the signature (or from ``args_schema``, a pydantic model or a JSON schema).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from agentcli.tools.base import Tool, schema_from_function
+
+_MANAGED = ("run_manager", "callbacks", "self")
+_OWN = ("name", "description", "args_schema", "return_direct")
+
+
+class BaseTool(Tool):
+    """Subclass with ``name``, ``description`` and ``_run`` (``_arun`` for async)."""
+
+    name: str
+    description: str = ""
+
+    def __init__(self, **fields: Any) -> None:
+        cls = type(self)
+        given = {k: fields.pop(k, getattr(cls, k, None)) for k in _OWN}
+        name = given["name"] if isinstance(given["name"], str) else cls.__name__
+        run = self._run
+        params = [p for p in inspect.signature(run).parameters.values()
+                  if p.name not in _MANAGED and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        schema = _schema(given["args_schema"])
+        if schema is None and len(params) > 1:
+            schema = {k: v for k, v in schema_from_function(run).items()}
+            for managed in _MANAGED:
+                schema.get("properties", {}).pop(managed, None)
+            schema["required"] = [r for r in schema.get("required", []) if r not in _MANAGED]
+        has_async = cls._arun is not BaseTool._arun
+        Tool.__init__(self, name, str(given["description"] or ""), func=self._call_run,
+                      coroutine=self._call_arun if has_async else None, args_schema=schema,
+                      return_direct=bool(given["return_direct"]))
+        for key, value in {**_declared(cls), **fields}.items():  # the subclass's own fields
+            object.__setattr__(self, key, value)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement _run")
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} does not support async")
+
+    def _call_run(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(*args, **kwargs)
+
+    async def _call_arun(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._arun(*args, **kwargs)
+
+
+def _declared(cls: type) -> dict[str, Any]:
+    """Defaults of the subclass's own annotated fields written pydantic's way
+    (``api_wrapper: W = Field(default_factory=W)``), which no pydantic model fills here."""
+    values: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__[:cls.__mro__.index(BaseTool)]):
+        for name in getattr(klass, "__annotations__", {}):
+            value = vars(klass).get(name)
+            if type(value).__name__ != "FieldInfo" or name in _OWN:
+                continue
+            factory = getattr(value, "default_factory", None)
+            default = getattr(value, "default", None)
+            if callable(factory):
+                values[name] = factory()
+            elif type(default).__name__ != "PydanticUndefinedType":
+                values[name] = default
+    return values
+
+
+def _schema(args_schema: Any) -> dict[str, Any] | None:
+    """A JSON schema from a pydantic model class, or the dict given."""
+    if args_schema is None or isinstance(args_schema, dict):
+        return args_schema
+    to_schema = getattr(args_schema, "model_json_schema", None) or getattr(
+        args_schema, "schema", None)
+    if to_schema is None:
+        raise TypeError(f"args_schema must be a pydantic model or a JSON schema dict, got "
+                        f"{type(args_schema).__name__}")
+    schema: dict[str, Any] = to_schema()
+    return schema
+
+
+def load_tools(names: list[str], llm: Any = None, callbacks: Any = None, *,
+               callback_manager: Any = None, **options: Any) -> list[Tool]:
+    """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``."""
+    from agentcli.callbacks.manager import handlers_of
+    from agentcli.tools import load_tools as load
+
+    handlers = [*handlers_of(callback_manager), *handlers_of(callbacks)]
+    return load(names, llm=llm, callbacks=handlers or None, **options)
