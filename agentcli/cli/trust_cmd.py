@@ -92,7 +92,7 @@ def describe_servers(servers: dict[str, Any]) -> list[str]:
 def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
     """Ask on a terminal whether to trust ``path`` (listing every server in it), unless it
     is trusted or declined as it is now; keep the answer."""
-    from agentcli.project_trust import set_trust, trust_state
+    from agentcli.project_files import set_trust, trust_state
 
     if not servers or not _on_terminal() or trust_state(path) != "unknown":
         return
@@ -108,7 +108,8 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
     from agentcli.errors import ConfigError
     from agentcli.mcp.config import project_servers
     from agentcli.paths import MCP_PROJECT_FILE
-    from agentcli.project_trust import find_env_file, read_env, set_trust
+    from agentcli.project_files import find_env_file, set_trust
+    from agentcli.project_trust import read_env
 
     with errors_to_exit():
         directory = Path(os.path.abspath(directory.expanduser()))

@@ -213,7 +213,7 @@ def merge_config_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
 def project_servers(directory: Path | None = None) -> dict[str, Any]:
     """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one); a
     symlinked, foreign, oversized or non-regular file is refused (agentcli/project_trust.py)."""
-    from agentcli.project_trust import read_project_file
+    from agentcli.project_files import read_project_file
 
     path = (directory or Path.cwd()) / PROJECT_FILE
     if not os.path.lexists(path):

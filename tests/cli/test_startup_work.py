@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli import app as cli_app
-from agentcli.project_trust import find_env_file
+from agentcli.project_files import find_env_file
 from tests.cli.test_lazy_imports import probe
 
 
