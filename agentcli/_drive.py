@@ -1,8 +1,9 @@
 """The driver of the executor's loop, on asyncio (sync callers go through ``agentcli._sync``).
 
 It fulfils :class:`~agentcli.run.CallModel` (send the request, emit model events, count
-usage) and :class:`~agentcli.run.RunTools` (run each action through the middleware
-chain, concurrently), and yields every event. The run's deadline bounds each effect with the
+usage), :class:`~agentcli.run.RunTools` (run each action through the middleware
+chain, concurrently) and :class:`~agentcli.run.RefreshTools` (live tool lists, in a worker
+thread), and yields every event. The run's deadline bounds each effect with the
 event loop's own timeouts: work still in flight when it passes is cancelled (a blocking tool's
 daemon thread is abandoned) and the loop is told :data:`~agentcli.run.EXPIRED`, so it
 ends with ``max_execution_time``.
@@ -30,7 +31,7 @@ from agentcli.events import (
     set_emitter,
 )
 from agentcli.middleware import AsyncHandler, ToolCallRequest
-from agentcli.run import EXPIRED, CallModel, Outcome, Run, RunTools
+from agentcli.run import EXPIRED, CallModel, Outcome, RefreshTools, Run, RunTools
 from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
 
 if TYPE_CHECKING:
@@ -211,6 +212,20 @@ async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Out
     return await _within(run, all_of())
 
 
+async def _arefresh_tools(ex: AgentExecutor) -> tuple[Any, list[Any]]:
+    """``ex.tool_refresh()`` in a worker thread (it makes sync calls on the portal, which
+    this loop may be), with the notices it sends."""
+    import asyncio
+
+    notes: list[Any] = []
+
+    def refresh() -> Any:
+        with notifying(notes.append):
+            return ex.tool_refresh() if ex.tool_refresh is not None else None
+
+    return await asyncio.to_thread(refresh), notes
+
+
 async def adrive(ex: AgentExecutor, run: Run) -> AsyncIterator[RunEvent]:
     """Run the loop on asyncio, yielding each event."""
     import asyncio
@@ -227,6 +242,8 @@ async def adrive(ex: AgentExecutor, run: Run) -> AsyncIterator[RunEvent]:
                 value = await _acall_model(ex, run, effect)
             elif isinstance(effect, RunTools):
                 value = await _arun_tools(ex, run, effect)
+            elif isinstance(effect, RefreshTools):
+                value = await _arefresh_tools(ex)
             else:
                 run.emit(effect)
             while run.pending:  # each event as it happened, in order

@@ -113,7 +113,13 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
              instead: str = "the async method") -> T:
     """Run ``coro`` on the portal and wait for its result (at most ``timeout`` seconds; then,
     or on Ctrl-C, it is cancelled). ``instead`` names the call to await in async code."""
-    check_no_running_loop(instead)
+    try:
+        check_no_running_loop(instead)
+    except RuntimeError:
+        close = getattr(coro, "close", None)
+        if close is not None:
+            close()  # never started: no "coroutine was never awaited" warning
+        raise
     done, cancel = _portal.start(coro)
     try:
         return done.result(timeout)
@@ -126,8 +132,6 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
             return done.result()
         except concurrent.futures.CancelledError:
             raise KeyboardInterrupt from None
-    except concurrent.futures.CancelledError:
-        raise KeyboardInterrupt from None
 
 
 async def on_portal(coro: Coroutine[Any, Any, T]) -> T:

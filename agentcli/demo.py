@@ -55,10 +55,8 @@ def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None
         return None
     import httpx
 
-    from agentcli.models.http_pool import shared_client
-
-    try:
-        reply = shared_client(httpx.Timeout(timeout), url).get(url + "/api/tags")
+    try:  # one probe, so no pooled client (models share the portal loop's pool)
+        reply = httpx.get(url + "/api/tags", timeout=timeout)
         models = reply.json().get("models") or []
     except (httpx.HTTPError, ValueError, AttributeError):
         return None

@@ -61,7 +61,7 @@ from agentcli.middleware import (
     truncate_middle,
 )
 from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
-from agentcli.run import EXPIRED, CallModel, Effect, Outcome, Run, RunTools
+from agentcli.run import EXPIRED, CallModel, Effect, Outcome, RefreshTools, Run, RunTools
 from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
@@ -421,7 +421,10 @@ class AgentExecutor:
 
     def _refresh_tools(self) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
-        fresh = self.tool_refresh() if self.tool_refresh is not None else None
+        if self.tool_refresh is None:
+            return
+        fresh, notes = yield RefreshTools()  # what the refresh said (held back): the trace
+        yield from notes
         if fresh is None:
             return
         before = {t.name for t in self.tools}

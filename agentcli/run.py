@@ -41,13 +41,19 @@ class RunTools:
     state: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class RefreshTools:
+    """Effect: ask the executor's ``tool_refresh`` (live MCP tool lists) off the event loop
+    (it may wait for a server); the driver answers with (fresh tools or None, notices)."""
+
+
 class Expired:
     """What a driver sends back when the run's deadline passed during an effect."""
 
 
 EXPIRED = Expired()
 Outcome = tuple["ToolOutcome | Command", ToolStatus]
-Effect = CallModel | RunTools | RunEvent
+Effect = CallModel | RunTools | RefreshTools | RunEvent
 
 
 @dataclass

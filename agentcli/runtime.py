@@ -169,8 +169,9 @@ def build_executor(
 def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str, Any] | None
                ) -> Callable[[], list[Tool] | None]:
     """The run's tools again, through the same loading path, when an MCP server's tool list
-    changed (``tools/list_changed``); None while nothing changed. A changed list that cannot
-    load (a new dangerous tool not allowed) keeps the old one and says why."""
+    changed (``tools/list_changed``); None while nothing changed. A new dangerous tool not
+    allowed is held back (the rest of the new list is offered) and a notice says why; a list
+    that cannot load at all keeps the old one and says why."""
     from agentcli.mcp.pool import settle, tools_version
     from agentcli.tools.resolve import load_configured_tools
 
@@ -182,13 +183,17 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
             return None
         seen[0] = now
         settle()
-        try:
-            return load_configured_tools(settings, llm, tool_extras)
-        except AgentCliError as err:
-            from agentcli.events import notify
+        from agentcli.events import notify
 
+        held: list[str] = []
+        try:
+            tools = load_configured_tools(settings, llm, tool_extras, held=held)
+        except AgentCliError as err:
             notify("tools_changed", f"The tools changed, but the new list did not load: {err}")
             return None
+        for refusal in held:
+            notify("tools_changed", f"Held back a new {refusal}")
+        return tools
 
     return refresh
 

@@ -344,7 +344,7 @@ class Store:
             "r.prompt_tokens, r.completion_tokens FROM turns t "
             "LEFT JOIN runs r ON r.id = t.run_id WHERE t.session = ? ORDER BY t.id",
             (session,)).fetchall()
-        return [dict(r) | {"steps": json.loads(r["steps"] or "[]")} for r in rows]
+        return [dict(r) | {"steps": _column(r["steps"], list) or []} for r in rows]
 
     def delete_session(self, name: str) -> bool:
         """Delete a session and its turns (the run log keeps its runs); False if absent."""
@@ -354,23 +354,28 @@ class Store:
         return cur.rowcount > 0
 
 
+def _column(text: str | None, kind: type) -> Any:
+    """A JSON column (``steps``: a list of objects, ``meta``: an object), or None when the
+    stored value is not that (a damaged or hand-edited file)."""
+    try:
+        value = json.loads(text or ("[]" if kind is list else "{}"))
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if kind is list and isinstance(value, list) and not all(isinstance(s, dict) for s in value):
+        return None
+    return value if isinstance(value, kind) else None
+
+
 def _run_row(row: sqlite3.Row) -> dict[str, Any]:
-    """A run as a dict; a ``steps`` or ``meta`` value that is not the JSON we write (a damaged
-    or hand-edited file) reads as empty and is named in ``unreadable``: one bad row never
-    breaks a listing."""
+    """A run as a dict; a ``steps`` or ``meta`` value that is unreadable reads as empty and
+    is named in ``unreadable``: one bad row never breaks a listing."""
     data = dict(row)
     unreadable: list[str] = []
     for column, kind in (("steps", list), ("meta", dict)):
-        try:
-            value = json.loads(data.get(column) or ("[]" if kind is list else "{}"))
-        except (ValueError, TypeError, RecursionError):
-            value = None
-        if kind is list and isinstance(value, list):
-            value = value if all(isinstance(s, dict) for s in value) else None
-        if not isinstance(value, kind):
+        value = _column(data.get(column), kind)
+        if value is None:
             unreadable.append(column)
-            value = kind()
-        data[column] = value
+        data[column] = kind() if value is None else value
     if unreadable:
         data["unreadable"] = unreadable
     return data
@@ -388,7 +393,7 @@ def _info(row: sqlite3.Row) -> SessionInfo:
                        json.loads(row["tools"]) if row["tools"] else None)
 
 
-_FTS_SYNTAX = re.compile(r'["*():^]|\b(?:AND|OR|NOT|NEAR)\b')
+_FTS_SYNTAX = re.compile(r'["*()^]|\b(?:AND|OR|NOT|NEAR)\b|\b(?:question|answer|steps)\s*:')
 
 
 def _fts_query(text: str) -> str:

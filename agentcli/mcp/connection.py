@@ -6,7 +6,8 @@ Every session of the process runs on the portal (``agentcli._sync``), so sync ca
 reported with the tail of its stderr (kept in the data dir) and restarted once on the next
 call; an HTTP or SSE server that went away is tried ``reconnect_attempts`` times (5) with a
 doubling delay (0.25 s, 0.5 s, 1 s, 2 s).
-A request the server never answered (it forgot our session: 404; it is down, still starting,
+A request the server never answered (it forgot our session: 404, or 400 naming the session;
+it is down, still starting,
 or closed the connection before any answer) is sent once more after reconnecting. This module
 imports the SDK; nothing imports this module until an MCP server is actually used.
 """
@@ -72,6 +73,7 @@ class ServerConnection:
         self._lock: asyncio.Lock | None = None
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
+        self._stale = False  # a tools/list_changed came since the list was last read
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
         self.version = 0  # bumped when the server's tool list changes while it runs
 
@@ -163,16 +165,27 @@ class ServerConnection:
                 await self._session.send_roots_list_changed()
 
     async def _on_message(self, message: Any) -> None:
+        """A ``tools/list_changed`` only marks the list stale: :meth:`settled` (before the
+        agent's next model request) reads it once, however many came (a server may send
+        60,000 in one call); never one task or one ``tools/list`` per notification."""
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self.version += 1  # seen now, before the result of the call that caused it
-            self._refresh = asyncio.create_task(self._refresh_tools())
+            self._stale = True
 
     async def settled(self, timeout: float) -> None:
-        """Wait (up to ``timeout``) for a tool-list refresh in flight to finish."""
+        """Re-read a stale tool list (one refresh in flight, again if it went stale
+        meanwhile), waiting up to ``timeout``."""
+        if self._stale and (self._refresh is None or self._refresh.done()):
+            self._refresh = asyncio.create_task(self._refresh_until_current())
         task = self._refresh
         if task is not None and not task.done():
             with contextlib.suppress(Exception, asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(task), timeout)
+
+    async def _refresh_until_current(self) -> None:
+        while self._stale:
+            self._stale = False
+            await self._refresh_tools()
 
     async def _refresh_tools(self) -> None:
         """The server changed its tools: the running agent is offered the new list (see
@@ -310,6 +323,9 @@ class ServerConnection:
         result = await self._request(label, lambda: self._session.call_tool(
             tool, arguments, read_timeout_seconds=self.conf.call_timeout,
             progress_callback=progress))
+        # A call that changed the server's tools returns once the new list is read, so the
+        # next model request is offered it (without a blocking wait on the run's loop).
+        await self.settled(self.conf.call_timeout)
         data = _dump(result)
         text = result_text(data)
         if data.get("isError"):

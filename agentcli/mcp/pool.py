@@ -1,5 +1,6 @@
-"""The process's MCP connections by server name: started on first use, in parallel when many
-are needed at once, closed at exit."""
+"""The process's MCP connections by server config: started on first use, in parallel when many
+are needed at once, closed at exit. Keyed by the whole config, not the server's name: two
+agents in one process that configure a same-named server differently each keep their own."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.connection import ServerConnection, require_sdk, run_sync
 
-_POOL: dict[str, ServerConnection] = {}
+_POOL: dict[ServerConfig, ServerConnection] = {}
 _lock = threading.Lock()
 _atexit_registered = False
 
@@ -27,20 +28,15 @@ def _budget(confs: Iterable[ServerConfig]) -> float:
 
 def _remember(conn: ServerConnection) -> None:
     global _atexit_registered
-    _POOL[conn.conf.name] = conn
+    _POOL[conn.conf] = conn
     if not _atexit_registered:
         _atexit_registered = True
         atexit.register(close_all)
 
 
 def _stale(conf: ServerConfig) -> ServerConnection | None:
-    """The pooled connection for ``conf``; a connection of an older config is closed."""
-    conn = _POOL.get(conf.name)
-    if conn is not None and conn.conf != conf:
-        del _POOL[conf.name]
-        run_sync(conn.close(), 15)
-        return None
-    return conn
+    """The pooled connection for ``conf``, if it is running."""
+    return _POOL.get(conf)
 
 
 def get_connection(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConnection:
@@ -92,7 +88,7 @@ def start_many(
 
 def refresh(conf: ServerConfig) -> list[ToolInfo]:
     """Ask a running server for its tools again (starting it if needed); the cache follows."""
-    running = _POOL.get(conf.name) is not None
+    running = _POOL.get(conf) is not None
     conn = get_connection(conf)
     if not running:  # it just started: its list is fresh
         return conn.tools

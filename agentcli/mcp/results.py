@@ -51,25 +51,18 @@ def block_text(block: Mapping[str, Any], parts: list[dict[str, Any]]) -> str:
 
 
 def result_text(result: Mapping[str, Any]) -> ContentText:
-    """A ``CallToolResult`` (dumped with wire aliases) as observation text with parts."""
+    """A ``CallToolResult`` (dumped with wire aliases) as observation text with parts.
+
+    ``structuredContent`` is sent once: the spec has a server mirror it in text blocks (the
+    Python SDK writes a list as one block per item), so it is added as JSON only when no
+    text block carries anything."""
     parts: list[dict[str, Any]] = []
-    texts = [block_text(b, parts) for b in result.get("content") or []]
+    blocks = list(result.get("content") or [])
+    texts = [block_text(b, parts) for b in blocks]
     structured = result.get("structuredContent")
-    if structured is not None:
-        # Python SDK servers wrap a plain return value as {"result": value}
-        wrapped = structured.get("result", structured) if isinstance(structured, dict) \
-            and len(structured) == 1 else structured
-
-        def same(text: str) -> bool:
-            if isinstance(wrapped, str) and text == wrapped:
-                return True
-            try:
-                return json.loads(text) in (structured, wrapped)
-            except ValueError:
-                return False
-
-        if not any(same(t) for t in texts):  # servers should mirror it as text; some do not
-            texts.append(json.dumps(structured, ensure_ascii=False))
+    said = any(b.get("type") == "text" and str(b.get("text", "")).strip() for b in blocks)
+    if structured is not None and not said:
+        texts.append(json.dumps(structured, ensure_ascii=False))
     return ContentText("\n".join(texts), parts)
 
 

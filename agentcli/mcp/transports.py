@@ -3,11 +3,11 @@ with headers and environment values expanded only here, at connect time.
 
 A Streamable HTTP transport reports, in the :class:`NotRun` of the request being sent (see
 :func:`watch_request`), a failure that shows the server never answered it: our session id
-unknown (404: the server restarted), no connection (it is down), 502/503 (a proxy in front of
-a server still starting), or the connection closed before any answer (a restarted server
-closed our kept-alive connection). The connection then reconnects and sends the request once
-more; any other failure (a timeout, an error answer, a stream cut after the answer began) is
-not retried: a tool call may have had effects.
+unknown (404, or 400 naming the session: the server restarted), no connection (it is down),
+502/503 (a proxy in front of a server still starting), or the connection closed before any
+answer (a restarted server closed our kept-alive connection). The connection then reconnects
+and sends the request once more; any other failure (a timeout, an error answer, a stream cut
+after the answer began) is not retried: a tool call may have had effects.
 """
 
 from __future__ import annotations
@@ -56,13 +56,28 @@ def _watching_client(httpx2: Any) -> Any:
             except (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError):
                 not_run.why = "dropped"  # closed before any answer (send returns at headers)
                 raise
-            if response.status_code == 404 and request.headers.get("mcp-session-id"):
+            if request.headers.get("mcp-session-id") and await _session_lost(response):
                 not_run.why = "session lost"
             elif response.status_code in (502, 503):
                 not_run.why = "unavailable"
             return response
 
     return Client
+
+
+async def _session_lost(response: Any) -> bool:
+    """The answer says the server no longer knows our session: 404 (the spec's word), or 400
+    naming the session ("No valid session ID provided": server-everything and other
+    TypeScript SDK servers after a restart). The body is read as the SDK reads it anyway."""
+    if response.status_code == 404:
+        return True
+    if response.status_code != 400:
+        return False
+    try:
+        body = await response.aread()
+    except Exception:
+        return False
+    return b"session" in body[:4096].lower()
 
 
 async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -67,22 +66,12 @@ class StopStream:
 class BaseChatModel:
     """A chat model: messages in, text / tool calls / usage out; sync, async and streaming.
 
-    A request made while a tool runs (an LLM-backed tool such as ``llm-math``, or a user's
-    own tool calling ``generate``) is observed here, for every subclass: it becomes
-    ``ModelStart``/``ModelEnd`` events of the run with the tool call as parent, and its usage
-    and cost count towards the run's totals and budgets.
+    A request made while a tool runs is observed by :class:`ObservedModel`, the wrapper an
+    LLM-backed tool (such as ``llm-math``) is given.
     """
 
     name: str = "model"
     supports_tools: bool = True
-
-    def __init_subclass__(cls, **kw: Any) -> None:
-        super().__init_subclass__(**kw)
-        for method, wrap in (("generate", _observed), ("agenerate", _aobserved),
-                             ("arequest", _arequest_observed)):
-            fn = cls.__dict__.get(method)
-            if fn is not None and not getattr(fn, "_observed", False):
-                setattr(cls, method, wrap(fn))
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
@@ -163,6 +152,39 @@ class BaseChatModel:
         """Release pooled connections (no-op by default)."""
 
 
+class ObservedModel(BaseChatModel):
+    """A model whose requests made during a tool call are the run's: ``ModelStart``/``ModelEnd``
+    events with the tool call as parent, their usage and cost counted towards the run's totals
+    and budgets. What :func:`agentcli.tools.registry.build_spec` hands an LLM-backed tool;
+    every other attribute is the wrapped model's."""
+
+    def __init__(self, model: BaseChatModel) -> None:
+        self.wrapped = model
+        self.name = model.name
+        self.supports_tools = model.supports_tools
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
+
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
+        """The wrapped model's request, reported as the run's when a tool call is in progress."""
+        with _watched(self.wrapped, request.messages, request.stop, request.tools) as done:
+            return done(await self.wrapped.arequest(request, on_token))
+
+    def close(self) -> None:
+        """Close the wrapped model."""
+        self.wrapped.close()
+
+
+def observed(model: BaseChatModel | None) -> BaseChatModel | None:
+    """``model`` wrapped in :class:`ObservedModel` (once; an object that is no
+    :class:`BaseChatModel` is left as it is)."""
+    if not isinstance(model, BaseChatModel) or isinstance(model, ObservedModel):
+        return model
+    return ObservedModel(model)
+
+
 @contextmanager
 def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools: Any
              ) -> Iterator[Callable[[ChatResult], ChatResult]]:
@@ -197,43 +219,6 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
         raise
     finally:
         restore_tool_scope(scope)
-
-
-def _observed(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def generate(self: BaseChatModel, messages: Sequence[Message], *args: Any,
-                 **kw: Any) -> ChatResult:
-        with _watched(self, messages, kw.get("stop"), kw.get("tools")) as done:
-            return done(fn(self, messages, *args, **kw))
-
-    generate._observed = True  # type: ignore[attr-defined]
-    return generate
-
-
-def _aobserved(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    async def agenerate(self: BaseChatModel, messages: Sequence[Message], *args: Any,
-                        **kw: Any) -> ChatResult:
-        with _watched(self, messages, kw.get("stop"), kw.get("tools")) as done:
-            return done(await fn(self, messages, *args, **kw))
-
-    agenerate._observed = True  # type: ignore[attr-defined]
-    return agenerate
-
-
-def _arequest_observed(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    async def arequest(self: BaseChatModel, request: ChatRequest,
-                       on_token: TokenSink | None = None) -> ChatResult:
-        from agentcli.events import in_tool_call
-
-        if not in_tool_call():  # the agent's own request: the driver reports it
-            return await fn(self, request, on_token)  # type: ignore[no-any-return]
-        with _watched(self, request.messages, request.stop, request.tools) as done:
-            return done(await fn(self, request, on_token))
-
-    arequest._observed = True  # type: ignore[attr-defined]
-    return arequest
 
 
 def _overrides(model: BaseChatModel, method: str) -> bool:

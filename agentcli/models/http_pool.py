@@ -1,10 +1,9 @@
-"""Pooled httpx clients: one sync client per process, one sharded async pool per event loop.
+"""Pooled httpx clients: one sharded async pool per event loop.
 
 Every model call outside a test goes through here, so connections are kept alive across
-calls, turns and batch items instead of being opened (and TLS-configured) per request.
+calls, turns and batch items instead of being opened (and TLS-configured) per request. Sync
+callers reach the models through the portal loop (``agentcli._sync``), so they share its pool.
 
-- **Sync**: :func:`shared_client` keeps one ``httpx.Client`` per timeout setting and scheme
-  for the whole process; :func:`close_shared_clients` runs at exit.
 - **Async**: an ``httpx.AsyncClient`` is bound to the event loop it first ran on, so each loop
   gets its own :class:`_LoopPool`, created on first use and closed by the loop itself when it
   shuts down (``asyncio.run`` and ``asyncio.Runner`` finalise async generators; the pool parks
@@ -22,16 +21,12 @@ calls, turns and batch items instead of being opened (and TLS-configured) per re
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import functools
 import socket
 import ssl
-import threading
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import AbstractAsyncContextManager
-from typing import Any, TypeVar
 
 import httpx
 
@@ -45,9 +40,6 @@ SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 SHARD_SIZE = 1
 MAX_SHARDS = 1024  # past 1,024 connections per loop, requests wait for a free connection
 
-_TimeoutKey = tuple[float, float, float, float, bool]
-_clients: dict[_TimeoutKey, httpx.Client] = {}
-_clients_lock = threading.Lock()
 _loop_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, _LoopPool]] = (
     weakref.WeakKeyDictionary()
 )
@@ -64,26 +56,13 @@ def tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-class _PlainTransport(httpx.HTTPTransport):
-    """httpx's transport over an httpcore pool built without an SSL context (http:// URLs)."""
-
-    def __init__(self, limits: httpx.Limits) -> None:  # the base __init__ always builds one
-        import httpcore
-
-        # httpcore creates (verified) TLS lazily, so an https URL sent here still works.
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=None, max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry, socket_options=SOCKET_OPTIONS,
-        )
-
-
 class _PlainAsyncTransport(httpx.AsyncHTTPTransport):
-    """Async twin of :class:`_PlainTransport`."""
+    """httpx's transport over an httpcore pool built without an SSL context (http:// URLs)."""
 
     def __init__(self, limits: httpx.Limits) -> None:
         import httpcore
 
+        # httpcore creates (verified) TLS lazily, so an https URL sent here still works.
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=None, max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
@@ -91,7 +70,7 @@ class _PlainAsyncTransport(httpx.AsyncHTTPTransport):
         )
 
 
-_C = TypeVar("_C", httpx.Client, httpx.AsyncClient)
+
 
 
 class _NoCookies(httpx.Cookies):
@@ -102,24 +81,14 @@ class _NoCookies(httpx.Cookies):
         """Keep no cookie."""
 
 
-def _cookieless(client: _C) -> _C:
+def _cookieless(client: httpx.AsyncClient) -> httpx.AsyncClient:
     client._cookies = _NoCookies()
     return client
 
 
-def _sync_client(timeout: httpx.Timeout, https: bool) -> httpx.Client:
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-    if https:
-        return _cookieless(httpx.Client(
-            timeout=timeout, follow_redirects=False, transport=httpx.HTTPTransport(
-                verify=tls_context(), limits=limits, socket_options=SOCKET_OPTIONS)))
-    return _cookieless(httpx.Client(timeout=timeout, transport=_PlainTransport(limits),
-                                    follow_redirects=False))
-
-
 def _async_client(https: bool) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
-    # No client-wide timeout: each request passes its model's own (see TimedClient).
+    # No client-wide timeout: each request passes its model's own.
     if https:
         return _cookieless(httpx.AsyncClient(timeout=None, follow_redirects=False,
                                              transport=httpx.AsyncHTTPTransport(
@@ -127,47 +96,6 @@ def _async_client(https: bool) -> httpx.AsyncClient:
                                                  socket_options=SOCKET_OPTIONS)))
     return _cookieless(httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
                                          follow_redirects=False))
-
-
-def shared_client(timeout: httpx.Timeout, url: str = "") -> httpx.Client:
-    """The process-wide pooled client for these timeouts and ``url``'s scheme."""
-    key: _TimeoutKey = (timeout.connect or 0.0, timeout.read or 0.0, timeout.write or 0.0,
-                        timeout.pool or 0.0, is_https(url))
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None or client.is_closed:
-            if not _clients:
-                atexit.register(close_shared_clients)
-            client = _clients[key] = _sync_client(timeout, key[-1])
-        return client
-
-
-def close_shared_clients() -> None:
-    """Close every pooled sync client (at exit, or between tests)."""
-    with _clients_lock:
-        for client in _clients.values():
-            client.close()
-        _clients.clear()
-        atexit.unregister(close_shared_clients)
-
-
-class TimedClient:
-    """A pooled client seen through one model's timeouts (the pool has none of its own)."""
-
-    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout) -> None:
-        self._client = client
-        self._timeout = timeout
-
-    async def post(self, url: str, **kw: Any) -> httpx.Response:
-        """POST with this model's timeouts (a call may pass tighter ones: its deadline)."""
-        kw.setdefault("timeout", self._timeout)
-        return await self._client.post(url, **kw)
-
-    def stream(self, method: str, url: str,
-               **kw: Any) -> AbstractAsyncContextManager[httpx.Response]:
-        """Stream a request with this model's timeouts (or the call's tighter ones)."""
-        kw.setdefault("timeout", self._timeout)
-        return self._client.stream(method, url, **kw)
 
 
 class _Shard:
@@ -260,17 +188,6 @@ async def loop_pool(https: bool) -> _LoopPool:
         pool = pools[https] = _LoopPool(https)
         await pool.start()
     return pool
-
-
-@contextlib.asynccontextmanager
-async def loop_client(url: str, timeout: httpx.Timeout) -> AsyncIterator[TimedClient]:
-    """A pooled client of the running loop for one call (all its attempts and its stream)."""
-    pool = await loop_pool(is_https(url))
-    shard = pool.pick()
-    try:
-        yield TimedClient(shard.client, timeout)
-    finally:
-        pool.give_back(shard)
 
 
 async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:

@@ -23,6 +23,15 @@ from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
 _MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 
 _NOT_JSON = object()
+MAX_EVENT_CHARS = 16 * 1024 * 1024  # one SSE event's data lines together
+
+
+def _parsed(data: str) -> Any:
+    """``data`` as JSON, or :data:`_NOT_JSON`."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        return _NOT_JSON
 
 
 @dataclass
@@ -134,19 +143,37 @@ class SSEState:
         self.saw_choice = False
         self.response_id = ""
         self.emitted = False  # a chunk reached the consumer: the request is not resent
+        self._data: list[str] = []  # the data lines of an event still open
+        self._held = 0  # their characters
 
     def feed(self, line: str) -> list[ChatChunk]:
-        """Chunks carried by one SSE line (none for comments, blank lines and events)."""
-        if not line.startswith("data:"):
+        """Chunks carried by one SSE line. An event's ``data:`` lines are joined with newlines
+        and the event ends at a blank line (the SSE spec: a JSON value may span lines); a
+        lone ``data:`` line that is a whole JSON value (or ``[DONE]``) counts at once, for
+        servers that send no blank line between events. Comments and fields are skipped."""
+        if line.startswith("data:"):
+            value = line[5:].removeprefix(" ")
+            if not self._data:
+                event = _parsed(value)
+                if event is not _NOT_JSON or value.strip() == "[DONE]":
+                    return self._event(value, event)
+            self._data.append(value)
+            self._held += len(value)
+            if self._held > MAX_EVENT_CHARS:
+                raise bad_output(self.provider,
+                                 f"a stream event of more than {MAX_EVENT_CHARS:,} characters")
             return []
-        data = line[5:].strip()
+        if line.strip() or not self._data:
+            return []
+        data, self._data, self._held = "\n".join(self._data), [], 0
+        return self._event(data, _parsed(data))
+
+    def _event(self, data: str, event: Any) -> list[ChatChunk]:
+        """The chunks of one whole event (``data`` its text, ``event`` its JSON)."""
+        data = data.strip()
         if data == "[DONE]":
             self.finished = True
             return []
-        try:
-            event = json.loads(data)
-        except ValueError:
-            event = _NOT_JSON
         if event is _NOT_JSON:
             raise bad_output(self.provider, f"a stream event that is not JSON: {data[:200]!r}")
         if not isinstance(event, dict):
@@ -205,6 +232,8 @@ class SSEState:
 
     def end(self, emitted: bool) -> list[ChatChunk]:
         """Held-back text at the end, or a failure when the stream stopped short."""
+        last = self.feed("") if self._data else []  # an event with no blank line after it
+        emitted = emitted or bool(last)
         if not self.finished and self.finish_reason is None:
             where = "in the middle of the stream" if emitted else "before any content"
             raise Failure(
@@ -214,7 +243,7 @@ class SSEState:
         if not self.saw_choice:
             raise bad_output(self.provider, "a stream that holds no choices")
         rest = self.stopper.flush()
-        return [ChatChunk(text=rest)] if rest else []
+        return [*last, ChatChunk(text=rest)] if rest else last
 
 
 def content_text(content: Any) -> str | None:

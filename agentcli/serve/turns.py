@@ -68,6 +68,7 @@ async def run_turn(
     """Run the call; yield the answer's pieces the moment the model writes them (when
     ``call.stream``), each trace line (when ``call.want_trace``), then the :class:`Turn`.
     Closing or cancelling this generator cancels the run (logged as interrupted)."""
+    from agentcli._sync import in_thread
     from agentcli.callbacks.timings import TimingsHandler
     from agentcli.callbacks.trace import TraceHandler
 
@@ -105,8 +106,11 @@ async def run_turn(
                 put(line)
             put(None)
         assert result is not None  # every run ends with an End event
-        # saved here, so a run cancelled because its client left is logged as interrupted
-        _save(served, call, result, conversation, store, log_runs, timings.summary())
+        # saved here, so a run cancelled because its client left is logged as interrupted;
+        # off the server's loop: a summary memory makes a (sync) model call, and SQLite blocks
+        summary = timings.summary()
+        await in_thread(lambda: _save(served, call, result, conversation, store, log_runs,
+                                      summary))
         return result
 
     task = asyncio.ensure_future(drive())

@@ -156,8 +156,10 @@ def _import_module(path: str | Path) -> _Module:
     sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as err:
-        raise ToolLoadError(f"--tools-module {file} raised {type(err).__name__}: {err}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # sys.exit in the file, too: one line, not silence
+        raise ToolLoadError(f"--tools-module {file} failed: {load_failure(err)}") from None
     declared = getattr(module, "state_schema", None)
     found = [v for k, v in vars(module).items()
              if not k.startswith("_") and isinstance(v, (Tool, ToolSpec))]

@@ -103,7 +103,9 @@ def build_spec(
             f"tool_settings in your config"
         )
     assert spec.factory is not None
-    built = spec.factory(llm=llm, **settings)
+    from agentcli.models.base import observed
+
+    built = spec.factory(llm=observed(llm), **settings)
     tools = []
     for t in built if isinstance(built, list) else [built]:
         if t.dangerous and not permitted:  # dangerous because of a setting or by its author

@@ -199,13 +199,16 @@ def resolve_tools(
     tool_settings: Mapping[str, Any] | None = None,
     extras: Mapping[str, Any] | None = None,
     with_module_tools: bool = True,
+    held: list[str] | None = None,
 ) -> list[Tool]:
     """Build the tools named (plus ``--tools-module`` tools) from every source.
 
     ``settings`` (a Settings object, or None for registry tools only) supplies the sources,
     ``allow``/``allow_dangerous_tools`` and ``tool_settings`` unless they are given here.
     Dangerous tools need ``allow_dangerous_tools`` or their name, group or MCP server in
-    ``allow``. Only the MCP servers whose tools are named are started.
+    ``allow``. Only the MCP servers whose tools are named are started. With ``held`` (a
+    running agent's refresh), a dangerous MCP tool not allowed is left out and the reason
+    appended there, instead of failing the whole list.
     """
     cat = build_catalog(settings)
     allow_all = bool(getattr(settings, "allow_dangerous_tools", False)
@@ -246,11 +249,15 @@ def resolve_tools(
             continue
         for t in _server_tools(want, result, cat):
             if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
-                raise ToolLoadError(
+                refusal = (
                     f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
                     f"{t.danger_reason or 'it can change your system'}. Opt in with --allow "
                     f"{t.name}, --allow {want.server} (every dangerous tool of that server) "
                     "or --allow-dangerous-tools")
+                if held is None:
+                    raise ToolLoadError(refusal)
+                held.append(refusal)
+                continue
             keep(t, f"MCP server {want.server!r}")
     if failed:
         if not tools:  # nothing else to work with: the run cannot do what was asked
@@ -291,11 +298,13 @@ def load_tools(
 
 
 def load_configured_tools(
-    settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None
+    settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None,
+    *, held: list[str] | None = None,
 ) -> list[Tool]:
-    """Everything ``agent run`` loads: named tools plus module tools, with the policy gate."""
+    """Everything ``agent run`` loads: named tools plus module tools, with the policy gate
+    (``held``: see :func:`resolve_tools`)."""
     from agentcli.approval import gate_by_policy
 
-    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras)
+    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras, held=held)
     gate_by_policy(tools, settings.tool_policy)
     return tools

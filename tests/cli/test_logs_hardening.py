@@ -44,12 +44,14 @@ def test_huge_since_and_count_are_bounds_not_internal_errors(tmp_path: Path) -> 
 def test_query_takes_fts5_syntax_and_a_malformed_one_is_one_line(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     logged(db, ("pay the rent", "done"), ("a pirate ship", "arr"),
-           ("summarise this", "ok"), ("What is 25% of 300?", "75"))
+           ("summarise this", "ok"), ("What is 25% of 300?", "75"),
+           ("meet at time: 10:30", "fine"))
     assert questions(db, "-q", "summ*") == ["summarise this"]
     assert questions(db, "-q", "rent OR pirate") == ["a pirate ship", "pay the rent"]
     assert questions(db, "-q", '"pirate ship"') == ["a pirate ship"]
     assert questions(db, "-q", "question:rent") == ["pay the rent"]
     assert questions(db, "-q", "25% of 300?") == ["What is 25% of 300?"]  # plain text
+    assert questions(db, "-q", "time: 10:30") == ["meet at time: 10:30"]
     bad = agent("logs", "-q", "rent AND (", "--db", str(db))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "bad search 'rent AND ('" in bad.stderr and "FTS5 syntax" in bad.stderr
@@ -72,6 +74,8 @@ def test_an_unreadable_row_of_a_migrated_log_does_not_break_the_listing(
     assert shown.returncode == 0 and "unreadable in the log: steps" in shown.stdout
     data = json.loads(agent("logs", "--json", "--db", str(db)).stdout)
     assert data[1]["unreadable"] == ["steps"] and "unreadable" not in data[0]
+    session = agent("sessions", "show", "s", "--db", str(db))  # its turn: no steps shown
+    assert session.returncode == 0 and "old question about zebras" in session.stdout
 
 
 @pytest.mark.parametrize("where", ["default", "flag"])

@@ -132,3 +132,12 @@ def test_a_plugin_tool_named_like_a_built_in_is_exit_2(tmp_path: Path) -> None:
     assert ("tool name 'terminal' is defined twice, as a built-in tool and by plugin "
             "'agentcli_clash'") in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_tools_module_calling_sys_exit_is_one_line(tmp_path: Path) -> None:
+    module = tmp_path / "quits.py"
+    module.write_text(SELF_EXIT)
+    proc = agent("tools", "list", "--tools-module", str(module), env={})
+    assert proc.returncode == 2
+    assert f"--tools-module {module} failed: it called sys.exit(3) at import" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -1,7 +1,8 @@
 """A Streamable HTTP server that restarts between calls (issue 20 #14): the client
-re-initializes when the server answers 404 for its session id and sends the call again; a
-server that is down or still starting is tried ``reconnect_attempts`` times with a doubling
-delay, and a server that stays down ends in one clear line after those attempts."""
+re-initializes when the server answers 404 (or 400 naming the session) for its session id and
+sends the call again; a server that is down or still starting is tried ``reconnect_attempts``
+times with a doubling delay, and a server that stays down ends in one clear line after those
+attempts."""
 
 from __future__ import annotations
 
@@ -72,6 +73,16 @@ def test_a_forgotten_session_is_initialized_again(tmp_path: Path, flaky: Flaky) 
     # the second call met 404 for the old session, initialized a new one and was sent again
     assert flaky.events() == ["initialize", "call", "404", "initialize", "call"]
     assert "Session not found" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("flaky", [("forget400",)], indirect=True)
+def test_a_400_naming_the_lost_session_is_initialized_again(tmp_path: Path,
+                                                          flaky: Flaky) -> None:
+    proc = run(tmp_path, flaky.url, [*PINGS, "Final Answer: done"], "-v", dangerous=False)
+    assert proc.returncode == 0, proc.stderr
+    assert flaky.events() == ["initialize", "call", "400", "initialize", "call"]
+    assert "No valid session ID" not in proc.stdout + proc.stderr
+    assert "pong 2" in proc.stderr
 
 
 @pytest.mark.parametrize("flaky", [("down", 3)], indirect=True)

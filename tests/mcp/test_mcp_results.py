@@ -41,6 +41,13 @@ def test_structured_content_as_json_once() -> None:
     wrapped = result_text({"content": [{"type": "text", "text": "42"}],
                            "structuredContent": {"result": "42"}})
     assert wrapped == "42"
+    items = result_text({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                         "structuredContent": {"result": ["a", "b"]}})  # the Python SDK's list
+    assert items == "a\nb"
+    beside_media = result_text({"content": [{"type": "image", "data": PNG,
+                                             "mimeType": "image/png"}],
+                                "structuredContent": {"w": 2}})
+    assert beside_media == '[image/png, 5.4 KB]\n{"w": 2}'
 
 
 def test_resource_read_contents() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 import ssl
 from collections.abc import Iterator
@@ -23,7 +22,6 @@ TIMEOUT = httpx.Timeout(5.0)
 def _fresh() -> Iterator[None]:
     http_pool.tls_context.cache_clear()
     yield
-    http_pool.close_shared_clients()
     http_pool.tls_context.cache_clear()
 
 
@@ -80,12 +78,11 @@ def test_shards_grow_only_when_every_shard_is_full(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(http_pool, "SHARD_SIZE", 4)
 
     async def main() -> list[int]:
-        async with contextlib.AsyncExitStack() as stack:
-            for _ in range(11):  # 11 calls in flight at once
-                await stack.enter_async_context(
-                    http_pool.loop_client("http://127.0.0.1:9/v1", TIMEOUT))
-            pool = http_pool._loop_pools[asyncio.get_running_loop()][False]
-            busy = [s.busy for s in pool.shards]
+        pool = await http_pool.loop_pool(False)
+        leases = [pool.pick() for _ in range(11)]  # 11 calls in flight at once
+        busy = [s.busy for s in pool.shards]
+        for shard in leases:
+            pool.give_back(shard)
         assert all(s.busy == 0 for s in pool.shards)  # every lease was given back
         return busy
 
@@ -110,23 +107,15 @@ def test_https_clients_share_one_ssl_context(monkeypatch: pytest.MonkeyPatch) ->
         return ctx
 
     monkeypatch.setattr(httpx, "create_ssl_context", counting)
-    http_pool.shared_client(TIMEOUT, "https://api.example.com/v1")
-    http_pool.shared_client(httpx.Timeout(9.0), "https://api.example.com/v1")
-
     async def lease() -> None:
-        async with http_pool.loop_client("https://api.example.com/v1", TIMEOUT):
-            pass
+        pool = await http_pool.loop_pool(True)
+        shards = [pool.pick(), pool.pick()]  # two clients, one context
+        assert len(pool.shards) == 2
+        for shard in shards:
+            pool.give_back(shard)
 
     asyncio.run(lease())
     assert len(built) == 1
-
-
-def test_sync_clients_are_per_timeouts_and_scheme() -> None:
-    plain = http_pool.shared_client(TIMEOUT, "http://127.0.0.1:9/v1")
-    assert http_pool.shared_client(TIMEOUT, "http://localhost:1/v1") is plain
-    assert http_pool.shared_client(httpx.Timeout(1.0), "http://x/v1") is not plain
-    http_pool.close_shared_clients()
-    assert plain.is_closed
 
 
 def test_streamed_calls_reuse_one_connection(server: MockOpenAIServer,

@@ -24,7 +24,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 from tests.observe.otlp_receiver import OtlpReceiver, ReceivedSpan, draw
 
 ECHO_SERVER = str(Path(__file__).parents[1] / "tools" / "fixtures" / "mcp_echo_server.py")
-CALC = '{"action": "Calculator", "action_input": "300 shared by 4 people"}'
+# Words the Calculator cannot evaluate itself, so it asks the model for an expression.
+CALC = '{"action": "Calculator", "action_input": "300 apples shared by 4 people"}'
 EXPRESSION = "```text\n300 / 4\n```"
 FINAL = '{"action": "Final Answer", "action_input": "75"}'
 KEYS = ("gen_ai.operation.name", "gen_ai.request.model", "gen_ai.provider.name",
@@ -212,7 +213,7 @@ def test_python_api_spans_in_memory_nested_model_call_and_batch_roots() -> None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     llm = FakeChatModel([
         'Thought: compute\nAction:\n```\n{"action": "Calculator", "action_input": "2 '
-        'lots of 3"}\n```\n', "```text\n2*3\n```", "Final Answer: 6"] * 2)
+        'boxes of 3 eggs"}\n```\n', "```text\n2*3\n```", "Final Answer: 6"] * 2)
     ex = initialize_agent(load_tools(["llm-math"], llm=llm), llm,
                           callbacks=[OtelHandler(provider, env={})])
     assert ex.invoke({"input": "two times three"})["output"] == "6"

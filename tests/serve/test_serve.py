@@ -198,3 +198,42 @@ def test_readme_example_runs_as_written(serve: Any, mock_server: Any) -> None:
         exec(code.group(1), {})
     assert out.getvalue() == "25% of 300 is 75.\n"
     assert questions(mock_server) == ["What is 25% of 300?"]
+
+
+def test_a_summary_memory_call_does_not_hold_up_other_requests(
+    serve: Any, mock_server: Any
+) -> None:
+    """Alpha's session keeps a summary memory: after its answer, the model is asked for the
+    summary, and that reply is held until beta (another request) is answered. On the server's
+    loop, the summary call would hold beta up and alpha would give up first."""
+    beta_answered = threading.Event()
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        question = body["messages"][-1]["content"]
+        if "Progressively summarize" in question:
+            if not beta_answered.wait(60):
+                return {"text": "the summary gave up waiting: it blocked the server"}
+            return {"text": "alpha-summary-7"}
+        return {"text": f"answer {question.split()[-1]}"}
+
+    mock_server.set_responder(respond)
+    served = serve("--agent", "tool-calling", extra_env={"AGENT_MEMORY": "summary"})
+    finished: list[str] = []
+
+    def ask(name: str, **extra: Any) -> None:
+        client(served).chat.completions.create(
+            model="agent", messages=[{"role": "user", "content": f"question {name}"}], **extra)
+        finished.append(name)
+
+    session = {"extra_headers": {"X-Agent-Session": "alpha-s"}}
+    alpha = threading.Thread(target=ask, args=("alpha",), kwargs=session)
+    alpha.start()
+    while not any("Progressively summarize" in q for q in questions(mock_server)):
+        assert alpha.is_alive(), finished  # alpha's answer is in; its summary is being asked
+        time.sleep(0.01)
+    ask("beta")
+    beta_answered.set()
+    alpha.join(120)
+    assert finished == ["beta", "alpha"]
+    ask("again", **session)  # the held summary was saved with alpha's session
+    assert "alpha-summary-7" in json.dumps(mock_server.requests[-1].body["messages"])

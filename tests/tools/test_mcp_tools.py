@@ -219,3 +219,18 @@ def test_servers_start_in_parallel(tmp_path: Path) -> None:
 
     results = start_many(server_configs({"a": waits_for("a", "b"), "b": waits_for("b", "a")}))
     assert all(isinstance(r, list) and r for r in results.values()), results
+
+
+def test_two_agents_with_a_same_named_server_keep_their_own_connections() -> None:
+    """Two configs of a server named alike (two executors in one process): starting the second
+    does not close the first, and each still answers after the other is closed."""
+    from agentcli.mcp.connection import run_sync
+    from agentcli.mcp.pool import get_connection
+
+    first = server_configs({"calc": CALC})["calc"]
+    second = server_configs({"calc": {**CALC, "args": [SERVER, "x"]}})["calc"]
+    one, two = get_connection(first), get_connection(second)
+    assert one is not two and one.alive and two.alive
+    assert one.conf == first and get_connection(first) is one
+    run_sync(two.close(), 15)
+    assert one.alive and str(run_sync(one.call("add", {"a": 2, "b": 3}))) == "5"

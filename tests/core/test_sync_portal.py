@@ -1,0 +1,71 @@
+"""The one portal loop: every sync caller's coroutine runs on one long-lived loop, and a sync
+call made inside a running loop is an error that names the async call to await."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from agentcli._sync import iterate, run_sync
+from agentcli.models.base import BaseChatModel, TokenSink
+from agentcli.schema import ChatRequest, ChatResult, user
+
+
+async def _loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+def test_sync_callers_share_one_long_lived_loop_off_their_thread() -> None:
+    first = run_sync(_loop())
+    seen: list[asyncio.AbstractEventLoop] = []
+    worker = threading.Thread(target=lambda: seen.append(run_sync(_loop())))
+    worker.start()
+    worker.join(30)
+    assert seen == [first] and run_sync(_loop()) is first and not first.is_closed()
+
+    async def items() -> object:
+        for _ in range(2):
+            yield asyncio.get_running_loop()
+
+    assert list(iterate(items())) == [first, first]
+
+
+def test_a_sync_model_call_inside_a_running_loop_names_the_async_call() -> None:
+    class Model(BaseChatModel):
+        async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                           ) -> ChatResult:
+            return ChatResult("hi")
+
+    model = Model()
+
+    async def misuse() -> None:
+        model.generate([user("q")])
+
+    with pytest.raises(RuntimeError, match=r"await model\.agenerate"):
+        asyncio.run(misuse())
+    assert model.generate([user("q")]).text == "hi"  # from sync code it is fine
+
+
+def test_ctrl_c_cancels_the_call_which_may_still_hand_back_its_result() -> None:
+    started = threading.Event()
+
+    async def run() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return "interrupted, steps kept"  # as the executor ends a run
+        return "not cancelled"
+
+    def interrupt() -> None:
+        started.wait(30)
+        time.sleep(0.2)  # let the caller reach its wait (where Ctrl-C normally lands)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    assert run_sync(run()) == "interrupted, steps kept"
