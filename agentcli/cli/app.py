@@ -7,12 +7,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import typer
 
 from agentcli import __version__, exit_codes
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
+from agentcli.cli.environ import environment as _env
+from agentcli.cli.exits import _state
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -21,7 +23,7 @@ from agentcli.cli.model_flags import (
     option_opt,
     system_opt,
 )
-from agentcli.errors import AgentCliError, ConfigError, ProviderError
+from agentcli.errors import ConfigError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
@@ -40,75 +42,6 @@ agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True,
                          rich_markup_mode=None)
 app.add_typer(tools_app, name="tools")
 app.add_typer(agents_app, name="agents")
-
-_state: dict[str, bool] = {"debug": False}
-_MAX_ERROR = 2000  # characters of an error line
-
-
-def _stderr() -> Any:
-    from agentcli.cli.consoles import console
-
-    return console(stderr=True)
-
-
-def fail(message: str, code: int) -> NoReturn:
-    """Print one red line to stderr (secrets redacted, controls shown, never hard-wrapped)
-    and exit with ``code``."""
-    from rich.text import Text
-
-    from agentcli.redact import redact
-    from agentcli.textsafe import safe_line
-
-    message = safe_line(redact(message))
-    if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
-        message = f"{message[:_MAX_ERROR]}... [{len(message) - _MAX_ERROR:,} more characters]"
-    line = Text("error: ", style="bold red") + Text(message)
-    _stderr().print(line, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def _print_traceback() -> None:
-    """The current traceback for --debug, redacted like every other printed text."""
-    import traceback
-
-    from agentcli.redact import redact
-    from agentcli.textsafe import safe_text
-
-    sys.stderr.write(safe_text(redact(traceback.format_exc())))
-    sys.stderr.flush()
-
-
-def _quiet_broken_pipe() -> NoReturn:
-    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
-    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    raise typer.Exit(exit_codes.OK)
-
-
-@contextmanager
-def errors_to_exit() -> Iterator[None]:
-    """The one place where exceptions become a one-line message and an exit code."""
-    try:
-        yield
-    except typer.Exit:
-        raise
-    except BrokenPipeError:
-        _quiet_broken_pipe()
-    except AgentCliError as err:
-        if _state["debug"]:
-            _print_traceback()
-        code = exit_codes.PROVIDER if isinstance(err, ProviderError) else (
-            exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
-        )
-        fail(str(err), code)
-    except KeyboardInterrupt:
-        fail("interrupted", exit_codes.INTERRUPTED)
-    except Exception as err:
-        if _state["debug"]:
-            _print_traceback()
-        fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
-             "traceback and please report it)", exit_codes.INTERNAL)
-
 
 def _version(value: bool) -> None:
     if value:
@@ -135,17 +68,6 @@ def main_options(
         root = logging.getLogger()
         if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
             root.addHandler(logging.NullHandler())
-
-
-def _env() -> dict[str, str]:
-    """Your environment, plus what the project's ``.env`` may set (agentcli/project_trust.py;
-    a line on stderr for each thing ignored), plus stored keys."""
-    from agentcli.cli.trust_cmd import load_project_env
-
-    load_project_env()
-    from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
-
-    return apply_stored_keys(dict(os.environ))
 
 
 @app.command(cls=RunCommand)
@@ -234,66 +156,65 @@ def run(
         "NAME instead of running."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
-    with errors_to_exit():
-        if question is None and template is None and save is None:
-            from agentcli.cli.question import piped_text, stdin_is_piped
+    if question is None and template is None and save is None:
+        from agentcli.cli.question import piped_text, stdin_is_piped
 
-            # echo "2+2?" | agent run: the piped text is the question, as with llm
-            if not (no_stdin or "-" in (fragment or [])) and stdin_is_piped():
-                question = piped_text(sys.stdin)
-            if question is None:
-                raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
-                                  '2+2?" (or pipe it in, or -T NAME for a saved template)')
-        from agentcli.cli.running import execute
+        # echo "2+2?" | agent run: the piped text is the question, as with llm
+        if not (no_stdin or "-" in (fragment or [])) and stdin_is_piped():
+            question = piped_text(sys.stdin)
+        if question is None:
+            raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
+                              '2+2?" (or pipe it in, or -T NAME for a saved template)')
+    from agentcli.cli.running import execute
 
-        env = _env()
-        flags = {
-            "model": model, "agent": agent, "tools": tools, "profile": profile,
-            "max_iterations": max_iterations, "max_execution_time": max_time,
-            "early_stopping_method": early_stopping,
-            "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-            "tools_module": tools_module,
-            "verbose": verbose if verbose is not None else (False if json_out else None),
-            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
-            **model_flags(base_url, option, system, prompt),
-            "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
-        }
-        from agentcli.cli import template_flags
+    env = _env()
+    flags = {
+        "model": model, "agent": agent, "tools": tools, "profile": profile,
+        "max_iterations": max_iterations, "max_execution_time": max_time,
+        "early_stopping_method": early_stopping,
+        "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+        "tools_module": tools_module,
+        "verbose": verbose if verbose is not None else (False if json_out else None),
+        "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
+        **model_flags(base_url, option, system, prompt),
+        "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
+    }
+    from agentcli.cli import template_flags
 
-        params = template_flags.param_values(param)
-        if save is not None:
-            path = template_flags.save_from_flags(save, question, flags, params,
-                                                  base=template)
-            typer.echo(f"saved template {save} in {path}", err=True)
-            raise typer.Exit(exit_codes.OK)
-        used = None
-        if template is not None:
-            used, flags = template_flags.with_template(template, flags, params)
-        from agentcli.config import load_settings
+    params = template_flags.param_values(param)
+    if save is not None:
+        path = template_flags.save_from_flags(save, question, flags, params,
+                                              base=template)
+        typer.echo(f"saved template {save} in {path}", err=True)
+        raise typer.Exit(exit_codes.OK)
+    used = None
+    if template is not None:
+        used, flags = template_flags.with_template(template, flags, params)
+    from agentcli.config import load_settings
 
-        settings = load_settings(config, flags=flags, env=env)
-        from agentcli.cli.mcp_cmd import ask_project_trust
-        from agentcli.cli.state_opts import RunInputs
+    settings = load_settings(config, flags=flags, env=env)
+    from agentcli.cli.mcp_cmd import ask_project_trust
+    from agentcli.cli.state_opts import RunInputs
 
-        ask_project_trust(settings)
+    ask_project_trust(settings)
 
-        extra = RunInputs.from_flags(state or [], state_file, schema)
-        from agentcli.cli.compose import compose_question
+    extra = RunInputs.from_flags(state or [], state_file, schema)
+    from agentcli.cli.compose import compose_question
 
-        text = compose_question(question, template=used, params=params,
-                                fragments=fragment or [], tool_settings=settings.tool_settings,
-                                read_stdin=not no_stdin)
-        if attach:
-            from agentcli.cli.attachments import attachment_parts
-            from agentcli.schema import ContentText
+    text = compose_question(question, template=used, params=params,
+                            fragments=fragment or [], tool_settings=settings.tool_settings,
+                            read_stdin=not no_stdin)
+    if attach:
+        from agentcli.cli.attachments import attachment_parts
+        from agentcli.schema import ContentText
 
-            text = ContentText(text, attachment_parts(attach))
-        code = execute(text, settings, env, yes=yes,
-                       json_out=json_out,
-                       record=record, stats=stats, trace=trace, extra=extra, thread=thread,
-                       continue_last=continue_last, log=log,
-                       extract="last" if extract_last else ("first" if extract else None))
-        raise typer.Exit(code)
+        text = ContentText(text, attachment_parts(attach))
+    code = execute(text, settings, env, yes=yes,
+                   json_out=json_out,
+                   record=record, stats=stats, trace=trace, extra=extra, thread=thread,
+                   continue_last=continue_last, log=log,
+                   extract="last" if extract_last else ("first" if extract else None))
+    raise typer.Exit(code)
 
 
 _CONFIG_OPT = typer.Option(None, "--config", "-c", help="YAML config file.")
@@ -343,21 +264,20 @@ def batch(
 
     Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
     2 (bad input lines) or 1."""
-    with errors_to_exit():
-        from agentcli.cli.batch_cmd import run_batch_command
-        from agentcli.config import load_settings
+    from agentcli.cli.batch_cmd import run_batch_command
+    from agentcli.config import load_settings
 
-        env = _env()
-        flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
-                 "max_iterations": max_iterations, "verbose": False,
-                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, "otel": otel,
-                 **model_flags(base_url, option, system, prompt)}
-        settings = load_settings(config, flags=flags, env=env)
-        raise typer.Exit(run_batch_command(
-            settings, env, input_path, out, concurrency=concurrency, expect=expect,
-            stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
-        ))
+    env = _env()
+    flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
+             "max_iterations": max_iterations, "verbose": False,
+             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+             "tools_module": tools_module, "otel": otel,
+             **model_flags(base_url, option, system, prompt)}
+    settings = load_settings(config, flags=flags, env=env)
+    raise typer.Exit(run_batch_command(
+        settings, env, input_path, out, concurrency=concurrency, expect=expect,
+        stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
+    ))
 
 
 @tools_app.command("list")
@@ -377,11 +297,10 @@ def tools_list(
     MCP servers are not started: their tools come from the list cached the last time each
     server ran. --all starts servers never listed; --refresh starts them all.
     """
-    with errors_to_exit():
-        from agentcli.cli.tool_commands import print_tools
+    from agentcli.cli.tool_commands import print_tools
 
-        mode = "refresh" if refresh else ("all" if all_tools else "cached")
-        print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
+    mode = "refresh" if refresh else ("all" if all_tools else "cached")
+    print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
 
 
 @tools_app.command("show")
@@ -392,10 +311,9 @@ def tools_show(
     tools_module: str | None = _MODULE_OPT,
 ) -> None:
     """Show one tool: description, argument schema, danger, needs."""
-    with errors_to_exit():
-        from agentcli.cli.tool_commands import show_tool
+    from agentcli.cli.tool_commands import show_tool
 
-        show_tool(_tool_settings(config, tools_module), name, json_out)
+    show_tool(_tool_settings(config, tools_module), name, json_out)
 
 
 @tools_app.command("call")
@@ -412,17 +330,16 @@ def tools_call(
     yes: bool = typer.Option(False, "--yes", "-y", help="Run a dangerous call without asking."),
 ) -> None:
     """Run one tool directly, under the same approval rules as the agent."""
-    with errors_to_exit():
-        from agentcli.cli.tool_commands import call_tool
+    from agentcli.cli.tool_commands import call_tool
 
-        settings = _tool_settings(config, tools_module, model=model, allow=allow,
-                                  allow_dangerous_tools=allow_dangerous_tools)
-        llm = None
-        if settings.model:
-            from agentcli.runtime import build_model
+    settings = _tool_settings(config, tools_module, model=model, allow=allow,
+                              allow_dangerous_tools=allow_dangerous_tools)
+    llm = None
+    if settings.model:
+        from agentcli.runtime import build_model
 
-            llm = build_model(settings, _env())
-        raise typer.Exit(call_tool(settings, name, tool_input, yes=yes, llm=llm))
+        llm = build_model(settings, _env())
+    raise typer.Exit(call_tool(settings, name, tool_input, yes=yes, llm=llm))
 
 
 @agents_app.command("list")
@@ -430,10 +347,9 @@ def agents_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """List the agent types and what each suits."""
-    with errors_to_exit():
-        from agentcli.cli.listing import print_agents
+    from agentcli.cli.listing import print_agents
 
-        print_agents(json_out)
+    print_agents(json_out)
 
 
 @app.command(cls=PairCommand)
@@ -466,21 +382,20 @@ def chat(
         None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
-    with errors_to_exit():
-        from agentcli.cli.repl import start_chat
-        from agentcli.config import load_settings
+    from agentcli.cli.repl import start_chat
+    from agentcli.config import load_settings
 
-        env = _env()
-        flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
-                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
-                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, "otel": otel,
-                 **model_flags(base_url, option, system, prompt)}
-        settings = load_settings(config, flags=flags, env=env)
-        from agentcli.cli.mcp_cmd import ask_project_trust
+    env = _env()
+    flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
+             "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
+             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+             "tools_module": tools_module, "otel": otel,
+             **model_flags(base_url, option, system, prompt)}
+    settings = load_settings(config, flags=flags, env=env)
+    from agentcli.cli.mcp_cmd import ask_project_trust
 
-        ask_project_trust(settings)
-        raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
+    ask_project_trust(settings)
+    raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
 from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app

@@ -12,22 +12,19 @@ import typer
 
 def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List installed plugins (entry point group agentcli.tools) and the tools each registers."""
-    from agentcli.cli.app import errors_to_exit
+    rows = installed_plugins()
+    if json_out:
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        print("no plugins installed (agent install NAME adds one)")
+        return
+    from agentcli.textsafe import safe_line
 
-    with errors_to_exit():
-        rows = installed_plugins()
-        if json_out:
-            print(json.dumps(rows, indent=2))
-            return
-        if not rows:
-            print("no plugins installed (agent install NAME adds one)")
-            return
-        from agentcli.textsafe import safe_line
-
-        for row in rows:
-            what = (", ".join(row["tools"]) or "-") if row["error"] is None \
-                else f"failed to load: {row['error']}"
-            print(safe_line(f"{row['package']} {row['version']}  [{row['entry_point']}]  {what}"))
+    for row in rows:
+        what = (", ".join(row["tools"]) or "-") if row["error"] is None \
+            else f"failed to load: {row['error']}"
+        print(safe_line(f"{row['package']} {row['version']}  [{row['entry_point']}]  {what}"))
 
 
 def installed_plugins() -> list[dict[str, Any]]:
@@ -77,7 +74,7 @@ def uninstall(
 
 def _refuse(message: str) -> None:
     from agentcli import exit_codes
-    from agentcli.cli.app import fail
+    from agentcli.cli.exits import fail
 
     fail(message, exit_codes.USAGE)
 

@@ -54,17 +54,16 @@ def serve(
     Each config profile is one more model id. Dangerous tools run only when the config's
     tool_policy allows them; a saved conversation by the X-Agent-Session header. A token
     is generated and printed unless --token or --no-token."""
-    from agentcli.cli.app import _env, errors_to_exit
+    from agentcli.cli.environ import environment
     from agentcli.cli.model_flags import model_flags
 
-    with errors_to_exit():
-        flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
-                 "max_iterations": max_iterations, "max_execution_time": max_time,
-                 "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
-                 "tools_module": tools_module, "db_path": db, "otel": otel,
-                 **model_flags(base_url, option, system, prompt)}
-        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log,
-                               no_token=no_token))
+    flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
+             "max_iterations": max_iterations, "max_execution_time": max_time,
+             "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
+             "tools_module": tools_module, "db_path": db, "otel": otel,
+             **model_flags(base_url, option, system, prompt)}
+    raise typer.Exit(start(host, port, token, config, flags, environment(), log=log,
+                           no_token=no_token))
 
 
 def start(host: str, port: int, token: str | None, config: Path | None,

@@ -104,37 +104,35 @@ def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
 
 def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = False) -> None:
     """Trust (or forget) the ``.env`` that loads in ``directory`` and its ``.mcp.json``."""
-    from agentcli.cli.app import errors_to_exit
     from agentcli.errors import ConfigError
     from agentcli.mcp.config import project_servers
     from agentcli.paths import MCP_PROJECT_FILE
     from agentcli.project_files import find_env_file, set_trust
     from agentcli.project_trust import read_env
 
-    with errors_to_exit():
-        directory = Path(os.path.abspath(directory.expanduser()))
-        if not directory.is_dir():
-            raise ConfigError(f"{directory} is not a directory")
-        verb = "trusted" if trusted else "no longer trusted"
-        done = []
-        mcp = directory / MCP_PROJECT_FILE
-        if os.path.lexists(mcp):
-            servers = project_servers(directory)  # a broken or linked file is refused here
-            set_trust(mcp, trusted)
-            done.append(f"{os.path.abspath(mcp)} is {verb}"
-                        + (f" (servers: {', '.join(servers)})" if trusted else ""))
-            done += describe_servers(servers) if trusted else []
-        found = "" if only_mcp else find_env_file(directory)
-        if found:
-            env = read_env(found, os.environ)  # refused (linked, FIFO, not yours) here
-            set_trust(found, trusted)
-            names = ", ".join(sorted(env.needs_trust)) or "nothing that needs trust"
-            done.append(f"{found} is {verb}" + (f" (sets: {names})" if trusted else ""))
-        if not done:
-            what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
-            raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
-        for line in done:
-            print(_safe(line))
+    directory = Path(os.path.abspath(directory.expanduser()))
+    if not directory.is_dir():
+        raise ConfigError(f"{directory} is not a directory")
+    verb = "trusted" if trusted else "no longer trusted"
+    done = []
+    mcp = directory / MCP_PROJECT_FILE
+    if os.path.lexists(mcp):
+        servers = project_servers(directory)  # a broken or linked file is refused here
+        set_trust(mcp, trusted)
+        done.append(f"{os.path.abspath(mcp)} is {verb}"
+                    + (f" (servers: {', '.join(servers)})" if trusted else ""))
+        done += describe_servers(servers) if trusted else []
+    found = "" if only_mcp else find_env_file(directory)
+    if found:
+        env = read_env(found, os.environ)  # refused (linked, FIFO, not yours) here
+        set_trust(found, trusted)
+        names = ", ".join(sorted(env.needs_trust)) or "nothing that needs trust"
+        done.append(f"{found} is {verb}" + (f" (sets: {names})" if trusted else ""))
+    if not done:
+        what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
+        raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
+    for line in done:
+        print(_safe(line))
 
 
 def _safe(text: str) -> str:
