@@ -23,6 +23,7 @@ process alive after Ctrl-C or a time limit.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import contextlib
 import contextvars
@@ -67,7 +68,17 @@ class _Portal:
                 threading.Thread(target=loop.run_forever, name="agentcli-portal",
                                  daemon=True).start()
                 self._loop = loop
+                atexit.register(self._close_pools)
             return self._loop
+
+    def _close_pools(self) -> None:
+        """At exit: finalise the loop's async generators, which close its HTTP pools (their
+        sockets would otherwise be left to the garbage collector, with a warning each)."""
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            done, _ = self.start(loop.shutdown_asyncgens())
+            with contextlib.suppress(Exception):
+                done.result(2)
 
     def start(self, awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T],
                                                        Callable[[], None]]:

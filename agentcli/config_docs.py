@@ -25,7 +25,8 @@ OTHER_VARIABLES: dict[str, str] = {
     "AGENT_CONFIG": "path of a YAML config file (read over the user config)",
     "OPENBLAS_NUM_THREADS": "left alone when set; else the Calculator loads numexpr on one thread",
     "AGENT_REALMODEL_CACHE": "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)",
-    "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (needed off loopback)",
+    "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (unset: a new one is generated "
+                         "and printed at start)",
     "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
     "OTEL_EXPORTER_OTLP_ENDPOINT": "OpenTelemetry collector (OTLP); set: traces are exported",
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "full OTLP traces URL (over the one above)",

@@ -107,6 +107,30 @@ def open_word(text: str) -> int:
     return len(word[0]) if word else 0
 
 
+# How each key shape of _SHAPES begins (lowercased): a word that may still become one is held.
+_SHAPE_STARTS = ("sk-", "bearer", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+                 "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "hf_", "akia", "aiza")
+
+
+def open_secret(text: str, env: Mapping[str, str] | None = None) -> int:
+    """Like :func:`open_word`, but 0 when the open word cannot turn into a secret whatever
+    follows (no key shape and no known secret value begins in it), so streamed text is held
+    back only when it has to be."""
+    held = open_word(text)
+    word = text[len(text) - held:]
+    lowered = word.lower()
+    for i in range(len(word)):
+        tail = lowered[i:]
+        at_boundary = i == 0 or not (word[i - 1].isalnum() or word[i - 1] == "_")
+        if at_boundary and any(s.startswith(tail) or tail.startswith(s)
+                               for s in _SHAPE_STARTS):
+            return held
+    if any(secret.startswith(word[i:]) for secret in secret_values(env)
+           for i in range(len(word))):
+        return held
+    return 0
+
+
 def redact_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
     """:func:`redact` applied to every string inside JSON-like data (dicts, lists, tuples)."""
     return _redact_data(value, secret_values(env))

@@ -4,6 +4,11 @@ Each line: ``{"ts", "event", "run_id", "parent_run_id", ...payload}``, the paylo
 ``call_run_id``/``call_parent_run_id``: the chain, model call or tool call the event belongs
 to and its parent (:mod:`agentcli.callbacks.run_ids`). Redaction is
 :func:`agentcli.redact.redact` (known secret values and key-shaped strings).
+
+A run a limit stopped has no answer: its ``agent_finish`` and ``chain_end`` lines say
+``"answer": null`` and the stop reason, never the executor's placeholder sentence. A run
+whose model answered when asked once more after the stop gets a ``text`` line of kind
+``recovered`` before its answer.
 """
 
 from __future__ import annotations
@@ -48,6 +53,21 @@ _ARG_NAMES = {
 }
 
 
+def is_placeholder(output: str | None) -> bool:
+    """Whether a stopped run's "answer" is only the executor's stand-in (no answer at all)."""
+    from agentcli.executor import FORCE_STOP_MESSAGE
+
+    text = (output or "").strip()
+    return not text or text == FORCE_STOP_MESSAGE
+
+
+def recovered_text(reason: str) -> str:
+    """The trace's words for an answer the model gave after a limit stopped the loop."""
+    from agentcli.outcome import stop_words
+
+    return f"Recovered: {stop_words(reason)}; asked once more, the model gave its answer."
+
+
 class TraceHandler(BaseCallbackHandler):
     """Writes every callback event to a JSONL file (appending), one flushed line each."""
 
@@ -63,15 +83,33 @@ class TraceHandler(BaseCallbackHandler):
         self._env = dict(os.environ if env is None else env)
         self._lock = threading.Lock()
         self._tokens: dict[Any, str] = {}  # per run: streamed text held until a word ends
+        self._stops: dict[Any, str] = {}  # per run: the limit that stopped its loop
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Write the event as one line, under its LangChain-style name (the file's format)."""
         from agentcli.callbacks.manager import legacy_form
 
         form = legacy_form(event)
-        if form is not None:
-            hook, args, extra = form
-            self.write(hook, args, {**kw, **extra})
+        if form is None:
+            return
+        hook, args, extra = form
+        run = kw.get("run_id")
+        if event.kind == "limit":
+            self._stops[run] = event.reason
+        elif event.kind == "finish" and run in self._stops:
+            reason = self._stops[run]
+            if is_placeholder(event.finish.output):
+                args = ({"return_values": {"output": None}, "log": ""},)
+                extra = {**extra, "answer": None, "stop_reason": reason}
+            else:
+                self.write("on_text", (recovered_text(reason),),
+                           {**kw, "kind": "recovered", "reason": reason})
+        elif event.kind == "end":
+            from agentcli.outcome import real_answer
+
+            self._stops.pop(run, None)
+            args = ({**args[0], "answer": real_answer(event.result)},)
+        self.write(hook, args, {**kw, **extra})
 
     def write(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
         """Write one event line. Tokens are written a whole word at a time, so that a key

@@ -75,6 +75,7 @@ class TraceRenderer(BaseCallbackHandler):
         self.streamed = streamed
         self.visible = visible
         self.said_elsewhere = said_elsewhere  # notice topics the caller reports itself
+        self._stopped: str | None = None  # the limit that stopped this run's loop, if any
 
     def _line(self, label: str, body: str, style: str) -> None:
         from rich.text import Text  # Rich loads when a trace line is drawn
@@ -104,9 +105,17 @@ class TraceRenderer(BaseCallbackHandler):
         elif isinstance(event, ev.Limit):
             from rich.text import Text
 
+            self._stopped = event.reason
             self.console.print(Text(f"Stopped: {stop_words(event.reason)}.",
                                     style=STYLES["notice"]))
         elif isinstance(event, ev.Finish):
+            stopped, self._stopped = self._stopped, None
+            from agentcli.callbacks.trace import is_placeholder, recovered_text
+
+            if stopped is not None and not is_placeholder(event.finish.output):
+                from rich.text import Text  # the answer below came after the stop
+
+                self.console.print(Text(recovered_text(stopped), style=STYLES["notice"]))
             self.print_finish(event.finish)
 
     def print_action(self, action: AgentAction) -> None:

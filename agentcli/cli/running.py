@@ -191,8 +191,8 @@ def execute(
     meta = run_meta(settings, result, llm.name, timings)
     if conversation is not None:
         _commit(conversation, question, result, llm.name, settings, meta, err)
-    elif log if log is not None else logging_enabled(env):
-        log_run(settings, env, question, result, llm.name, err, meta)
+    elif settings.model is not None and (log if log is not None else logging_enabled(env)):
+        log_run(settings, env, question, result, llm.name, err, meta)  # (the demo keeps nothing)
     answer = real_answer(result)
     if json_out:
         # A forced stop has no answer: null, with the reason in stop_reason / limit.

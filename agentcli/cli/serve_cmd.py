@@ -16,8 +16,8 @@ TOKEN_ENV = "AGENT_SERVE_TOKEN"
 
 
 def serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; not loopback "
-                             "needs --token."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by "
+                             "default)."),
     port: int = typer.Option(8765, "--port", "-p", help="Port (0: any free one)."),
     token: str | None = typer.Option(
         None, "--token", envvar=TOKEN_ENV, show_envvar=True,

@@ -184,11 +184,11 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             pool = running_pool(self._https) or await loop_pool(self._https)
             shard = pool.pick()
             client = shard.client
-        events = None
         try:
             attempt = 0
             while True:
                 limit = self._attempt_limit()
+                events: SSEState | None = None  # this attempt's stream, once it is open
                 try:
                     try:
                         async with asyncio.timeout_at(limit.at):

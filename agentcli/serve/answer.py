@@ -4,7 +4,8 @@ Fed the run's ``model_start`` / ``token`` events (the agent's own model calls), 
 new answer text to send. A chat-native agent (tool calling) answers in the reply's text, so
 all of it streams; a text agent's reply streams from its ``Final Answer:`` on, or from the
 ``action_input`` string of a ``{"action": "Final Answer", ...}`` blob. Its thoughts and actions
-never stream. A word still arriving is held back, so a key cut across tokens is redacted whole.
+never stream. A word still arriving that may become a key is held back, so a key cut across
+tokens is redacted whole.
 :meth:`AnswerStream.rest` tops the stream up with what the run's answer adds at the end.
 """
 
@@ -14,7 +15,7 @@ import json
 import re
 from collections.abc import Mapping
 
-from agentcli.redact import open_word, redact
+from agentcli.redact import open_secret, redact
 
 _MARKER = re.compile(r"final answer\s*:\s*", re.I)
 _BLOB = re.compile(r'"action"\s*:\s*"final answer"\s*,\s*"action_input"\s*:\s*"', re.I)
@@ -42,7 +43,7 @@ class AnswerStream:
         answer = self._answer()
         if answer is None:
             return ""
-        cut = len(answer) - open_word(answer)
+        cut = len(answer) - open_secret(answer, self.env)
         if cut <= self._done:
             return ""
         piece = answer[self._done:cut]

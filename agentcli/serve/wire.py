@@ -17,7 +17,7 @@ from typing import Any
 from agentcli.schema import Message, Usage, assistant, system, user
 
 SESSION_HEADER = "x-agent-session"  # names a saved conversation; nothing else does
-TRACE_HEADER = "x-agent-trace"  # "1": add the run's trace to a non-streamed answer
+TRACE_HEADER = "x-agent-trace"  # "1": add the run's trace to the answer (streamed or not)
 TRACE_FIELD = "agent_trace"  # the request flag and the response field holding the trace
 _MAX_SESSION = 128
 _HISTORY_ROLES = {"system": system, "developer": system, "user": user, "assistant": assistant}

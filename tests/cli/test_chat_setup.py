@@ -138,3 +138,18 @@ def test_the_offline_demo_saves_nothing(tmp_path: Path, mock_server: Any) -> Non
     assert "Session 'default' (new)" in " ".join(real.stdout.split())
     [request] = [r for r in mock_server.requests if r.path.endswith("/chat/completions")]
     assert "75" not in json.dumps(request.body["messages"])  # no demo turn in its memory
+
+
+def test_the_offline_run_demo_is_not_logged(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_", "OPENAI_", "DASHSCOPE_"))}
+    env.update(OLLAMA_BASE_URL="http://127.0.0.1:9/v1", HOME=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"))
+    demo = subprocess.run([sys.executable, "-m", "agentcli", "run", "-q", "What is 25% of 300?"],
+                          capture_output=True, text=True, env=env, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert demo.returncode == 0 and demo.stdout == "75\n", demo.stderr
+    logs = subprocess.run([sys.executable, "-m", "agentcli", "logs", "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert logs.returncode in (0, 2)
+    assert "25% of 300" not in logs.stdout  # `agent run -C` has no demo run to continue

@@ -112,3 +112,86 @@ def test_a_bare_percentage_is_refused_not_replaced_by_the_question(
     observation = json.loads(proc.stdout)["steps"][0]["observation"]
     assert "'25%' is a percentage of nothing" in observation
     assert "75" not in observation and "question" not in observation.lower()
+
+
+def trace_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_recovered_run_says_recovered_in_its_traces(mock_server: Any, tmp_path: Path) -> None:
+    mock_server.add_reply(CALC)  # the one step allowed
+    mock_server.add_reply(FINAL)  # the answer, asked for once after the limit
+    trace = tmp_path / "t.jsonl"
+    proc = run(mock_server, tmp_path, "--max-iterations", "1", "--trace", str(trace))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "75"
+    err = " ".join(proc.stderr.split())
+    limit = "the agent used all its steps (--max-iterations) without reaching an answer"
+    stopped = err.index(f"Stopped: {limit}.")
+    recovered = err.index(f"Recovered: {limit}; asked once more, the model gave its answer.")
+    assert stopped < recovered  # the stop, then why an answer follows it
+    lines = trace_lines(trace)
+    [note] = [e for e in lines if e.get("kind") == "recovered"]
+    assert note["reason"] == "max_iterations" and note["text"].startswith("Recovered:")
+    [end] = [e for e in lines if e["event"] == "chain_end"]
+    assert end["outputs"]["answer"] == "75" and end["outputs"]["recovered"] == "max_iterations"
+
+
+def test_a_stopped_runs_trace_has_no_answer_and_its_reason(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    mock_server.add_reply(CALC)
+    trace = tmp_path / "t.jsonl"
+    proc = run(mock_server, tmp_path, "--max-iterations", "1", "--early-stopping", "force",
+               "--trace", str(trace))
+    assert proc.returncode == 3, proc.stderr
+    text = trace.read_text()
+    assert "Agent stopped due to" not in text  # LangChain's canned sentence is no answer
+    lines = trace_lines(trace)
+    [finish] = [e for e in lines if e["event"] == "agent_finish"]
+    assert finish["answer"] is None and finish["stop_reason"] == "max_iterations"
+    assert finish["finish"]["return_values"]["output"] is None
+    [end] = [e for e in lines if e["event"] == "chain_end"]
+    assert end["outputs"]["answer"] is None
+    assert end["outputs"]["stop_reason"] == "max_iterations"
+    assert not [e for e in lines if e.get("kind") == "recovered"]
+
+
+def test_serves_trace_of_a_stopped_run_has_no_canned_answer(mock_server: Any,
+                                                            tmp_path: Path) -> None:
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "serve", "-m", "openai/small", "--port", str(port),
+         "--no-token",
+         "--max-iterations", "1", "--agent", "chat-zero-shot-react-description"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:
+            if "Serving" in line:
+                break
+        mock_server.add_reply(CALC)
+        mock_server.add_reply(CALC)  # the answer-now request gets a tool call again
+        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=60, json={
+            "model": "agent", "messages": [{"role": "user", "content": "What is 25% of 300?"}],
+            "agent_trace": True}).json()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stderr is not None:
+            server.stderr.close()
+    assert reply["choices"][0]["finish_reason"] == "length"
+    trace = reply["agent_trace"]
+    assert "Agent stopped due to" not in json.dumps(trace)
+    [end] = [e for e in trace if e["event"] == "chain_end"]
+    assert end["outputs"]["answer"] is None
+    assert end["outputs"]["stop_reason"] == "max_iterations"

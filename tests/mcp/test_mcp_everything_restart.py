@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import free_port
 from mcp_helpers import agent
+
+from tests.mcp.conftest import free_port
 
 
 class Everything:

@@ -3,7 +3,6 @@ limit, the token by default, deep JSON, JSON 404/405, token deltas, a client tha
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
 import sqlite3
@@ -21,30 +20,36 @@ ASK = [{"role": "user", "content": "hi"}]
 
 
 def _raw(served: Any, head: str, body_parts: list[bytes]) -> tuple[str, int]:
-    """Send a request by hand (headers, then body parts until the server answers); the
-    response's status line and how many body parts were sent before it answered."""
+    """Send a request by hand (headers, then body parts from a thread until the server
+    answers or hangs up); the response, and how many body parts had been sent by then."""
     with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
         sock.sendall(head.encode())
-        sent = 0
-        sock.setblocking(False)
+        sent = [0]
+        answered = threading.Event()
+
+        def send() -> None:
+            for part in body_parts:
+                if answered.is_set():
+                    return
+                try:
+                    sock.sendall(part)
+                except OSError:  # the server answered and closed
+                    return
+                sent[0] += 1
+
+        sender = threading.Thread(target=send, daemon=True)
+        sender.start()
         reply = b""
-        for part in body_parts:
-            with contextlib.suppress(BlockingIOError):
-                reply += sock.recv(65536)
-            if reply:
-                break
-            try:
-                sock.sendall(part)
-            except (BlockingIOError, BrokenPipeError, ConnectionResetError):
-                break
-            sent += 1
-        sock.setblocking(True)
-        while b"\r\n\r\n" not in reply or not reply.rstrip().endswith(b"}"):
+        while not (b"\r\n\r\n" in reply and reply.rstrip().endswith(b"}")):
             more = sock.recv(65536)
             if not more:
                 break
             reply += more
-    return reply.decode("latin-1"), sent
+        answered.set()
+        count = sent[0]
+        sock.shutdown(socket.SHUT_RDWR)
+        sender.join(30)
+    return reply.decode("latin-1"), count
 
 
 def _head(served: Any, extra: str) -> str:
@@ -58,11 +63,11 @@ def test_an_oversized_body_is_refused_before_it_is_read(serve: Any, mock_server:
     # Declared too big: refused on the header, before any byte of the body.
     reply, _ = _raw(served, _head(served, "Content-Length: 300000000\r\n"), [])
     assert reply.startswith("HTTP/1.1 413") and "request_too_large" in reply
-    # Chunked, no length: refused once 4 MiB arrived, long before the 300 MB are sent.
+    # Chunked, no length: refused once 4 MiB arrived, long before the 64 MiB are sent.
     part = b"100000\r\n" + b" " * 0x100000 + b"\r\n"  # 1 MiB per chunk
-    reply, sent = _raw(served, _head(served, "Transfer-Encoding: chunked\r\n"), [part] * 300)
+    reply, sent = _raw(served, _head(served, "Transfer-Encoding: chunked\r\n"), [part] * 64)
     assert reply.startswith("HTTP/1.1 413")
-    assert sent < 300
+    assert sent < 64
     mock_server.add_reply("Still serving.")  # the server is still up and answers
     done = client(served).chat.completions.create(model="agent", messages=ASK)
     assert done.choices[0].message.content == "Still serving."
@@ -129,6 +134,15 @@ def test_a_stream_carries_the_answers_tokens(serve: Any, mock_server: Any, reply
     assert "".join(pieces) == answer
     assert len(pieces) > 3  # token by token, not one chunk at the end
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+
+
+def test_a_key_cut_across_streamed_tokens_is_redacted(serve: Any, mock_server: Any) -> None:
+    served = serve("--agent", "tool-calling")  # its model key is sk-test (conftest)
+    mock_server.add_reply("The key in the file is sk-test, and nothing else is secret.")
+    pieces = _contents(list(client(served).chat.completions.create(
+        model="agent", stream=True, messages=ASK)))
+    assert "".join(pieces) == "The key in the file is ***, and nothing else is secret."
+    assert len(pieces) > 3
 
 
 def _runs(tmp_path: Path) -> list[tuple[str, str]]:
