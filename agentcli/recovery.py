@@ -22,6 +22,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli import _json_repair
 from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, ToolOutcome
 
 if TYPE_CHECKING:
@@ -71,8 +72,6 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 
 def _json_call(text: str) -> bool:
     """The text is (or holds) a JSON value shaped like a tool call."""
-    from agentcli.agents import _json_repair
-
     body = _FENCE.sub("", text.strip()).strip()
     if body.lower().startswith("json"):
         body = body[4:].lstrip()

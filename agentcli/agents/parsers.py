@@ -36,7 +36,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agentcli.agents import _json_repair
+from agentcli import _json_repair
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from agentcli.agents import _json_repair
+from agentcli import _json_repair
 from agentcli.agents.base import Agent, chat_history
 from agentcli.agents.parsers import maybe_json
 from agentcli.agents.prompts import load

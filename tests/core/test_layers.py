@@ -25,6 +25,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
         "agentcli.textsafe", "agentcli.yaml_loader", "agentcli.sqlite_wal", "agentcli.files",
         "agentcli.log_schema", "agentcli.deadline", "agentcli._sync", "agentcli.runnable",
         "agentcli.history", "agentcli.state", "agentcli.pricing", "agentcli.project_files",
+        "agentcli._json_repair", "agentcli.recovery", "agentcli.outcome",
     )),
     ("handlers", (  # observing and changing a run: callback handlers, middleware
         "agentcli.callbacks", "agentcli.callbacks.*", "agentcli.middleware",
@@ -36,7 +37,6 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     )),
     ("agents", (  # the agent types: prompt, parser, request/decide; what an answer is
         "agentcli.agents", "agentcli.agents.*", "agentcli.structured", "agentcli.memory",
-        "agentcli.recovery", "agentcli.outcome",
     )),
     ("run", ("agentcli.run",)),  # the state of one run and the effects the loop yields
     ("driver", ("agentcli._drive",)),  # fulfils the loop's effects on asyncio
