@@ -111,7 +111,7 @@ def mcp_tools(
     config: Path | None = _CONFIG, json_out: bool = _JSON,
 ) -> None:
     """A server's tools and whether each is dangerous (cached list unless --refresh)."""
-    from agentcli.mcp import list_tools, tool_danger
+    from agentcli.tools.mcp import list_tools, tool_danger
 
     conf = _server(config, server)
     _consent(conf)

@@ -14,7 +14,7 @@ from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_line, safe_text
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.mcp_source import MCPToolInfo
+from agentcli.tools.mcp import MCPToolInfo
 from agentcli.tools.registry import ToolSpec
 from agentcli.tools.resolve import Catalog
 
@@ -63,7 +63,7 @@ def _mcp_infos(
     and the servers that failed to start (each reported in one warning line)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from agentcli.tools.mcp_source import cached_tools, refresh_tools
+    from agentcli.tools.mcp import cached_tools, refresh_tools
 
     found = {s: cached_tools(s, conf) for s, conf in catalog.servers.items()
              if only is None or s == only}
@@ -201,7 +201,7 @@ def _built(settings: Settings, name: str) -> Tool:
 
 def _cached_mcp_tool(catalog: Catalog, name: str) -> Tool | None:
     """An MCP tool from its server's cached list: shown without starting the server."""
-    from agentcli.tools.mcp_source import cached_tool
+    from agentcli.tools.mcp import cached_tool
 
     server, bare = catalog.server_tool(name) or (name, None)
     return None if bare is None else cached_tool(server, catalog.servers[server], bare)

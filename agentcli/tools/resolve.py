@@ -46,7 +46,7 @@ class Catalog:
 
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
-        from agentcli.tools.mcp_source import cached_tools
+        from agentcli.tools.mcp import cached_tools
 
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
                 for i in cached_tools(s, conf) or []]
@@ -79,7 +79,7 @@ def _where(spec: ToolSpec) -> str:
 def build_catalog(settings: Any = None) -> Catalog:
     """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
     from agentcli.tools.custom import clashes, load_plugins, module_specs
-    from agentcli.tools.mcp_source import server_configs
+    from agentcli.tools.mcp import server_configs
 
     registry()
     load_plugins()  # once per process; plugins register like built-ins
@@ -156,11 +156,11 @@ def _start(
     servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
-    from agentcli.tools.mcp_source import load_server_tools
+    from agentcli.tools.mcp import load_server_tools
 
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
         try:
-            return load_server_tools(server, cat.servers[server], only, options)
+            return load_server_tools(server, cat.servers[server], only, tool_settings=options)
         except ServerStartError as err:
             return err
 
@@ -177,7 +177,7 @@ def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
         return tools
     chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
     if not chosen:
-        from agentcli.tools.mcp_source import cached_tools
+        from agentcli.tools.mcp import cached_tools
 
         names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
                                            cached_tools(want.server, cat.servers[want.server])
