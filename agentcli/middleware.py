@@ -19,7 +19,7 @@ too (:class:`ObservationCap`, :class:`ApprovalGate`, :class:`Budget`), built fro
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -300,3 +300,10 @@ class Summarization(AgentMiddleware):
             return {"messages": Overwrite([summary, *recent])}
 
         return ModelAsk(request, then, self.llm)
+
+
+def overriding(middleware: Sequence[AgentMiddleware], hook: str) -> list[AgentMiddleware]:
+    """The middleware whose ``hook`` is its own (the base class's does nothing and returns
+    None), so the state view each hook is given is built only for those."""
+    base = getattr(AgentMiddleware, hook)
+    return [m for m in middleware if getattr(getattr(m, hook), "__func__", None) is not base]
