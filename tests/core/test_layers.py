@@ -43,7 +43,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("driver", ("agentcli._drive",)),  # fulfils the loop's effects on asyncio
     ("executor", ("agentcli.executor",)),  # the public API: invoke, stream, batch
     ("factories", (  # settings -> a runnable agent; a conversation across runs; the store
-        "agentcli.create", "agentcli.runtime", "agentcli.config", "agentcli.config_docs",
+        "agentcli.create", "agentcli.runtime", "agentcli.config", "agentcli.config_values",
+        "agentcli.config_docs",
         "agentcli.user_config", "agentcli.project_trust", "agentcli.keys",
         "agentcli.saved_templates", "agentcli.session", "agentcli.session_sync",
         "agentcli.store", "agentcli.run_logging", "agentcli.otel_export",
