@@ -22,8 +22,11 @@ from agentcli.events import (
     ModelEnd,
     ModelError,
     ModelToken,
+    Notice,
     RunEvent,
+    ToolError,
     ToolScope,
+    ToolStart,
     inside_tool,
     model_start,
     notifying,
@@ -86,8 +89,6 @@ def _request(ex: AgentLoop, run: Run, action: AgentAction, state: dict[str, Any]
 
 
 def _failure(call: ToolCallRequest, err: BaseException) -> ToolOutcome:
-    from agentcli.events import ToolError
-
     if call.tool.raise_errors or not isinstance(err, Exception) or isinstance(
         err, DeadlineExceeded
     ):
@@ -110,8 +111,6 @@ def _done(value: Any) -> ToolOutcome | Command:
 
 
 def _started(call: ToolCallRequest) -> None:
-    from agentcli.events import ToolStart
-
     call.run.emit(ToolStart(call.tool.name, call.tool_input, call.call_id))
 
 
@@ -125,8 +124,6 @@ def _result(ex: AgentLoop, run: Run, error: BaseException | None, done: Any) -> 
 
 
 def _interrupted(ex: AgentLoop, run: Run) -> RunResult:
-    from agentcli.events import Notice
-
     run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
     return ex._result(run, "", "interrupted")
 

@@ -16,6 +16,8 @@ from typing import Any, Literal
 from agentcli import config_values as cv  # the value checks of the table below
 from agentcli.config_values import Check
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
+from agentcli.paths import user_config_file
 
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
 # free: set it; trust: set it once the file is trusted (`agent trust`); never: ignored;
@@ -257,7 +259,6 @@ def read_yaml(path: Path) -> dict[str, Any]:
     """Read a YAML mapping; errors name the file and the line."""
     import yaml
 
-    from agentcli.files import read_small_text
     from agentcli.yaml_loader import load_yaml
 
     text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
@@ -279,7 +280,6 @@ def default_config_path(env: Mapping[str, str]) -> Path | None:
     """``$AGENT_CONFIG``, else the user config file if it exists."""
     if env.get("AGENT_CONFIG"):
         return Path(env["AGENT_CONFIG"]).expanduser()
-    from agentcli.paths import user_config_file
 
     candidate = user_config_file(env)
     return candidate if candidate.is_file() else None
@@ -287,8 +287,6 @@ def default_config_path(env: Mapping[str, str]) -> Path | None:
 
 def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list[Path]:
     """The YAML files read, lowest precedence first: the user config, then --config."""
-    from agentcli.paths import user_config_file
-
     user = user_config_file(env)
     chosen = Path(config_path).expanduser() if config_path else default_config_path(env)
     files = [user] if user.is_file() else []

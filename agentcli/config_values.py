@@ -8,6 +8,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from agentcli.mcp.config import check_servers
+
 Check = Callable[[Any], Any]
 
 
@@ -142,8 +144,6 @@ def yaml_tools(v: Any) -> list[dict[str, Any]]:
 
 
 def mcp_servers(v: Any) -> dict[str, dict[str, Any]]:
-    from agentcli.mcp.config import check_servers
-
     return check_servers(v)
 
 

@@ -24,9 +24,12 @@ from agentcli.events import RunEvent
 from agentcli.executor import AgentExecutor
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
+from agentcli.models.media import reads_media
 from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import RunResult
+from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
+from agentcli.tools.base import tool as as_tool
 
 
 class CompiledAgent:
@@ -145,10 +148,6 @@ def create_agent(
     **executor_options: Any,
 ) -> CompiledAgent:
     """An agent over ``model`` and ``tools`` (functions become tools) with typed state."""
-    from agentcli.models.media import reads_media
-    from agentcli.structured import ResponseFormat
-    from agentcli.tools.base import tool as as_tool
-
     built = [t if isinstance(t, Tool) else as_tool(t) for t in tools]
     fmt = ResponseFormat.of(response_format) if response_format is not None else None
     agent_kwargs: dict[str, Any] = {}

@@ -13,6 +13,7 @@ from typing import Any
 
 from agentcli._drive import adrive
 from agentcli._sync import iterate, run_sync
+from agentcli.agents.saved import save_agent
 from agentcli.callbacks.manager import RunConfig
 from agentcli.events import End, RunEvent
 from agentcli.loop import AgentLoop, Config, Inputs, ParsingErrorHandler, Trim
@@ -77,8 +78,6 @@ class AgentExecutor(AgentLoop):
 
     def save_agent(self, path: str | Path) -> None:
         """Save the agent's type and prompt settings (``initialize_agent(agent_path=...)``)."""
-        from agentcli.agents.saved import save_agent
-
         save_agent(self.agent, path)
 
     def __or__(self, then: Any) -> RunnableSequence:

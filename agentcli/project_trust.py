@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from agentcli.config import FIELDS, TrustClass
 from agentcli.errors import ConfigError
 from agentcli.project_files import find_env_file, read_project_file, set_trust, trust_state
+from agentcli.tools.registry import registry
 
 _CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -88,8 +89,6 @@ def _own_key(name: str, values: Mapping[str, str | None], environ: Mapping[str, 
 
 def _tool_names(value: str) -> tuple[list[str], list[str], list[str]]:
     """AGENT_TOOLS split into (safe built-ins, others, dangerous ones)."""
-    from agentcli.tools.registry import registry
-
     specs = registry()
     safe, other, dangerous = [], [], []
     for name in filter(None, (n.strip() for n in value.split(","))):

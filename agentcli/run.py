@@ -16,6 +16,7 @@ from agentcli.callbacks.manager import CallbackManager
 from agentcli.events import RunEvent
 from agentcli.history import StepIndex
 from agentcli.middleware import RunInfo
+from agentcli.pricing import cost_of
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
@@ -113,7 +114,6 @@ class Run:
         self.info.usage = self.info.usage + result.usage
         if not self.priced:
             return None
-        from agentcli.pricing import cost_of
 
         cost = cost_of(model or result.model, result.usage, self.prices)
         if cost is None:

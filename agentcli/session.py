@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agents import agent_class
 from agentcli.memory import Memory, make_memory, restore
 from agentcli.schema import RunResult
+from agentcli.session_sync import commit_turn
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,8 +43,6 @@ def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
 
 def reads_memory(settings: Settings, agent: str) -> bool:
     """Whether agent type ``agent`` is shown the earlier turns under these settings."""
-    from agentcli.agents import agent_class
-
     return bool(agent_class(agent).uses_memory) and settings.memory != "none"
 
 
@@ -96,7 +96,6 @@ class Conversation:
             self.store.log_run(question, result, model=model, agent=agent, session=self.name,
                                options=options, meta=meta)
             return False
-        from agentcli.session_sync import commit_turn
 
         self._stored = None  # the memory changes now (even if the write then fails)
         self.version, self._stored = commit_turn(

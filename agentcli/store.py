@@ -28,6 +28,7 @@ from typing import Any
 from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.log_schema import SCHEMA_VERSION, epoch, insert_steps, iso, migrate
 from agentcli.outcome import recorded_answer
+from agentcli.paths import data_dir
 from agentcli.redact import Scrubber
 from agentcli.schema import RunResult
 from agentcli.sqlite_wal import create_private, keep_wal_on_close
@@ -38,7 +39,6 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("AGENT_DB"):
         return Path(env["AGENT_DB"]).expanduser()
-    from agentcli.paths import data_dir
 
     return data_dir(env) / "agent.db"
 

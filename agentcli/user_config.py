@@ -14,14 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentcli.config import read_yaml
 from agentcli.errors import ConfigError
 from agentcli.paths import user_config_file
 
 
 def read_user_value(key: str, env: Mapping[str, str] | None = None) -> Any:
     """The value of ``key`` in the user config file (None when the file or key is absent)."""
-    from agentcli.config import read_yaml
-
     path = user_config_file(env)
     return read_yaml(path).get(key) if path.is_file() else None
 

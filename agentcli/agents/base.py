@@ -8,7 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentcli.agents._prefix import PrefixCache
-from agentcli.agents.prompts import load
+from agentcli.agents.prompt_parts import human_text, take_parts
+from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
+from agentcli.agents.prompts import load, render
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
     PARSE_ERROR_TOOL,
@@ -75,9 +77,6 @@ class Agent(ABC):
 
         A template the user replaced (``--prompt``) always wins over the compact variant.
         """
-        from agentcli.agents.prompt_style import compact_values, prompt_name
-        from agentcli.agents.prompts import render
-
         name = base if base in self.templates else prompt_name(base, self.prompt_style)
         if name != base:
             values = {**values, **compact_values(self.tools, quoted_names=quoted_names)}
@@ -91,8 +90,6 @@ class Agent(ABC):
     def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
         """This type's main prompt over ``tools``, with LangChain's prompt options (``prefix``,
         ``suffix``, ``format_instructions``, ``system_message_prefix``/``_suffix``)."""
-        from agentcli.agents.prompt_parts import take_parts
-        from agentcli.agents.prompt_style import tool_lines
         from agentcli.agents.prompts import builtin_text, render, template_name
         from agentcli.agents.template import PromptTemplate
 
@@ -119,8 +116,6 @@ class Agent(ABC):
 
     def question(self, inputs: Mapping[str, Any]) -> str:
         """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
-        from agentcli.agents.prompt_parts import human_text
-
         question = inputs["input"]
         return human_text(self.templates, question if isinstance(question, str) else
                           str(question))

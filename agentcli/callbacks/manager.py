@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.run_ids import CallIds, as_uuid
 
@@ -228,8 +229,6 @@ class RunConfig:
 
 def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
-    from agentcli import events as ev
-
     if isinstance(event, ev.Start):
         return "on_chain_start", (event.inputs,), {
             "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.manager import legacy_form
 from agentcli.outcome import real_answer
 from agentcli.redact import open_word, redact
 from agentcli.schema import FORCE_STOP_MESSAGE, stop_words
@@ -85,8 +86,6 @@ class TraceHandler(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Write the event as one line, under its LangChain-style name (the file's format)."""
-        from agentcli.callbacks.manager import legacy_form
-
         form = legacy_form(event)
         if form is None:
             return

@@ -13,6 +13,7 @@ from agentcli import __version__, exit_codes
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
 from agentcli.cli.exits import _state
+from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -22,6 +23,8 @@ from agentcli.cli.model_flags import (
     system_opt,
 )
 from agentcli.cli.startup import global_flags_first, only_the_named_command
+from agentcli.cli.tool_commands import call_tool, print_tools, show_tool
+from agentcli.config import load_settings
 from agentcli.errors import ConfigError
 
 app = typer.Typer(
@@ -189,10 +192,8 @@ def run(
     used = None
     if template is not None:
         used, flags = template_flags.with_template(template, flags, params)
-    from agentcli.config import load_settings
 
     settings = load_settings(config, flags=flags, env=env)
-    from agentcli.cli.mcp_cmd import ask_project_trust
     from agentcli.cli.state_opts import RunInputs
 
     ask_project_trust(settings)
@@ -221,8 +222,6 @@ _MODULE_OPT = typer.Option(None, "--tools-module", help="Python file(s) with @to
 
 
 def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) -> Any:
-    from agentcli.config import load_settings
-
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
 
 
@@ -264,7 +263,6 @@ def batch(
     Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
     2 (bad input lines) or 1."""
     from agentcli.cli.batch_cmd import run_batch_command
-    from agentcli.config import load_settings
 
     env = _env()
     flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
@@ -296,8 +294,6 @@ def tools_list(
     MCP servers are not started: their tools come from the list cached the last time each
     server ran. --all starts servers never listed; --refresh starts them all.
     """
-    from agentcli.cli.tool_commands import print_tools
-
     mode = "refresh" if refresh else ("all" if all_tools else "cached")
     print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
 
@@ -310,8 +306,6 @@ def tools_show(
     tools_module: str | None = _MODULE_OPT,
 ) -> None:
     """Show one tool: description, argument schema, danger, needs."""
-    from agentcli.cli.tool_commands import show_tool
-
     show_tool(_tool_settings(config, tools_module), name, json_out)
 
 
@@ -329,8 +323,6 @@ def tools_call(
     yes: bool = typer.Option(False, "--yes", "-y", help="Run a dangerous call without asking."),
 ) -> None:
     """Run one tool directly, under the same approval rules as the agent."""
-    from agentcli.cli.tool_commands import call_tool
-
     settings = _tool_settings(config, tools_module, model=model, allow=allow,
                               allow_dangerous_tools=allow_dangerous_tools)
     llm = None
@@ -382,7 +374,6 @@ def chat(
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
     from agentcli.cli.repl import start_chat
-    from agentcli.config import load_settings
 
     env = _env()
     flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
@@ -391,7 +382,6 @@ def chat(
              "tools_module": tools_module, "otel": otel,
              **model_flags(base_url, option, system, prompt)}
     settings = load_settings(config, flags=flags, env=env)
-    from agentcli.cli.mcp_cmd import ask_project_trust
 
     ask_project_trust(settings)
     raise typer.Exit(start_chat(settings, env, session=session, yes=yes))

@@ -8,6 +8,15 @@ from typing import Any
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
+from agentcli.config import load_settings
+from agentcli.errors import ConfigError, ToolInputError
+from agentcli.mcp.cache import cached_tools
+from agentcli.mcp.config import find_server, project_servers, server_configs
+from agentcli.paths import MCP_PROJECT_FILE
+from agentcli.tools.mcp import list_tools, tool_danger
+
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
                       no_args_is_help=True, rich_markup_mode=None)
 _CONFIG = typer.Option(None, "--config", "-c", help="YAML config file.")
@@ -15,10 +24,6 @@ _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _server(config: Path | None, name: str | None) -> Any:
-    from agentcli.cli.environ import environment
-    from agentcli.config import load_settings
-    from agentcli.mcp.config import find_server, server_configs
-
     configs = server_configs(load_settings(config, env=environment()))
     return configs if name is None else find_server(configs, name)
 
@@ -54,7 +59,6 @@ def _consent(conf: Any) -> None:
 
 
 def _run(coro_factory: Any, conf: Any) -> Any:
-    from agentcli.errors import ConfigError, ToolInputError
     from agentcli.mcp.connection import run_sync
     from agentcli.mcp.pool import get_connection
 
@@ -68,7 +72,6 @@ def _run(coro_factory: Any, conf: Any) -> Any:
 @mcp_app.command("list")
 def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
     """List the configured servers (from the config and .mcp.json) without starting them."""
-    from agentcli.mcp.cache import cached_tools
     from agentcli.mcp.trust import is_trusted
 
     rows = []
@@ -99,8 +102,6 @@ def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project di
 
 
 def _set_trust(directory: Path, trusted: bool | None) -> None:
-    from agentcli.cli.trust_cmd import set_project_trust
-
     set_project_trust(directory, trusted, only_mcp=True)
 
 
@@ -111,8 +112,6 @@ def mcp_tools(
     config: Path | None = _CONFIG, json_out: bool = _JSON,
 ) -> None:
     """A server's tools and whether each is dangerous (cached list unless --refresh)."""
-    from agentcli.tools.mcp import list_tools, tool_danger
-
     conf = _server(config, server)
     _consent(conf)
     rows = []
@@ -172,8 +171,6 @@ def ask_project_trust(settings: Any) -> None:
     ``agent trust``."""
     import sys
 
-    from agentcli.paths import MCP_PROJECT_FILE
-
     path = Path.cwd() / MCP_PROJECT_FILE
     if not path.is_file() or not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
@@ -188,7 +185,4 @@ def ask_project_trust(settings: Any) -> None:
 def _ask_trust(path: Path) -> None:
     """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
     trusts them all), unless trusted or declined already as it is now; keep the answer."""
-    from agentcli.cli.trust_cmd import ask_mcp_trust
-    from agentcli.mcp.config import project_servers
-
     ask_mcp_trust(path, project_servers(path.parent))

@@ -9,6 +9,11 @@ from typing import Any
 
 import typer
 
+from agentcli import exit_codes
+from agentcli.cli.exits import fail
+from agentcli.textsafe import safe_line
+from agentcli.tools.custom import ENTRY_POINT_GROUP, flatten_plugin, load_failure
+
 
 def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List installed plugins (entry point group agentcli.tools) and the tools each registers."""
@@ -19,7 +24,6 @@ def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) 
     if not rows:
         print("no plugins installed (agent install NAME adds one)")
         return
-    from agentcli.textsafe import safe_line
 
     for row in rows:
         what = (", ".join(row["tools"]) or "-") if row["error"] is None \
@@ -30,8 +34,6 @@ def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) 
 def installed_plugins() -> list[dict[str, Any]]:
     """One row per ``agentcli.tools`` entry point: its package, version and tool names."""
     from importlib.metadata import entry_points
-
-    from agentcli.tools.custom import ENTRY_POINT_GROUP, flatten_plugin, load_failure
 
     rows = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -73,9 +75,6 @@ def uninstall(
 
 
 def _refuse(message: str) -> None:
-    from agentcli import exit_codes
-    from agentcli.cli.exits import fail
-
     fail(message, exit_codes.USAGE)
 
 

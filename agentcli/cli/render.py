@@ -8,6 +8,7 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, AgentFinish, stop_words
 from agentcli.textsafe import display, safe_text
@@ -89,7 +90,6 @@ class TraceRenderer(BaseCallbackHandler):
         """Draw the lines for one event (most events draw nothing)."""
         if event.kind not in _DRAWN or not self.visible():  # a string test, at every event
             return
-        from agentcli import events as ev
 
         if isinstance(event, ev.ActionEvent):
             self.print_action(event.action)

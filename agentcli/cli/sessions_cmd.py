@@ -9,6 +9,10 @@ from typing import Any
 
 import typer
 
+from agentcli.cli.consoles import console
+from agentcli.cli.environ import environment
+from agentcli.cli.tables import print_rows
+from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
@@ -17,7 +21,6 @@ _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 def _store(db: Path | None) -> Any:
     from agentcli.cli.db import read_store
-    from agentcli.cli.environ import environment
 
     return read_store(db, environment())
 
@@ -27,8 +30,6 @@ def _when(ts: float) -> str:
 
 
 def _console() -> Any:
-    from agentcli.cli.consoles import console
-
     return console()
 
 
@@ -40,8 +41,6 @@ def _cell(text: str) -> Any:
 
 
 def _missing(name: str) -> None:
-    from agentcli.errors import ConfigError
-
     raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
 
 
@@ -56,7 +55,6 @@ def sessions_list(
     if json_out:
         typer.echo(json.dumps(rows))
         return
-    from agentcli.cli.tables import print_rows
 
     print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
                [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])

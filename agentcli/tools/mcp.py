@@ -20,6 +20,7 @@ from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
+from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.sandbox import tool_root
 
@@ -158,8 +159,6 @@ def close_servers() -> None:
 
 def server_configs(settings: Any) -> dict[str, Any]:
     """The configured MCP servers by name: parsed and checked, nothing started."""
-    from agentcli.paths import MCP_PROJECT_FILE
-
     if settings is None or not (isinstance(settings, Mapping)
                                 or getattr(settings, "mcp_servers", None)
                                 or (Path.cwd() / MCP_PROJECT_FILE).is_file()):

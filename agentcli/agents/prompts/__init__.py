@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
 
 if TYPE_CHECKING:
     from agentcli.agents.base import Agent
@@ -80,8 +81,6 @@ def check_template(agent: type[Agent], text: str, where: str) -> None:
 
 def read_template(agent: type[Agent], path: str | Path) -> str:
     """Read and validate a replacement template for an agent type."""
-    from agentcli.files import read_small_text
-
     text = read_small_text(path, "prompt file", "give a text file with the template")
     check_template(agent, text, str(path))
     return text
