@@ -12,7 +12,11 @@ def exit_code(result: RunResult) -> int:
     no answer), 130 when interrupted."""
     if result.stop_reason == "interrupted":
         return exit_codes.INTERRUPTED
-    return exit_codes.OK if real_answer(result) is not None else exit_codes.LIMIT
+    if real_answer(result) is None:
+        return exit_codes.LIMIT
+    if result.stop_reason in LIMIT_REASONS and not result.recovered:
+        return exit_codes.LIMIT  # early_stopping_method generate: an answer, at a limit
+    return exit_codes.OK
 
 
 def real_answer(result: RunResult) -> str | None:

@@ -88,9 +88,11 @@ def is_answer(text: str, question: str = "") -> bool:
     """An answer: non-empty text that is not a tool call in any form the parsers recognise
     (a JSON blob, ``{"name": ..., "arguments": ...}``, ``<tool_call>``,
     ``<|python_tag|>``, ``[TOOL_CALLS]``, ``Action:``), not the question echoed back and not
-    a placeholder (a prompt's words, the forced-stop sentence)."""
+    a placeholder (a prompt's words, the forced-stop sentence, a tool's ``Error:`` line)."""
     body = text.strip()
     if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
+        return False
+    if body.startswith("Error: "):  # a tool's error observation copied as the answer
         return False
     if _CALL_MARKERS.search(body) or looks_like_action(body) or _json_call(body):
         return False

@@ -9,7 +9,8 @@
 
 Text agents print the ``Observation: ``/``Thought:`` prefixes between the reply and the tool's
 result, as LangChain's prompt-built agents do; chat-native agents and ``create_react_agent``'s
-print the result right after the reply, as LangChain's runnable agents do.
+print the result right after the reply, as LangChain's runnable agents do. What a tool says
+it runs (``on_text``) is not printed: LangChain's tools print it only when verbose themselves.
 """
 
 from __future__ import annotations
@@ -76,8 +77,6 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             self._print(str(event.step.observation), color)
             if self.prefixes:
                 self._print("\nThought:")
-        elif isinstance(event, ev.Notice) and event.topic == "tool_text":
-            self._print(event.text)
         elif isinstance(event, ev.Finish):
             self._print(event.finish.log or event.output, "green", end="\n")
         elif isinstance(event, ev.End):

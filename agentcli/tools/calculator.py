@@ -58,8 +58,12 @@ _FACTORS = frozenset({"1", "2", "3", "7", "10", "12", "24", "60", "100", "1000",
 
 
 def _invented(expression: str, text: str) -> bool:
-    """The translation uses a number that is neither in the input nor a unit factor."""
+    """The translation is a guess: with digits in the input, it uses a number that is neither
+    in the input nor a unit factor; without (``a quarter of three hundred``), it is a bare
+    number and no calculation (``six sides`` -> ``4.0``)."""
     given = {float(n) for n in re.findall(NUM, text.replace(",", ""))}
+    if not given:
+        return re.fullmatch(rf"\s*-?{NUM}\s*", expression) is not None
     return any(float(n) not in given and n not in _FACTORS
                for n in re.findall(NUM, expression))
 
@@ -68,7 +72,7 @@ def calculate(text: str, llm: BaseChatModel | None) -> str:
     """Answer a math input: evaluate it directly, or ask the model for an expression first.
 
     A bare number is evaluated as itself; a bare percentage is refused (a percentage of
-    nothing); words with no number in them are refused without asking the model.
+    nothing); a translation that guesses (``_invented``) is refused.
     """
     text = text.strip()
     if not text:
@@ -85,7 +89,7 @@ def calculate(text: str, llm: BaseChatModel | None) -> str:
         return f"Answer: {evaluate(text)}"
     except NotAnExpression:
         pass
-    if llm is None or not any(ch.isdigit() for ch in text):
+    if llm is None:
         raise _unreadable(text)
     prompt = _prompt_template().replace("{question}", text)
     reply = llm.generate([user(prompt)], stop=["```output"]).text

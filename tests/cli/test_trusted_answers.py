@@ -135,6 +135,7 @@ def test_a_bare_number_for_a_two_part_question_is_that_number(mock_server: Any,
     the question (which gave 5 before issue 31)."""
     mock_server.add_reply('{"action": "Calculator", "action_input": "15"}')
     mock_server.add_reply('{"action": "Calculator", "action_input": "three cubed plus one"}')
+    mock_server.add_reply("```text\n4\n```")  # the translation guesses: refused, not run
     mock_server.add_reply('{"action": "Final Answer", "action_input": "50"}')
     proc = agent(mock_server, tmp_path, "--json", question="What is 2 + 3? Multiply that by 10.",
                  agent_type="chat-zero-shot-react-description")
@@ -170,3 +171,16 @@ def test_batch_handles_an_empty_reply_after_a_tool_result_the_same(
         timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
     line = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
     assert line["answer"] is None and line["stop_reason"] == "no_answer", proc.stderr
+
+
+def test_a_tool_error_copied_as_the_answer_is_no_answer(mock_server: Any,
+                                                        tmp_path: Path) -> None:
+    """Seen on the bench: the Calculator's error line given back as the final answer."""
+    mock_server.add_reply('{"action": "Calculator", "action_input": "hours.txt"}')
+    error = "Error: attribute is not allowed in a math expression"
+    for _ in range(3):
+        mock_server.add_reply(json.dumps({"action": "Final Answer", "action_input": error}))
+    proc = agent(mock_server, tmp_path, "--json", agent_type="chat-zero-shot-react-description")
+    assert proc.returncode == 3, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["answer"] is None and out["stop_reason"] == "no_answer"

@@ -172,11 +172,15 @@ def test_an_unreadable_input_is_quoted_and_never_guessed(given: str) -> None:
     assert repr(given) in message and "\n" not in message and "Answer" not in message
 
 
-def test_words_without_a_number_are_refused_without_asking_the_model() -> None:
+def test_a_bare_number_translated_from_words_without_numbers_is_refused() -> None:
     llm = FakeChatModel(["```text\n4.0\n```"])
     with pytest.raises(ToolInputError, match="cannot read 'six sides'"):
         calculate("six sides", llm)
-    assert llm.requests == []
+
+
+def test_numbers_in_words_are_translated() -> None:
+    llm = FakeChatModel(["```text\n300 * 0.25\n```"])
+    assert calculate("a quarter of three hundred", llm) == "Answer: 75.0"
 
 
 def test_a_translation_with_a_number_from_nowhere_is_refused() -> None:

@@ -220,7 +220,7 @@ def test_serve_exports_a_trace_per_request_with_the_session_as_conversation(
     mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
 ) -> None:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "OTEL_"))}
-    env = {**full, **otel_env(mock_server, receiver, tmp_path)}
+    env = {**full, **otel_env(mock_server, receiver, tmp_path), "AGENT_SERVE_TOKEN": "tok-otel"}
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "serve", "-m",
                              "openai/mock-model", "--port", "0"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
@@ -237,7 +237,8 @@ def test_serve_exports_a_trace_per_request_with_the_session_as_conversation(
         for answer, headers in (("one", {}), ("two", {"X-Agent-Session": "support-42"})):
             mock_server.add_reply(f"Final Answer: {answer}")
             reply = httpx.post(url, json={"model": "agent", "messages": [
-                {"role": "user", "content": "q"}]}, headers=headers, timeout=60)
+                {"role": "user", "content": "q"}]},
+                headers={"Authorization": "Bearer tok-otel", **headers}, timeout=60)
             assert reply.status_code == 200, reply.text
             assert reply.json()["choices"][0]["message"]["content"] == answer
     finally:

@@ -117,7 +117,7 @@ def test_two_tool_run_wikipedia_and_llm_math(wiki_server: LocalServer) -> None:
 def test_calculator_without_a_model_on_an_expression() -> None:
     ok = invoke("tools", "call", "llm-math", "300 * 0.25")
     assert ok.exit_code == 0 and ok.stdout == "Answer: 75.0\n"
-    words = invoke("tools", "call", "llm-math", "300 apples split four ways")
+    words = invoke("tools", "call", "llm-math", "a quarter of three hundred")
     assert words.exit_code == 2
     assert "needs a language model for this input; pass --model" in " ".join(
         words.stderr.split())
