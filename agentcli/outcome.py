@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from agentcli import exit_codes
+from agentcli.log_schema import RunRecord
 from agentcli.recovery import is_answer
 from agentcli.schema import LIMIT_REASONS, RunResult, stop_words
 
@@ -67,3 +71,19 @@ def recorded_answer(result: RunResult) -> str:
         return answer
     reason = result.stop_reason if result.stop_reason in LIMIT_REASONS else "no_answer"
     return f"(no answer: {stop_words(reason)})"
+
+
+def run_record(question: str, result: RunResult, *, model: str | None = None,
+               agent: str | None = None, session: str | None = None,
+               meta: Mapping[str, Any] | None = None,
+               options: Mapping[str, Any] | None = None) -> RunRecord:
+    """The run log's record of a finished run: what the store writes in one call."""
+    extra = dict(meta or {})
+    if options:
+        extra["options"] = dict(options)
+    if result.state.keys() - {"messages"}:  # the run's final state (messages are the steps)
+        extra["state"] = result.state_data(skip=("messages",))
+    usage = result.usage
+    return RunRecord(question, recorded_answer(result), result.steps_data(), result.stop_reason,
+                     usage.prompt_tokens, usage.completion_tokens, result.elapsed, model, agent,
+                     session, extra or None)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.agents import agent_class
 from agentcli.memory import Memory, make_memory, restore
+from agentcli.outcome import run_record
 from agentcli.schema import RunResult
 from agentcli.session_sync import commit_turn
 
@@ -93,8 +94,8 @@ class Conversation:
     ) -> bool:
         """Save the finished turn; True when saved. An interrupted turn is only logged."""
         if result.stop_reason == "interrupted":
-            self.store.log_run(question, result, model=model, agent=agent, session=self.name,
-                               options=options, meta=meta)
+            self.store.log_run(run_record(question, result, model=model, agent=agent,
+                                          session=self.name, options=options, meta=meta))
             return False
 
         self._stored = None  # the memory changes now (even if the write then fails)

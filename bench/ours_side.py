@@ -119,6 +119,7 @@ def scratchpad(n: int) -> dict[str, Any]:
 
 def logging_cost(n: int) -> dict[str, Any]:
     """Warm ``agent run`` logging: open the store, log one run, close; median of ``n``."""
+    from agentcli.outcome import run_record
     from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
     from agentcli.store import open_store
 
@@ -130,7 +131,7 @@ def logging_cost(n: int) -> dict[str, Any]:
     for _ in range(n):
         t0 = time.perf_counter()
         store = open_store(str(path))
-        store.log_run("What is 25% of 300?", result, model="openai/mock-model")
+        store.log_run(run_record("What is 25% of 300?", result, model="openai/mock-model"))
         store.close()
         costs.append(time.perf_counter() - t0)
     return {"median_s": statistics.median(costs), "min_s": min(costs)}

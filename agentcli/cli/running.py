@@ -20,7 +20,7 @@ from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.models.options import effective_options
 from agentcli.models.replay import ReplayChatModel
-from agentcli.outcome import exit_code, real_answer, stop_line
+from agentcli.outcome import exit_code, real_answer, run_record, stop_line
 from agentcli.pricing import cost_of, load_prices
 from agentcli.redact import redact_data
 from agentcli.run_logging import logging_enabled
@@ -80,8 +80,9 @@ def log_run(
         try:
             from agentcli.agents import DEFAULT_AGENT
 
-            store.log_run(question, result, model=model, agent=settings.agent or DEFAULT_AGENT,
-                          meta=meta)
+            store.log_run(run_record(question, result, model=model,
+                                     agent=settings.agent or DEFAULT_AGENT,
+                                     meta=meta))
         finally:
             store.close()
     except Exception as exc:

@@ -22,7 +22,7 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken
-from agentcli.outcome import real_answer, stop_line
+from agentcli.outcome import real_answer, run_record, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
@@ -184,8 +184,8 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
             conversation.commit(call.question, result, model=served.llm.name,
                                 agent=served.agent_type, meta=meta)
         elif log_runs:
-            store.log_run(call.question, result, model=served.llm.name,
-                          agent=served.agent_type, meta=meta)
+            store.log_run(run_record(call.question, result, model=served.llm.name,
+                                     agent=served.agent_type, meta=meta))
     except Exception as exc:
         where = (f"session {SESSION_PREFIX}{call.session}" if conversation is not None
                  else "the run log")
