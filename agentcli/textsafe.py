@@ -8,8 +8,6 @@ overrides with a visible escape such as ``\\x1b``, so what is shown is what will
 
 from __future__ import annotations
 
-from agentcli.redact import redact
-
 # Bidirectional overrides/isolates reorder what is drawn ("Trojan source"); zero-width marks hide.
 _INVISIBLE = (0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF)
 
@@ -46,4 +44,6 @@ def safe_json(text: str) -> str:
 
 def display(text: str) -> str:
     """Outside text ready to draw: secrets redacted, controls shown (the trace, answers)."""
+    from agentcli.redact import redact
+
     return safe_text(redact(text))

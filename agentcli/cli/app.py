@@ -13,7 +13,6 @@ from agentcli import __version__, exit_codes
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
 from agentcli.cli.exits import _state
-from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -23,8 +22,6 @@ from agentcli.cli.model_flags import (
     system_opt,
 )
 from agentcli.cli.startup import global_flags_first, only_the_named_command
-from agentcli.cli.tool_commands import call_tool, print_tools, show_tool
-from agentcli.config import load_settings
 from agentcli.errors import ConfigError
 
 app = typer.Typer(
@@ -158,6 +155,9 @@ def run(
         "NAME instead of running."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
+    from agentcli.cli.mcp_cmd import ask_project_trust
+    from agentcli.config import load_settings
+
     if question is None and template is None and save is None:
         from agentcli.cli.question import piped_text, stdin_is_piped
 
@@ -222,6 +222,8 @@ _MODULE_OPT = typer.Option(None, "--tools-module", help="Python file(s) with @to
 
 
 def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) -> Any:
+    from agentcli.config import load_settings
+
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
 
 
@@ -263,6 +265,7 @@ def batch(
     Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
     2 (bad input lines) or 1."""
     from agentcli.cli.batch_cmd import run_batch_command
+    from agentcli.config import load_settings
 
     env = _env()
     flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
@@ -294,6 +297,8 @@ def tools_list(
     MCP servers are not started: their tools come from the list cached the last time each
     server ran. --all starts servers never listed; --refresh starts them all.
     """
+    from agentcli.cli.tool_commands import print_tools
+
     mode = "refresh" if refresh else ("all" if all_tools else "cached")
     print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
 
@@ -306,6 +311,8 @@ def tools_show(
     tools_module: str | None = _MODULE_OPT,
 ) -> None:
     """Show one tool: description, argument schema, danger, needs."""
+    from agentcli.cli.tool_commands import show_tool
+
     show_tool(_tool_settings(config, tools_module), name, json_out)
 
 
@@ -323,6 +330,8 @@ def tools_call(
     yes: bool = typer.Option(False, "--yes", "-y", help="Run a dangerous call without asking."),
 ) -> None:
     """Run one tool directly, under the same approval rules as the agent."""
+    from agentcli.cli.tool_commands import call_tool
+
     settings = _tool_settings(config, tools_module, model=model, allow=allow,
                               allow_dangerous_tools=allow_dangerous_tools)
     llm = None
@@ -373,7 +382,9 @@ def chat(
         None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
+    from agentcli.cli.mcp_cmd import ask_project_trust
     from agentcli.cli.repl import start_chat
+    from agentcli.config import load_settings
 
     env = _env()
     flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,

@@ -17,16 +17,15 @@ from typing import Any, NoReturn
 import typer
 
 from agentcli import exit_codes
-from agentcli.cli.consoles import console
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
-from agentcli.redact import redact
-from agentcli.textsafe import safe_line, safe_text
 
 _state: dict[str, bool] = {"debug": False}
 _MAX_ERROR = 2000  # characters of an error line
 
 
 def _stderr() -> Any:
+    from agentcli.cli.consoles import console
+
     return console(stderr=True)
 
 
@@ -34,6 +33,9 @@ def fail(message: str, code: int) -> NoReturn:
     """Print one red line to stderr (secrets redacted, controls shown, never hard-wrapped)
     and exit with ``code``."""
     from rich.text import Text
+
+    from agentcli.redact import redact
+    from agentcli.textsafe import safe_line
 
     message = safe_line(redact(message))
     if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
@@ -46,6 +48,9 @@ def fail(message: str, code: int) -> NoReturn:
 def _print_traceback() -> None:
     """The current traceback for --debug, redacted like every other printed text."""
     import traceback
+
+    from agentcli.redact import redact
+    from agentcli.textsafe import safe_text
 
     sys.stderr.write(safe_text(redact(traceback.format_exc())))
     sys.stderr.flush()

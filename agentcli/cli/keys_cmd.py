@@ -7,10 +7,6 @@ import sys
 import typer
 
 from agentcli import exit_codes
-from agentcli.cli.exits import fail
-from agentcli.keys import canonical_name, key_variable, read_keys, save_key, stored_key
-from agentcli.paths import keys_file
-from agentcli.textsafe import safe_line
 
 keys_app = typer.Typer(help="Store API keys (a 0600 file in the config dir).",
                        no_args_is_help=True, rich_markup_mode=None)
@@ -31,6 +27,8 @@ def keys_set(
                                "name such as SERPAPI_API_KEY."),
 ) -> None:
     """Store a key, read from a hidden prompt or from stdin; never printed."""
+    from agentcli.keys import canonical_name, key_variable, save_key
+
     canonical = canonical_name(name)  # a bad name fails before the key is asked for
     path = save_key(canonical, _read_secret(canonical))
     typer.echo(f"stored key {canonical} ({key_variable(canonical)}) in {path}", err=True)
@@ -45,6 +43,9 @@ def keys_get(
     Only to a pipe or a file: in a terminal it is refused, so a key is not left on screen."""
     import os
 
+    from agentcli.cli.exits import fail
+    from agentcli.keys import stored_key
+
     value = stored_key(name, dict(os.environ))
     if sys.stdout.isatty():
         fail(f"not printing key {name} to a terminal; use it in a pipe or a command "
@@ -57,6 +58,9 @@ def keys_list() -> None:
     """The names of the stored keys (never the keys)."""
     import os
 
+    from agentcli.keys import read_keys
+    from agentcli.textsafe import safe_line
+
     for name in sorted(read_keys(dict(os.environ))):
         typer.echo(safe_line(name))
 
@@ -64,4 +68,6 @@ def keys_list() -> None:
 @keys_app.command("path")
 def keys_path() -> None:
     """Where the keys file is (it may not exist yet)."""
+    from agentcli.paths import keys_file
+
     typer.echo(str(keys_file()))

@@ -10,9 +10,6 @@ from pathlib import Path
 
 import typer
 
-from agentcli.cli.consoles import console
-from agentcli.cli.environ import environment as load_env
-from agentcli.cli.tables import print_rows
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_text
 
@@ -48,6 +45,8 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def _env() -> dict[str, str]:
+    from agentcli.cli.environ import environment as load_env
+
     return load_env()
 
 
@@ -64,7 +63,9 @@ def _short(text: str, width: int = 60) -> str:
 
 def _list(n: int, json_out: bool, query: str | None, model: str | None, since: str | None,
           db: Path | None, jsonl: bool = False) -> None:
+    from agentcli.cli.consoles import console
     from agentcli.cli.db import read_store
+    from agentcli.cli.tables import print_rows
     from agentcli.run_logging import logging_enabled
 
     env = _env()
@@ -139,6 +140,7 @@ def logs_show(
     db: Path | None = _DB_OPT,
 ) -> None:
     """One run: question, every step, answer, model, options, tokens, cost and timings."""
+    from agentcli.cli.consoles import console
     from agentcli.cli.db import read_store
     from agentcli.cli.run_report import run_markdown
 

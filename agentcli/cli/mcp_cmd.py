@@ -8,14 +8,7 @@ from typing import Any
 
 import typer
 
-from agentcli.cli.environ import environment
-from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
-from agentcli.config import load_settings
 from agentcli.errors import ConfigError, ToolInputError
-from agentcli.mcp.cache import cached_tools
-from agentcli.mcp.config import find_server, project_servers, server_configs
-from agentcli.paths import MCP_PROJECT_FILE
-from agentcli.tools.mcp import list_tools, tool_danger
 
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
                       no_args_is_help=True, rich_markup_mode=None)
@@ -24,6 +17,10 @@ _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _server(config: Path | None, name: str | None) -> Any:
+    from agentcli.cli.environ import environment
+    from agentcli.config import load_settings
+    from agentcli.mcp.config import find_server, server_configs
+
     configs = server_configs(load_settings(config, env=environment()))
     return configs if name is None else find_server(configs, name)
 
@@ -72,6 +69,7 @@ def _run(coro_factory: Any, conf: Any) -> Any:
 @mcp_app.command("list")
 def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
     """List the configured servers (from the config and .mcp.json) without starting them."""
+    from agentcli.mcp.cache import cached_tools
     from agentcli.mcp.trust import is_trusted
 
     rows = []
@@ -102,6 +100,8 @@ def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project di
 
 
 def _set_trust(directory: Path, trusted: bool | None) -> None:
+    from agentcli.cli.trust_cmd import set_project_trust
+
     set_project_trust(directory, trusted, only_mcp=True)
 
 
@@ -112,6 +112,8 @@ def mcp_tools(
     config: Path | None = _CONFIG, json_out: bool = _JSON,
 ) -> None:
     """A server's tools and whether each is dangerous (cached list unless --refresh)."""
+    from agentcli.tools.mcp import list_tools, tool_danger
+
     conf = _server(config, server)
     _consent(conf)
     rows = []
@@ -171,10 +173,12 @@ def ask_project_trust(settings: Any) -> None:
     ``agent trust``."""
     import sys
 
+    from agentcli.mcp.config import server_configs
+    from agentcli.paths import MCP_PROJECT_FILE
+
     path = Path.cwd() / MCP_PROJECT_FILE
     if not path.is_file() or not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
-    from agentcli.mcp.config import server_configs
 
     wanted = {t.partition(".")[0] for t in settings.tools}
     if any(c.project_file is not None and n in wanted
@@ -185,4 +189,7 @@ def ask_project_trust(settings: Any) -> None:
 def _ask_trust(path: Path) -> None:
     """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
     trusts them all), unless trusted or declined already as it is now; keep the answer."""
+    from agentcli.cli.trust_cmd import ask_mcp_trust
+    from agentcli.mcp.config import project_servers
+
     ask_mcp_trust(path, project_servers(path.parent))

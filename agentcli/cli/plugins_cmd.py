@@ -10,13 +10,12 @@ from typing import Any
 import typer
 
 from agentcli import exit_codes
-from agentcli.cli.exits import fail
-from agentcli.textsafe import safe_line
-from agentcli.tools.custom import ENTRY_POINT_GROUP, flatten_plugin, load_failure
 
 
 def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List installed plugins (entry point group agentcli.tools) and the tools each registers."""
+    from agentcli.textsafe import safe_line
+
     rows = installed_plugins()
     if json_out:
         print(json.dumps(rows, indent=2))
@@ -34,6 +33,8 @@ def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) 
 def installed_plugins() -> list[dict[str, Any]]:
     """One row per ``agentcli.tools`` entry point: its package, version and tool names."""
     from importlib.metadata import entry_points
+
+    from agentcli.tools.custom import ENTRY_POINT_GROUP, flatten_plugin, load_failure
 
     rows = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -75,6 +76,8 @@ def uninstall(
 
 
 def _refuse(message: str) -> None:
+    from agentcli.cli.exits import fail
+
     fail(message, exit_codes.USAGE)
 
 

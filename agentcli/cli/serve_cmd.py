@@ -9,8 +9,6 @@ from typing import Any
 import typer
 
 from agentcli import exit_codes
-from agentcli.cli.consoles import console, report_tool_warnings
-from agentcli.cli.environ import environment
 from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, model_flags, option_opt, system_opt
 from agentcli.errors import ConfigError
 
@@ -57,6 +55,8 @@ def serve(
     Each config profile is one more model id. Dangerous tools run only when the config's
     tool_policy allows them; a saved conversation by the X-Agent-Session header. A token
     is generated and printed unless --token or --no-token."""
+    from agentcli.cli.environ import environment
+
     flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
              "max_iterations": max_iterations, "max_execution_time": max_time,
              "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
@@ -70,6 +70,8 @@ def start(host: str, port: int, token: str | None, config: Path | None,
           flags: dict[str, Any], env: dict[str, str], *, log: bool | None,
           no_token: bool = False) -> int:
     """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
+    from agentcli.cli.consoles import console, report_tool_warnings
+
     try:
         from agentcli.serve.app import Service, create_app
         from agentcli.serve.server import bind, run, url_of

@@ -9,9 +9,6 @@ from typing import Any
 
 import typer
 
-from agentcli.cli.consoles import console
-from agentcli.cli.environ import environment
-from agentcli.cli.tables import print_rows
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
@@ -21,6 +18,7 @@ _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 def _store(db: Path | None) -> Any:
     from agentcli.cli.db import read_store
+    from agentcli.cli.environ import environment
 
     return read_store(db, environment())
 
@@ -30,6 +28,8 @@ def _when(ts: float) -> str:
 
 
 def _console() -> Any:
+    from agentcli.cli.consoles import console
+
     return console()
 
 
@@ -50,6 +50,8 @@ def sessions_list(
     db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """List sessions, most recently used first."""
+    from agentcli.cli.tables import print_rows
+
     rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
              "model": s.model, "agent": s.agent} for s in _store(db).sessions()]
     if json_out:

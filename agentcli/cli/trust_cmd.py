@@ -10,18 +10,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agentcli.errors import ConfigError
-from agentcli.mcp.config import project_servers
-from agentcli.paths import MCP_PROJECT_FILE
-from agentcli.project_files import set_trust, trust_state
-from agentcli.project_trust import project_env, read_env
-from agentcli.redact import remember_env
-from agentcli.textsafe import safe_text
 
 if TYPE_CHECKING:
     from agentcli.project_trust import ProjectEnv
 
 
 def _err(line: str) -> None:
+    from agentcli.textsafe import safe_text
+
     typer.echo(safe_text(line), err=True)
 
 
@@ -32,6 +28,8 @@ def _on_terminal() -> bool:
 
 
 def _confirm(question: str) -> bool:
+    from agentcli.textsafe import safe_text
+
     try:
         return typer.confirm(safe_text(question), default=False, err=True)
     except typer.Abort:  # Ctrl-C or Ctrl-D: no answer, nothing kept
@@ -57,6 +55,9 @@ _said: set[str] = set()  # warnings already printed by this process
 def load_project_env() -> None:
     """Put what the project's ``.env`` may set into ``os.environ`` (yours wins), asking on a
     terminal when part of it needs trust; one warning line on stderr per thing ignored."""
+    from agentcli.project_trust import project_env
+    from agentcli.redact import remember_env
+
     env, accepted, lines = project_env(os.environ, _ask_env if _on_terminal() else None)
     if env is not None:
         remember_env(env.values)  # a value yours shadows, or one ignored, is still a secret
@@ -93,6 +94,8 @@ def describe_servers(servers: dict[str, Any]) -> list[str]:
 def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
     """Ask on a terminal whether to trust ``path`` (listing every server in it), unless it
     is trusted or declined as it is now; keep the answer."""
+    from agentcli.project_files import set_trust, trust_state
+
     if not servers or not _on_terminal() or trust_state(path) != "unknown":
         return
     _err(f"{path} (from this project) wants to start:")
@@ -103,7 +106,10 @@ def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
 
 def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = False) -> None:
     """Trust (or forget) the ``.env`` that loads in ``directory`` and its ``.mcp.json``."""
+    from agentcli.mcp.config import project_servers
+    from agentcli.paths import MCP_PROJECT_FILE
     from agentcli.project_files import find_env_file, set_trust
+    from agentcli.project_trust import read_env
 
     directory = Path(os.path.abspath(directory.expanduser()))
     if not directory.is_dir():
@@ -131,6 +137,8 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
 
 
 def _safe(text: str) -> str:
+    from agentcli.textsafe import safe_text
+
     return safe_text(text)
 
 
