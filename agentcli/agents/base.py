@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from agentcli.agents._prefix import PrefixCache
 from agentcli.agents.prompt_parts import human_text, take_parts
 from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
-from agentcli.agents.prompts import load, render
+from agentcli.agents.prompts import builtin_text, load, render, template_name
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
     PARSE_ERROR_TOOL,
@@ -90,7 +90,6 @@ class Agent(ABC):
     def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
         """This type's main prompt over ``tools``, with LangChain's prompt options (``prefix``,
         ``suffix``, ``format_instructions``, ``system_message_prefix``/``_suffix``)."""
-        from agentcli.agents.prompts import builtin_text, render, template_name
         from agentcli.agents.template import PromptTemplate
 
         rest = dict(options)

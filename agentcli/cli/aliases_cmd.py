@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import typer
 
+from agentcli.cli.environ import environment
 from agentcli.errors import AgentCliError, ConfigError
+from agentcli.textsafe import safe_line
 
 aliases_app = typer.Typer(help="Short model names: agent aliases set fast openai/gpt-4o-mini.",
                           no_args_is_help=True, rich_markup_mode=None)
@@ -51,8 +53,6 @@ def aliases_set(
     model: str = typer.Argument(..., help="provider/model it stands for."),
 ) -> None:
     """Add or change an alias in the user config file."""
-    from agentcli.errors import ConfigError
-    from agentcli.textsafe import safe_line
     from agentcli.user_config import set_user_value
 
     name, model = name.strip(), model.strip()
@@ -68,9 +68,7 @@ def aliases_list(
     json_out: bool = typer.Option(False, "--json", help="Print a JSON object."),
 ) -> None:
     """Every alias in effect: NAME<TAB>MODEL, one a line."""
-    from agentcli.cli.environ import environment
     from agentcli.config import load_settings
-    from agentcli.textsafe import safe_line
 
     env = environment()
     aliases = load_settings(None, env={k: v for k, v in env.items()
@@ -89,8 +87,6 @@ def aliases_list(
 @aliases_app.command("remove")
 def aliases_remove(name: str = typer.Argument(..., help="The alias to remove.")) -> None:
     """Remove an alias from the user config file."""
-    from agentcli.errors import ConfigError
-    from agentcli.textsafe import safe_line
     from agentcli.user_config import read_user_value, set_user_value
 
     aliases = _user_aliases()

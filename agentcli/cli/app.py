@@ -13,6 +13,7 @@ from agentcli import __version__, exit_codes
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
 from agentcli.cli.exits import _state
+from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -155,7 +156,6 @@ def run(
         "NAME instead of running."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
-    from agentcli.cli.mcp_cmd import ask_project_trust
     from agentcli.config import load_settings
 
     if question is None and template is None and save is None:
@@ -382,7 +382,6 @@ def chat(
         None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
-    from agentcli.cli.mcp_cmd import ask_project_trust
     from agentcli.cli.repl import start_chat
     from agentcli.config import load_settings
 

@@ -18,6 +18,7 @@ import typer
 
 from agentcli import exit_codes
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
+from agentcli.textsafe import safe_line, safe_text
 
 _state: dict[str, bool] = {"debug": False}
 _MAX_ERROR = 2000  # characters of an error line
@@ -35,7 +36,6 @@ def fail(message: str, code: int) -> NoReturn:
     from rich.text import Text
 
     from agentcli.redact import redact
-    from agentcli.textsafe import safe_line
 
     message = safe_line(redact(message))
     if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
@@ -50,7 +50,6 @@ def _print_traceback() -> None:
     import traceback
 
     from agentcli.redact import redact
-    from agentcli.textsafe import safe_text
 
     sys.stderr.write(safe_text(redact(traceback.format_exc())))
     sys.stderr.flush()

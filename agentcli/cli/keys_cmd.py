@@ -7,6 +7,8 @@ import sys
 import typer
 
 from agentcli import exit_codes
+from agentcli.cli.exits import fail
+from agentcli.textsafe import safe_line
 
 keys_app = typer.Typer(help="Store API keys (a 0600 file in the config dir).",
                        no_args_is_help=True, rich_markup_mode=None)
@@ -43,7 +45,6 @@ def keys_get(
     Only to a pipe or a file: in a terminal it is refused, so a key is not left on screen."""
     import os
 
-    from agentcli.cli.exits import fail
     from agentcli.keys import stored_key
 
     value = stored_key(name, dict(os.environ))
@@ -59,7 +60,6 @@ def keys_list() -> None:
     import os
 
     from agentcli.keys import read_keys
-    from agentcli.textsafe import safe_line
 
     for name in sorted(read_keys(dict(os.environ))):
         typer.echo(safe_line(name))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from agentcli.cli.environ import environment as load_env
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_text
 
@@ -45,8 +46,6 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def _env() -> dict[str, str]:
-    from agentcli.cli.environ import environment as load_env
-
     return load_env()
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
 from agentcli.errors import ConfigError, ToolInputError
 
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
@@ -17,7 +19,6 @@ _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _server(config: Path | None, name: str | None) -> Any:
-    from agentcli.cli.environ import environment
     from agentcli.config import load_settings
     from agentcli.mcp.config import find_server, server_configs
 
@@ -100,8 +101,6 @@ def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project di
 
 
 def _set_trust(directory: Path, trusted: bool | None) -> None:
-    from agentcli.cli.trust_cmd import set_project_trust
-
     set_project_trust(directory, trusted, only_mcp=True)
 
 
@@ -189,7 +188,6 @@ def ask_project_trust(settings: Any) -> None:
 def _ask_trust(path: Path) -> None:
     """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
     trusts them all), unless trusted or declined already as it is now; keep the answer."""
-    from agentcli.cli.trust_cmd import ask_mcp_trust
     from agentcli.mcp.config import project_servers
 
     ask_mcp_trust(path, project_servers(path.parent))

@@ -9,7 +9,9 @@ from urllib.parse import urlparse
 
 import typer
 
+from agentcli.cli.environ import environment
 from agentcli.errors import ConfigError
+from agentcli.textsafe import safe_line
 
 models_app = typer.Typer(help="List models and set the default one.", no_args_is_help=True,
                          rich_markup_mode=None)
@@ -18,8 +20,6 @@ models_app = typer.Typer(help="List models and set the default one.", no_args_is
 def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(model, provider, url, key, status) rows: each reported model, else one row per
     provider; the url is where a request for that model goes (and its key with it)."""
-    from agentcli.textsafe import safe_line
-
     rows = []
     for ep in data["providers"]:
         key = ep["key"] + (f" ({ep['key_source']})" if ep["key_source"] else "")
@@ -41,7 +41,6 @@ def models_list(
     config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
 ) -> None:
     """The presets and the models each configured endpoint reports; which have a key."""
-    from agentcli.cli.environ import environment
     from agentcli.config import load_settings
     from agentcli.keys import key_variable, read_keys
     from agentcli.models.catalog import list_endpoints
@@ -97,9 +96,7 @@ def models_default(
         None, "--base-url", help="Also save this endpoint (needed for custom/MODEL)."),
 ) -> None:
     """Show the default model, or set it in the user config file."""
-    from agentcli.cli.environ import environment
     from agentcli.config import load_settings, resolve_alias
-    from agentcli.textsafe import safe_line
     from agentcli.user_config import read_user_value, set_user_value
 
     env = environment()

@@ -10,12 +10,12 @@ from typing import Any
 import typer
 
 from agentcli import exit_codes
+from agentcli.cli.exits import fail
+from agentcli.textsafe import safe_line
 
 
 def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List installed plugins (entry point group agentcli.tools) and the tools each registers."""
-    from agentcli.textsafe import safe_line
-
     rows = installed_plugins()
     if json_out:
         print(json.dumps(rows, indent=2))
@@ -76,8 +76,6 @@ def uninstall(
 
 
 def _refuse(message: str) -> None:
-    from agentcli.cli.exits import fail
-
     fail(message, exit_codes.USAGE)
 
 

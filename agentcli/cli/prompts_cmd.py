@@ -6,6 +6,9 @@ from pathlib import Path
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.textsafe import safe_text
+
 prompts_app = typer.Typer(help="Inspect the agent prompt templates.", no_args_is_help=True,
                           rich_markup_mode=None)
 
@@ -23,9 +26,7 @@ def prompts_show(
         required_variables,
         template_in_force,
     )
-    from agentcli.cli.environ import environment
     from agentcli.config import load_settings
-    from agentcli.textsafe import safe_text
     agent = agent_class(agent_type)  # unknown types fail with close matches
     settings = load_settings(config, flags={"prompt_file": prompt}, env=environment())
     configured = settings.agent is None or settings.agent == agent_type

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli import demo
-from agentcli.agents import DEFAULT_AGENT
+from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.cli.consoles import console
 from agentcli.cli.observe import Observers
@@ -126,7 +126,6 @@ def execute(
     overrides the ``agent logs on|off`` switch for this run; ``extract`` prints only the
     first or last fenced code block of the answer (``-x``, ``--extract-last``).
     """
-    from agentcli.agents import DEFAULT_AGENT, agent_class
     check_names(settings.tools, settings)  # unknown names fail before any model is contacted
     agent_class(settings.agent or DEFAULT_AGENT)
 

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from agentcli import exit_codes
+from agentcli.cli.environ import environment
 from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, model_flags, option_opt, system_opt
 from agentcli.errors import ConfigError
 
@@ -55,8 +56,6 @@ def serve(
     Each config profile is one more model id. Dangerous tools run only when the config's
     tool_policy allows them; a saved conversation by the X-Agent-Session header. A token
     is generated and printed unless --token or --no-token."""
-    from agentcli.cli.environ import environment
-
     flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
              "max_iterations": max_iterations, "max_execution_time": max_time,
              "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from agentcli.cli.environ import environment
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
@@ -18,7 +19,6 @@ _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 def _store(db: Path | None) -> Any:
     from agentcli.cli.db import read_store
-    from agentcli.cli.environ import environment
 
     return read_store(db, environment())
 

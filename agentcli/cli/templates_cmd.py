@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from agentcli.textsafe import safe_line, safe_text
+
 templates_app = typer.Typer(
     help="Saved run templates: save with agent run --save NAME, use with agent run -T NAME.",
     no_args_is_help=True, rich_markup_mode=None)
@@ -13,7 +15,6 @@ templates_app = typer.Typer(
 def templates_list() -> None:
     """Each template: NAME<TAB>its prompt (or system text), on one line."""
     from agentcli.saved_templates import load_template, template_names
-    from agentcli.textsafe import safe_line
 
     names = template_names()
     for name in names:
@@ -30,7 +31,6 @@ def templates_list() -> None:
 def templates_show(name: str = typer.Argument(..., help="The template name.")) -> None:
     """Print a template's YAML."""
     from agentcli.saved_templates import load_template
-    from agentcli.textsafe import safe_text
 
     typer.echo(safe_text(load_template(name).to_yaml()), nl=False)
 

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agentcli.errors import ConfigError
+from agentcli.textsafe import safe_text
 
 if TYPE_CHECKING:
     from agentcli.project_trust import ProjectEnv
 
 
 def _err(line: str) -> None:
-    from agentcli.textsafe import safe_text
-
     typer.echo(safe_text(line), err=True)
 
 
@@ -28,8 +27,6 @@ def _on_terminal() -> bool:
 
 
 def _confirm(question: str) -> bool:
-    from agentcli.textsafe import safe_text
-
     try:
         return typer.confirm(safe_text(question), default=False, err=True)
     except typer.Abort:  # Ctrl-C or Ctrl-D: no answer, nothing kept
@@ -137,8 +134,6 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
 
 
 def _safe(text: str) -> str:
-    from agentcli.textsafe import safe_text
-
     return safe_text(text)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.config import CHAT_AGENT, Settings, load_settings
 from agentcli.errors import ConfigError
-from agentcli.runtime import build_executor
+from agentcli.runtime import build_executor, build_model
 from agentcli.session import reads_memory
 from agentcli.tools.resolve import check_names
 
@@ -99,7 +99,6 @@ def policy_approver(policy: Mapping[str, str]) -> Approver:
 
 def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> ServedAgent:
     """Build one served agent; config problems raise :class:`ConfigError` now, not per request."""
-    from agentcli.runtime import build_executor, build_model
     settings = serve_settings(settings)
     check_names(settings.tools, settings)
     llm = build_model(settings, env)
