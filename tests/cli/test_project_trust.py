@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 SECRET = "sk-stored-0123456789abcdef"
 # A sitecustomize for the child: no name but loopback resolves, so a request that would

@@ -19,8 +19,8 @@ from agentcli.executor import (
     truncate_middle,
 )
 from agentcli.schema import AgentAction, AgentFinish
-from agentcli.testing.scripted import ScriptedAgent, silent_model
 from agentcli.tools.base import Tool
+from tests.support.scripted import ScriptedAgent, silent_model
 
 
 def echo() -> Tool:

@@ -52,7 +52,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("apps", (  # the front doors: nothing below imports them
         "agentcli.__main__", "agentcli.cli", "agentcli.cli.*", "agentcli.serve",
         "agentcli.serve.*", "agentcli.batch", "agentcli.demo", "agentcli.compat",
-        "agentcli.compat.*", "agentcli.testing", "agentcli.testing.*",
+        "agentcli.compat.*", "tests.support", "tests.support.*",
     )),
 ]
 TOP = FLOORS[-1][0]
