@@ -9,6 +9,9 @@ import sys
 import weakref
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from agentcli.textsafe import safe_text
+from agentcli.tools.custom import take_warnings
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -163,9 +166,6 @@ def plain_file(out: Console) -> IO[str] | None:
 def report_tool_warnings(out: Console) -> None:
     """Print (once) the warnings tool loading collected: a broken plugin, a server that did
     not start. Loading goes on without them; the user must still hear of it."""
-    from agentcli.textsafe import safe_text
-    from agentcli.tools.custom import take_warnings
-
     for line in take_warnings():
         from rich.text import Text
 

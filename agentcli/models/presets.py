@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
+from agentcli.models.structured import is_local_url
 
 if TYPE_CHECKING:
     from agentcli.models.openai_compat import OpenAICompatModel
@@ -118,7 +119,6 @@ def create_model(
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"base URL {url!r} for {provider} must start with http:// or https://")
     from agentcli.models.openai_compat import OpenAICompatModel  # httpx only when needed
-    from agentcli.models.structured import is_local_url
 
     try:
         if provider != CUSTOM:

@@ -6,33 +6,19 @@ Built-in tools register through :func:`register_tool`, the same call a plugin ma
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolLoadError
-from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.base import Tool
+from agentcli.tools.builtin import BUILTINS
+from agentcli.tools.spec import ToolFactory, ToolSpec
+
+__all__ = ["ToolFactory", "ToolSpec", "register_tool", "registry"]
 
 if TYPE_CHECKING:  # listing or resolving tools must not import the model layer
     from agentcli.models.base import BaseChatModel
-
-ToolFactory = Callable[..., "Tool | list[Tool]"]
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """How to build a tool by name, and what it needs."""
-
-    name: str
-    factory: ToolFactory | None
-    summary: str
-    needs: ToolNeeds = field(default_factory=ToolNeeds)
-    dangerous: bool = False
-    danger_reason: str = ""
-    members: tuple[str, ...] = ()  # a group name expands to these
-    source: str = "built-in"
-    also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
-
 
 _REGISTRY: dict[str, ToolSpec] = {}
 _builtins_loaded = False
@@ -50,9 +36,8 @@ def registry() -> dict[str, ToolSpec]:
     global _builtins_loaded
     if not _builtins_loaded:
         _builtins_loaded = True
-        from agentcli.tools import builtin
-
-        builtin.register_all()
+        for spec in BUILTINS:
+            register_tool(spec, replace=True)
     return _REGISTRY
 
 

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
+from agentcli.tools.custom import clashes, load_plugins, module_specs
+from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
-from agentcli.tools.registry import ToolSpec, build_spec, registry
+from agentcli.tools.registry import ToolSpec, build_spec, registry, renamed_error
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
@@ -46,15 +48,11 @@ class Catalog:
 
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
-        from agentcli.tools.mcp_source import cached_tools
-
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
                 for i in cached_tools(s, conf) or []]
 
     def unknown(self, name: str) -> ToolLoadError:
         """The error for a name no source knows, with close matches."""
-        from agentcli.tools.registry import renamed_error
-
         renamed_error(name)
         # Case-insensitive; a display name suggests the name to type (calculater: llm-math).
         pool = {n.lower(): n for n in [*self.specs, *self.servers, *self.cached_names()]}
@@ -78,9 +76,6 @@ def _where(spec: ToolSpec) -> str:
 
 def build_catalog(settings: Any = None) -> Catalog:
     """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
-    from agentcli.tools.custom import clashes, load_plugins, module_specs
-    from agentcli.tools.mcp_source import server_configs
-
     registry()
     load_plugins()  # once per process; plugins register like built-ins
     if clashes:
@@ -156,11 +151,9 @@ def _start(
     servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
-    from agentcli.tools.mcp_source import load_server_tools
-
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
         try:
-            return load_server_tools(server, cat.servers[server], only, options)
+            return load_server_tools(server, cat.servers[server], only, tool_settings=options)
         except ServerStartError as err:
             return err
 
@@ -177,7 +170,7 @@ def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
         return tools
     chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
     if not chosen:
-        from agentcli.tools.mcp_source import cached_tools
+        from agentcli.tools.mcp import cached_tools
 
         names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
                                            cached_tools(want.server, cat.servers[want.server])
@@ -287,7 +280,6 @@ def load_tools(
     object) adds the tool sources it names: ``--tools-module`` files, YAML tools and MCP
     servers. This is the same resolution path the CLI uses (:func:`resolve_tools`).
     """
-    from agentcli.tools.registry import registry
     from agentcli.tools.settings_keys import check_settings
 
     check_settings(settings, (s for spec in registry().values() for s in spec.needs.settings),

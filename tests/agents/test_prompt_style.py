@@ -15,9 +15,9 @@ from agentcli.agents.prompt_style import (
     prompt_name,
     resolve_style,
     short_description,
+    tool_lines,
 )
 from agentcli.agents.prompts import load, render
-from agentcli.agents.react import tool_lines
 from agentcli.recovery import is_answer
 from agentcli.tools.base import Tool
 
