@@ -60,8 +60,10 @@ def looks_like_action(text: str) -> bool:
 
 
 # Tool calls written as text, in the forms the parsers recognise.
-_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:",
-                           re.MULTILINE)
+# ``"action":`` also when the blob around it is broken (an unclosed string ran on into a
+# copy of the prompt: SmolLM2, chat-conversational, printed as its answer on main 697f723).
+_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
+                           r'|"action(?:_input)?"\s*:', re.MULTILINE)
 _FENCE = re.compile(r"^```[a-z]*\s*|\s*```$", re.IGNORECASE)
 # Prompt words and canned sentences that are not an answer (a small model copies them); a
 # text in angle brackets is a prompt's placeholder (the compact example's ``<the answer>``).

@@ -209,3 +209,17 @@ def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any, tmp_pa
     assert "Final Answer: " not in proc.stderr  # nothing shown as an answer
     prompt = json.dumps(bodies(mock_server)[0]["messages"])
     assert f'Answer: {EXAMPLE_ANSWER}' in prompt  # the compact prompt was sent
+
+
+def test_a_broken_final_answer_blob_is_no_answer(mock_server: Any, tmp_path: Path) -> None:
+    """Seen on the bench (chat-conversational, SmolLM2, main 697f723): after the result, an
+    unclosed blob that ran on into a copy of the prompt was printed as the answer, exit 0."""
+    mock_server.add_reply(json.dumps({"action": "Calculator", "action_input": "17 + 38"}))
+    broken = ('{ "action": "Final Answer", "action_input": "55 }\nYou are a helpful '
+              "assistant. Tools:\nCalculator: A calculator.\n\nQuestion: What is 17 + 38?")
+    for _ in range(4):
+        mock_server.add_reply(broken)
+    proc = agent(mock_server, tmp_path, "--json", "-m", "openai/SmolLM2-135M",
+                 agent_type="chat-conversational-react-description", question="What is 17 + 38?")
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["answer"] is None
