@@ -98,8 +98,9 @@ def is_answer(text: str, question: str = "") -> bool:
     body = text.strip()
     if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
         return False
-    if body.strip("`*\"' .").lower() in {v.lower() for v in EXAMPLE_VALUES}:
-        return False  # the compact prompt's example copied
+    if body.strip("`*\"' .").lower() in {v.lower() for v in EXAMPLE_VALUES} or re.search(
+            rf"(?<![\d.]){re.escape(EXAMPLE_VALUES[1])}(?![\d])", body):
+        return False  # the compact prompt's example copied ("The answer is 10.73" too)
     if body.startswith("Error: "):  # a tool's error observation copied as the answer
         return False
     if _CALL_MARKERS.search(body) or looks_like_action(body) or _json_call(body):

@@ -30,7 +30,7 @@ _DESCRIPTION_CHARS = 80
 # placeholders was copied word for word and the plain-arithmetic rows fell by half.
 EXAMPLE_CALCULATION = "3.7 times 2.9"
 EXAMPLE_ANSWER = "10.73"
-EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)
+EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)  # the answer second (is_answer)
 _EXAMPLE = (
     f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\n"
     f'{{{{"action": "{{tool}}", "action_input": "{EXAMPLE_CALCULATION}"}}}}\n'

@@ -188,15 +188,15 @@ def test_a_tool_error_copied_as_the_answer_is_no_answer(mock_server: Any,
     assert out["answer"] is None and out["stop_reason"] == "no_answer"
 
 
-@pytest.mark.parametrize("copied", ["10.73", "3.7 times 2.9", "<the answer>"])
+@pytest.mark.parametrize("copied", ["10.73", "The answer is 10.73", "3.7 times 2.9",
+                                    "<the answer>"])
 def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any, tmp_path: Path,
                                                         copied: str) -> None:
     """SmolLM2 copied the compact prompt's worked example (`42`) as its answer: the example
     shows numbers no question should have as its answer, and a reply that is one of its values
     (or a placeholder) is never shown as an answer."""
-    from agentcli.agents.prompt_style import EXAMPLE_ANSWER, EXAMPLE_VALUES
+    from agentcli.agents.prompt_style import EXAMPLE_ANSWER
 
-    assert copied in (*EXAMPLE_VALUES, "<the answer>")  # or any angle-bracket placeholder
     copied = json.dumps({"action": "Final Answer", "action_input": copied})
     for _ in range(4):
         mock_server.add_reply(copied)
