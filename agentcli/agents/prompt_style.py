@@ -83,9 +83,11 @@ def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict
         "tools": "\n".join(_tool_line(t) for t in tools),
         "tool_names": ", ".join(f'"{n}"' if quoted_names else n for n in names),
     }
-    tool = "Calculator" if "Calculator" in names else "<tool name>"
-    values["example"] = _EXAMPLE.format(tool=tool)
-    values["react_example"] = _REACT_EXAMPLE.format(tool=tool)
+    # A worked example only where it is a real one (the Calculator): a placeholder such as
+    # "<tool name>" in an example is copied word for word by small models.
+    real = "Calculator" in names or not tools
+    values["example"] = _EXAMPLE.format(tool="Calculator") if real else ""
+    values["react_example"] = _REACT_EXAMPLE.format(tool="Calculator") if real else ""
     return values
 
 
