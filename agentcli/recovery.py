@@ -23,7 +23,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from agentcli import _json_repair
-from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, ToolOutcome
+from agentcli.schema import EXAMPLE_VALUES, FORCE_STOP_MESSAGE, AgentAction, ToolOutcome
 
 if TYPE_CHECKING:
     from agentcli.state import Command
@@ -93,8 +93,6 @@ def is_answer(text: str, question: str = "") -> bool:
     ``<|python_tag|>``, ``[TOOL_CALLS]``, ``Action:``), not the question echoed back and not
     a placeholder (a prompt's words or its example's values, the forced-stop sentence, a tool's
     ``Error:`` line)."""
-    from agentcli.agents.prompt_style import EXAMPLE_VALUES
-
     body = text.strip()
     if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
         return False

@@ -17,6 +17,11 @@ LIMIT_REASONS: frozenset[str] = frozenset(
 # The placeholder answer of a run a limit stopped (``early_stopping_method: force``), as
 # LangChain words it; never printed as an answer (``outcome.real_answer``).
 FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
+# The compact prompts' worked example (agents/prompt_style.py); a reply that is one of its
+# values is the example copied, never an answer (recovery.is_answer).
+EXAMPLE_CALCULATION = "3.7 times 2.9"
+EXAMPLE_ANSWER = "10.73"
+EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)  # the answer second (is_answer)
 # Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
 # logs, memory and `agent serve`.
 STOP_WORDS: dict[str, str] = {

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files
 
+from agentcli.schema import EXAMPLE_ANSWER, EXAMPLE_CALCULATION
 from agentcli.tools.base import Tool
 
 STYLES = ("auto", "full", "compact")
@@ -28,9 +29,6 @@ _DESCRIPTION_CHARS = 80
 # whose true answer is exactly 10.73 would end with no answer: that is the price). Measured on
 # SmolLM2 (bench/README.md, issue 31b): an example in letters (`A times B`) or in angle-bracket
 # placeholders was copied word for word and the plain-arithmetic rows fell by half.
-EXAMPLE_CALCULATION = "3.7 times 2.9"
-EXAMPLE_ANSWER = "10.73"
-EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)  # the answer second (is_answer)
 _EXAMPLE = (
     f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\n"
     f'{{{{"action": "{{tool}}", "action_input": "{EXAMPLE_CALCULATION}"}}}}\n'

@@ -7,9 +7,6 @@ import re
 import pytest
 
 from agentcli.agents.prompt_style import (
-    EXAMPLE_ANSWER,
-    EXAMPLE_CALCULATION,
-    EXAMPLE_VALUES,
     compact_values,
     model_size_b,
     prompt_name,
@@ -19,6 +16,7 @@ from agentcli.agents.prompt_style import (
 )
 from agentcli.agents.prompts import load, render
 from agentcli.recovery import is_answer
+from agentcli.schema import EXAMPLE_ANSWER, EXAMPLE_CALCULATION, EXAMPLE_VALUES
 from agentcli.tools.base import Tool
 
 BASES = ["react", "chat_system", "structured_chat_system", "chat_conversational_system"]
