@@ -146,6 +146,7 @@ class ChatRepl:
                                    said_elsewhere=frozenset({"interrupted"}))  # one line
         self.conversation: Conversation | None = None
         self.held_back: list[str] = []  # the session's dangerous tools not allowed this time
+        self._warned: set[str] = set()  # tool-loading warnings already said
         from agentcli.cli.observe import Observers
         from agentcli.cli.running import sent_options
         from agentcli.otel_export import otel_wanted
@@ -199,11 +200,14 @@ class ChatRepl:
             self.llm = llm
             if self.conversation is not None:
                 self.conversation.attach_model(llm)
+        warned: list[str] = []
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
                                        callbacks=[self.spinner, self.printer, self.trace,
-                                                  *self.observers.handlers])
-        report_tool_warnings(self.console)
+                                                  *self.observers.handlers],
+                                       warnings=warned)
+        report_tool_warnings(self.console, [w for w in warned if w not in self._warned])
+        self._warned.update(warned)  # a broken plugin is said once a session, not per rebuild
         if self.conversation is not None:
             self.conversation.uses_memory = self.uses_memory
         if self.settings.memory != "none" and not cls.uses_memory:

@@ -40,11 +40,10 @@ class _Stderr:
 
 
 def _prepare(settings: Settings, err: _Stderr) -> Catalog:
-    from agentcli.tools.custom import take_warnings
     from agentcli.tools.resolve import build_catalog
 
     catalog = build_catalog(settings)
-    for line in take_warnings():
+    for line in catalog.warnings:
         err.warn("warning: " + safe_text(line))
     return catalog
 

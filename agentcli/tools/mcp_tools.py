@@ -65,13 +65,13 @@ def _register_failure(conf: ServerConfig, err: ToolLoadError) -> None:
                            needs=ToolNeeds(extra="mcp"), source="MCP"), replace=True)
 
 
-def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = True) -> list[str]:
+def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = True,
+                         warnings: list[str] | None = None) -> list[str]:
     """Register every server's tools (source MCP); return the tool names registered.
 
-    Cached lists are used as they are; the other servers start in parallel when ``start``.
+    Cached lists are used as they are; the other servers start in parallel when ``start``;
+    ``warnings`` receives a line per server that did not start.
     """
-    from agentcli.tools.custom import warnings_seen
-
     confs = server_configs(servers)
     names: list[str] = []
     missing = {}
@@ -86,7 +86,8 @@ def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = Tr
 
         for name, result in start_many(missing).items():
             if isinstance(result, ToolLoadError):
-                warnings_seen.append(str(result))
+                if warnings is not None:
+                    warnings.append(str(result))
                 _register_failure(missing[name], result)
             else:
                 names += _register_server(missing[name], result)

@@ -32,6 +32,7 @@ class Catalog:
     aliases: dict[str, str] = field(default_factory=dict)  # display name -> registry name
     servers: dict[str, Any] = field(default_factory=dict)  # MCP server name -> its config
     module_tools: list[str] = field(default_factory=list)  # loaded without being named
+    warnings: list[str] = field(default_factory=list)  # a broken plugin: said, not fatal
 
     def spec(self, name: str) -> ToolSpec | None:
         """The spec for a registry name or a display name."""
@@ -78,14 +79,14 @@ def _where(spec: ToolSpec) -> str:
 
 def build_catalog(settings: Any = None) -> Catalog:
     """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
-    from agentcli.tools.custom import clashes, load_plugins, module_specs
+    from agentcli.tools.custom import load_plugins, module_specs
     from agentcli.tools.mcp_source import server_configs
 
-    registry()
-    load_plugins()  # once per process; plugins register like built-ins
-    if clashes:
-        raise ToolLoadError(clashes[0])
-    cat = Catalog(specs=dict(registry()))
+    plugins = load_plugins()  # read for this catalog: plugins register nowhere else
+    if plugins.clashes:
+        raise ToolLoadError(plugins.clashes[0])
+    cat = Catalog(specs={**registry(), **{s.name: s for s in plugins.specs}},
+                  warnings=list(plugins.warnings))
 
     def add(spec: ToolSpec) -> None:
         old = cat.specs.get(spec.name)
@@ -200,6 +201,7 @@ def resolve_tools(
     extras: Mapping[str, Any] | None = None,
     with_module_tools: bool = True,
     held: list[str] | None = None,
+    warnings: list[str] | None = None,
 ) -> list[Tool]:
     """Build the tools named (plus ``--tools-module`` tools) from every source.
 
@@ -208,7 +210,8 @@ def resolve_tools(
     Dangerous tools need ``allow_dangerous_tools`` or their name, group or MCP server in
     ``allow``. Only the MCP servers whose tools are named are started. With ``held`` (a
     running agent's refresh), a dangerous MCP tool not allowed is left out and the reason
-    appended there, instead of failing the whole list.
+    appended there, instead of failing the whole list. ``warnings`` receives one line per
+    broken plugin and per MCP server that did not start (loading goes on without them).
     """
     cat = build_catalog(settings)
     allow_all = bool(getattr(settings, "allow_dangerous_tools", False)
@@ -259,12 +262,11 @@ def resolve_tools(
                 held.append(refusal)
                 continue
             keep(t, f"MCP server {want.server!r}")
-    if failed:
-        if not tools:  # nothing else to work with: the run cannot do what was asked
-            raise next(iter(failed.values()))
-        from agentcli.tools.custom import warnings_seen
-
-        warnings_seen.extend(f"{err}; continuing without its tools" for err in failed.values())
+    if failed and not tools:  # nothing else to work with: the run cannot do what was asked
+        raise next(iter(failed.values()))
+    if warnings is not None:
+        warnings += cat.warnings
+        warnings += [f"{err}; continuing without its tools" for err in failed.values()]
     check_wire_names(t.name for t in tools)
     return tools
 
@@ -299,12 +301,13 @@ def load_tools(
 
 def load_configured_tools(
     settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None,
-    *, held: list[str] | None = None,
+    *, held: list[str] | None = None, warnings: list[str] | None = None,
 ) -> list[Tool]:
     """Everything ``agent run`` loads: named tools plus module tools, with the policy gate
-    (``held``: see :func:`resolve_tools`)."""
+    (``held``, ``warnings``: see :func:`resolve_tools`)."""
     from agentcli.approval import gate_by_policy
 
-    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras, held=held)
+    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras, held=held,
+                          warnings=warnings)
     gate_by_policy(tools, settings.tool_policy)
     return tools

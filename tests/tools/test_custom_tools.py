@@ -11,8 +11,8 @@ import pytest
 
 from agentcli.config import Settings, load_settings
 from agentcli.errors import ConfigError, ToolLoadError
-from agentcli.tools import Tool, ToolSpec, load_tools, tool
-from agentcli.tools.custom import load_plugins, module_specs, warnings_seen
+from agentcli.tools import Tool, ToolSpec, custom, load_tools, tool
+from agentcli.tools.custom import load_plugins, module_specs
 from agentcli.tools.registry import _REGISTRY
 from agentcli.tools.yaml_tools import check_definitions, register_yaml_tools
 from tests.tools.conftest import Handler, LocalServer
@@ -194,7 +194,13 @@ class FakeEntryPoint:
         return self.obj
 
 
-def test_plugins_register_and_broken_plugin_warns() -> None:
+def test_plugins_belong_to_the_catalog_that_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's tools and its warning are the catalog's: the built-in table is unchanged,
+    and a catalog read when the plugin is gone has neither (no process-wide registry)."""
+    import importlib.metadata
+
+    from agentcli.tools.resolve import build_catalog
+
     @tool
     def greet(name: str) -> str:
         """Greet someone."""
@@ -203,10 +209,30 @@ def test_plugins_register_and_broken_plugin_warns() -> None:
     spec = ToolSpec("plug_spec", lambda **_: Tool("plug_spec", "x", func=lambda s: s), "spec")
     eps = [FakeEntryPoint("good", [greet, spec]), FakeEntryPoint("fn", lambda: greet),
            FakeEntryPoint("bad", ImportError("no module named foo"))]
-    warnings_seen.clear()
-    names = load_plugins(lambda group: eps if group == "agentcli.tools" else [])
-    assert names == ["greet", "plug_spec", "greet"]
-    assert _REGISTRY["greet"].source == "plugin"
-    assert warnings_seen == ["plugin 'bad' failed to load: ImportError: no module named foo"]
-    assert load_tools(["greet"])[0].run("bo") == "hello bo"
-    warnings_seen.clear()
+    found = load_plugins(lambda group: eps if group == "agentcli.tools" else [])
+    assert [s.name for s in found.specs] == ["plug_spec", "greet"]
+    assert found.warnings == ["plugin 'bad' failed to load: ImportError: no module named foo"]
+    from agentcli.tools import registry
+
+    assert "greet" not in registry() and "plug_spec" not in registry()
+
+    with monkeypatch.context() as m:  # the plugin is installed for this catalog only
+        m.setattr(custom, "_may_have_plugins", lambda: True)
+        m.setattr(importlib.metadata, "entry_points",
+                  lambda group: eps if group == "agentcli.tools" else [])
+        with_plugin = build_catalog()
+        warned: list[str] = []
+        [greeter] = custom_resolve(["greet"], warned)
+    assert with_plugin.specs["greet"].source == "plugin"
+    assert with_plugin.warnings == found.warnings and warned == found.warnings
+    assert greeter.run("bo") == "hello bo"
+    without = build_catalog()
+    assert "greet" not in without.specs and without.warnings == []
+    with pytest.raises(ToolLoadError, match="unknown tool 'greet'"):
+        load_tools(["greet"])
+
+
+def custom_resolve(names: list[str], warnings: list[str]) -> list[Tool]:
+    from agentcli.tools.resolve import resolve_tools
+
+    return resolve_tools(names, warnings=warnings)

@@ -124,15 +124,13 @@ def test_server_that_cannot_start_reports_its_stderr() -> None:
 
 
 def test_missing_command_and_other_servers_keep_working() -> None:
+    warned: list[str] = []
     names = register_mcp_servers({
         "broken": {"command": "/nonexistent/mcp-server", "startup_timeout": 10},
         "calc": CALC,
-    })
-    from agentcli.tools.custom import warnings_seen
-
+    }, warnings=warned)
     assert any("'broken' did not start" in w and "/nonexistent/mcp-server" in w
-               for w in warnings_seen)
-    warnings_seen.clear()
+               for w in warned)
     assert "calc.add" in names
     assert load_tools(["calc.add"], allow=["calc.add"])[0].run({"a": 1, "b": 1}) == "2"
     with pytest.raises(ToolLoadError, match="did not start"):
