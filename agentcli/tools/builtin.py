@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.registry import ToolFactory, ToolSpec, register_tool
+from agentcli.tools.registry import ToolFactory, ToolSpec
 
 SHELL_DANGER = "it runs any shell command the model writes, with your permissions"
 PYTHON_DANGER = "it runs any Python code the model writes, with your permissions"
@@ -93,8 +93,3 @@ def all_specs() -> tuple[ToolSpec, ...]:
     """Every built-in spec (plain data: no tool module is imported)."""
     return BUILTINS
 
-
-def register_all() -> None:
-    """Register every built-in tool spec."""
-    for spec in all_specs():
-        register_tool(spec, replace=True)

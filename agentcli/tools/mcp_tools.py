@@ -1,6 +1,7 @@
-"""MCP servers in the tool registry (``mcp_servers:``): thin wrappers over :mod:`agentcli.mcp`.
+"""MCP servers as tool specs for a caller's own list (``load_tools(specs=...)``): thin
+wrappers over :mod:`agentcli.mcp`.
 
-Each server's tools register as ``server.tool`` plus a group ``server``. Lists come from the
+Each server's tools become ``server.tool`` plus a group ``server``. Lists come from the
 cache when this config was seen before, so registering starts nothing; a tool's factory starts
 only its own server. Servers without a cached list start in parallel; one that fails becomes a
 warning line and a ``server`` entry whose loading reports the failure, and the rest keep working.
@@ -15,7 +16,7 @@ from agentcli.mcp.cache import ToolInfo, cached_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig, check_servers, server_configs
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.mcp_source import server_roots
-from agentcli.tools.registry import ToolSpec, register_tool
+from agentcli.tools.registry import ToolSpec
 
 __all__ = ["INSTALL_HINT", "check_servers", "connect", "register_mcp_servers"]
 
@@ -29,7 +30,8 @@ def connect(name: str, conf: dict[str, Any] | ServerConfig) -> tuple[Any, list[T
     return conn, conn.tools
 
 
-def _register_server(conf: ServerConfig, infos: list[ToolInfo]) -> list[str]:
+def _register_server(conf: ServerConfig, infos: list[ToolInfo], into: list[ToolSpec]
+                     ) -> list[str]:
     from agentcli.mcp.tools import RESOURCE_TOOL, tool_danger
 
     names, any_danger = [], False
@@ -45,29 +47,30 @@ def _register_server(conf: ServerConfig, infos: list[ToolInfo]) -> list[str]:
             return load_server_tools(conf.name, conf, {_n}, roots=server_roots(settings))
 
         summary = (info.description if info else f"Read a resource of {conf.name} by URI")
-        register_tool(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],
-                               needs=ToolNeeds(extra="mcp"), dangerous=dangerous,
-                               danger_reason=reason, source="MCP"), replace=True)
+        into.append(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],
+                             needs=ToolNeeds(extra="mcp"), dangerous=dangerous,
+                             danger_reason=reason, source="MCP"))
         if info is not None or conf.resources:
             names.append(f"{conf.name}.{tool_name}")
-    register_tool(ToolSpec(conf.name, None, f"Group: every tool of MCP server {conf.name}",
-                           members=tuple(names), dangerous=any_danger,
-                           danger_reason="some of its tools are dangerous" if any_danger else "",
-                           source="MCP"), replace=True)
+    into.append(ToolSpec(conf.name, None, f"Group: every tool of MCP server {conf.name}",
+                         members=tuple(names), dangerous=any_danger,
+                         danger_reason="some of its tools are dangerous" if any_danger else "",
+                         source="MCP"))
     return names
 
 
-def _register_failure(conf: ServerConfig, err: ToolLoadError) -> None:
+def _register_failure(conf: ServerConfig, err: ToolLoadError, into: list[ToolSpec]) -> None:
     def factory(llm: Any = None, **_: Any) -> Tool:
         raise err
 
-    register_tool(ToolSpec(conf.name, factory, f"MCP server {conf.name} (failed to start)",
-                           needs=ToolNeeds(extra="mcp"), source="MCP"), replace=True)
+    into.append(ToolSpec(conf.name, factory, f"MCP server {conf.name} (failed to start)",
+                         needs=ToolNeeds(extra="mcp"), source="MCP"))
 
 
-def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = True,
-                         warnings: list[str] | None = None) -> list[str]:
-    """Register every server's tools (source MCP); return the tool names registered.
+def register_mcp_servers(servers: dict[str, dict[str, Any]], into: list[ToolSpec], *,
+                         start: bool = True, warnings: list[str] | None = None) -> list[str]:
+    """Put every server's tool specs (source MCP) in ``into``, the caller's own list (for
+    ``load_tools(specs=...)``); return the tool names.
 
     Cached lists are used as they are; the other servers start in parallel when ``start``;
     ``warnings`` receives a line per server that did not start.
@@ -80,7 +83,7 @@ def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = Tr
         if cached is None:
             missing[name] = conf
         else:
-            names += _register_server(conf, cached)
+            names += _register_server(conf, cached, into)
     if missing and start:
         from agentcli.mcp.pool import start_many
 
@@ -88,7 +91,7 @@ def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = Tr
             if isinstance(result, ToolLoadError):
                 if warnings is not None:
                     warnings.append(str(result))
-                _register_failure(missing[name], result)
+                _register_failure(missing[name], result, into)
             else:
-                names += _register_server(missing[name], result)
+                names += _register_server(missing[name], result, into)
     return names

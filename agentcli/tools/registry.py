@@ -1,13 +1,17 @@
-"""The tool registry and ``load_tools``: tools by name, with the dangerous-tools gate.
+"""The built-in tools by name (:func:`registry`), and the dangerous-tools gate.
 
-Built-in tools register through :func:`register_tool`, the same call a plugin makes.
+The built-in table is read-only: every other tool (a plugin's, a ``--tools-module`` file's,
+a YAML tool, an MCP server's, or specs handed to ``load_tools(specs=...)``) joins the catalog
+of the command or call that reads it (``tools/resolve.py``), never a process-wide table.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolLoadError
@@ -34,26 +38,12 @@ class ToolSpec:
     also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
 
 
-_REGISTRY: dict[str, ToolSpec] = {}
-_builtins_loaded = False
+@functools.cache
+def registry() -> Mapping[str, ToolSpec]:
+    """The built-in tool specs by name: a constant, read-only table (made on first use)."""
+    from agentcli.tools import builtin
 
-
-def register_tool(spec: ToolSpec, *, replace: bool = False) -> None:
-    """Add a tool spec to the registry (built-ins and plugins alike)."""
-    if spec.name in _REGISTRY and not replace:
-        raise ToolLoadError(f"a tool named {spec.name!r} is already registered")
-    _REGISTRY[spec.name] = spec
-
-
-def registry() -> dict[str, ToolSpec]:
-    """All registered tool specs by name (built-ins registered on first use)."""
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        from agentcli.tools import builtin
-
-        builtin.register_all()
-    return _REGISTRY
+    return MappingProxyType({spec.name: spec for spec in builtin.all_specs()})
 
 
 # LangChain's deprecated tool names, and what to load instead

@@ -1,7 +1,8 @@
 """One way from tool names to tools, for every command and the Python API.
 
-Sources, all looked up by name: built-ins and anything registered (:mod:`registry`),
-entry-point plugins, ``--tools-module`` files, YAML tools, and MCP servers. MCP servers are
+Sources, all looked up by name: built-ins (:mod:`registry`), specs a caller hands in,
+entry-point plugins, ``--tools-module`` files, YAML tools, and MCP servers: each catalog
+reads its own, so nothing one command or caller adds is seen by another. MCP servers are
 resolved lazily: ``ev.echo`` starts only server ``ev`` and ``ev`` (a server name) loads all
 its tools; naming other tools starts no server. A tool answers to its registry name and its
 display name (``llm-math`` and ``Calculator``). Bad names fail here, in one line.
@@ -77,8 +78,9 @@ def _where(spec: ToolSpec) -> str:
             "plugin": "a plugin tool", "MCP": "an MCP tool"}.get(spec.source, "a built-in tool")
 
 
-def build_catalog(settings: Any = None) -> Catalog:
-    """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
+def build_catalog(settings: Any = None, specs: Iterable[ToolSpec] = ()) -> Catalog:
+    """Collect every source's names: built-ins, plugins, ``specs`` (a caller's own), YAML
+    tools, modules, MCP servers."""
     from agentcli.tools.custom import load_plugins, module_specs
     from agentcli.tools.mcp_source import server_configs
 
@@ -95,6 +97,8 @@ def build_catalog(settings: Any = None) -> Catalog:
                                 f"and as {_where(spec)}; rename one of them")
         cat.specs[spec.name] = spec
 
+    for spec in specs:  # a caller's own: may stand in for a built-in of the same name
+        cat.specs[spec.name] = spec
     definitions = list(getattr(settings, "yaml_tools", None) or [])
     if definitions:  # the YAML tool builders load only for a config that defines some
         from agentcli.tools.yaml_tools import yaml_specs
@@ -202,6 +206,7 @@ def resolve_tools(
     with_module_tools: bool = True,
     held: list[str] | None = None,
     warnings: list[str] | None = None,
+    specs: Iterable[ToolSpec] = (),
 ) -> list[Tool]:
     """Build the tools named (plus ``--tools-module`` tools) from every source.
 
@@ -212,8 +217,9 @@ def resolve_tools(
     running agent's refresh), a dangerous MCP tool not allowed is left out and the reason
     appended there, instead of failing the whole list. ``warnings`` receives one line per
     broken plugin and per MCP server that did not start (loading goes on without them).
+    ``specs`` are tools of the caller's own, looked up by name like the built-ins.
     """
-    cat = build_catalog(settings)
+    cat = build_catalog(settings, specs)
     allow_all = bool(getattr(settings, "allow_dangerous_tools", False)
                      if allow_dangerous_tools is None else allow_dangerous_tools)
     allowed = set(getattr(settings, "allow", None) or () if allow is None else allow)
@@ -279,6 +285,7 @@ def load_tools(
     allow: Iterable[str] = (),
     config: Any = None,
     callbacks: Any = None,
+    specs: Iterable[ToolSpec] = (),
     **settings: Any,
 ) -> list[Tool]:
     """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
@@ -287,15 +294,18 @@ def load_tools(
     setting or a missing LLM is an error naming it, and an unknown keyword a TypeError.
     ``callbacks`` (handlers) are told of every call of these tools. ``config`` (a Settings
     object) adds the tool sources it names: ``--tools-module`` files, YAML tools and MCP
-    servers. This is the same resolution path the CLI uses (:func:`resolve_tools`).
+    servers. ``specs`` (:class:`ToolSpec`) are tools of the caller's own, by name and through
+    the same gate: they belong to this call only. This is the same resolution path the CLI
+    uses (:func:`resolve_tools`).
     """
-    from agentcli.tools.registry import registry
     from agentcli.tools.settings_keys import check_settings
 
-    check_settings(settings, (s for spec in registry().values() for s in spec.needs.settings),
-                   "load_tools")
+    specs = list(specs)
+    check_settings(settings, (s for spec in [*registry().values(), *specs]
+                              for s in spec.needs.settings), "load_tools")
     tools = resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
-                          allow=allow, tool_settings=settings, with_module_tools=False)
+                          allow=allow, tool_settings=settings, with_module_tools=False,
+                          specs=specs)
     return [t.with_callbacks(callbacks) for t in tools] if callbacks else tools
 
 

@@ -18,9 +18,9 @@ import pytest
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.mcp import list_tools, load_server_tools, server_configs
 from agentcli.mcp.cache import cached_tools, log_path
-from agentcli.tools import load_tools, registry
+from agentcli.tools import load_tools
 from agentcli.tools.mcp_tools import register_mcp_servers
-from agentcli.tools.registry import _REGISTRY
+from agentcli.tools.registry import ToolSpec
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
@@ -32,25 +32,22 @@ def _fresh_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from agentcli.mcp import pool
 
     monkeypatch.setenv("TEST_MCP_SECRET", "from-parent")
-
-    before = dict(registry())
     yield
     pool.close_all()
-    _REGISTRY.clear()
-    _REGISTRY.update(before)
 
 
 def test_tools_listed_with_schema_danger_and_called() -> None:
-    names = register_mcp_servers({"calc": CALC})
+    mine: list[ToolSpec] = []  # this test's own tools: no process-wide registry
+    names = register_mcp_servers({"calc": CALC}, mine)
     assert {"calc.add", "calc.echo_env", "calc.fail"} <= set(names)
-    specs = registry()
+    specs = {s.name: s for s in mine}
     assert specs["calc.add"].source == "MCP"
     # readOnlyHint from a server not marked trusted is a hint only: still gated
     assert specs["calc.add"].dangerous and "hint" in specs["calc.add"].danger_reason
     assert specs["calc.fail"].dangerous and "readOnlyHint" in specs["calc.fail"].danger_reason
     with pytest.raises(ToolLoadError, match=r"calc\.echo_env.*dangerous.*--allow"):
-        load_tools(["calc.echo_env"])
-    tools = {t.name: t for t in load_tools(["calc"], allow=["calc"])}
+        load_tools(["calc.echo_env"], specs=mine)
+    tools = {t.name: t for t in load_tools(["calc"], allow=["calc"], specs=mine)}
     add = tools["calc.add"]
     assert add.args_schema is not None and set(add.args_schema["properties"]) == {"a", "b"}
     assert add.run({"a": 2, "b": 40}) == "42"
@@ -125,16 +122,17 @@ def test_server_that_cannot_start_reports_its_stderr() -> None:
 
 def test_missing_command_and_other_servers_keep_working() -> None:
     warned: list[str] = []
+    mine: list[ToolSpec] = []
     names = register_mcp_servers({
         "broken": {"command": "/nonexistent/mcp-server", "startup_timeout": 10},
         "calc": CALC,
-    }, warnings=warned)
+    }, mine, warnings=warned)
     assert any("'broken' did not start" in w and "/nonexistent/mcp-server" in w
                for w in warned)
     assert "calc.add" in names
-    assert load_tools(["calc.add"], allow=["calc.add"])[0].run({"a": 1, "b": 1}) == "2"
+    assert load_tools(["calc.add"], allow=["calc.add"], specs=mine)[0].run({"a": 1, "b": 1}) == "2"
     with pytest.raises(ToolLoadError, match="did not start"):
-        load_tools(["broken"])
+        load_tools(["broken"], specs=mine)
     assert load_tools(["llm-math"], llm=object())  # type: ignore[arg-type]
 
 
@@ -190,7 +188,7 @@ def test_server_killed_mid_call_is_one_line_then_next_call_reconnects(tmp_path: 
 def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(ToolLoadError, match=r"pip install 'agentcli\[mcp\]'"):
-        register_mcp_servers({"x": {"command": "true"}})
+        register_mcp_servers({"x": {"command": "true"}}, [])
 
 
 def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
@@ -199,7 +197,7 @@ def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
     from agentcli.mcp import pool
 
     pool.close_all()
-    names = register_mcp_servers({"calc": CALC}, start=False)
+    names = register_mcp_servers({"calc": CALC}, [], start=False)
     assert "calc.add" in names and pool._POOL == {}
     data = json.loads(next((log_path("x").parent.parent / "tools").glob("calc-*.json")).read_text())
     assert data["server"] == "calc" and "GREETING" not in json.dumps(data)
