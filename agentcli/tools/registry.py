@@ -7,9 +7,8 @@ of the command or call that reads it (``tools/resolve.py``), never a process-wid
 
 from __future__ import annotations
 
-import difflib
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -54,32 +53,6 @@ def renamed_error(name: str) -> None:
     """Raise the hint for a LangChain tool name that is gone (``requests``), if it is one."""
     if name in _RENAMED:
         raise ToolLoadError(f"tool {name!r} is LangChain's old name; use {_RENAMED[name]}")
-
-
-def expand(names: Iterable[str]) -> list[str]:
-    """Expand group names, drop duplicates, keep order; unknown names raise with suggestions."""
-    specs = registry()
-    out: list[str] = []
-    for raw in names:
-        name = raw.strip()
-        if not name:
-            continue
-        spec = specs.get(name)
-        if spec is None:
-            renamed_error(name)
-            close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
-            if not close:
-                known = {a.lower(): s.name for s in specs.values() for a in s.also_known_as}
-                hits = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
-                close = [known[hit] for hit in hits]
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ToolLoadError(
-                f"unknown tool {name!r}{hint} (see `agent tools list` for every tool)"
-            )
-        for member in spec.members or (name,):
-            if member not in out:
-                out.append(member)
-    return out
 
 
 def refuse_dangerous(name: str, reason: str, group: str | None) -> ToolLoadError:
