@@ -20,7 +20,7 @@ _EXPORTS = {
     "InjectedToolCallId": "agentcli.tools.inject",
     "AgentMiddleware": "agentcli.middleware",
     "AgentType": "agentcli.agents",
-    "initialize_agent": "agentcli.agents",
+    "initialize_agent": "agentcli.create",
     "load_tools": "agentcli.tools",
     "tool": "agentcli.tools",
     "Tool": "agentcli.tools",

@@ -22,17 +22,20 @@ from agentcli.events import (
     ModelEnd,
     ModelError,
     ModelToken,
+    Notice,
     RunEvent,
+    ToolError,
     ToolScope,
+    ToolStart,
     inside_tool,
     model_start,
     notifying,
     reset_emitter,
     set_emitter,
 )
-from agentcli.executor import AgentExecutor
+from agentcli.loop import AgentLoop
 from agentcli.middleware import AsyncHandler, ToolCallRequest
-from agentcli.run import EXPIRED, CallModel, Outcome, RefreshTools, Run, RunTools
+from agentcli.run import EXPIRED, CallModel, Outcome, RefreshTools, Run, RunTools, outcome_of
 from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
 
 if TYPE_CHECKING:
@@ -42,7 +45,7 @@ T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------- shared pieces
-def _token_sink(ex: AgentExecutor, run: Run, effect: CallModel) -> Any:
+def _token_sink(ex: AgentLoop, run: Run, effect: CallModel) -> Any:
     """Where the reply's tokens go: the run's events, when the agent's tokens are shown."""
     if ex.stream_tokens and effect.agent:
         return lambda text: run.emit(ModelToken(text))
@@ -60,7 +63,7 @@ def _model_done(run: Run, llm: Any, result: ChatResult, started: float) -> ChatR
     return result
 
 
-def _model_failed(ex: AgentExecutor, run: Run, llm: Any, err: BaseException
+def _model_failed(ex: AgentLoop, run: Run, llm: Any, err: BaseException
                   ) -> BaseException:
     """A failed model call becomes a ModelError event; the agent may explain the error.
     Returns what to raise: ``err`` itself, or the agent's explanation."""
@@ -68,7 +71,7 @@ def _model_failed(ex: AgentExecutor, run: Run, llm: Any, err: BaseException
     return ex.agent.explain(err) if isinstance(err, ProviderError) else err
 
 
-def _need_model(ex: AgentExecutor, effect: CallModel) -> Any:
+def _need_model(ex: AgentLoop, effect: CallModel) -> Any:
     if effect.llm is not None:
         return effect.llm
     if ex.llm is None:
@@ -76,7 +79,7 @@ def _need_model(ex: AgentExecutor, effect: CallModel) -> Any:
     return ex.llm
 
 
-def _request(ex: AgentExecutor, run: Run, action: AgentAction, state: dict[str, Any]) -> (
+def _request(ex: AgentLoop, run: Run, action: AgentAction, state: dict[str, Any]) -> (
     ToolCallRequest | str
 ):
     tool, problem = ex.lookup(action)
@@ -86,8 +89,6 @@ def _request(ex: AgentExecutor, run: Run, action: AgentAction, state: dict[str, 
 
 
 def _failure(call: ToolCallRequest, err: BaseException) -> ToolOutcome:
-    from agentcli.events import ToolError
-
     if call.tool.raise_errors or not isinstance(err, Exception) or isinstance(
         err, DeadlineExceeded
     ):
@@ -110,12 +111,10 @@ def _done(value: Any) -> ToolOutcome | Command:
 
 
 def _started(call: ToolCallRequest) -> None:
-    from agentcli.events import ToolStart
-
     call.run.emit(ToolStart(call.tool.name, call.tool_input, call.call_id))
 
 
-def _result(ex: AgentExecutor, run: Run, error: BaseException | None, done: Any) -> RunResult:
+def _result(ex: AgentLoop, run: Run, error: BaseException | None, done: Any) -> RunResult:
     if error is not None:
         from agentcli.events import RunError
 
@@ -124,9 +123,7 @@ def _result(ex: AgentExecutor, run: Run, error: BaseException | None, done: Any)
     return done  # type: ignore[no-any-return]
 
 
-def _interrupted(ex: AgentExecutor, run: Run) -> RunResult:
-    from agentcli.events import Notice
-
+def _interrupted(ex: AgentLoop, run: Run) -> RunResult:
     run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
     return ex._result(run, "", "interrupted")
 
@@ -153,7 +150,7 @@ async def _within(run: Run, coro: Any) -> Any:
         return EXPIRED
 
 
-async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatResult | Any:
+async def _acall_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult | Any:
     llm = _need_model(ex, effect)
     sink = _token_sink(ex, run, effect)
     started = _model_started(run, llm, effect)
@@ -177,7 +174,7 @@ async def _acall_model(ex: AgentExecutor, run: Run, effect: CallModel) -> ChatRe
     return result if result is EXPIRED else _model_done(run, llm, result, started)
 
 
-def _atool_chain(ex: AgentExecutor) -> AsyncHandler:
+def _atool_chain(ex: AgentLoop) -> AsyncHandler:
     async def innermost(call: ToolCallRequest) -> ToolOutcome | Command:
         _started(call)
         try:
@@ -192,7 +189,7 @@ def _atool_chain(ex: AgentExecutor) -> AsyncHandler:
     return handler
 
 
-async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Outcome] | Any:
+async def _arun_tools(ex: AgentLoop, run: Run, effect: RunTools) -> list[Outcome] | Any:
     import asyncio
 
     chain = _atool_chain(ex)
@@ -202,7 +199,7 @@ async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Out
         if isinstance(call, str):
             return ToolOutcome(call, "invalid"), "invalid"
         with notifying(run.emit), _in_tool(run, call):
-            return ex.outcome(await chain(call))
+            return outcome_of(await chain(call))
 
     async def all_of() -> list[Outcome]:
         if len(effect.actions) == 1:
@@ -212,7 +209,7 @@ async def _arun_tools(ex: AgentExecutor, run: Run, effect: RunTools) -> list[Out
     return await _within(run, all_of())
 
 
-async def _arefresh_tools(ex: AgentExecutor) -> tuple[Any, list[Any]]:
+async def _arefresh_tools(ex: AgentLoop) -> tuple[Any, list[Any]]:
     """``ex.tool_refresh()`` in a worker thread (it makes sync calls on the portal, which
     this loop may be), with the notices it sends."""
     import asyncio
@@ -226,7 +223,7 @@ async def _arefresh_tools(ex: AgentExecutor) -> tuple[Any, list[Any]]:
     return await asyncio.to_thread(refresh), notes
 
 
-async def adrive(ex: AgentExecutor, run: Run) -> AsyncIterator[RunEvent]:
+async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     """Run the loop on asyncio, yielding each event."""
     import asyncio
 

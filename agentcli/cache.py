@@ -19,14 +19,13 @@ from typing import Any
 
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.paths import cache_dir
 from agentcli.redact import redact_data
 from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
     """``$XDG_CACHE_HOME/agentcli/responses.sqlite`` (``~/.cache`` by default)."""
-    from agentcli.paths import cache_dir
-
     return cache_dir(env) / "responses.sqlite"
 
 

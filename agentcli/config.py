@@ -7,194 +7,23 @@ variable or flag), the key and what is allowed.
 from __future__ import annotations
 
 import difflib
-import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from agentcli import config_values as cv  # the value checks of the table below
+from agentcli.config_values import Check
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
+from agentcli.paths import user_config_file
 
-Check = Callable[[Any], Any]
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
 # free: set it; trust: set it once the file is trusted (`agent trust`); never: ignored;
 # safe-only: names of safe built-in tools are free, dangerous ones never, others need trust;
 # own-key: a base URL, only with the key of its provider from the same file (never yours).
 TrustClass = Literal["free", "trust", "never", "safe-only", "own-key"]
-
-
-def _positive_int_or_none(v: Any) -> int | None:
-    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", ""}):
-        return None
-    text = v.strip() if isinstance(v, str) else v
-    if isinstance(text, str) and text.isdigit():
-        text = int(text)
-    if isinstance(text, bool) or not isinstance(text, int) or text <= 0:
-        raise ValueError("a positive integer or null")
-    return text
-
-
-def _positive_float_or_none(v: Any) -> float | None:
-    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", ""}):
-        return None
-    if isinstance(v, bool):
-        raise ValueError("a positive number of seconds or null")
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise ValueError("a positive number of seconds or null") from None
-    if not math.isfinite(f) or f <= 0:  # nan, inf, zero and negatives are all mistakes
-        raise ValueError("a positive, finite number or null")
-    return f
-
-
-def _float_range(lo: float, hi: float) -> Check:
-    def check(v: Any) -> float:
-        if isinstance(v, bool):
-            raise ValueError(f"a number from {lo} to {hi}")
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"a number from {lo} to {hi}") from None
-        if not lo <= f <= hi:  # also false for nan
-            raise ValueError(f"a number from {lo} to {hi}")
-        return f
-
-    return check
-
-
-def _int_range(lo: int, hi: int) -> Check:
-    def check(v: Any) -> int:
-        if isinstance(v, bool) or (isinstance(v, str) and not v.strip().lstrip("-").isdigit()):
-            raise ValueError(f"an integer from {lo} to {hi}")
-        try:
-            n = int(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"an integer from {lo} to {hi}") from None
-        if not lo <= n <= hi:
-            raise ValueError(f"an integer from {lo} to {hi}")
-        return n
-
-    return check
-
-
-def _bool(v: Any) -> bool:
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str) and v.strip().lower() in {"1", "true", "yes", "on"}:
-        return True
-    if isinstance(v, str) and v.strip().lower() in {"0", "false", "no", "off"}:
-        return False
-    raise ValueError("true or false")
-
-
-def _bool_or_none(v: Any) -> bool | None:
-    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", "auto", ""}):
-        return None
-    return _bool(v)
-
-
-def _choice(*options: str) -> Check:
-    def check(v: Any) -> str:
-        if not isinstance(v, str) or v not in options:
-            raise ValueError("one of " + ", ".join(options))
-        return v
-
-    return check
-
-
-def _str_or_none(v: Any) -> str | None:
-    if v is None:
-        return None
-    if not isinstance(v, str) or not v.strip():
-        raise ValueError("a non-empty string or null")
-    return v.strip()
-
-
-def _name_list(v: Any) -> list[str]:
-    if isinstance(v, str):
-        return [s.strip() for s in v.split(",") if s.strip()]
-    if isinstance(v, list) and all(isinstance(s, str) for s in v):
-        return [s.strip() for s in v if s.strip()]
-    raise ValueError("a list of names (or a comma-separated string)")
-
-
-def _parsing_errors(v: Any) -> bool | str:
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str):
-        low = v.strip().lower()
-        if low in {"true", "false"}:
-            return low == "true"
-        if v.strip():
-            return v
-    raise ValueError("true, false, or the text to send back to the model")
-
-
-def _mapping(v: Any) -> dict[str, Any]:
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise ValueError("a mapping of key: value")
-    return dict(v)
-
-
-def _tool_policy(v: Any) -> dict[str, str]:
-    table = _mapping(v)
-    for name, policy in table.items():
-        if policy not in ("allow", "ask", "deny"):
-            raise ValueError(f"a mapping of tool: allow|ask|deny (tool {name!r} has {policy!r})")
-    return {str(k): str(p) for k, p in table.items()}
-
-
-def _yaml_tools(v: Any) -> list[dict[str, Any]]:
-    from agentcli.tools.yaml_tools import check_definitions
-
-    return check_definitions(v)
-
-
-def _mcp_servers(v: Any) -> dict[str, dict[str, Any]]:
-    from agentcli.mcp.config import check_servers
-
-    return check_servers(v)
-
-
-def _path_list(v: Any) -> list[str]:
-    return _name_list(v)
-
-
-def _retry(v: Any) -> dict[str, float]:
-    allowed = {"attempts", "backoff_base", "backoff_max"}
-    if v is None:
-        return {}
-    if not isinstance(v, dict) or set(v) - allowed:
-        raise ValueError("a mapping with attempts, backoff_base and/or backoff_max")
-    out: dict[str, float] = {}
-    for key, raw in v.items():
-        if (isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw)
-                or raw < 0):
-            raise ValueError(f"a mapping whose {key} is a number >= 0")
-        out[key] = int(raw) if key == "attempts" else float(raw)
-    if out.get("attempts", 0) > 20:
-        raise ValueError("a mapping whose attempts is at most 20")
-    return out
-
-
-def _aliases(v: Any) -> dict[str, str]:
-    table = _mapping(v)
-    for name, target in table.items():
-        if not isinstance(target, str) or ("/" not in target and ":" not in target):
-            raise ValueError(f"a mapping of alias: provider/model (alias {name!r} has {target!r})")
-        if "/" in str(name) or ":" in str(name):
-            raise ValueError(f"a mapping whose aliases have no '/' or ':' (got {name!r})")
-    return {str(k): str(t).strip() for k, t in table.items()}
-
-
-def _model_options(v: Any) -> dict[str, Any]:
-    from agentcli.models.options import check_options
-
-    return check_options(v)
 
 
 @dataclass(frozen=True)
@@ -229,137 +58,138 @@ class Settings:
     """
 
     model: str | None = _setting(
-        _str_or_none, "AGENT_MODEL",
+        cv.str_or_none, "AGENT_MODEL",
         "provider/model (e.g. openai/gpt-4o-mini, dashscope/qwen-turbo, ollama/qwen2.5) or an "
         "alias; null: a local Ollama if one runs, else the offline demo")
     base_url: str | None = _setting(
-        _str_or_none, "AGENT_BASE_URL",
+        cv.str_or_none, "AGENT_BASE_URL",
         "OpenAI-compatible endpoint for the model set with it (its provider and custom/ only)",
         trust="own-key")
     aliases: dict[str, str] = _setting(
-        _aliases, None, "short model names: {q: dashscope/qwen-turbo}", factory=dict)
+        cv.aliases, None, "short model names: {q: dashscope/qwen-turbo}", factory=dict)
     model_options: dict[str, Any] = _setting(
-        _model_options, None,
+        cv.model_options, None,
         "request body options: temperature, top_p, max_tokens, seed, frequency_penalty, "
         "presence_penalty; other body fields as extra.NAME", factory=dict)
     agent: str | None = _setting(
-        _str_or_none, "AGENT_TYPE",
+        cv.str_or_none, "AGENT_TYPE",
         "agent type (see `agent agents list`); null: chat-zero-shot-react-description for "
         f"run and batch, {CHAT_AGENT} for chat")
     system: str | None = _setting(
-        _str_or_none, "AGENT_SYSTEM", "instructions added to the agent type's system prompt")
+        cv.str_or_none, "AGENT_SYSTEM", "instructions added to the agent type's system prompt")
     prompt_file: str | None = _setting(
-        _str_or_none, "AGENT_PROMPT_FILE",
+        cv.str_or_none, "AGENT_PROMPT_FILE",
         "a template file replacing the agent type's prompt (see `agent prompts show`)",
         trust="trust")
     tools: list[str] = _setting(
-        _name_list, "AGENT_TOOLS", "tool names to load", factory=lambda: ["llm-math"],
+        cv.name_list, "AGENT_TOOLS", "tool names to load", factory=lambda: ["llm-math"],
         trust="safe-only")
     allow: list[str] = _setting(
-        _name_list, "AGENT_ALLOW", "dangerous tools allowed by name", factory=list, trust="never")
+        cv.name_list, "AGENT_ALLOW", "dangerous tools allowed by name", factory=list, trust="never")
     allow_dangerous_tools: bool = _setting(
-        _bool, "AGENT_ALLOW_DANGEROUS_TOOLS", "allow every dangerous tool", False, trust="never")
+        cv.boolean, "AGENT_ALLOW_DANGEROUS_TOOLS", "allow every dangerous tool", False,
+        trust="never")
     max_iterations: int | None = _setting(
-        _positive_int_or_none, "AGENT_MAX_ITERATIONS", "step limit", 15)
+        cv.positive_int_or_none, "AGENT_MAX_ITERATIONS", "step limit", 15)
     max_execution_time: float | None = _setting(
-        _positive_float_or_none, "AGENT_MAX_TIME", "time limit in seconds")
+        cv.positive_float_or_none, "AGENT_MAX_TIME", "time limit in seconds")
     early_stopping_method: str = _setting(
-        _choice("auto", "force", "generate"), "AGENT_EARLY_STOPPING",
+        cv.choice("auto", "force", "generate"), "AGENT_EARLY_STOPPING",
         "at a limit: auto (after a stall or the step limit, ask once for the answer when a tool "
         "already gave something useful), force (stop) or generate (always ask)", "auto")
     handle_parsing_errors: bool | str = _setting(
-        _parsing_errors, "AGENT_HANDLE_PARSING_ERRORS",
+        cv.parsing_errors, "AGENT_HANDLE_PARSING_ERRORS",
         "send parse errors back to the model: true, false or the text to send", True)
     max_observation_chars: int = _setting(
-        _int_range(200, 10_000_000), None, "observation size cap", 8_000)
+        cv.int_range(200, 10_000_000), None, "observation size cap", 8_000)
     temperature: float = _setting(
-        _float_range(0.0, 2.0), "AGENT_TEMPERATURE", "sampling temperature (0.0 - 2.0)", 0.0)
+        cv.float_range(0.0, 2.0), "AGENT_TEMPERATURE", "sampling temperature (0.0 - 2.0)", 0.0)
     request_timeout: float = _setting(
-        _float_range(0.1, 86_400), "AGENT_TIMEOUT", "total seconds for one model response", 600.0)
+        cv.float_range(0.1, 86_400), "AGENT_TIMEOUT", "total seconds for one model response", 600.0)
     read_timeout: float = _setting(
-        _float_range(0.1, 3600), "AGENT_READ_TIMEOUT", "seconds the model may send nothing", 60.0)
+        cv.float_range(0.1, 3600), "AGENT_READ_TIMEOUT", "seconds the model may send nothing", 60.0)
     max_retries: int = _setting(
-        _int_range(0, 20), "AGENT_MAX_RETRIES", "retries on 429 / 5xx / timeouts", 3)
+        cv.int_range(0, 20), "AGENT_MAX_RETRIES", "retries on 429 / 5xx / timeouts", 3)
     verbose: bool = _setting(
-        _bool, "AGENT_VERBOSE", "print the Thought/Action/Observation trace", True)
-    stream: bool = _setting(_bool, "AGENT_STREAM", "stream tokens from the model", False)
+        cv.boolean, "AGENT_VERBOSE", "print the Thought/Action/Observation trace", True)
+    stream: bool = _setting(cv.boolean, "AGENT_STREAM", "stream tokens from the model", False)
     tool_settings: dict[str, Any] = _setting(
-        _mapping, None, "settings passed to tools (base URLs, limits)", factory=dict)
+        cv.mapping, None, "settings passed to tools (base URLs, limits)", factory=dict)
     tool_policy: dict[str, str] = _setting(
-        _tool_policy, None, "per dangerous tool: allow, ask (default) or deny", factory=dict)
+        cv.tool_policy, None, "per dangerous tool: allow, ask (default) or deny", factory=dict)
     approve: str = _setting(
-        _choice("ask", "auto"), "AGENT_APPROVE",
+        cv.choice("ask", "auto"), "AGENT_APPROVE",
         "dangerous calls: ask before each, or auto (run them)", "ask", trust="never")
     tools_module: list[str] = _setting(
-        _path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
+        cv.path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
         trust="never")
     yaml_tools: list[dict[str, Any]] = _setting(
-        _yaml_tools, None, "command and http tools declared in YAML", factory=list)
+        cv.yaml_tools, None, "command and http tools declared in YAML", factory=list)
     mcp_servers: dict[str, dict[str, Any]] = _setting(
-        _mcp_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
+        cv.mcp_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
     retry: dict[str, float] = _setting(
-        _retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
+        cv.retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
         "overrides max_retries", factory=dict)
     fallback_models: list[str] = _setting(
-        _name_list, "AGENT_FALLBACK_MODELS", "models tried in order when the model fails",
+        cv.name_list, "AGENT_FALLBACK_MODELS", "models tried in order when the model fails",
         factory=list)
-    cache: bool = _setting(_bool, "AGENT_CACHE", "cache model responses in SQLite", False)
+    cache: bool = _setting(cv.boolean, "AGENT_CACHE", "cache model responses in SQLite", False)
     cache_path: str | None = _setting(
-        _str_or_none, "AGENT_CACHE_PATH",
+        cv.str_or_none, "AGENT_CACHE_PATH",
         "response cache file (default $XDG_CACHE_HOME/agentcli/responses.sqlite)", trust="trust")
     max_tokens: int | None = _setting(
-        _positive_int_or_none, "AGENT_MAX_TOKENS",
+        cv.positive_int_or_none, "AGENT_MAX_TOKENS",
         "token budget per run, stops like the iteration limit (per request: "
         "model_options.max_tokens)")
     max_cost: float | None = _setting(
-        _positive_float_or_none, "AGENT_MAX_COST", "USD budget per run (needs a price)")
+        cv.positive_float_or_none, "AGENT_MAX_COST", "USD budget per run (needs a price)")
     prices: str | None = _setting(
-        _str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in one",
+        cv.str_or_none, "AGENT_PRICES", "YAML price table layered on the built-in one",
         trust="trust")
     self_ask_tool: str | None = _setting(
-        _str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search")
+        cv.str_or_none, "AGENT_SELF_ASK_TOOL", "the search tool of self-ask-with-search")
     profile: str | None = _setting(
-        _str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`", trust="trust")
+        cv.str_or_none, "AGENT_PROFILE", "profile to apply from `profiles:`", trust="trust")
     profiles: dict[str, Any] = _setting(
-        _mapping, None, "named groups of settings", factory=dict)
+        cv.mapping, None, "named groups of settings", factory=dict)
     memory: str = _setting(
-        _choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
+        cv.choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
         "chat memory: auto (the latest turns within memory_max_tokens, when the agent type "
         "reads memory), none, buffer, window, tokens or summary", "auto")
     memory_k: int = _setting(
-        _int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory", 5)
+        cv.int_range(1, 1000), "AGENT_MEMORY_K", "turns kept by window memory", 5)
     memory_max_tokens: int = _setting(
-        _int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS",
+        cv.int_range(50, 1_000_000), "AGENT_MEMORY_MAX_TOKENS",
         "token budget of tokens memory (and of auto)", 4_000)
     db_path: str | None = _setting(
-        _str_or_none, "AGENT_DB",
+        cv.str_or_none, "AGENT_DB",
         "SQLite file for sessions and run logs (default $XDG_DATA_HOME/agentcli/agent.db)",
         trust="trust")
     state: dict[str, Any] = _setting(
-        _mapping, None, "run state fields: {name: {type, default, input, output}}",
+        cv.mapping, None, "run state fields: {name: {type, default, input, output}}",
         factory=dict)
     stall_limit: int | None = _setting(
-        _positive_int_or_none, "AGENT_STALL_LIMIT",
+        cv.positive_int_or_none, "AGENT_STALL_LIMIT",
         "stop after this many identical replies in a row (null: never)", 3)
     structured_actions: str = _setting(
-        _choice("auto", "on", "off"), "AGENT_STRUCTURED_ACTIONS",
+        cv.choice("auto", "on", "off"), "AGENT_STRUCTURED_ACTIONS",
         "constrain action blobs with a JSON Schema (auto: where the server supports it)", "auto")
     tool_media: str = _setting(
-        _choice("auto", "on", "off"), "AGENT_TOOL_MEDIA",
+        cv.choice("auto", "on", "off"), "AGENT_TOOL_MEDIA",
         "send images/audio that tools return to the model (auto: for vision models)", "auto")
     local_max_tokens: int | None = _setting(
-        _positive_int_or_none, "AGENT_LOCAL_MAX_TOKENS",
+        cv.positive_int_or_none, "AGENT_LOCAL_MAX_TOKENS",
         "reply cap per request to a local server (null: none)", 1024)
     prompt_style: str = _setting(
-        _choice("auto", "full", "compact"), "AGENT_PROMPT_STYLE",
+        cv.choice("auto", "full", "compact"), "AGENT_PROMPT_STYLE",
         "prompt variant (auto: compact for small local models)", "auto")
     compact_below_b: float = _setting(
-        _float_range(0.0, 1000.0), None,
+        cv.float_range(0.0, 1000.0), None,
         "auto prompt_style: compact below this model size (billions of parameters)", 4.0)
     markdown: bool | None = _setting(
-        _bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
+        cv.bool_or_none, "AGENT_MARKDOWN", "render answers as Markdown (null: by content)")
     otel: bool | None = _setting(
-        _bool_or_none, "AGENT_OTEL",
+        cv.bool_or_none, "AGENT_OTEL",
         "export OpenTelemetry traces and GenAI metrics (null: when an OTEL_* endpoint or "
         "exporter is set, or under opentelemetry-instrument)")
     sources: dict[str, str] = field(default_factory=dict, compare=False)
@@ -429,7 +259,6 @@ def read_yaml(path: Path) -> dict[str, Any]:
     """Read a YAML mapping; errors name the file and the line."""
     import yaml
 
-    from agentcli.files import read_small_text
     from agentcli.yaml_loader import load_yaml
 
     text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
@@ -451,7 +280,6 @@ def default_config_path(env: Mapping[str, str]) -> Path | None:
     """``$AGENT_CONFIG``, else the user config file if it exists."""
     if env.get("AGENT_CONFIG"):
         return Path(env["AGENT_CONFIG"]).expanduser()
-    from agentcli.paths import user_config_file
 
     candidate = user_config_file(env)
     return candidate if candidate.is_file() else None
@@ -459,8 +287,6 @@ def default_config_path(env: Mapping[str, str]) -> Path | None:
 
 def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list[Path]:
     """The YAML files read, lowest precedence first: the user config, then --config."""
-    from agentcli.paths import user_config_file
-
     user = user_config_file(env)
     chosen = Path(config_path).expanduser() if config_path else default_config_path(env)
     files = [user] if user.is_file() else []

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config import FIELDS, Field, Settings
+from agentcli.models.presets import PRESETS
 
 _PRECEDENCE = (
     "# Precedence: command-line flag > environment (.env) > --config file > user config\n"
@@ -92,8 +93,6 @@ def _env_line(name: str, help_text: str, *, commented: bool = False) -> str:
 
 def render_env_example() -> str:
     """The text of ``.env.example``: every environment variable agentcli reads."""
-    from agentcli.models.presets import PRESETS
-
     out = ["# Every environment variable agentcli reads. Copy to .env and fill in what you use.\n",
            "# A project's .env is project content: some variables load only once you trust it\n"
            "# (`agent trust`), some never (the gates, tool modules, AGENT_CONFIG): see\n"

@@ -1,4 +1,5 @@
-"""``create_agent``: an agent over a state schema, returning state dicts (LangGraph's shape).
+"""The public factories: ``initialize_agent`` and ``create_react_agent`` (LangChain's
+shape) and ``create_agent``, an agent over a state schema returning state dicts (LangGraph's):
 
     agent = create_agent(model, [my_tool], state_schema=MyState)
     out = agent.invoke({"foo": "Hello"})      # the output-visible state, e.g. out["baz"]
@@ -10,16 +11,25 @@ instead of a :class:`~agentcli.schema.RunResult`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from agentcli.agents import DEFAULT_AGENT, AgentType, agent_class, build_agent
+from agentcli.agents.base import Agent
+from agentcli.agents.prompts import check_template, template_name
+from agentcli.agents.saved import load_agent_file
 from agentcli.events import RunEvent
 from agentcli.executor import AgentExecutor
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
+from agentcli.models.media import reads_media
 from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import RunResult
+from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
+from agentcli.tools.base import tool as as_tool
 
 
 class CompiledAgent:
@@ -71,6 +81,61 @@ class CompiledAgent:
         return RunnableSequence(as_runnable(before), as_runnable(self))
 
 
+def initialize_agent(
+    tools: Sequence[Tool],
+    llm: BaseChatModel,
+    agent: str | AgentType | None = None,
+    callback_manager: Any = None,
+    agent_path: str | Path | None = None,
+    agent_kwargs: dict[str, Any] | None = None,
+    *,
+    verbose: bool = False,
+    **executor_options: Any,
+) -> AgentExecutor:
+    """Build an AgentExecutor for ``agent`` over ``tools`` and ``llm``.
+
+    ``verbose=True`` prints the trace to stderr, as the seed's example does; ``agent_path``
+    builds the agent a file from ``executor.save_agent`` describes (instead of ``agent``).
+    """
+    accepted = set(inspect.signature(AgentExecutor).parameters) - {
+        "agent", "tools", "llm", "verbose", "callback_manager"}
+    unknown = sorted(set(executor_options) - accepted)
+    if unknown:
+        raise TypeError(f"initialize_agent got unknown argument(s) {unknown}; it takes tools, "
+                        "llm, agent, callback_manager, agent_path, agent_kwargs, verbose and: "
+                        + ", ".join(sorted(accepted)))
+    kwargs = dict(agent_kwargs or {})
+    if agent_path is not None:
+        if agent is not None:
+            raise TypeError("initialize_agent takes agent or agent_path, not both")
+        agent, saved = load_agent_file(agent_path)
+        kwargs = saved | kwargs
+    agent_obj = build_agent(agent or DEFAULT_AGENT, tools, llm, **kwargs)
+    return AgentExecutor(agent_obj, tools, llm=llm, verbose=verbose,
+                         callback_manager=callback_manager, **executor_options)
+
+
+def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any, *,
+                       tools_renderer: Callable[[list[Tool]], str] | None = None,
+                       **unknown: Any) -> Agent:
+    """A zero-shot ReAct agent over ``tools`` whose prompt is ``prompt`` (a template object
+    with ``.template``, or the text), bound to ``llm``: ``AgentExecutor(agent=..., tools=...)``
+    runs it. The template must use exactly {tools}, {tool_names}, {input} and
+    {agent_scratchpad} (a ConfigError names what is missing); ``tools_renderer`` writes the
+    {tools} text (else one ``name: description`` line per tool)."""
+    if unknown:
+        raise TypeError(f"create_react_agent got unknown argument(s) {sorted(unknown)}; "
+                        "accepted: llm, tools, prompt, tools_renderer")
+    kind = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
+    text = str(getattr(prompt, "template", prompt))
+    check_template(agent_class(kind), text, "given to create_react_agent")
+    if tools_renderer is not None:
+        text = text.replace("{tools}", tools_renderer(list(tools)))
+    built = build_agent(kind, tools, llm, templates={template_name(agent_class(kind)): text})
+    built.runnable = True  # type: ignore[attr-defined]  # logs as LangChain's runnable agents
+    return built
+
+
 def create_agent(
     model: BaseChatModel,
     tools: Sequence[Tool | Callable[..., Any]] = (),
@@ -83,11 +148,6 @@ def create_agent(
     **executor_options: Any,
 ) -> CompiledAgent:
     """An agent over ``model`` and ``tools`` (functions become tools) with typed state."""
-    from agentcli.agents import agent_class, initialize_agent
-    from agentcli.models.media import reads_media
-    from agentcli.structured import ResponseFormat
-    from agentcli.tools.base import tool as as_tool
-
     built = [t if isinstance(t, Tool) else as_tool(t) for t in tools]
     fmt = ResponseFormat.of(response_format) if response_format is not None else None
     agent_kwargs: dict[str, Any] = {}

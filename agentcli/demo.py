@@ -7,6 +7,12 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.create import initialize_agent
+from agentcli.models.fake import FakeChatModel
+from agentcli.models.replay import RecordingChatModel
+from agentcli.schema import Message
+from agentcli.tools import load_tools
+
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
 
@@ -66,11 +72,6 @@ def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None
 
 def record_demo_cassette(path: Path) -> Any:
     """Re-record the demo cassette from the seed replies through today's prompts."""
-    from agentcli.agents import initialize_agent
-    from agentcli.models.fake import FakeChatModel
-    from agentcli.models.replay import RecordingChatModel
-    from agentcli.tools import load_tools
-
     llm = RecordingChatModel(FakeChatModel(list(SEED_REPLIES), name=DEMO_MODEL), path)
     tools = load_tools(["llm-math"], llm=llm)
     executor = initialize_agent(tools, llm, handle_parsing_errors=True)
@@ -80,9 +81,6 @@ def record_demo_cassette(path: Path) -> Any:
 def demo_chat_model() -> BaseChatModel:
     """The model of the offline chat demo: the seed's Qwen replies for the demo question (the
     Calculator is really called), and for anything else a reply saying how to set up a model."""
-    from agentcli.models.fake import FakeChatModel
-    from agentcli.schema import Message
-
     def reply(messages: list[Message]) -> str:
         asks = [i for i, m in enumerate(messages) if m.role == "user"
                 and not m.content.startswith(("Observation", "TOOL RESPONSE"))]

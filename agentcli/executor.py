@@ -1,97 +1,32 @@
-"""The AgentExecutor: plan, act, observe, repeat, within limits. No terminal I/O here.
+"""The AgentExecutor: the public API of a run (invoke, stream, batch and their async forms).
 
-The loop is written once, as a generator (:meth:`AgentExecutor._loop`) that *yields
-effects* and receives their results (:mod:`agentcli.run`): ``CallModel`` (send this request),
-``RunTools`` (run these actions) and the run's events. The agent itself is pure: it builds
-each request and reads each reply. The one driver, :mod:`agentcli._drive`, fulfils the
-effects on asyncio; ``invoke``, ``stream`` and ``batch`` reach it through
-:mod:`agentcli._sync`, so every entry point shares every feature of the loop.
-
-State updates (from tools' :class:`~agentcli.state.Command` and from middleware) are
-collected during a step and applied after it, in the order the actions were declared.
+The loop itself is :class:`agentcli.loop.AgentLoop` (a generator of effects, no I/O); the
+one driver, :mod:`agentcli._drive`, fulfils its effects on asyncio; sync callers reach it
+through :mod:`agentcli._sync`.
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import (
-    AsyncIterator,
-    Callable,
-    Generator,
-    Iterable,
-    Iterator,
-    Mapping,
-    Sequence,
-)
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
-from agentcli.agents.base import Agent
-from agentcli.agents.parsers import ANSWER_VALUE
-from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
-from agentcli.errors import AgentCliError, ConfigError, OutputParserError
-from agentcli.events import (
-    ActionEvent,
-    End,
-    Finish,
-    Limit,
-    Notice,
-    Observation,
-    ParseError,
-    RunEvent,
-    Start,
-    StateUpdate,
-)
-from agentcli.history import closing, without_steps
-from agentcli.middleware import (
-    AgentMiddleware,
-    Approval,
-    ApprovalGate,
-    Approver,
-    Budget,
-    ObservationCap,
-    RunInfo,
-    StopRun,
-    allow_all,
-    deny_all,
-    truncate_middle,
-)
-from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
-from agentcli.run import EXPIRED, CallModel, Effect, Outcome, RefreshTools, Run, RunTools
+from agentcli._drive import adrive
+from agentcli._sync import iterate, run_sync
+from agentcli.agents.saved import save_agent
+from agentcli.callbacks.manager import RunConfig
+from agentcli.events import End, RunEvent
+from agentcli.loop import AgentLoop, Config, Inputs, ParsingErrorHandler, Trim
+from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncate_middle
 from agentcli.runnable import RunnableSequence, as_runnable
-from agentcli.schema import (
-    PARSE_ERROR_TOOL,
-    AgentAction,
-    AgentFinish,
-    AgentStep,
-    Message,
-    RunResult,
-    StopReason,
-    ToolOutcome,
-    user,
-)
-from agentcli.state import JUMP_TARGETS, Command, StateSchema
-from agentcli.tools.base import Tool
-from agentcli.tools.naming import find_tool, tool_lookup
+from agentcli.schema import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL, RunResult
 
-if TYPE_CHECKING:
-    from agentcli.models.base import BaseChatModel
-    from agentcli.pricing import PriceTable
-    from agentcli.structured import ResponseFormat
-
-FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
-ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
-Inputs = str | Mapping[str, Any] | None
-Config = RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler] | CallbackManager | None
-Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
-
-__all__ = ["FORCE_STOP_MESSAGE", "AgentExecutor", "Approval", "Approver", "allow_all",
-           "deny_all", "truncate_middle"]
+__all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Approval", "Approver",
+           "Config", "Inputs", "ParsingErrorHandler", "Trim", "allow_all", "deny_all",
+           "truncate_middle"]
 
 
-class AgentExecutor:
+class AgentExecutor(AgentLoop):
     """Runs an agent with its tools: limits, early stopping, parse-error recovery, approvals."""
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -103,81 +38,6 @@ class AgentExecutor:
                 "agentcli.middleware), or subclass agentcli.compat.AgentExecutor, which does "
                 "call _call")
 
-    def __init__(
-        self,
-        agent: Agent,
-        tools: Sequence[Tool] | None = None,
-        *,
-        llm: BaseChatModel | None = None,
-        max_iterations: int | None = 15,
-        max_execution_time: float | None = None,
-        early_stopping_method: Literal["force", "generate", "auto"] = "force",
-        handle_parsing_errors: ParsingErrorHandler = False,
-        return_intermediate_steps: bool = False,
-        trim_intermediate_steps: Trim = -1,
-        max_observation_chars: int | None = 8_000,
-        approver: Approver = deny_all,
-        callbacks: Iterable[BaseCallbackHandler] = (),
-        max_tool_workers: int = 8,
-        max_tokens: int | None = None,
-        max_cost: float | None = None,
-        prices: PriceTable | None = None,
-        stream_tokens: bool = False,
-        stall_limit: int | None = 3,
-        state_schema: type | StateSchema | None = None,
-        response_format: ResponseFormat | None = None,
-        middleware: Sequence[AgentMiddleware] = (),
-        verbose: bool = False,
-        tags: Sequence[str] = (),
-        metadata: Mapping[str, Any] | None = None,
-        callback_manager: CallbackManager | None = None,
-        tool_refresh: Callable[[], list[Tool] | None] | None = None,
-    ) -> None:
-        if early_stopping_method not in ("force", "generate", "auto"):
-            raise ValueError(
-                f"early_stopping_method must be 'force', 'generate' or 'auto', "
-                f"got {early_stopping_method!r}"
-            )
-        if not isinstance(agent, Agent):
-            raise TypeError(
-                f"agent must be an agentcli Agent (from initialize_agent, create_react_agent or "
-                f"agent_class(TYPE)(tools)); got {type(agent).__name__}")
-        self.agent = agent
-        self.llm = llm if llm is not None else getattr(agent, "llm", None)  # create_react_agent's
-        self.tools = list(tools if tools is not None else agent.tools)
-        self.tool_map = tool_lookup(self.tools)  # readable names and API-safe (wire) names
-        self.max_iterations = max_iterations
-        self.max_execution_time = max_execution_time
-        self.early_stopping_method = early_stopping_method
-        self.handle_parsing_errors = handle_parsing_errors
-        self.return_intermediate_steps = return_intermediate_steps
-        self.trim_intermediate_steps = trim_intermediate_steps
-        self.max_observation_chars = max_observation_chars
-        self.approver = approver
-        self.callbacks = [*handlers_of(callback_manager), *callbacks]  # the older name
-        if verbose:  # what LangChain's verbose=True prints, on stdout
-            from agentcli.callbacks.stdout import StdOutCallbackHandler
-
-            self.callbacks.append(StdOutCallbackHandler(
-                prefixes=not (agent.native_tools or getattr(agent, "runnable", False)),
-                tools=[t.name for t in self.tools], name=type(self).__name__))
-        self.verbose = verbose
-        self.tags = list(tags)  # on every run's Start event (and LangChain's on_chain_start)
-        self.metadata = dict(metadata or {})
-        self.max_tool_workers = max_tool_workers
-        self.max_tokens = max_tokens  # budget: total tokens in + out across the run
-        self.max_cost = max_cost  # budget: USD across the run (see agentcli.pricing)
-        self.prices = prices  # this executor's price table (None: the built-in one)
-        self.stream_tokens = stream_tokens
-        self.stall_limit = stall_limit
-        self.schema = StateSchema.of(state_schema)
-        self.response_format = response_format
-        self.user_middleware = list(middleware)
-        # asked before each model request: a new tool list when a source changed (an MCP
-        # server's tools/list_changed), else None
-        self.tool_refresh = tool_refresh
-        self._check_injections()
-
     @property
     def input_keys(self) -> list[str]:
         """What a run reads (LangChain's ``input_keys``)."""
@@ -188,383 +48,21 @@ class AgentExecutor:
         """What a run's result holds (LangChain's ``output_keys``)."""
         return ["output", "intermediate_steps"] if self.return_intermediate_steps else ["output"]
 
-    @property
-    def middleware(self) -> list[AgentMiddleware]:
-        """Every hook in force, outermost first: the cap, the gate, budgets, then the user's."""
-        built: list[AgentMiddleware] = [ObservationCap(self.max_observation_chars),
-                                        ApprovalGate(self.approver)]
-        if self.max_tokens is not None or self.max_cost is not None:
-            built.append(Budget(self.max_tokens, self.max_cost))
-        return [*built, *self.user_middleware]
-
-    def _check_injections(self) -> None:
-        """A tool asking for a state field the schema lacks is a setup error, found early."""
-        for t in self.tools:
-            for inj in t.injected:
-                if inj.source == "field" and inj.field not in self.schema.fields:
-                    raise ConfigError(
-                        f"tool {t.name!r} injects state field {inj.field!r}, which the state "
-                        f"schema does not declare (fields: {', '.join(sorted(self.schema.fields))})"
-                        "; declare it in the state schema or fix the tool"
-                    )
-
-    # ------------------------------------------------------------------ starting a run
-    def start(self, inputs: str | Mapping[str, Any], config: Config = None) -> Run:
-        """Validate the input against the state schema and open a run."""
-        conf = RunConfig.of(config)
-        data: dict[str, Any] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
-        if "input" not in data and "messages" not in data and self.schema.fields.keys() == {
-            *StateSchema.of().fields
-        }:
-            raise AgentCliError("the run needs an 'input' (the question)")
-        values = self.schema.accept(data)
-        if "input" in values:
-            question = values["input"]  # a ContentText keeps its attachments
-            values["messages"] = [*values.get("messages", []),
-                                  user(question if isinstance(question, str) else str(question))]
-        values.setdefault("messages", [])
-        manager = CallbackManager([*self.callbacks, *conf.callbacks], run_id=conf.run_id)
-        info = RunInfo(manager.run_id)
-        deadline = (None if self.max_execution_time is None
-                    else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
-                  prices=self.prices)
-        info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
-        run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
-                       {**self.metadata, **conf.metadata}, conf.run_name))
-        return run
-
-    # ------------------------------------------------------------------ the loop (once)
-    def _limit(self, run: Run) -> StopReason | None:
-        if self.max_iterations is not None and run.info.iterations >= self.max_iterations:
-            return "max_iterations"
-        if run.deadline is not None and time.monotonic() >= run.deadline:
-            return "max_execution_time"
-        return None
-
-    def _view(self, run: Run) -> dict[str, Any]:
-        """What the agent sees: the state, its steps trimmed, the messages trimmed alike.
-
-        Text agents read ``intermediate_steps``, chat-native ones ``messages``: both come from
-        the one history, so trimming and summaries apply to every agent type.
-        """
-        messages: list[Message] = run.values.get("messages") or []
-        index = run.history.update(messages)
-        steps = list(index.steps)
-        trim = self.trim_intermediate_steps
-        kept = trim(list(steps)) if callable(trim) else steps[-trim:] if trim > 0 else steps
-        view = {**run.values, "intermediate_steps": kept}
-        if len(kept) < len(steps):
-            view["messages"] = without_steps(messages, {id(s) for s in kept})
-        summary = index.summary
-        if summary is not None and "input" in view:  # text agents read the work from ``input``
-            view["input"] = f"{view['input']}\n\n{summary.content}"
-        return view
-
-    def _parse_error_observation(self, err: OutputParserError) -> str:
-        handler = self.handle_parsing_errors
-        if handler is False:
-            raise err
-        if handler is True:
-            return err.observation
-        if isinstance(handler, str):
-            return handler
-        return handler(err)
-
-    def _update(self, run: Run, updates: Sequence[Mapping[str, Any]]) -> str | None:
-        """Apply updates in order; returns a ``jump_to`` target if one was set."""
-        if not updates:
-            return None
-        run.values = self.schema.apply(run.values, updates)
-        jump = run.values.pop("jump_to", None)
-        if jump is not None and jump not in JUMP_TARGETS:
-            raise ConfigError(f"jump_to must be one of {', '.join(JUMP_TARGETS)}, got {jump!r}")
-        fields = {k: v for u in updates for k, v in u.items() if k not in ("messages", "jump_to")}
-        if fields:
-            run.emit(StateUpdate(fields))
-        return str(jump) if jump else None
-
-    def _stalled(self, run: Run, key: str) -> bool:
-        """True when the model sent the same thing ``stall_limit`` times in a row."""
-        run.repeats = run.repeats + 1 if key == run.last_key else 1
-        run.last_key = key
-        return self.stall_limit is not None and run.repeats >= self.stall_limit
-
-    def _check_answer(self, run: Run, finish: AgentFinish) -> AgentFinish:
-        """With a response format, the answer must validate (else OutputParserError)."""
-        if self.response_format is None:
-            return finish
-        value = self.response_format.parse(finish)
-        run.values["structured_response"] = value
-        raw = finish.return_values.get(ANSWER_VALUE)
-        if raw is not None:  # the answer is the whole object, not one of its fields
-            return AgentFinish({**finish.return_values,
-                                "output": json.dumps(raw, ensure_ascii=False)}, finish.log)
-        return finish
-
-    def _loop(self, run: Run) -> Generator[Effect, Any, RunResult]:
-        middleware = self.middleware
-        after = _hooking(middleware, "after_model")  # each gets its own view of the state
-        reason: StopReason | None = None
-        while (reason := self._limit(run)) is None:
-            try:
-                view = self._view(run)
-                updates = [u for m in middleware if (u := m.before_model(view, run.info))]
-            except StopRun as stop:
-                reason = stop.reason  # type: ignore[assignment]
-                break
-            if self._update(run, updates) == "end":
-                return (yield from self._finish(run, self._last_text(run), "jump_to_end"))
-            if not (yield from self._asks(run, middleware)):
-                reason = "max_execution_time"
-                break
-            yield from self._refresh_tools()
-            result = yield CallModel(self.agent.request(self._view(run)))
-            if result is EXPIRED:
-                reason = "max_execution_time"
-                break
-            run.info.iterations += 1
-            updates = [u for m in after
-                       if (u := m.after_model(self._view(run), result, run.info))]
-            jump = self._update(run, updates)
-            if jump == "end":
-                return (yield from self._finish(run, result.text.strip(), "jump_to_end"))
-            if jump == "model":
-                continue
-            try:
-                decision = self.agent.decide(result)
-                if isinstance(decision, AgentFinish):
-                    decision = self._check_answer(run, decision)
-            except OutputParserError as err:
-                if self.agent.native_tools and run.steps and not (
-                        result.text.strip() or result.tool_calls):
-                    if self.early_stopping_method == "force":
-                        # an empty reply after tool results ends the run, as in LangGraph (and
-                        # stays in the messages, as there)
-                        self._update(run, [{"messages": [Message("assistant", "")]}])
-                        return (yield from self._finish(run, self._last_text(run), "finished"))
-                    reason = "no_answer"  # the CLI: asked once more, else exit 3, no answer
-                    break
-                observation = self._parse_error_observation(err)
-                action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
-                step = AgentStep(action, observation)
-                self._update(run, [{"messages": [Message("assistant", result.text),
-                                                 Message("user", observation, step=step)]}])
-                yield ParseError(step)
-                if self._stalled(run, "parse:" + (err.llm_output or result.text).strip()):
-                    reason = "stalled"
-                    break
-                continue
-            if isinstance(decision, AgentFinish) and not self._answers(run, decision):
-                reason = "no_answer"  # empty, a tool call as text, the question echoed
-                break
-            if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
-                expired, answer = yield from self._answer_now(run)
-                if expired:
-                    reason = "max_execution_time"
-                    break
-                if answer is not None:
-                    return (yield from self._finish(run, answer, "finished"))
-            self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
-            if isinstance(decision, AgentFinish):
-                return (yield from self._finish(run, decision, "finished"))
-            actions = decision if isinstance(decision, list) else [decision]
-            run.repairs += sum(a.repaired for a in actions)
-            for action in actions:
-                yield ActionEvent(action)
-            if self._stalled(run, "act:" + json.dumps(
-                [[a.tool, a.tool_input] for a in actions], sort_keys=True, default=str
-            )):
-                reason = "stalled"
-                break
-            fresh = [a for a in actions if call_key(a) not in run.results]
-            outcomes = (yield RunTools(fresh, dict(run.values))) if fresh else []
-            if outcomes is EXPIRED:
-                reason = "max_execution_time"
-                break
-            outcomes = with_repeats(run.results, actions, fresh, outcomes)
-            ended = yield from self._observe(run, actions, outcomes)
-            if ended is not None:
-                return ended
-        return (yield from self._stop(run, reason or "max_iterations"))
-
-    def _answers(self, run: Run, finish: AgentFinish) -> bool:
-        """The answer contract (``recovery.is_answer``), kept where the caller asked for the
-        run's end as it is (``early_stopping_method: force``) or for a structured answer."""
-        if self.early_stopping_method == "force" or self.response_format is not None:
-            return True
-        return is_answer(finish.output, str(run.values.get("input") or ""))
-
-    def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
-        """A call shows the model already has its result (asked once a run, CLI default)."""
-        if self.early_stopping_method != "auto" or run.asked_now:
-            return False
-        actions = decision if isinstance(decision, list) else [decision]
-        return any(has_result(run.results, a) for a in actions)
-
-    def _answer_now(self, run: Run) -> Generator[Effect, Any, tuple[bool, AgentFinish | None]]:
-        """Ask for the answer now, without tools (the call is not run): (the deadline passed,
-        the answer or None when the reply is still not one: the run goes on with the call)."""
-        run.asked_now = True
-        yield Notice("answer_now", "The model already has the result; asked for its answer.",
-                     {})
-        reply = yield CallModel(self.agent.request(self._view(run), final=True))
-        if reply is EXPIRED:
-            return True, None
-        answer: AgentFinish = self.agent.finish(reply)
-        if not is_answer(answer.output, str(run.values.get("input") or "")):
-            return False, None
-        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
-        return False, answer
-
-    def _refresh_tools(self) -> Generator[Effect, Any, None]:
-        """Offer the tools a live source changed since the last request (and say so)."""
-        if self.tool_refresh is None:
-            return
-        fresh, notes = yield RefreshTools()  # what the refresh said (held back): the trace
-        yield from notes
-        if fresh is None:
-            return
-        before = {t.name for t in self.tools}
-        self.tools, self.tool_map = list(fresh), tool_lookup(fresh)
-        self.agent = self.agent.with_tools(self.tools)
-        added = sorted({t.name for t in fresh} - before)
-        gone = sorted(before - {t.name for t in fresh})
-        words = "; ".join(part for part in (f"new: {', '.join(added)}" if added else "",
-                                            f"gone: {', '.join(gone)}" if gone else "") if part)
-        yield Notice("tools_changed", f"The tools changed ({words or 'descriptions'}).",
-                     {"added": added, "removed": gone})
-
-    def _asks(
-        self, run: Run, middleware: Sequence[AgentMiddleware]
-    ) -> Generator[Effect, Any, bool]:
-        """Send the requests middleware asks for (summaries) and apply what they return;
-        False when the deadline passed meanwhile."""
-        for m in _hooking(middleware, "ask_model"):
-            ask = m.ask_model(self._view(run), run.info)
-            if ask is None:
-                continue
-            reply = yield CallModel(ask.request, llm=ask.llm, agent=False)
-            if reply is EXPIRED:
-                return False
-            update = ask.then(reply)
-            if update:
-                self._update(run, [update])
-        return True
-
-    def _observe(
-        self, run: Run, actions: list[AgentAction], outcomes: list[Outcome]
-    ) -> Generator[Effect, Any, RunResult | None]:
-        """Record each step, apply the step's state updates, end on return_direct/goto end."""
-        updates: list[dict[str, Any]] = []
-        direct: str | None = None
-        last: AgentStep | None = None
-        for action, (value, status) in zip(actions, outcomes, strict=True):
-            call_id = action.tool_call_id
-            parts: tuple[dict[str, Any], ...] = ()
-            if isinstance(value, Command):
-                observation = value.observation(call_id)
-                update = dict(value.update)
-                if value.goto == "end" and direct is None:
-                    direct = observation
-            else:
-                observation, parts, update = value.text, value.parts, {}
-            step = last = AgentStep(action, observation)
-            if "messages" not in update:
-                update["messages"] = [Message("tool", observation, tool_call_id=call_id,
-                                              name=action.tool, parts=parts, step=step)]
-            else:  # a Command wrote its own messages: its tool result closes the step
-                update["messages"] = closing(update["messages"], step)
-            updates.append(update)
-            yield Observation(step, status)
-            tool = self.tool_map.get(action.tool)
-            if direct is None and tool is not None and tool.return_direct and status == "ok":
-                direct = observation
-        if self._update(run, updates) == "end" and direct is None and last is not None:
-            direct = last.observation
-        if direct is not None:
-            finish = AgentFinish({"output": direct}, actions[-1].log)
-            return (yield from self._finish(run, finish, "return_direct"))
-        return None
-
-    def _last_text(self, run: Run) -> AgentFinish:
-        text = next((m.content for m in reversed(run.values.get("messages") or [])
-                     if m.role == "assistant" and m.content), "")
-        return AgentFinish({"output": text}, text)
-
-    def _finish(
-        self, run: Run, finish: AgentFinish | str, reason: StopReason
-    ) -> Generator[Effect, Any, RunResult]:
-        if isinstance(finish, str):
-            finish = AgentFinish({"output": finish}, finish)
-        yield Finish(finish)
-        return self._result(run, finish.output, reason)
-
-    def _stop(self, run: Run, reason: StopReason) -> Generator[Effect, Any, RunResult]:
-        """A limit ended the loop: force a stop message, or ask for one last answer."""
-        yield Limit(reason)
-        final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
-        if asks_last(self.early_stopping_method, reason, bool(run.results)):
-            result = yield CallModel(self.agent.request(self._view(run), final=True))
-            if result is not EXPIRED:
-                answer = self.agent.finish(result)
-                if is_answer(answer.output, str(run.values.get("input") or "")):
-                    final = answer
-                    if self.early_stopping_method == "auto":
-                        run.recovered = reason
-        return (yield from self._finish(run, final, reason))
-
-    def _result(self, run: Run, output: str, reason: StopReason) -> RunResult:
-        info = run.info
-        return RunResult(
-            output=output,
-            steps=tuple(run.steps) if self.return_intermediate_steps else (),
-            stop_reason=reason,
-            usage=info.usage,
-            model_calls=info.model_calls,
-            elapsed=time.monotonic() - run.started,
-            stats={"tool_call_repairs": run.repairs},
-            state=self.schema.output(run.values),
-            cost=None if not run.priced or info.unpriced else info.cost,
-            recovered=run.recovered,
-            input=run.values.get("input"),
-        )
-
-    # ------------------------------------------------------------------ tools
-    def lookup(self, action: AgentAction) -> tuple[Tool | None, str]:
-        """The tool for an action, or the observation explaining why it cannot run."""
-        return find_tool(self.tool_map, self.tools, action.tool, wire=self.agent.native_tools)
-
-    @staticmethod
-    def outcome(value: ToolOutcome | str | Command) -> Outcome:
-        """A tool call's final value (after middleware) and how it ended."""
-        if isinstance(value, Command):
-            return value, "ok"
-        done = ToolOutcome.of(value)
-        return done, done.status
-
-    # ------------------------------------------------------------------ public API
     # ``config`` is LangChain's run config ({"callbacks", "tags", "metadata", "run_name"}) or,
     # as before, a list of handlers; ``input=`` is LangChain's name for the first argument.
     def stream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> Iterator[RunEvent]:
         """Yield every event of the run as it happens; the last is ``End`` with the result."""
-        from agentcli._sync import iterate
-
         return iterate(self.astream(inputs, config, input=input, callbacks=callbacks))
 
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
         """Run to the end and return the result."""
-        from agentcli._sync import run_sync
-
         return run_sync(self.ainvoke(inputs, config, input=input, callbacks=callbacks))
 
     def astream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                 callbacks: Config = None) -> AsyncIterator[RunEvent]:
         """Run on the async core, yielding each event as it happens."""
-        from agentcli._drive import adrive
-
         return adrive(self, self.start(_given(inputs, input),
                                        RunConfig.of(config).adding(callbacks)))
 
@@ -580,8 +78,6 @@ class AgentExecutor:
 
     def save_agent(self, path: str | Path) -> None:
         """Save the agent's type and prompt settings (``initialize_agent(agent_path=...)``)."""
-        from agentcli.agents.saved import save_agent
-
         save_agent(self.agent, path)
 
     def __or__(self, then: Any) -> RunnableSequence:
@@ -620,20 +116,10 @@ class AgentExecutor:
         concurrency: int | None = None,
     ) -> list[RunResult | BaseException]:
         """Synchronous wrapper over :meth:`abatch`."""
-        from agentcli._sync import run_sync
-
         return run_sync(self.abatch(inputs, config, concurrency=concurrency))
-
-
-def _hooking(middleware: Sequence[AgentMiddleware], hook: str) -> list[AgentMiddleware]:
-    """The middleware whose ``hook`` is its own (the base class's does nothing and returns
-    None), so the state view each hook is given is built only for those."""
-    base = getattr(AgentMiddleware, hook)
-    return [m for m in middleware if getattr(getattr(m, hook), "__func__", None) is not base]
 
 
 def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, Any]:
     if (inputs is None) == (input is None):
         raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
     return inputs if inputs is not None else input  # type: ignore[return-value]
-

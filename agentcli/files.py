@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from agentcli.errors import ConfigError
+from agentcli.paths import secret_file
 
 MAX_INPUT_FILE_BYTES = 1024 * 1024  # a config, prompt, schema or state file larger is refused
 
@@ -46,8 +47,6 @@ def read_small_text(path: str | Path, what: str, fix: str,
 def refuse_secret(path: Path, what: str) -> None:
     """Refuse ``path`` when it is agentcli's keys file (or another of its secret files),
     whatever it is named or linked as: its content would reach a model."""
-    from agentcli.paths import secret_file
-
     secret = secret_file(path)
     if secret is not None:
         raise ConfigError(f"{what} {path} is agentcli's secret file {secret}; it is never "

@@ -16,7 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agentcli.errors import ConfigError
+from agentcli.files import write_atomic
 from agentcli.paths import keys_file
+from agentcli.redact import remember
 
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
@@ -98,7 +100,6 @@ def save_key(name: str, value: str, env: Mapping[str, str] | None = None) -> Pat
     keys = read_keys(env) if path.is_file() else {}
     keys[name] = value
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    from agentcli.files import write_atomic
 
     write_atomic(path, json.dumps(keys, indent=2, sort_keys=True) + "\n")  # mkstemp: 0600
     return path
@@ -109,8 +110,6 @@ def apply_stored_keys(env: dict[str, str]) -> dict[str, str]:
 
     Every stored value is registered with the redactor, used or shadowed.
     """
-    from agentcli.redact import remember
-
     keys = read_keys(env)
     remember(keys.values())
     for name, value in keys.items():

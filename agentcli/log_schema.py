@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -72,6 +73,24 @@ END;
 # Columns an old file may lack (added by versions 2 and 3), with how to add them.
 _LATE_COLUMNS = {"runs": {"meta": "TEXT"},
                  "sessions": {"memory_version": "INTEGER NOT NULL DEFAULT 0", "tools": "TEXT"}}
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One finished run as the log keeps it: every column of ``runs``, prepared by the caller
+    (:func:`agentcli.outcome.run_record`) and not yet redacted (the store scrubs on write)."""
+
+    question: str
+    answer: str  # the answer, or a note saying why there is none (outcome.recorded_answer)
+    steps: list[dict[str, Any]]
+    stop_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    elapsed: float
+    model: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    meta: dict[str, Any] | None = None  # options, cost, timings, the final state
 
 
 def iso(epoch: float | None = None) -> str:

@@ -19,11 +19,14 @@ too (:class:`ObservationCap`, :class:`ApprovalGate`, :class:`Budget`), built fro
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from agentcli.schema import AgentAction, ChatRequest, ChatResult, ToolOutcome, Usage
+from agentcli._sync import in_thread
+from agentcli.events import Notice
+from agentcli.schema import AgentAction, ChatRequest, ChatResult, Message, ToolOutcome, Usage, user
+from agentcli.state import Overwrite
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -118,8 +121,6 @@ class AgentMiddleware:
         def bridge(c: ToolCallRequest) -> ToolValue:
             return asyncio.run_coroutine_threadsafe(handler(c), loop).result()  # type: ignore[arg-type]
 
-        from agentcli._sync import in_thread
-
         return await in_thread(lambda: self.wrap_tool_call(call, bridge))
 
 
@@ -185,8 +186,6 @@ class ApprovalGate(AgentMiddleware):
     ) -> tuple[ToolCallRequest | None, ToolOutcome | None]:
         from dataclasses import replace
 
-        from agentcli.events import Notice
-
         tool = call.tool
         if not tool.dangerous:
             return call, None
@@ -210,7 +209,6 @@ class ApprovalGate(AgentMiddleware):
         """Ask the approver (in a thread: it may prompt) before a dangerous call."""
         if not call.tool.dangerous:
             return await handler(call)
-        from agentcli._sync import in_thread
 
         approved, denial = await in_thread(lambda: self._verdict(call))
         return denial if approved is None else await handler(approved)  # type: ignore[return-value]
@@ -277,9 +275,6 @@ class Summarization(AgentMiddleware):
     def ask_model(self, state: Mapping[str, Any], run: RunInfo) -> ModelAsk | None:
         """Ask for a summary of the older messages when the history is too long; the reply
         replaces them with one summary message (text agents' scratchpad shrinks with them)."""
-        from agentcli.schema import Message, user
-        from agentcli.state import Overwrite
-
         messages: list[Message] = list(state.get("messages") or [])
         if sum(len(m.content) for m in messages) // 4 <= self.max_tokens:
             return None
@@ -300,3 +295,10 @@ class Summarization(AgentMiddleware):
             return {"messages": Overwrite([summary, *recent])}
 
         return ModelAsk(request, then, self.llm)
+
+
+def overriding(middleware: Sequence[AgentMiddleware], hook: str) -> list[AgentMiddleware]:
+    """The middleware whose ``hook`` is its own (the base class's does nothing and returns
+    None), so the state view each hook is given is built only for those."""
+    base = getattr(AgentMiddleware, hook)
+    return [m for m in middleware if getattr(getattr(m, hook), "__func__", None) is not base]

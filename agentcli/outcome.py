@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from agentcli import exit_codes
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.log_schema import RunRecord
+from agentcli.recovery import is_answer
+from agentcli.schema import LIMIT_REASONS, RunResult, stop_words
 
 
 def exit_code(result: RunResult) -> int:
@@ -26,8 +31,6 @@ def real_answer(result: RunResult) -> str | None:
     (``recovery.is_answer``: empty, a tool call as text, the question echoed, a placeholder)
     is printed as one; a tool's own output (``return_direct``) is the answer when not empty.
     """
-    from agentcli.recovery import is_answer
-
     if result.stop_reason == "interrupted":
         return None
     if result.stop_reason in ("return_direct", "jump_to_end"):
@@ -38,23 +41,6 @@ def real_answer(result: RunResult) -> str | None:
     if not is_answer(result.output, str(result.input or "")):
         return None
     return result.output
-
-
-# Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
-# logs, memory and `agent serve`.
-STOP_WORDS: dict[str, str] = {
-    "max_iterations": "the agent used all its steps (--max-iterations) without reaching an answer",
-    "max_execution_time": "the run reached its time limit (--max-time)",
-    "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
-    "stalled": "the model kept sending the same reply, so the run was stopped",
-    "no_answer": "the model's reply held no answer (empty, a tool call, or the question)",
-    "interrupted": "the run was interrupted",
-}
-
-
-def stop_words(reason: str) -> str:
-    """What stopped a run, as a sentence without its full stop."""
-    return STOP_WORDS.get(reason, reason.replace("_", " "))
 
 
 def last_result(result: RunResult) -> str | None:
@@ -85,3 +71,19 @@ def recorded_answer(result: RunResult) -> str:
         return answer
     reason = result.stop_reason if result.stop_reason in LIMIT_REASONS else "no_answer"
     return f"(no answer: {stop_words(reason)})"
+
+
+def run_record(question: str, result: RunResult, *, model: str | None = None,
+               agent: str | None = None, session: str | None = None,
+               meta: Mapping[str, Any] | None = None,
+               options: Mapping[str, Any] | None = None) -> RunRecord:
+    """The run log's record of a finished run: what the store writes in one call."""
+    extra = dict(meta or {})
+    if options:
+        extra["options"] = dict(options)
+    if result.state.keys() - {"messages"}:  # the run's final state (messages are the steps)
+        extra["state"] = result.state_data(skip=("messages",))
+    usage = result.usage
+    return RunRecord(question, recorded_answer(result), result.steps_data(), result.stop_reason,
+                     usage.prompt_tokens, usage.completion_tokens, result.elapsed, model, agent,
+                     session, extra or None)

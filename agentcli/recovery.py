@@ -22,7 +22,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from agentcli.schema import AgentAction, ToolOutcome
+from agentcli import _json_repair
+from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, ToolOutcome
 
 if TYPE_CHECKING:
     from agentcli.state import Command
@@ -71,8 +72,6 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 
 def _json_call(text: str) -> bool:
     """The text is (or holds) a JSON value shaped like a tool call."""
-    from agentcli.agents import _json_repair
-
     body = _FENCE.sub("", text.strip()).strip()
     if body.lower().startswith("json"):
         body = body[4:].lstrip()
@@ -90,8 +89,6 @@ def is_answer(text: str, question: str = "") -> bool:
     (a JSON blob, ``{"name": ..., "arguments": ...}``, ``<tool_call>``,
     ``<|python_tag|>``, ``[TOOL_CALLS]``, ``Action:``), not the question echoed back and not
     a placeholder (a prompt's words, the forced-stop sentence, a tool's ``Error:`` line)."""
-    from agentcli.executor import FORCE_STOP_MESSAGE
-
     body = text.strip()
     if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
         return False

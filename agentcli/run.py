@@ -16,12 +16,21 @@ from agentcli.callbacks.manager import CallbackManager
 from agentcli.events import RunEvent
 from agentcli.history import StepIndex
 from agentcli.middleware import RunInfo
-from agentcli.schema import AgentAction, AgentStep, ChatRequest, ChatResult, ToolOutcome, ToolStatus
+from agentcli.pricing import cost_of
+from agentcli.schema import (
+    AgentAction,
+    AgentFinish,
+    AgentStep,
+    ChatRequest,
+    ChatResult,
+    ToolOutcome,
+    ToolStatus,
+)
+from agentcli.state import Command
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
     from agentcli.pricing import PriceTable
-    from agentcli.state import Command
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,12 @@ class Run:
         """The steps so far: a view over the run's one history, its messages."""
         return list(self.history.update(self.values.get("messages") or ()).steps)
 
+    def last_text(self) -> AgentFinish:
+        """The last thing the model said, as the answer (the run ended without one)."""
+        text = next((m.content for m in reversed(self.values.get("messages") or [])
+                     if m.role == "assistant" and m.content), "")
+        return AgentFinish({"output": text}, text)
+
     def remaining(self) -> float | None:
         """Seconds left before the deadline, or None."""
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
@@ -99,7 +114,6 @@ class Run:
         self.info.usage = self.info.usage + result.usage
         if not self.priced:
             return None
-        from agentcli.pricing import cost_of
 
         cost = cost_of(model or result.model, result.usage, self.prices)
         if cost is None:
@@ -115,3 +129,11 @@ def _emitter(pending: list[RunEvent], callbacks: CallbackManager) -> Callable[[R
         callbacks.dispatch(event)
 
     return emit
+
+
+def outcome_of(value: ToolOutcome | str | Command) -> Outcome:
+    """A tool call's final value (after middleware) and how it ended."""
+    if isinstance(value, Command):
+        return value, "ok"
+    done = ToolOutcome.of(value)
+    return done, done.status

@@ -7,10 +7,25 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agents import DEFAULT_AGENT, agent_class
+from agentcli.agents.action_schema import schema_for_agent
+from agentcli.agents.prompt_style import resolve_style
+from agentcli.agents.prompts import user_templates
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.config import Settings
+from agentcli.create import initialize_agent
 from agentcli.errors import AgentCliError, ConfigError
-from agentcli.models.base import BaseChatModel
+from agentcli.events import notify
+from agentcli.executor import deny_all
+from agentcli.mcp.pool import settle, tools_version
+from agentcli.models import get_model
+from agentcli.models.base import BaseChatModel, report
+from agentcli.models.media import forward_media
+from agentcli.models.options import effective_options
+from agentcli.models.presets import PRESETS
+from agentcli.pricing import load_prices, price_of
+from agentcli.tools.custom import module_state_schema
+from agentcli.tools.resolve import load_configured_tools
 
 if TYPE_CHECKING:
     from agentcli.executor import AgentExecutor
@@ -24,9 +39,6 @@ def build_model(
     settings: Settings, env: Mapping[str, str], *, record: str | Path | None = None
 ) -> BaseChatModel:
     """The configured model (``settings.model`` must be set)."""
-    from agentcli.models import get_model
-    from agentcli.models.options import effective_options
-
     if not settings.model:
         raise ConfigError("no model configured")
     sent = effective_options(settings.temperature, settings.model_options)
@@ -64,16 +76,12 @@ def build_model(
 
 def _report_retry(info: dict[str, Any]) -> None:
     """Make a provider retry visible to the run's callbacks (trace, metrics)."""
-    from agentcli.models.base import report
-
     report(f"retry {info['attempt']} of {info['model']} in {info['delay']:g}s: {info['error']}",
            kind="retry", **info)
 
 
 def check_budget(settings: Settings, model_name: str) -> PriceTable:
     """The run's price table; a cost budget needs a price for the model, said before the run."""
-    from agentcli.pricing import load_prices, price_of
-
     table = load_prices(settings.prices)
     if settings.max_cost is not None and price_of(model_name, table) is None:
         raise ConfigError(
@@ -101,13 +109,9 @@ def build_executor(
     ``warnings`` receives what loading went on without (a broken plugin, a server that did
     not start), for the caller to say.
     """
-    from agentcli.agents import DEFAULT_AGENT, initialize_agent
-    from agentcli.agents.prompts import user_templates
-    from agentcli.executor import deny_all
-    from agentcli.tools.resolve import load_configured_tools
-
     prices = check_budget(settings, llm.name)
-    templates = user_templates(settings.agent or DEFAULT_AGENT, settings.prompt_file)
+    cls = agent_class(settings.agent or DEFAULT_AGENT)
+    templates = user_templates(cls, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras, warnings=warnings)
     fmt = None
     if response_schema is not None:
@@ -120,26 +124,17 @@ def build_executor(
     agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
     if templates:
         agent_kwargs["templates"] = templates
-    from agentcli.agents import agent_class
-
-    cls = agent_class(settings.agent or DEFAULT_AGENT)
     if settings.self_ask_tool and "self_ask_tool" in inspect.signature(cls).parameters:
         agent_kwargs["self_ask_tool"] = settings.self_ask_tool  # other types have no search tool
     if settings.system:
         agent_kwargs["system_extra"] = settings.system
-    from agentcli.agents.action_schema import schema_for_agent
-    from agentcli.models.media import forward_media
-
     if cls.native_tools:  # only tool messages carry media
         agent_kwargs["tool_media"] = forward_media(settings.tool_media, llm.name)
 
-    action = schema_for_agent(settings.agent or DEFAULT_AGENT, tools, settings.structured_actions,
+    action = schema_for_agent(cls, tools, settings.structured_actions,
                               fmt.schema if fmt is not None else None)
     if action is not None:  # each JSON-blob request carries it (local servers constrain to it)
         agent_kwargs["action_schema"] = action
-    from agentcli.agents.prompt_style import resolve_style
-    from agentcli.models.presets import PRESETS
-
     provider = (settings.model or "").partition("/")[0]
     local_preset = provider in PRESETS and PRESETS[provider].local  # ollama, llamacpp...
     agent_kwargs["prompt_style"] = resolve_style(
@@ -176,9 +171,6 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
     changed (``tools/list_changed``); None while nothing changed. A new dangerous tool not
     allowed is held back (the rest of the new list is offered) and a notice says why; a list
     that cannot load at all keeps the old one and says why."""
-    from agentcli.mcp.pool import settle, tools_version
-    from agentcli.tools.resolve import load_configured_tools
-
     seen = [tools_version()]
 
     def refresh() -> list[Tool] | None:
@@ -187,7 +179,6 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
             return None
         seen[0] = now
         settle()
-        from agentcli.events import notify
 
         held: list[str] = []
         warned: list[str] = []
@@ -208,7 +199,6 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
 def state_schema(settings: Settings) -> StateSchema:
     """The run's state schema: a --tools-module's ``state_schema`` plus YAML ``state:``."""
     from agentcli.state import StateSchema, fields_from_yaml
-    from agentcli.tools.custom import module_state_schema
 
     schema = StateSchema.of(module_state_schema(settings.tools_module or ()))
     if settings.state:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text, write_atomic
 from agentcli.paths import config_dir
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -114,8 +115,6 @@ def parse_template(name: str, text: str, where: str) -> SavedTemplate:
 
 def load_template(name: str, env: Mapping[str, str] | None = None) -> SavedTemplate:
     """Template ``name``; a missing one lists those that exist."""
-    from agentcli.files import read_small_text
-
     path = template_path(name, env)
     if not path.is_file():
         known = ", ".join(template_names(env)) or "none saved"
@@ -127,8 +126,6 @@ def load_template(name: str, env: Mapping[str, str] | None = None) -> SavedTempl
 
 def save_template(template: SavedTemplate, env: Mapping[str, str] | None = None) -> Path:
     """Write the template's file whole (temp file, then rename)."""
-    from agentcli.files import write_atomic
-
     path = template_path(template.name, env)
     write_atomic(path, template.to_yaml())
     return path

@@ -14,6 +14,24 @@ StopReason = Literal[
 LIMIT_REASONS: frozenset[str] = frozenset(
     {"max_iterations", "max_execution_time", "budget", "stalled", "no_answer"}
 )
+# The placeholder answer of a run a limit stopped (``early_stopping_method: force``), as
+# LangChain words it; never printed as an answer (``outcome.real_answer``).
+FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
+# Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
+# logs, memory and `agent serve`.
+STOP_WORDS: dict[str, str] = {
+    "max_iterations": "the agent used all its steps (--max-iterations) without reaching an answer",
+    "max_execution_time": "the run reached its time limit (--max-time)",
+    "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
+    "stalled": "the model kept sending the same reply, so the run was stopped",
+    "no_answer": "the model's reply held no answer (empty, a tool call, or the question)",
+    "interrupted": "the run was interrupted",
+}
+
+
+def stop_words(reason: str) -> str:
+    """What stopped a run, as a sentence without its full stop."""
+    return STOP_WORDS.get(reason, reason.replace("_", " "))
 
 
 @dataclass(frozen=True)

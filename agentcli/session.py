@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agents import agent_class
 from agentcli.memory import Memory, make_memory, restore
+from agentcli.outcome import run_record
 from agentcli.schema import RunResult
+from agentcli.session_sync import commit_turn
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,8 +44,6 @@ def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
 
 def reads_memory(settings: Settings, agent: str) -> bool:
     """Whether agent type ``agent`` is shown the earlier turns under these settings."""
-    from agentcli.agents import agent_class
-
     return bool(agent_class(agent).uses_memory) and settings.memory != "none"
 
 
@@ -93,10 +94,9 @@ class Conversation:
     ) -> bool:
         """Save the finished turn; True when saved. An interrupted turn is only logged."""
         if result.stop_reason == "interrupted":
-            self.store.log_run(question, result, model=model, agent=agent, session=self.name,
-                               options=options, meta=meta)
+            self.store.log_run(run_record(question, result, model=model, agent=agent,
+                                          session=self.name, options=options, meta=meta))
             return False
-        from agentcli.session_sync import commit_turn
 
         self._stored = None  # the memory changes now (even if the write then fails)
         self.version, self._stored = commit_turn(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import SessionConflictError
 from agentcli.memory import Memory, restore
-from agentcli.outcome import recorded_answer
+from agentcli.outcome import recorded_answer, run_record
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
@@ -51,8 +51,9 @@ def commit_turn(
             on_memory_error(err)
         state = memory.to_state()
         try:
-            store.add_turn(session, question, result, memory_state=state, model=model,
-                           agent=agent, options=options, meta=meta, expected_version=version)
+            record = run_record(question, result, model=model, agent=agent, session=session,
+                                meta=meta, options=options)
+            store.add_turn(record, memory_state=state, expected_version=version)
             return version + 1, state
         except SessionConflictError:
             info = store.session(session)

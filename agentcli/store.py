@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError, SessionConflictError
-from agentcli.log_schema import SCHEMA_VERSION, epoch, insert_steps, iso, migrate
-from agentcli.outcome import recorded_answer
+from agentcli.log_schema import SCHEMA_VERSION, RunRecord, epoch, insert_steps, iso, migrate
+from agentcli.paths import data_dir
 from agentcli.redact import Scrubber
-from agentcli.schema import RunResult
 from agentcli.sqlite_wal import create_private, keep_wal_on_close
 
 
@@ -38,7 +37,6 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("AGENT_DB"):
         return Path(env["AGENT_DB"]).expanduser()
-    from agentcli.paths import data_dir
 
     return data_dir(env) / "agent.db"
 
@@ -140,46 +138,29 @@ class Store:
         self.db.execute("COMMIT")
 
     # -- runs ---------------------------------------------------------------------------
-    def _insert_run(self, db: sqlite3.Connection, question: str, result: RunResult,
-                    model: str | None, agent: str | None, session: str | None,
-                    meta: dict[str, Any] | None = None,
-                    options: Mapping[str, Any] | None = None,
-                    scrub: Scrubber | None = None,
-                    shown: tuple[str, str] | None = None) -> int:
-        """Insert the run's row (and its steps); ``shown`` is the question and the answer
-        already redacted, when the caller has them."""
-        scrub = scrub or self._scrubber()
-        data = result.steps_data()
-        steps = json.dumps(scrub.data(data), ensure_ascii=False) if data else "[]"
-        question, answer = shown or (scrub.text(question), scrub.text(recorded_answer(result)))
-        if options:
-            meta = {**(meta or {}), "options": dict(options)}
-        if result.state.keys() - {"messages"}:  # the run's final state (messages are the steps)
-            meta = {**(meta or {}), "state": result.state_data(skip=("messages",))}
+    def _insert_run(self, db: sqlite3.Connection, rec: RunRecord, scrub: Scrubber,
+                    shown: tuple[str, str]) -> int:
+        """Insert the run's row (and its steps); ``shown`` is its question and answer, redacted."""
+        steps = json.dumps(scrub.data(rec.steps), ensure_ascii=False) if rec.steps else "[]"
         cur = db.execute(
             "INSERT INTO runs (started, session, question, answer, steps, model, agent, "
             "stop_reason, prompt_tokens, completion_tokens, elapsed, meta) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (iso(time.time() - result.elapsed), session, question, answer, steps, model, agent,
-             result.stop_reason, result.usage.prompt_tokens, result.usage.completion_tokens,
-             result.elapsed,
-             json.dumps(scrub.data(meta), ensure_ascii=False) if meta else None),
+            (iso(time.time() - rec.elapsed), rec.session, *shown, steps, rec.model, rec.agent,
+             rec.stop_reason, rec.prompt_tokens, rec.completion_tokens, rec.elapsed,
+             json.dumps(scrub.data(rec.meta), ensure_ascii=False) if rec.meta else None),
         )
         run_id = int(cur.lastrowid or 0)  # runs_fts follows by trigger (log_schema.py)
-        if data:
-            insert_steps(db, run_id, json.loads(steps), meta)
+        if rec.steps:
+            insert_steps(db, run_id, json.loads(steps), rec.meta)
         return run_id
 
-    def log_run(self, question: str, result: RunResult, *, model: str | None = None,
-                agent: str | None = None, session: str | None = None,
-                meta: dict[str, Any] | None = None,
-                options: Mapping[str, Any] | None = None) -> int:
-        """Log one run (question, steps, answer, model, tokens, timing); returns its id.
-
-        ``meta`` holds what the columns do not: options, cost, per-step timings.
-        """
+    def log_run(self, rec: RunRecord) -> int:
+        """Log one run (question, steps, answer, model, tokens, timing); returns its id."""
+        scrub = self._scrubber()
         with self._tx() as db:
-            return self._insert_run(db, question, result, model, agent, session, meta, options)
+            return self._insert_run(db, rec, scrub, (scrub.text(rec.question),
+                                                     scrub.text(rec.answer)))
 
     def runs(self, *, limit: int = 20, query: str | None = None) -> list[dict[str, Any]]:
         """The most recent runs, newest first; ``query`` is a full-text search."""
@@ -259,30 +240,28 @@ class Store:
             db.execute("UPDATE sessions SET agent = ?, tools = ? WHERE name = ?",
                        (agent, json.dumps(tools), name))
 
-    def add_turn(self, session: str, question: str, result: RunResult, *,
-                 memory_state: dict[str, Any], model: str | None = None,
-                 agent: str | None = None, meta: dict[str, Any] | None = None,
-                 options: Mapping[str, Any] | None = None,
+    def add_turn(self, rec: RunRecord, *, memory_state: dict[str, Any],
                  expected_version: int | None = None) -> int:
-        """Commit a finished turn, its run log and the new memory state in one transaction.
+        """Commit a finished turn of session ``rec.session``, its run log and the new memory
+        state in one transaction.
 
         With ``expected_version`` the write happens only if the memory is still at that
         version (else :class:`SessionConflictError`, nothing written); every write bumps it.
         """
-        now = iso()
+        assert rec.session is not None, "a turn belongs to a session"
+        session, now = rec.session, iso()
         scrub = self._scrubber()
-        shown = scrub.text(question), scrub.text(recorded_answer(result))
+        shown = scrub.text(rec.question), scrub.text(rec.answer)
         state = _json(memory_state, scrub)
         with self._tx() as db:
             # The session row first: its update also checks the version (one statement).
             if db.execute("UPDATE sessions SET updated = ?, model = ?, agent = ?, "
                           "memory_state = ?, memory_version = memory_version + 1 "
                           "WHERE name = ? AND (? IS NULL OR memory_version = ?)",
-                          (now, model, agent, state, session, expected_version,
+                          (now, rec.model, rec.agent, state, session, expected_version,
                            expected_version)).rowcount == 0:
                 self._check_version(db, session, expected_version)  # raises on a conflict
-            run_id = self._insert_run(db, question, result, model, agent, session, meta,
-                                      options, scrub, shown)
+            run_id = self._insert_run(db, rec, scrub, shown)
             db.execute("INSERT INTO turns (session, run_id, question, answer, created) "
                        "VALUES (?,?,?,?,?)", (session, run_id, *shown, now))
         return run_id

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agentcli.agents.parsers import ANSWER_VALUE, maybe_json
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentFinish
 from agentcli.type_schema import best_error, schema_of
@@ -49,8 +50,6 @@ class ResponseFormat:
 
     def parse(self, finish: AgentFinish) -> Any:
         """The validated answer; OutputParserError (sent back to the model) when it is not."""
-        from agentcli.agents.parsers import ANSWER_VALUE
-
         values = finish.return_values
         value = values.get("structured_response", values.get(ANSWER_VALUE))
         if value is None:
@@ -86,8 +85,6 @@ def _build_dataclass(cls: type, value: Any) -> Any:
 
 def _json_in(text: str) -> Any:
     """The JSON value in an answer (a bare object, or one in a code fence)."""
-    from agentcli.agents.parsers import maybe_json
-
     stripped = text.strip()
     try:
         return json.loads(stripped)

@@ -14,14 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentcli.config import _checked, read_yaml
 from agentcli.errors import ConfigError
 from agentcli.paths import user_config_file
 
 
 def read_user_value(key: str, env: Mapping[str, str] | None = None) -> Any:
     """The value of ``key`` in the user config file (None when the file or key is absent)."""
-    from agentcli.config import read_yaml
-
     path = user_config_file(env)
     return read_yaml(path).get(key) if path.is_file() else None
 
@@ -44,8 +43,6 @@ def _with_line(text: str, key: str, line: str) -> str:
 
 def set_user_value(key: str, value: Any, env: Mapping[str, str] | None = None) -> Path:
     """Write ``key: value`` in the user config file (atomically); other lines are kept."""
-    from agentcli.config import _checked, read_yaml
-
     path = user_config_file(env)
     _checked(key, value, str(path))  # the same check a later load applies
     text = path.read_text(encoding="utf-8") if path.is_file() else ""

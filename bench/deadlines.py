@@ -17,9 +17,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from agentcli.testing.mock_server import MockOpenAIServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: tests.support
+from tests.support.mock_server import MockOpenAIServer
 
 Setup = Callable[[MockOpenAIServer], None]
 CASES: dict[str, tuple[Setup, list[str], dict[str, str]]] = {

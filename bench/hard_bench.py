@@ -12,7 +12,7 @@ Every question runs as the README's default command and nothing else:
 stdout piped, a fresh HOME so no user config applies, its own log database). The printed
 answer is graded by ``hard_questions.graded``; the run's steps come back from ``agent logs
 --json`` to count runs that ended without an answer although an observation held the right
-number. Without ``--base-url`` it starts llama-cpp-python (``agentcli/testing/realmodel.py``)
+number. Without ``--base-url`` it starts llama-cpp-python (``tests/support/realmodel.py``)
 on the GGUF given, SmolLM2-135M by default. ``--lc`` runs ``lc_hard.py`` (LangChain classic,
 its defaults) in that interpreter against the same server, on the same questions.
 """
@@ -124,7 +124,8 @@ def run(args: argparse.Namespace) -> None:
     with contextlib.ExitStack() as stack:
         base_url = args.base_url
         if not base_url:
-            from agentcli.testing.realmodel import LlamaServer
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support
+            from tests.support.realmodel import LlamaServer
 
             base_url = stack.enter_context(LlamaServer(
                 alias=args.alias, model=Path(args.gguf) if args.gguf else None)).base_url

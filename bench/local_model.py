@@ -4,7 +4,7 @@
                                           [--types T1,T2] [--n 20] [--out results.jsonl]
 
 Without ``--base-url`` it starts llama-cpp-python serving SmolLM2-135M from the cache dir
-(see ``agentcli/testing/realmodel.py``). Each agent type runs with structured actions off
+(see ``tests/support/realmodel.py``). Each agent type runs with structured actions off
 and on, and (for the types with a compact prompt) compact prompt + on. A run is correct when
 a number in the answer matches the expected one. Every run also records whether it ended
 with an error instead of a result (the CLI would print one line; never a traceback).
@@ -20,10 +20,10 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from agentcli.agents import agent_names
-from agentcli.agents.action_schema import JSON_BLOB_AGENT_TYPES
+from agentcli.agents import agent_class, agent_names
 from agentcli.config import load_settings
 from agentcli.errors import AgentCliError
 from agentcli.runtime import build_executor, build_model
@@ -82,7 +82,7 @@ def configs(wanted: list[str], types: list[str]) -> Iterator[tuple[str, str, boo
     """(agent type, structured_actions, compact) in the order they are run."""
     for agent_type in types:
         for kind in wanted:
-            blob = agent_type in JSON_BLOB_AGENT_TYPES
+            blob = agent_class(agent_type).json_blob
             if kind == "off":
                 yield agent_type, "off", False
             elif kind == "on" and blob:
@@ -105,7 +105,8 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         base_url = args.base_url
         if not base_url:
-            from agentcli.testing.realmodel import LlamaServer
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support
+            from tests.support.realmodel import LlamaServer
 
             base_url = stack.enter_context(LlamaServer()).base_url
         table: list[str] = []

@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentcli.testing.mock_server import MockOpenAIServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: tests.support
+from tests.support.mock_server import MockOpenAIServer
 
 NPM = Path(os.environ.get("AGENTCLI_NPM_CACHE") or Path.home() / ".cache" / "agentcli-npm")
 MODULES = NPM / "node_modules" / "@modelcontextprotocol"

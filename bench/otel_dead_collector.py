@@ -29,9 +29,11 @@ import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from agentcli.testing.mock_server import MockOpenAIServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: tests.support
+from tests.support.mock_server import MockOpenAIServer
 
 
 class _Sink(BaseHTTPRequestHandler):
@@ -64,7 +66,7 @@ def _run(env: dict[str, str]) -> float:
 
 _CLOSE = """
 import time
-from agentcli.agents import initialize_agent
+from agentcli.create import initialize_agent
 from agentcli.models.fake import FakeChatModel
 from agentcli.otel_export import OtelExport
 import os

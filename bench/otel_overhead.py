@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agentcli import tool
-from agentcli.agents import initialize_agent
+from agentcli.create import initialize_agent
 from agentcli.models.fake import FakeChatModel
 
 

@@ -44,7 +44,7 @@ def _model(base_url: str) -> Any:
 
 def overhead(steps: int) -> dict[str, Any]:
     """Per step with a zero-latency fake model: median of 5 runs."""
-    from agentcli.agents import initialize_agent
+    from agentcli.create import initialize_agent
     from agentcli.models.fake import FakeChatModel
 
     timings = []
@@ -60,7 +60,7 @@ def overhead(steps: int) -> dict[str, Any]:
 
 def steps(base_url: str, n: int) -> dict[str, Any]:
     """One run of ``n`` steps over HTTP (the server always answers the echo action)."""
-    from agentcli.agents import initialize_agent
+    from agentcli.create import initialize_agent
 
     executor = initialize_agent([_echo()], _model(base_url), max_iterations=n,
                                 handle_parsing_errors=True, stall_limit=None)  # same reply
@@ -72,8 +72,8 @@ def steps(base_url: str, n: int) -> dict[str, Any]:
 
 def batch(base_url: str, n: int, concurrency: int) -> dict[str, Any]:
     """``n`` one-call questions through ``run_batch`` at ``concurrency``."""
-    from agentcli.agents import initialize_agent
     from agentcli.batch import BatchItem, run_batch
+    from agentcli.create import initialize_agent
 
     executor = initialize_agent([], _model(base_url), handle_parsing_errors=True)
     items = [BatchItem(str(i), f"question {i}") for i in range(n)]
@@ -86,7 +86,7 @@ def batch(base_url: str, n: int, concurrency: int) -> dict[str, Any]:
 
 def fake_steps(n: int) -> dict[str, Any]:
     """One ``n``-step run on a fake model: the time between model calls, first vs last 10."""
-    from agentcli.agents import initialize_agent
+    from agentcli.create import initialize_agent
     from agentcli.models.fake import FakeChatModel
 
     stamps: list[float] = []
@@ -119,6 +119,7 @@ def scratchpad(n: int) -> dict[str, Any]:
 
 def logging_cost(n: int) -> dict[str, Any]:
     """Warm ``agent run`` logging: open the store, log one run, close; median of ``n``."""
+    from agentcli.outcome import run_record
     from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
     from agentcli.store import open_store
 
@@ -130,7 +131,7 @@ def logging_cost(n: int) -> dict[str, Any]:
     for _ in range(n):
         t0 = time.perf_counter()
         store = open_store(str(path))
-        store.log_run("What is 25% of 300?", result, model="openai/mock-model")
+        store.log_run(run_record("What is 25% of 300?", result, model="openai/mock-model"))
         store.close()
         costs.append(time.perf_counter() - t0)
     return {"median_s": statistics.median(costs), "min_s": min(costs)}

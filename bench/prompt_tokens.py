@@ -13,9 +13,8 @@ import glob
 import os
 from collections.abc import Callable
 
-from agentcli.agents.prompt_style import compact_values, prompt_name
+from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
 from agentcli.agents.prompts import load, render
-from agentcli.agents.react import tool_lines
 from agentcli.agents.structured_chat import tool_schemas
 from agentcli.tools.registry import load_tools
 

@@ -22,11 +22,13 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from agentcli.testing.mock_server import MockOpenAIServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: tests.support
+from tests.support.mock_server import MockOpenAIServer
 
 ANSWER = "Twenty-five percent of three hundred is seventy-five, as the calculator says."
 

@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     repeat = parser.parse_args().repeat
     sys.path.insert(0, str(ROOT))
-    from agentcli.testing.mock_server import MockOpenAIServer
+    from tests.support.mock_server import MockOpenAIServer
 
     with tempfile.TemporaryDirectory() as tmp, MockOpenAIServer() as mock:
         mock.set_responder(lambda body: {"text": "Final Answer: ok"})

@@ -81,7 +81,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 @pytest.fixture
 def mock_server() -> Iterator[Any]:
     """A started local OpenAI-compatible server on a free loopback port."""
-    from agentcli.testing.mock_server import MockOpenAIServer
+    from tests.support.mock_server import MockOpenAIServer
 
     server = MockOpenAIServer()
     server.start()

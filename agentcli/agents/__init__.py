@@ -1,19 +1,18 @@
-"""Agent types, their registry, and ``initialize_agent``."""
+"""Agent types and their registry (``initialize_agent`` is in :mod:`agentcli.create`)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agents.prompt_parts import take_parts
 from agentcli.errors import ConfigError
 from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.agents.base import Agent
-    from agentcli.executor import AgentExecutor
     from agentcli.models.base import BaseChatModel
 
 
@@ -80,10 +79,8 @@ def build_agent(
             f"the model {llm.name!r} does not support native tool calling; use a text "
             "agent type such as --agent chat-zero-shot-react-description"
         )
-    from agentcli.agents.prompt_parts import take_parts
-
     options = dict(agent_kwargs)
-    parts = take_parts(cls.agent_type, options)
+    parts = take_parts(cls, options)
     parser = parts.pop("output_parser", None)
     try:
         built: Agent = cls(tools, **options, **parts)
@@ -96,75 +93,11 @@ def build_agent(
     return built
 
 
-def initialize_agent(
-    tools: Sequence[Tool],
-    llm: BaseChatModel,
-    agent: str | AgentType | None = None,
-    callback_manager: Any = None,
-    agent_path: str | Path | None = None,
-    agent_kwargs: dict[str, Any] | None = None,
-    *,
-    verbose: bool = False,
-    **executor_options: Any,
-) -> AgentExecutor:
-    """Build an AgentExecutor for ``agent`` over ``tools`` and ``llm``.
-
-    ``verbose=True`` prints the trace to stderr, as the seed's example does; ``agent_path``
-    builds the agent a file from ``executor.save_agent`` describes (instead of ``agent``).
-    """
-    import inspect
-
-    from agentcli.executor import AgentExecutor
-
-    accepted = set(inspect.signature(AgentExecutor).parameters) - {
-        "agent", "tools", "llm", "verbose", "callback_manager"}
-    unknown = sorted(set(executor_options) - accepted)
-    if unknown:
-        raise TypeError(f"initialize_agent got unknown argument(s) {unknown}; it takes tools, "
-                        "llm, agent, callback_manager, agent_path, agent_kwargs, verbose and: "
-                        + ", ".join(sorted(accepted)))
-    kwargs = dict(agent_kwargs or {})
-    if agent_path is not None:
-        if agent is not None:
-            raise TypeError("initialize_agent takes agent or agent_path, not both")
-        from agentcli.agents.saved import load_agent_file
-
-        agent, saved = load_agent_file(agent_path)
-        kwargs = saved | kwargs
-    agent_obj = build_agent(agent or DEFAULT_AGENT, tools, llm, **kwargs)
-    return AgentExecutor(agent_obj, tools, llm=llm, verbose=verbose,
-                         callback_manager=callback_manager, **executor_options)
-
-
-def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any, *,
-                       tools_renderer: Callable[[list[Tool]], str] | None = None,
-                       **unknown: Any) -> Agent:
-    """A zero-shot ReAct agent over ``tools`` whose prompt is ``prompt`` (a template object
-    with ``.template``, or the text), bound to ``llm``: ``AgentExecutor(agent=..., tools=...)``
-    runs it. The template must use exactly {tools}, {tool_names}, {input} and
-    {agent_scratchpad} (a ConfigError names what is missing); ``tools_renderer`` writes the
-    {tools} text (else one ``name: description`` line per tool)."""
-    from agentcli.agents.prompts import check_template, template_name
-
-    if unknown:
-        raise TypeError(f"create_react_agent got unknown argument(s) {sorted(unknown)}; "
-                        "accepted: llm, tools, prompt, tools_renderer")
-    kind = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
-    text = str(getattr(prompt, "template", prompt))
-    check_template(kind, text, "given to create_react_agent")
-    if tools_renderer is not None:
-        text = text.replace("{tools}", tools_renderer(list(tools)))
-    built = build_agent(kind, tools, llm, templates={template_name(kind): text})
-    built.runnable = True  # type: ignore[attr-defined]  # logs as LangChain's runnable agents
-    return built
-
-
 __all__ = [
     "DEFAULT_AGENT",
     "AgentType",
     "agent_class",
     "agent_names",
     "build_agent",
-    "create_react_agent",
-    "initialize_agent",
+    "register_agent",
 ]

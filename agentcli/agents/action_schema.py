@@ -15,9 +15,12 @@ grammar-based servers generate keys in that order, and the tool choice should co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agentcli.agents.base import Agent
 
 FINAL_ANSWER = "Final Answer"
 SCHEMA_NAME = "agent_action"  # the name OpenAI requires beside a json_schema
@@ -27,12 +30,6 @@ MAX_INPUT_CHARS = 400
 _TEXT: dict[str, Any] = {"type": "string", "maxLength": MAX_INPUT_CHARS}
 # Keywords that grammar converters (llama.cpp, Outlines, xgrammar) may reject or mishandle;
 # dropped from tool argument schemas, which only need to steer, not validate.
-# Agent types whose reply is one action blob: a schema for it fits their prompt and parser.
-JSON_BLOB_AGENT_TYPES = frozenset({
-    "chat-zero-shot-react-description",
-    "structured-chat-zero-shot-react-description",
-    "chat-conversational-react-description",
-})
 _DROPPED_KEYWORDS = frozenset({"title", "examples", "$schema", "default", "format", "pattern"})
 
 
@@ -66,11 +63,12 @@ def final_only(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def schema_for_agent(
-    agent_type: str, tools: Sequence[Tool], mode: str = "auto",
+    agent: type[Agent], tools: Sequence[Tool], mode: str = "auto",
     response_schema: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """The action schema an agent type's requests should carry, or None (off, or no blob)."""
-    if mode == "off" or agent_type not in JSON_BLOB_AGENT_TYPES:
+    """The action schema an agent type's requests should carry, or None (off, or no blob:
+    only a type whose reply is one action blob, ``json_blob`` on its class, takes one)."""
+    if mode == "off" or not agent.json_blob:
         return None
     return action_schema(tools, answer_schema=response_schema)
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentcli.agents._prefix import PrefixCache
-from agentcli.agents.prompts import load
+from agentcli.agents.prompt_parts import human_text, take_parts
+from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
+from agentcli.agents.prompts import builtin_text, load, render, template_name
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
     PARSE_ERROR_TOOL,
@@ -50,6 +52,14 @@ class Agent(ABC):
     native_tools: ClassVar[bool] = False  # True when it needs the model's function calling
     # Prompt texts that live on the class (a new type needs no package data file), by name.
     prompts: ClassVar[dict[str, str]] = {}
+    # The template --prompt / prompt_file: replaces (a name in ``prompts`` or package data);
+    # None: the type has no replaceable prompt.
+    main_template: ClassVar[str | None] = None
+    # Which LangChain prompt options split the main template: prefix/suffix ("text") or
+    # system_message_prefix/_suffix ("chat").
+    prompt_options: ClassVar[Literal["text", "chat"]] = "chat"
+    # True when the reply is one JSON action blob: a schema (structured actions) can constrain it.
+    json_blob: ClassVar[bool] = False
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
                  system_extra: str = "", action_schema: dict[str, Any] | None = None,
@@ -67,9 +77,6 @@ class Agent(ABC):
 
         A template the user replaced (``--prompt``) always wins over the compact variant.
         """
-        from agentcli.agents.prompt_style import compact_values, prompt_name
-        from agentcli.agents.prompts import render
-
         name = base if base in self.templates else prompt_name(base, self.prompt_style)
         if name != base:
             values = {**values, **compact_values(self.tools, quoted_names=quoted_names)}
@@ -83,17 +90,14 @@ class Agent(ABC):
     def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
         """This type's main prompt over ``tools``, with LangChain's prompt options (``prefix``,
         ``suffix``, ``format_instructions``, ``system_message_prefix``/``_suffix``)."""
-        from agentcli.agents.prompt_parts import take_parts
-        from agentcli.agents.prompts import render, template_name
-        from agentcli.agents.react import tool_lines
         from agentcli.agents.template import PromptTemplate
 
         rest = dict(options)
-        made = take_parts(cls.agent_type, rest)
+        made = take_parts(cls, rest)
         if rest:
             raise TypeError(f"create_prompt got unknown argument(s) {sorted(rest)}")
-        name = template_name(cls.agent_type)
-        text = made.get("templates", {}).get(name) or load(name)
+        name = template_name(cls)
+        text = made.get("templates", {}).get(name) or builtin_text(cls, name)
         return PromptTemplate.from_template(render(
             text, tools=tool_lines(tools), tool_names=", ".join(t.name for t in tools)))
 
@@ -111,8 +115,6 @@ class Agent(ABC):
 
     def question(self, inputs: Mapping[str, Any]) -> str:
         """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
-        from agentcli.agents.prompt_parts import human_text
-
         question = inputs["input"]
         return human_text(self.templates, question if isinstance(question, str) else
                           str(question))

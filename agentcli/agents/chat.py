@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from agentcli.agents.base import TextAgent, require_single_input, work_as_turns
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.agents.react import tool_lines
+from agentcli.agents.prompt_style import tool_lines
 from agentcli.schema import AgentStep, Message, system
 from agentcli.tools.base import Tool
 
@@ -16,6 +16,8 @@ class ChatAgent(TextAgent):
     """Tools listed in the system message; one fenced JSON action per turn."""
 
     agent_type: ClassVar[str] = "chat-zero-shot-react-description"
+    main_template: ClassVar[str | None] = "chat_system"
+    json_blob: ClassVar[bool] = True
     summary: ClassVar[str] = "Chat ReAct with a JSON action blob; the default for chat models."
     stop: ClassVar[tuple[str, ...]] = ("Observation:",)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from agentcli.agents.base import (
     TextAgent,
@@ -23,8 +23,8 @@ from agentcli.agents.base import (
     require_single_input,
 )
 from agentcli.agents.parsers import JsonBlobOutputParser, ReActOutputParser
+from agentcli.agents.prompt_style import tool_lines
 from agentcli.agents.prompts import render
-from agentcli.agents.react import tool_lines
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, assistant, system, user
 from agentcli.tools.base import Tool
@@ -72,6 +72,8 @@ class ConversationalAgent(TextAgent):
     """Text ReAct for multi-turn chat: history in the prompt, ``AI:`` for the reply."""
 
     agent_type: ClassVar[str] = "conversational-react-description"
+    main_template: ClassVar[str | None] = "conversational"
+    prompt_options: ClassVar[Literal["text", "chat"]] = "text"
     summary: ClassVar[str] = (
         "Multi-turn text ReAct with chat history in the prompt; replies with 'AI:' and uses "
         "tools only when needed. For plain completion models in a chat."
@@ -110,6 +112,8 @@ class ChatConversationalAgent(TextAgent):
     """Chat ReAct for multi-turn chat: history as messages, JSON blobs, "Final Answer" action."""
 
     agent_type: ClassVar[str] = "chat-conversational-react-description"
+    main_template: ClassVar[str | None] = "chat_conversational_system"
+    json_blob: ClassVar[bool] = True
     summary: ClassVar[str] = (
         "Multi-turn chat agent: history as messages, one JSON action blob per turn, the reply "
         'as the "Final Answer" action. For chat models in a conversation.'

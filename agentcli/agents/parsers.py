@@ -36,7 +36,18 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agentcli.agents import _json_repair
+from agentcli import _json_repair
+from agentcli.agents.action_text import (
+    MD_ESCAPE,
+    blob_input,
+    call_form,
+    clean_input,
+    drop_dangling_fence,
+    is_code,
+    norm_name,
+    tool_name,
+    unfence,
+)
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
 
@@ -64,9 +75,6 @@ _MARKER = re.compile(
 _KINDS = {"finalanswer": "final", "最终答案": "final", "actioninput": "input"}
 _DECORATION = " \t>#*_-+•0123456789.)"
 _FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:```|~~~)")
-_LANG_TAG = re.compile(r"[\w+.#-]{0,24}")
-_LANG_PREFIX = re.compile(r"[ \t]*[A-Za-z][\w+.-]{0,24}[ \t]+(?=[{\[])")
-_BACKTICKED = re.compile(r"`([^`\n]{1,80})`")
 _THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
 _THINK_TAG = re.compile(r"</?(?:think|thinking|reasoning)>", re.IGNORECASE)
 _END_TOKENS = ("<|im_end|>", "<|eot_id|>", "<|end|>", "<|endoftext|>", "</s>")
@@ -83,13 +91,8 @@ _PLACEHOLDERS = frozenset({
 })
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"',
                                "\u2018": "'", "\u2019": "'"})
-_TOOL_WITH_DESCRIPTION = re.compile(r"([\w.\-]{1,64})[ \t]*[:：][ \t]+\S")
-_TRAILING_NOTE = re.compile(r"\n[ \t]*\n[ \t]*[(\[][^\n]*[)\]][ \t]*$")
 ANSWER_VALUE = "answer_value"  # AgentFinish key: a JSON answer kept whole (see _finish)
 _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
-_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")  # my\_tool is Markdown for my_tool
-_DOTTED_CALL = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+\s*\(")  # os.path.join(, df.head(
-_STOP_WORD = "Observation"
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
 _REACT_FORMAT = (
@@ -129,7 +132,7 @@ def maybe_json(text: str) -> Any:
     """Return the JSON object or list that ``text`` holds (repairing it), else ``text`` as is."""
     stripped = text.strip()
     if stripped.startswith(("```", "~~~")):
-        stripped = _unfence(stripped)
+        stripped = unfence(stripped)
     if stripped.startswith('"'):  # a JSON string that itself holds JSON
         try:
             inner = json.loads(stripped)
@@ -368,10 +371,10 @@ def _final_candidates(reply: _Reply, raw: str) -> list[_Candidate]:
     out = []
     finals = [i for i, m in enumerate(reply.markers) if m.kind == "final"][:50]
     for i in finals:
-        answer, value = _drop_dangling_fence(reply.section(i, inline=False)), None
+        answer, value = drop_dangling_fence(reply.section(i, inline=False)), None
         if answer.startswith(("```", "~~~", "{")):  # Final Answer: {"action": "Final Answer", ...}
             fields = _json_repair.find_tool_call(maybe_json(answer))
-            if fields is not None and fields[1] and _norm_name(fields[0]) in _FINAL_TOOLS:
+            if fields is not None and fields[1] and norm_name(fields[0]) in _FINAL_TOOLS:
                 answer, value = _as_text(fields[2]), fields[2]
         out.append(_finish(reply.markers[i].start, answer, raw, value))
         if out[-1].result is not None:
@@ -399,9 +402,9 @@ def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidat
     if body.startswith(("```", "~~~", "{")) or re.match(r"\[\s*\{", body):
         return None  # a JSON blob after "Action:": the blob candidates read it
     line = body.split("\n", 1)[0]
-    if _is_code(line):
+    if is_code(line):
         return _Candidate(pos, problem="code", tool=line.strip())
-    tool = _tool_name(line)
+    tool = tool_name(line)
     if tool.lower() in _NOT_A_TOOL:
         return None
     raw_input = None
@@ -413,11 +416,11 @@ def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidat
             raw_input = reply.section(j, inline=False)
             break
     if raw_input is None:
-        tool, raw_input = _call_form(tool)
+        tool, raw_input = call_form(tool)
         if raw_input is None:
             return _Candidate(pos, problem="input", tool=tool)
-    tool_input = _clean_input(raw_input)
-    if _norm_name(tool) in _FINAL_TOOLS:
+    tool_input = clean_input(raw_input)
+    if norm_name(tool) in _FINAL_TOOLS:
         return _finish(pos, tool_input, raw)
     if structured:
         parsed = maybe_json(tool_input)
@@ -441,14 +444,14 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
         if fields is None:
             continue
         tool, has_input, tool_input = fields
-        tool = _MD_ESCAPE.sub(r"\1", tool)
-        if _norm_name(tool) in _FINAL_TOOLS:
+        tool = MD_ESCAPE.sub(r"\1", tool)
+        if norm_name(tool) in _FINAL_TOOLS:
             found = _finish(start, _as_text(tool_input) if has_input else "", raw,
                             tool_input if has_input else None)
         elif not has_input:  # {"action": "get_time"}: a call without arguments, as LangChain
             found = _Candidate(start, AgentAction(tool, {}, raw))
         else:
-            found = _Candidate(start, AgentAction(tool, _blob_input(tool_input, structured), raw))
+            found = _Candidate(start, AgentAction(tool, blob_input(tool_input, structured), raw))
         if found.result is not None or not out:
             out.append(found)
         if found.result is not None:
@@ -483,106 +486,6 @@ def _is_placeholder(answer: str) -> bool:
     return norm in _PLACEHOLDERS or "final answer to the original" in norm
 
 
-def _tool_name(line: str) -> str:
-    """The tool named on an ``Action:`` line, without quotes, backticks, brackets or bold."""
-    quoted = _BACKTICKED.search(line)
-    name = quoted.group(1) if quoted else line
-    name = name.strip().strip("*_`'\"").strip().rstrip(".,;:").strip()
-    if name.startswith("[") and name.endswith("]") and name.count("[") == 1:
-        name = name[1:-1].strip()
-    name = _MD_ESCAPE.sub(r"\1", name)
-    described = _TOOL_WITH_DESCRIPTION.match(name)  # "search: the web search tool"
-    return described.group(1) if described else name
-
-
-def _is_code(line: str) -> bool:
-    """True when an ``Action:`` line holds a code expression rather than a tool name:
-    backticked code (``print(x)``), a dotted call (``os.path.join(a)``) or an assignment
-    or comparison outside brackets (``x = search("y")``); ``search(query="y")`` is a call."""
-    quoted = _BACKTICKED.search(line)
-    if quoted and re.search(r"[()=;]", quoted.group(1)):
-        return True
-    target = line.strip().strip("*_`'\"").strip()
-    if _DOTTED_CALL.match(target):
-        return True
-    depth = 0
-    for ch in target:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "=" and depth <= 0:
-            return True
-    return False
-
-
-def _call_form(tool: str) -> tuple[str, str | None]:
-    """Split ``search("x")`` or ``Search[x]`` into tool and input; input None when not a call."""
-    for opener, closer in (("(", ")"), ("[", "]")):
-        i = tool.find(opener)
-        if i > 0 and tool.endswith(closer) and re.fullmatch(r"[\w.\- ]{1,80}", tool[:i]):
-            return tool[:i].strip(), tool[i + 1 : -1]
-    return tool, None
-
-
-def _clean_input(raw: str) -> str:
-    """An Action Input without fences, surrounding quotes or text after a JSON value."""
-    text = _drop_partial_stop(raw.strip())
-    text = _TRAILING_NOTE.sub("", text).strip()  # "(waiting for the observation)"
-    text = _unfence(text) if text.startswith(("```", "~~~")) else _drop_dangling_fence(text)
-    if text.startswith(("{", "[")):
-        try:
-            _value, end = _json_repair.parse_prefix(text, 0)
-        except (ValueError, RecursionError):
-            end = len(text)
-        text = text[:end].strip() if text[end:].strip() else text
-    for quote in ('"', "'", "`"):
-        if len(text) >= 2 and text[0] == quote == text[-1] and quote not in text[1:-1]:
-            return text[1:-1].strip()
-    return text
-
-
-def _drop_partial_stop(text: str) -> str:
-    """Remove a last line that is the start of ``Observation`` (``Obs``, ``Observ:``): the
-    server cut the reply in the middle of the stop word."""
-    head, nl, last = text.rpartition("\n")
-    word = last.strip().rstrip(":").strip()
-    if nl and len(word) >= 2 and _STOP_WORD.startswith(word):
-        return head.rstrip()
-    return text
-
-
-def _unfence(text: str) -> str:
-    """The text inside a leading code fence (all the rest when the fence is never closed)."""
-    fence, rest = text[:3], text[3:]
-    nl = rest.find("\n")
-    head = rest if nl < 0 else rest[:nl]
-    if _LANG_TAG.fullmatch(head.strip()):  # ```json on a line of its own
-        rest = "" if nl < 0 else rest[nl + 1 :]
-    else:  # ```json {"a": 1}``` on one line
-        rest = _LANG_PREFIX.sub("", rest, count=1)
-    end = rest.find(fence)
-    return (rest if end < 0 else rest[:end]).strip()
-
-
-def _drop_dangling_fence(text: str) -> str:
-    """Remove a closing fence whose opening fence lies outside the text."""
-    for fence in ("```", "~~~"):
-        if text.endswith(fence) and text.count(fence) % 2 == 1:
-            return text[: -len(fence)].rstrip()
-    return text
-
-
-def _blob_input(value: Any, structured: bool) -> str | dict[str, Any]:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    if structured and isinstance(value, dict):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value.strip()
@@ -594,7 +497,3 @@ def _as_text(value: Any) -> str:
             if k in keys and isinstance(value[keys[k]], str):
                 return str(value[keys[k]]).strip()
     return json.dumps(value, ensure_ascii=False)
-
-
-def _norm_name(name: str) -> str:
-    return " ".join(name.lower().replace("_", " ").replace("-", " ").split())

@@ -13,9 +13,14 @@ follows it as turns, so an ``{agent_scratchpad}`` in it must end it),
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agentcli.agents.prompts import builtin_text, check_template, render, template_name, variables
 from agentcli.errors import ConfigError
+from agentcli.schema import ContentText, media_parts
+
+if TYPE_CHECKING:
+    from agentcli.agents.base import Agent
 
 _TEXT_PARTS = {"prefix": 0, "format_instructions": 1, "suffix": 2}
 _CHAT_PARTS = {"system_message_prefix": 0, "format_instructions": 1, "system_message_suffix": 2}
@@ -29,30 +34,28 @@ def split(template: str) -> list[str]:
     return [head.strip(), middle.strip(), (begin + tail).strip()]
 
 
-def take_parts(agent_type: str, options: dict[str, Any]) -> dict[str, Any]:
+def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
     """Remove the prompt options from ``options``; the agent keywords they make
     (``templates``) and what to set on the built agent (``output_parser``)."""
-    from agentcli.agents.prompts import check_template, load, template_name, variables
-
     given = {k: options.pop(k) for k in PART_OPTIONS if k in options}
     if not given:
         return {}
-    name = template_name(agent_type)
-    chat = name != "react" and name != "conversational" and name != "self_ask"
-    parts_of = _CHAT_PARTS if chat else _TEXT_PARTS
+    agent_type = agent.agent_type
+    name = template_name(agent)
+    parts_of = _CHAT_PARTS if agent.prompt_options == "chat" else _TEXT_PARTS
     wrong = sorted(k for k in given if k in (_TEXT_PARTS | _CHAT_PARTS) and k not in parts_of)
     if wrong:
         raise ConfigError(f"agent type {agent_type!r} takes prompt options "
                           f"{', '.join(parts_of)}, not {', '.join(wrong)}")
     out: dict[str, Any] = {}
     templates: dict[str, str] = dict(options.pop("templates", None) or {})
-    pieces = split(templates.get(name) or load(name))
+    pieces = split(templates.get(name) or builtin_text(agent, name))
     if any(k in given for k in parts_of):
         for key, at in parts_of.items():
             if key in given:
                 pieces[at] = str(given[key]).strip()
         text = f"{pieces[0]}\n\n{{tools}}\n\n{pieces[1]}\n\n{pieces[2]}\n"
-        check_template(agent_type, text, "made of the prompt options")
+        check_template(agent, text, "made of the prompt options")
         templates[name] = text
     if "human_message" in given:
         human = str(given["human_message"])
@@ -66,7 +69,8 @@ def take_parts(agent_type: str, options: dict[str, Any]) -> dict[str, Any]:
                 "before it, or into the system message)")
         templates["human_message"] = human
     if "input_variables" in given:
-        allowed = variables(templates.get(name) or load(name)) | {"input", "agent_scratchpad"}
+        allowed = variables(templates.get(name) or builtin_text(agent, name))
+        allowed |= {"input", "agent_scratchpad"}
         unknown = sorted(set(given["input_variables"]) - allowed)
         if unknown:
             raise ConfigError(f"input_variables {unknown} are not filled by {agent_type!r}; "
@@ -85,9 +89,6 @@ def take_parts(agent_type: str, options: dict[str, Any]) -> dict[str, Any]:
 def human_text(templates: Mapping[str, str], question: str) -> str:
     """The first user message: the question in the ``human_message`` template, if any (a
     :class:`~agentcli.schema.ContentText` question keeps its attachments)."""
-    from agentcli.agents.prompts import render
-    from agentcli.schema import ContentText, media_parts
-
     template = templates.get("human_message")
     if template is None:
         return question

@@ -36,6 +36,11 @@ _REACT_EXAMPLE = (
 )
 
 
+def tool_lines(tools: Sequence[Tool]) -> str:
+    """``name: description`` for each tool, one per line."""
+    return "\n".join(f"{t.name}: {t.description}" for t in tools)
+
+
 def model_size_b(model_name: str) -> float | None:
     """Billions of parameters written in a model name (``135M`` -> 0.135), or None."""
     sizes = [float(n) / (1000.0 if unit.lower() == "m" else 1.0)

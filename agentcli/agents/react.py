@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from agentcli.agents.base import (
     TextAgent,
@@ -12,20 +12,18 @@ from agentcli.agents.base import (
     scratchpad,
 )
 from agentcli.agents.parsers import ReActOutputParser
+from agentcli.agents.prompt_style import tool_lines
 from agentcli.agents.prompts import render
 from agentcli.schema import AgentStep, ContentText, Message, media_parts, user
 from agentcli.tools.base import Tool
-
-
-def tool_lines(tools: Sequence[Tool]) -> str:
-    """``name: description`` for each tool, one per line."""
-    return "\n".join(f"{t.name}: {t.description}" for t in tools)
 
 
 class ReActAgent(TextAgent):
     """Text ReAct for completion-style prompting; one user message holds the whole prompt."""
 
     agent_type: ClassVar[str] = "zero-shot-react-description"
+    main_template: ClassVar[str | None] = "react"
+    prompt_options: ClassVar[Literal["text", "chat"]] = "text"
     summary: ClassVar[str] = "Text ReAct (Thought/Action/Action Input); any model, any size."
     stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\n\tObservation:")
 

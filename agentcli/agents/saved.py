@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text, write_atomic
 
 if TYPE_CHECKING:
     from agentcli.agents.base import Agent
@@ -20,8 +21,6 @@ _SAVED = ("templates", "system_extra", "prompt_style")  # the agent settings a f
 def save_agent(agent: Agent, path: str | Path) -> None:
     """Write ``agent``'s type and prompt settings to ``path`` (YAML), whole."""
     import yaml
-
-    from agentcli.files import write_atomic
 
     data: dict[str, Any] = {"_type": agent.agent_type}
     for key in _SAVED:
@@ -35,7 +34,6 @@ def load_agent_file(path: str | Path) -> tuple[str, dict[str, Any]]:
     """The agent type and keyword arguments a saved agent file holds."""
     import yaml
 
-    from agentcli.files import read_small_text
     from agentcli.yaml_loader import load_yaml
 
     text = read_small_text(path, "agent file", "give a file written by save_agent")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from agentcli.agents.base import TextAgent, final_instruction
 from agentcli.agents.prompts import render
@@ -79,6 +79,8 @@ class SelfAskAgent(TextAgent):
     """Decomposes a question into follow-ups answered by one search tool."""
 
     agent_type: ClassVar[str] = "self-ask-with-search"
+    main_template: ClassVar[str | None] = "self_ask"
+    prompt_options: ClassVar[Literal["text", "chat"]] = "text"
     summary: ClassVar[str] = (
         "Self-ask: splits a question into follow-up questions answered by one search tool. "
         "For multi-hop factual questions."

@@ -27,6 +27,8 @@ class StructuredChatAgent(TextAgent):
     """Like the chat agent, but the prompt shows argument schemas and the answer is an action."""
 
     agent_type: ClassVar[str] = "structured-chat-zero-shot-react-description"
+    main_template: ClassVar[str | None] = "structured_chat_system"
+    json_blob: ClassVar[bool] = True
     summary: ClassVar[str] = (
         "Chat ReAct whose JSON blob carries several named arguments; answers with the "
         '"Final Answer" action. For tools that take more than one input.'

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentcli.agents.prompts import render, variables
+
 
 @dataclass
 class PromptTemplate:
@@ -15,8 +17,6 @@ class PromptTemplate:
     input_variables: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from agentcli.agents.prompts import variables
-
         if not self.input_variables:
             self.input_variables = sorted(variables(self.template))
 
@@ -27,8 +27,6 @@ class PromptTemplate:
 
     def format(self, **values: Any) -> str:
         """The text with each variable filled; a missing one is a KeyError naming it."""
-        from agentcli.agents.prompts import render
-
         missing = sorted(set(self.input_variables) - set(values))
         if missing:
             raise KeyError(f"missing prompt variable(s) {missing}")

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from agentcli.agents import _json_repair
+from agentcli import _json_repair
 from agentcli.agents.base import Agent, chat_history
 from agentcli.agents.parsers import maybe_json
 from agentcli.agents.prompts import load
@@ -54,6 +54,7 @@ class ToolCallingAgent(Agent):
     """Native tool calling: schemas out, tool calls in, tool messages back."""
 
     agent_type: ClassVar[str] = "tool-calling"
+    main_template: ClassVar[str | None] = "tool_calling_system"
     summary: ClassVar[str] = (
         "Native function calling (OpenAI tools API); parallel calls run concurrently. Best "
         "for models that support tools; repairs calls written as JSON text."

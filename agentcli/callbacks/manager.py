@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.run_ids import CallIds, as_uuid
 
@@ -228,8 +229,6 @@ class RunConfig:
 
 def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
-    from agentcli import events as ev
-
     if isinstance(event, ev.Start):
         return "on_chain_start", (event.inputs,), {
             "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}
@@ -261,7 +260,7 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] 
     if isinstance(event, ev.Notice):
         return "on_text", (event.text,), {**event.data, "kind": event.topic}
     if isinstance(event, ev.Limit):
-        from agentcli.outcome import stop_words
+        from agentcli.schema import stop_words
 
         return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
             "kind": "limit", "reason": event.reason}

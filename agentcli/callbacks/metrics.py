@@ -10,7 +10,9 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.pricing import cost_of
 
 if TYPE_CHECKING:
     from agentcli.events import ModelEnd, RunEvent
@@ -68,8 +70,6 @@ class MetricsHandler(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Count what each event says (the one observer API)."""
-        from agentcli import events as ev
-
         rid = self._rid(kw)
         with self._lock:
             if isinstance(event, ev.Start):
@@ -102,8 +102,6 @@ class MetricsHandler(BaseCallbackHandler):
         return time.perf_counter() - started
 
     def _model_end(self, rid: str, event: ModelEnd) -> None:
-        from agentcli.pricing import cost_of
-
         result = event.result
         model = str(event.model or result.model or "")
         cost = event.cost if event.cost is not None else cost_of(model, result.usage,

@@ -13,6 +13,8 @@ import threading
 import uuid
 from typing import TYPE_CHECKING
 
+from agentcli import events as ev
+
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
 
@@ -29,8 +31,6 @@ class CallIds:
 
     def of(self, event: RunEvent) -> tuple[str, str | None]:
         """The id of the call ``event`` belongs to and that call's parent's id."""
-        from agentcli import events as ev
-
         with self._lock:
             if isinstance(event, ev.ModelStart | ev.ModelEnd | ev.ModelError | ev.ModelToken):
                 parent = getattr(event, "parent", None)

@@ -18,7 +18,9 @@ from __future__ import annotations
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.textsafe import safe_text
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -51,8 +53,6 @@ class StdOutCallbackHandler(BaseCallbackHandler):
 
     def _print(self, text: str, color: str | None = None, end: str = "") -> None:
         """Model or tool text, made safe, in ``color``."""
-        from agentcli.textsafe import safe_text
-
         self._line(colored(safe_text(text), color), end)
 
     def _line(self, text: str, end: str = "\n") -> None:
@@ -60,8 +60,6 @@ class StdOutCallbackHandler(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """The run's start and end, each reply that chose a tool, each result, the answer."""
-        from agentcli import events as ev
-
         if isinstance(event, ev.Start):
             from agentcli.textsafe import safe_text
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ class TimingsHandler(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Time model calls and tool calls from the run's events."""
-        from agentcli import events as ev
-
         if isinstance(event, ev.ModelStart):
             self._llm_started.append(time.perf_counter())
         elif isinstance(event, ev.ModelEnd):

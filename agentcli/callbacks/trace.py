@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.manager import legacy_form
+from agentcli.outcome import real_answer
 from agentcli.redact import open_word, redact
+from agentcli.schema import FORCE_STOP_MESSAGE, stop_words
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -55,16 +58,12 @@ _ARG_NAMES = {
 
 def is_placeholder(output: str | None) -> bool:
     """Whether a stopped run's "answer" is only the executor's stand-in (no answer at all)."""
-    from agentcli.executor import FORCE_STOP_MESSAGE
-
     text = (output or "").strip()
     return not text or text == FORCE_STOP_MESSAGE
 
 
 def recovered_text(reason: str) -> str:
     """The trace's words for an answer the model gave after a limit stopped the loop."""
-    from agentcli.outcome import stop_words
-
     return f"Recovered: {stop_words(reason)}; asked once more, the model gave its answer."
 
 
@@ -87,8 +86,6 @@ class TraceHandler(BaseCallbackHandler):
 
     def on_event(self, event: RunEvent, **kw: Any) -> None:
         """Write the event as one line, under its LangChain-style name (the file's format)."""
-        from agentcli.callbacks.manager import legacy_form
-
         form = legacy_form(event)
         if form is None:
             return
@@ -105,8 +102,6 @@ class TraceHandler(BaseCallbackHandler):
                 self.write("on_text", (recovered_text(reason),),
                            {**kw, "kind": "recovered", "reason": reason})
         elif event.kind == "end":
-            from agentcli.outcome import real_answer
-
             self._stops.pop(run, None)
             args = ({**args[0], "answer": real_answer(event.result)},)
         self.write(hook, args, {**kw, **extra})

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.errors import AgentCliError, ConfigError
+from agentcli.textsafe import safe_line
+
 aliases_app = typer.Typer(help="Short model names: agent aliases set fast openai/gpt-4o-mini.",
                           no_args_is_help=True, rich_markup_mode=None)
 
@@ -24,8 +28,6 @@ def _check_target(target: str) -> None:
     """A known provider (or a ``replay:``/``fake:`` model) before anything is saved; a URL
     is no model, and one naming an internal host is refused with the reason the fragments'
     SSRF guard gives (:func:`agentcli.tools.net.check_url`)."""
-    from agentcli.errors import AgentCliError, ConfigError
-
     if target.startswith(("replay:", "fake:")):
         return
     url = target[target.find("http"):] if "://" in target else ""
@@ -51,19 +53,14 @@ def aliases_set(
     model: str = typer.Argument(..., help="provider/model it stands for."),
 ) -> None:
     """Add or change an alias in the user config file."""
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.user_config import set_user_value
 
-    with errors_to_exit():
-        from agentcli.errors import ConfigError
-        from agentcli.textsafe import safe_line
-        from agentcli.user_config import set_user_value
-
-        name, model = name.strip(), model.strip()
-        if not name or "/" in name or ":" in name or any(c.isspace() for c in name):
-            raise ConfigError(f"alias {name!r} must be one word without '/' or ':', e.g. fast")
-        _check_target(model)
-        path = set_user_value("aliases", {**_user_aliases(), name: model})
-        typer.echo(f"alias {safe_line(name)} -> {safe_line(model)} (saved in {path})", err=True)
+    name, model = name.strip(), model.strip()
+    if not name or "/" in name or ":" in name or any(c.isspace() for c in name):
+        raise ConfigError(f"alias {name!r} must be one word without '/' or ':', e.g. fast")
+    _check_target(model)
+    path = set_user_value("aliases", {**_user_aliases(), name: model})
+    typer.echo(f"alias {safe_line(name)} -> {safe_line(model)} (saved in {path})", err=True)
 
 
 @aliases_app.command("list")
@@ -71,44 +68,35 @@ def aliases_list(
     json_out: bool = typer.Option(False, "--json", help="Print a JSON object."),
 ) -> None:
     """Every alias in effect: NAME<TAB>MODEL, one a line."""
-    from agentcli.cli.app import _env, errors_to_exit
+    from agentcli.config import load_settings
 
-    with errors_to_exit():
-        from agentcli.config import load_settings
-        from agentcli.textsafe import safe_line
+    env = environment()
+    aliases = load_settings(None, env={k: v for k, v in env.items()
+                                       if k != "AGENT_MODEL"}).aliases
+    if json_out:
+        import json
 
-        env = _env()
-        aliases = load_settings(None, env={k: v for k, v in env.items()
-                                           if k != "AGENT_MODEL"}).aliases
-        if json_out:
-            import json
-
-            typer.echo(json.dumps(aliases, indent=2, sort_keys=True))
-            return
-        for name in sorted(aliases):
-            typer.echo(f"{safe_line(name)}\t{safe_line(aliases[name])}")
-        if not aliases:
-            typer.echo("no aliases; add one with agent aliases set NAME PROVIDER/MODEL", err=True)
+        typer.echo(json.dumps(aliases, indent=2, sort_keys=True))
+        return
+    for name in sorted(aliases):
+        typer.echo(f"{safe_line(name)}\t{safe_line(aliases[name])}")
+    if not aliases:
+        typer.echo("no aliases; add one with agent aliases set NAME PROVIDER/MODEL", err=True)
 
 
 @aliases_app.command("remove")
 def aliases_remove(name: str = typer.Argument(..., help="The alias to remove.")) -> None:
     """Remove an alias from the user config file."""
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.user_config import read_user_value, set_user_value
 
-    with errors_to_exit():
-        from agentcli.errors import ConfigError
-        from agentcli.textsafe import safe_line
-        from agentcli.user_config import read_user_value, set_user_value
-
-        aliases = _user_aliases()
-        if name not in aliases:
-            known = ", ".join(sorted(aliases)) or "none"
-            raise ConfigError(f"no alias {name!r} in the user config (its aliases: {known}); "
-                              "see agent aliases list")
-        if read_user_value("model") == name:
-            raise ConfigError(f"alias {name!r} is the default model; change it first with "
-                              "agent models default MODEL")
-        del aliases[name]
-        path = set_user_value("aliases", aliases)
-        typer.echo(f"removed alias {safe_line(name)} (from {path})", err=True)
+    aliases = _user_aliases()
+    if name not in aliases:
+        known = ", ".join(sorted(aliases)) or "none"
+        raise ConfigError(f"no alias {name!r} in the user config (its aliases: {known}); "
+                          "see agent aliases list")
+    if read_user_value("model") == name:
+        raise ConfigError(f"alias {name!r} is the default model; change it first with "
+                          "agent models default MODEL")
+    del aliases[name]
+    path = set_user_value("aliases", aliases)
+    typer.echo(f"removed alias {safe_line(name)} (from {path})", err=True)

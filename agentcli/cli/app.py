@@ -4,15 +4,16 @@
 # strings it compiles and evaluates each one at start-up (~1 ms of run's 47 options).
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import typer
 
 from agentcli import __version__, exit_codes
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
+from agentcli.cli.environ import environment as _env
+from agentcli.cli.exits import _state
+from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
     PROMPT_OPT,
@@ -21,7 +22,8 @@ from agentcli.cli.model_flags import (
     option_opt,
     system_opt,
 )
-from agentcli.errors import AgentCliError, ConfigError, ProviderError
+from agentcli.cli.startup import global_flags_first, only_the_named_command
+from agentcli.errors import ConfigError
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
@@ -40,75 +42,6 @@ agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True,
                          rich_markup_mode=None)
 app.add_typer(tools_app, name="tools")
 app.add_typer(agents_app, name="agents")
-
-_state: dict[str, bool] = {"debug": False}
-_MAX_ERROR = 2000  # characters of an error line
-
-
-def _stderr() -> Any:
-    from agentcli.cli.consoles import console
-
-    return console(stderr=True)
-
-
-def fail(message: str, code: int) -> NoReturn:
-    """Print one red line to stderr (secrets redacted, controls shown, never hard-wrapped)
-    and exit with ``code``."""
-    from rich.text import Text
-
-    from agentcli.redact import redact
-    from agentcli.textsafe import safe_line
-
-    message = safe_line(redact(message))
-    if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
-        message = f"{message[:_MAX_ERROR]}... [{len(message) - _MAX_ERROR:,} more characters]"
-    line = Text("error: ", style="bold red") + Text(message)
-    _stderr().print(line, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def _print_traceback() -> None:
-    """The current traceback for --debug, redacted like every other printed text."""
-    import traceback
-
-    from agentcli.redact import redact
-    from agentcli.textsafe import safe_text
-
-    sys.stderr.write(safe_text(redact(traceback.format_exc())))
-    sys.stderr.flush()
-
-
-def _quiet_broken_pipe() -> NoReturn:
-    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
-    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    raise typer.Exit(exit_codes.OK)
-
-
-@contextmanager
-def errors_to_exit() -> Iterator[None]:
-    """The one place where exceptions become a one-line message and an exit code."""
-    try:
-        yield
-    except typer.Exit:
-        raise
-    except BrokenPipeError:
-        _quiet_broken_pipe()
-    except AgentCliError as err:
-        if _state["debug"]:
-            _print_traceback()
-        code = exit_codes.PROVIDER if isinstance(err, ProviderError) else (
-            exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
-        )
-        fail(str(err), code)
-    except KeyboardInterrupt:
-        fail("interrupted", exit_codes.INTERRUPTED)
-    except Exception as err:
-        if _state["debug"]:
-            _print_traceback()
-        fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
-             "traceback and please report it)", exit_codes.INTERNAL)
-
 
 def _version(value: bool) -> None:
     if value:
@@ -135,17 +68,6 @@ def main_options(
         root = logging.getLogger()
         if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
             root.addHandler(logging.NullHandler())
-
-
-def _env() -> dict[str, str]:
-    """Your environment, plus what the project's ``.env`` may set (agentcli/project_trust.py;
-    a line on stderr for each thing ignored), plus stored keys."""
-    from agentcli.cli.trust_cmd import load_project_env
-
-    load_project_env()
-    from agentcli.keys import apply_stored_keys  # last: env and .env win over stored keys
-
-    return apply_stored_keys(dict(os.environ))
 
 
 @app.command(cls=RunCommand)
@@ -234,66 +156,65 @@ def run(
         "NAME instead of running."),
 ) -> None:
     """Answer one question with the agent loop, printing the Thought/Action/Observation trace."""
-    with errors_to_exit():
-        if question is None and template is None and save is None:
-            from agentcli.cli.question import piped_text, stdin_is_piped
+    from agentcli.config import load_settings
 
-            # echo "2+2?" | agent run: the piped text is the question, as with llm
-            if not (no_stdin or "-" in (fragment or [])) and stdin_is_piped():
-                question = piped_text(sys.stdin)
-            if question is None:
-                raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
-                                  '2+2?" (or pipe it in, or -T NAME for a saved template)')
-        from agentcli.cli.running import execute
+    if question is None and template is None and save is None:
+        from agentcli.cli.question import piped_text, stdin_is_piped
 
-        env = _env()
-        flags = {
-            "model": model, "agent": agent, "tools": tools, "profile": profile,
-            "max_iterations": max_iterations, "max_execution_time": max_time,
-            "early_stopping_method": early_stopping,
-            "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-            "tools_module": tools_module,
-            "verbose": verbose if verbose is not None else (False if json_out else None),
-            "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
-            **model_flags(base_url, option, system, prompt),
-            "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
-        }
-        from agentcli.cli import template_flags
+        # echo "2+2?" | agent run: the piped text is the question, as with llm
+        if not (no_stdin or "-" in (fragment or [])) and stdin_is_piped():
+            question = piped_text(sys.stdin)
+        if question is None:
+            raise ConfigError('QUESTION is missing; pass one, e.g. agent run "What is '
+                              '2+2?" (or pipe it in, or -T NAME for a saved template)')
+    from agentcli.cli.running import execute
 
-        params = template_flags.param_values(param)
-        if save is not None:
-            path = template_flags.save_from_flags(save, question, flags, params,
-                                                  base=template)
-            typer.echo(f"saved template {save} in {path}", err=True)
-            raise typer.Exit(exit_codes.OK)
-        used = None
-        if template is not None:
-            used, flags = template_flags.with_template(template, flags, params)
-        from agentcli.config import load_settings
+    env = _env()
+    flags = {
+        "model": model, "agent": agent, "tools": tools, "profile": profile,
+        "max_iterations": max_iterations, "max_execution_time": max_time,
+        "early_stopping_method": early_stopping,
+        "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+        "tools_module": tools_module,
+        "verbose": verbose if verbose is not None else (False if json_out else None),
+        "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
+        **model_flags(base_url, option, system, prompt),
+        "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
+    }
+    from agentcli.cli import template_flags
 
-        settings = load_settings(config, flags=flags, env=env)
-        from agentcli.cli.mcp_cmd import ask_project_trust
-        from agentcli.cli.state_opts import RunInputs
+    params = template_flags.param_values(param)
+    if save is not None:
+        path = template_flags.save_from_flags(save, question, flags, params,
+                                              base=template)
+        typer.echo(f"saved template {save} in {path}", err=True)
+        raise typer.Exit(exit_codes.OK)
+    used = None
+    if template is not None:
+        used, flags = template_flags.with_template(template, flags, params)
 
-        ask_project_trust(settings)
+    settings = load_settings(config, flags=flags, env=env)
+    from agentcli.cli.state_opts import RunInputs
 
-        extra = RunInputs.from_flags(state or [], state_file, schema)
-        from agentcli.cli.compose import compose_question
+    ask_project_trust(settings)
 
-        text = compose_question(question, template=used, params=params,
-                                fragments=fragment or [], tool_settings=settings.tool_settings,
-                                read_stdin=not no_stdin)
-        if attach:
-            from agentcli.cli.attachments import attachment_parts
-            from agentcli.schema import ContentText
+    extra = RunInputs.from_flags(state or [], state_file, schema)
+    from agentcli.cli.compose import compose_question
 
-            text = ContentText(text, attachment_parts(attach))
-        code = execute(text, settings, env, yes=yes,
-                       json_out=json_out,
-                       record=record, stats=stats, trace=trace, extra=extra, thread=thread,
-                       continue_last=continue_last, log=log,
-                       extract="last" if extract_last else ("first" if extract else None))
-        raise typer.Exit(code)
+    text = compose_question(question, template=used, params=params,
+                            fragments=fragment or [], tool_settings=settings.tool_settings,
+                            read_stdin=not no_stdin)
+    if attach:
+        from agentcli.cli.attachments import attachment_parts
+        from agentcli.schema import ContentText
+
+        text = ContentText(text, attachment_parts(attach))
+    code = execute(text, settings, env, yes=yes,
+                   json_out=json_out,
+                   record=record, stats=stats, trace=trace, extra=extra, thread=thread,
+                   continue_last=continue_last, log=log,
+                   extract="last" if extract_last else ("first" if extract else None))
+    raise typer.Exit(code)
 
 
 _CONFIG_OPT = typer.Option(None, "--config", "-c", help="YAML config file.")
@@ -343,21 +264,20 @@ def batch(
 
     Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
     2 (bad input lines) or 1."""
-    with errors_to_exit():
-        from agentcli.cli.batch_cmd import run_batch_command
-        from agentcli.config import load_settings
+    from agentcli.cli.batch_cmd import run_batch_command
+    from agentcli.config import load_settings
 
-        env = _env()
-        flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
-                 "max_iterations": max_iterations, "verbose": False,
-                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, "otel": otel,
-                 **model_flags(base_url, option, system, prompt)}
-        settings = load_settings(config, flags=flags, env=env)
-        raise typer.Exit(run_batch_command(
-            settings, env, input_path, out, concurrency=concurrency, expect=expect,
-            stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
-        ))
+    env = _env()
+    flags = {"model": model, "agent": agent, "tools": tools, "cache": cache,
+             "max_iterations": max_iterations, "verbose": False,
+             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+             "tools_module": tools_module, "otel": otel,
+             **model_flags(base_url, option, system, prompt)}
+    settings = load_settings(config, flags=flags, env=env)
+    raise typer.Exit(run_batch_command(
+        settings, env, input_path, out, concurrency=concurrency, expect=expect,
+        stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
+    ))
 
 
 @tools_app.command("list")
@@ -377,11 +297,10 @@ def tools_list(
     MCP servers are not started: their tools come from the list cached the last time each
     server ran. --all starts servers never listed; --refresh starts them all.
     """
-    with errors_to_exit():
-        from agentcli.cli.tool_commands import print_tools
+    from agentcli.cli.tool_commands import print_tools
 
-        mode = "refresh" if refresh else ("all" if all_tools else "cached")
-        print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
+    mode = "refresh" if refresh else ("all" if all_tools else "cached")
+    print_tools(_tool_settings(config, tools_module), json_out, mcp=mode)
 
 
 @tools_app.command("show")
@@ -392,10 +311,9 @@ def tools_show(
     tools_module: str | None = _MODULE_OPT,
 ) -> None:
     """Show one tool: description, argument schema, danger, needs."""
-    with errors_to_exit():
-        from agentcli.cli.tool_commands import show_tool
+    from agentcli.cli.tool_commands import show_tool
 
-        show_tool(_tool_settings(config, tools_module), name, json_out)
+    show_tool(_tool_settings(config, tools_module), name, json_out)
 
 
 @tools_app.command("call")
@@ -412,17 +330,16 @@ def tools_call(
     yes: bool = typer.Option(False, "--yes", "-y", help="Run a dangerous call without asking."),
 ) -> None:
     """Run one tool directly, under the same approval rules as the agent."""
-    with errors_to_exit():
-        from agentcli.cli.tool_commands import call_tool
+    from agentcli.cli.tool_commands import call_tool
 
-        settings = _tool_settings(config, tools_module, model=model, allow=allow,
-                                  allow_dangerous_tools=allow_dangerous_tools)
-        llm = None
-        if settings.model:
-            from agentcli.runtime import build_model
+    settings = _tool_settings(config, tools_module, model=model, allow=allow,
+                              allow_dangerous_tools=allow_dangerous_tools)
+    llm = None
+    if settings.model:
+        from agentcli.runtime import build_model
 
-            llm = build_model(settings, _env())
-        raise typer.Exit(call_tool(settings, name, tool_input, yes=yes, llm=llm))
+        llm = build_model(settings, _env())
+    raise typer.Exit(call_tool(settings, name, tool_input, yes=yes, llm=llm))
 
 
 @agents_app.command("list")
@@ -430,10 +347,9 @@ def agents_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """List the agent types and what each suits."""
-    with errors_to_exit():
-        from agentcli.cli.listing import print_agents
+    from agentcli.cli.listing import print_agents
 
-        print_agents(json_out)
+    print_agents(json_out)
 
 
 @app.command(cls=PairCommand)
@@ -466,21 +382,19 @@ def chat(
         None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
     """Chat with the agent: memory, saved sessions, streaming, slash commands (/help)."""
-    with errors_to_exit():
-        from agentcli.cli.repl import start_chat
-        from agentcli.config import load_settings
+    from agentcli.cli.repl import start_chat
+    from agentcli.config import load_settings
 
-        env = _env()
-        flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
-                 "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
-                 "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
-                 "tools_module": tools_module, "otel": otel,
-                 **model_flags(base_url, option, system, prompt)}
-        settings = load_settings(config, flags=flags, env=env)
-        from agentcli.cli.mcp_cmd import ask_project_trust
+    env = _env()
+    flags = {"model": model, "agent": agent, "tools": tools, "memory": memory,
+             "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
+             "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
+             "tools_module": tools_module, "otel": otel,
+             **model_flags(base_url, option, system, prompt)}
+    settings = load_settings(config, flags=flags, env=env)
 
-        ask_project_trust(settings)
-        raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
+    ask_project_trust(settings)
+    raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
 from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app
@@ -521,94 +435,15 @@ from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load 
 app.command("serve", cls=PairCommand)(serve)
 
 
-def _global_flags_first(argv: list[str]) -> list[str]:
-    """Move ``--debug`` in front of the subcommand: error hints say "rerun with --debug",
-    and users add it at the end (``agent run "q" --debug``)."""
-    end = argv.index("--") if "--" in argv else len(argv)
-    if "--debug" not in argv[1:end]:
-        return argv
-    rest = [a for a in argv[1:end] if a != "--debug"]
-    return [argv[0], "--debug", *rest, *argv[end:]]
-
-
-@contextmanager
-def _listing_only(typer_app: typer.Typer) -> Iterator[None]:
-    """For ``agent --help``, which lists each command by name and summary: every command's
-    callback is swapped for one with the same name and docstring and no parameters, so Typer
-    does not build ~50 commands' options from their signatures only to print one line each."""
-    import copy
-
-    saved: list[tuple[typer.Typer, list[Any]]] = []
-
-    def stub_all(instance: typer.Typer) -> None:
-        saved.append((instance, instance.registered_commands))
-        stubs = []
-        for info in instance.registered_commands:
-            stub = copy.copy(info)
-            if info.callback is not None:
-                stub.callback = _stub_like(info.callback)
-            stubs.append(stub)
-        instance.registered_commands = stubs
-        for group in instance.registered_groups:
-            if group.typer_instance is not None:
-                stub_all(group.typer_instance)
-
-    stub_all(typer_app)
-    try:
-        yield
-    finally:
-        for instance, commands in saved:
-            instance.registered_commands = commands
-
-
-def _stub_like(fn: Any) -> Any:
-    def stub() -> None:
-        """Never called: stands in for a command that is only listed."""
-
-    stub.__name__, stub.__qualname__, stub.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-    return stub
-
-
-@contextmanager
-def _only_the_named_command(argv: list[str]) -> Iterator[None]:
-    """When the line names a command (``agent run ...``, ``agent tools list``), show Typer
-    only that one: Typer builds every command's parameters from its signature at each start
-    (~10 ms for all of them). Anything else (help, a bare question, a typo, completion) sees
-    them all, as the routing and the "Did you mean" error need."""
-    args = [a for a in argv[1:] if a != "--debug"]
-    if args == ["--help"] and "_AGENT_COMPLETE" not in os.environ:
-        with _listing_only(app):
-            yield
-        return
-    first = args[0] if args else ""
-    commands = [c for c in app.registered_commands if _command_name(c) == first]
-    groups = [g for g in app.registered_groups if g.name == first]
-    if not (commands or groups) or "_AGENT_COMPLETE" in os.environ:
-        yield
-        return
-    saved = app.registered_commands, app.registered_groups
-    app.registered_commands, app.registered_groups = commands, groups
-    try:
-        yield
-    finally:
-        app.registered_commands, app.registered_groups = saved
-
-
-def _command_name(info: Any) -> str:
-    if info.name:
-        return str(info.name)
-    return str(info.callback.__name__).lower().replace("_", "-") if info.callback else ""
-
-
 def main() -> None:
     """Console-script entry point."""
-    sys.argv = _global_flags_first(sys.argv)
+    sys.argv = global_flags_first(sys.argv)
     if "_AGENT_COMPLETE" in os.environ:  # the shell asks for completions: wire them only now
         from agentcli.cli.completion import attach_completions
 
         attach_completions(app)
     try:
-        with _only_the_named_command(sys.argv):
+        with only_the_named_command(app, sys.argv):
             app(prog_name="agent")  # also under `python -m agentcli`: one name everywhere
     finally:
         try:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.files import refuse_secret
 
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024  # one attachment; larger files are refused unread
 _AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
@@ -25,7 +26,6 @@ def _part(src: str) -> dict[str, Any]:
     path = Path(src).expanduser()
     if not path.is_file():
         raise ConfigError(f"--attach {src}: no such file; give an image or audio file or a URL")
-    from agentcli.files import refuse_secret
 
     refuse_secret(path, "--attach")
     with path.open("rb") as fh:

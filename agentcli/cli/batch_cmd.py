@@ -12,8 +12,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from agentcli.batch import check_out_path, exit_code_for, outcome_counts, read_items, run_batch
+from agentcli.cli.approve import build_approver
 from agentcli.cli.consoles import console, report_tool_warnings
+from agentcli.cli.observe import Observers
+from agentcli.cli.running import sent_options
 from agentcli.config import Settings
+from agentcli.errors import ConfigError
+from agentcli.runtime import build_executor, build_model
 
 
 def run_batch_command(
@@ -31,13 +37,7 @@ def run_batch_command(
 ) -> int:
     """Run the batch and print its summary; returns the exit code (non-zero when any item
     in OUT is not answered: 4 provider error, 3 limit, 2 bad input line, 1 other)."""
-    from agentcli.batch import check_out_path, exit_code_for, outcome_counts, read_items, run_batch
-    from agentcli.cli.approve import build_approver
-    from agentcli.cli.observe import Observers
-    from agentcli.cli.running import sent_options
-    from agentcli.errors import ConfigError
     from agentcli.otel_export import otel_wanted
-    from agentcli.runtime import build_executor, build_model
 
     if not settings.model:
         raise ConfigError("agent batch needs a model: pass --model provider/model or set it "

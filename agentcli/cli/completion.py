@@ -18,6 +18,11 @@ from typing import Any
 import typer
 from typer.models import ArgumentInfo, OptionInfo
 
+from agentcli.agents import agent_names
+from agentcli.models.presets import CUSTOM, PRESETS
+from agentcli.store import default_db_path
+from agentcli.tools.registry import registry
+
 Completer = Callable[..., list[str]]
 SHELLS = ("bash", "zsh", "fish")
 
@@ -40,8 +45,6 @@ def _last_item(incomplete: str, values: Iterable[str]) -> list[str]:
 
 def tool_names() -> list[str]:
     """Every registered tool and group name (built-ins and installed plugins; no MCP)."""
-    from agentcli.tools.registry import registry
-
     return sorted(registry())
 
 
@@ -57,14 +60,10 @@ def complete_tool(incomplete: str) -> list[str]:
 
 def complete_agents(incomplete: str) -> list[str]:
     """Agent type names."""
-    from agentcli.agents import agent_names
-
     return _matching(agent_names(), incomplete)
 
 
 def _db(ctx: typer.Context | None) -> Path:
-    from agentcli.store import default_db_path
-
     given = ctx.params.get("db") if ctx is not None else None
     return Path(str(given)).expanduser() if given else default_db_path()
 
@@ -97,8 +96,6 @@ def _aliases() -> list[str]:
 def complete_models(ctx: typer.Context, incomplete: str) -> list[str]:
     """Models used before (from the run log), the user's aliases, then ``provider/``
     prefixes; never the test doubles (``replay:``, ``fake:``) a log may hold."""
-    from agentcli.models.presets import CUSTOM, PRESETS
-
     used = _read(ctx, "SELECT model FROM runs GROUP BY model ORDER BY MAX(id) DESC LIMIT 50")
     used = [m for m in used if "/" in m.split(":", 1)[0] or ":" not in m]
     prefixes = [f"{name}/" for name in sorted([*PRESETS, CUSTOM])]

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentcli.cli.question import read_question
+
 if TYPE_CHECKING:
     from agentcli.saved_templates import SavedTemplate
 
@@ -18,8 +20,6 @@ def compose_question(question: str | None, *, template: SavedTemplate | None,
                      params: dict[str, str], fragments: Sequence[str],
                      tool_settings: Mapping[str, Any], read_stdin: bool) -> str:
     """The run's question; every bad input is a one-line ConfigError."""
-    from agentcli.cli.question import read_question
-
     context = []
     if fragments:
         from agentcli.cli.fragments import read_fragments

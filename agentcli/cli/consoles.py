@@ -9,6 +9,8 @@ import sys
 import weakref
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from agentcli.textsafe import safe_text
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -163,8 +165,6 @@ def plain_file(out: Console) -> IO[str] | None:
 def report_tool_warnings(out: Console, lines: list[str]) -> None:
     """Print the warnings tool loading collected (a broken plugin, a server that did not
     start), each once: loading goes on without them; the user must still hear of it."""
-    from agentcli.textsafe import safe_text
-
     for line in lines:
         from rich.text import Text
 

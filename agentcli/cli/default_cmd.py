@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from agentcli import exit_codes
+from agentcli.cli.exits import errors_to_exit
 from agentcli.cli.model_flags import PairCommand
 
 DEFAULT_COMMAND = "run"
@@ -38,6 +39,11 @@ class DefaultRunGroup(TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, self._route(ctx, list(args)))
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; its errors become one line and an exit code here, once."""
+        with errors_to_exit():
+            return super().invoke(ctx)
 
     def _route(self, ctx: Any, args: list[str]) -> list[str]:
         flags: set[str] = set()
@@ -101,7 +107,7 @@ class RunCommand(PairCommand):
             if arg == "-c" and at + 1 < end:
                 value = args[at + 1]
                 if not Path(value).exists() and not value.endswith((".yaml", ".yml")):
-                    from agentcli.cli.app import fail
+                    from agentcli.cli.exits import fail
 
                     fail(_CONTINUE_HINT.format(value=value), exit_codes.USAGE)
         return super().parse_args(ctx, args)

@@ -20,6 +20,9 @@ from typing import Any
 
 from agentcli.cli.question import MAX_STDIN_BYTES, read_text
 from agentcli.errors import AgentCliError, ConfigError
+from agentcli.files import read_small_text
+from agentcli.tools.net import fetch
+from agentcli.tools.sandbox import bool_setting
 
 MAX_FILES = 100  # files one run may take as fragments (a glob matching more is refused)
 _GLOB_CHARS = frozenset("*?[")
@@ -39,8 +42,6 @@ def _size(text: str) -> int:
 
 
 def _from_url(url: str, allow_private: bool, limit: int) -> Fragment:
-    from agentcli.tools.net import fetch
-
     try:
         response = fetch("GET", url, allow_private=allow_private, max_bytes=limit,
                          headers={"User-Agent": "agentcli (fragment)"})
@@ -56,8 +57,6 @@ def _from_url(url: str, allow_private: bool, limit: int) -> Fragment:
 
 
 def _from_file(path: str, limit: int) -> Fragment:
-    from agentcli.files import read_small_text
-
     text = read_small_text(path, "fragment", _FIX, limit=limit)
     if "\0" in text:
         raise ConfigError(f"fragment {path} is binary data (NUL bytes), not text")
@@ -86,8 +85,6 @@ def _paths(pattern: str) -> list[str]:
 def read_fragments(specs: Sequence[str], tool_settings: Mapping[str, Any],
                    stdin: Any = None) -> list[Fragment]:
     """Every fragment's text, in the order given; a bad one is a one-line usage error."""
-    from agentcli.tools.sandbox import bool_setting
-
     allow_private = bool_setting(dict(tool_settings), "allow_private_network")
     fragments: list[Fragment] = []
     files = 0

@@ -6,6 +6,10 @@ import sys
 
 import typer
 
+from agentcli import exit_codes
+from agentcli.cli.exits import fail
+from agentcli.textsafe import safe_line
+
 keys_app = typer.Typer(help="Store API keys (a 0600 file in the config dir).",
                        no_args_is_help=True, rich_markup_mode=None)
 
@@ -25,14 +29,11 @@ def keys_set(
                                "name such as SERPAPI_API_KEY."),
 ) -> None:
     """Store a key, read from a hidden prompt or from stdin; never printed."""
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.keys import canonical_name, key_variable, save_key
 
-    with errors_to_exit():
-        from agentcli.keys import canonical_name, key_variable, save_key
-
-        canonical = canonical_name(name)  # a bad name fails before the key is asked for
-        path = save_key(canonical, _read_secret(canonical))
-        typer.echo(f"stored key {canonical} ({key_variable(canonical)}) in {path}", err=True)
+    canonical = canonical_name(name)  # a bad name fails before the key is asked for
+    path = save_key(canonical, _read_secret(canonical))
+    typer.echo(f"stored key {canonical} ({key_variable(canonical)}) in {path}", err=True)
 
 
 @keys_app.command("get")
@@ -42,34 +43,26 @@ def keys_get(
     """Print a stored key for a script, e.g. export OPENAI_API_KEY=$(agent keys get openai).
 
     Only to a pipe or a file: in a terminal it is refused, so a key is not left on screen."""
-    from agentcli.cli.app import errors_to_exit, fail
+    import os
 
-    with errors_to_exit():
-        import os
+    from agentcli.keys import stored_key
 
-        from agentcli import exit_codes
-        from agentcli.keys import stored_key
-
-        value = stored_key(name, dict(os.environ))
-        if sys.stdout.isatty():
-            fail(f"not printing key {name} to a terminal; use it in a pipe or a command "
-                 f"substitution, e.g. export VAR=$(agent keys get {name})", exit_codes.USAGE)
-        sys.stdout.write(value + "\n")  # the key itself: the one output never redacted
+    value = stored_key(name, dict(os.environ))
+    if sys.stdout.isatty():
+        fail(f"not printing key {name} to a terminal; use it in a pipe or a command "
+             f"substitution, e.g. export VAR=$(agent keys get {name})", exit_codes.USAGE)
+    sys.stdout.write(value + "\n")  # the key itself: the one output never redacted
 
 
 @keys_app.command("list")
 def keys_list() -> None:
     """The names of the stored keys (never the keys)."""
-    from agentcli.cli.app import errors_to_exit
+    import os
 
-    with errors_to_exit():
-        import os
+    from agentcli.keys import read_keys
 
-        from agentcli.keys import read_keys
-        from agentcli.textsafe import safe_line
-
-        for name in sorted(read_keys(dict(os.environ))):
-            typer.echo(safe_line(name))
+    for name in sorted(read_keys(dict(os.environ))):
+        typer.echo(safe_line(name))
 
 
 @keys_app.command("path")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentcli.agents import DEFAULT_AGENT, agent_class, agent_names
+from agentcli.cli.consoles import console as make_console
+from agentcli.cli.tables import print_rows
+from agentcli.config import CHAT_AGENT
+
 
 def print_agents(json_out: bool) -> None:
     """The agent types as a table or JSON."""
-    from agentcli.agents import DEFAULT_AGENT, agent_class, agent_names
-    from agentcli.config import CHAT_AGENT
-
     rows: list[dict[str, Any]] = []
     for name in agent_names():
         cls = agent_class(name)
@@ -18,13 +20,11 @@ def print_agents(json_out: bool) -> None:
                        *(["chat"] if name == CHAT_AGENT else [])]
         rows.append({"name": name, "summary": cls.summary, "accepts": cls.accepts,
                      "default": name == DEFAULT_AGENT, "default_for": default_for})
-    from agentcli.cli.consoles import console as make_console
 
     console = make_console()
     if json_out:
         console.print_json(json.dumps(rows))
         return
-    from agentcli.cli.tables import print_rows
 
     print_rows(console, "Agent types", ("name", "suits", "tools it accepts", "default for"),
                [(r["name"], r["summary"], r["accepts"], ", ".join(r["default_for"]))

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.cli.consoles import plain_file, print_plain, unchanged_by_rich
 from agentcli.cli.render import _ACTION_START, STYLES, print_answer
 from agentcli.redact import open_word
 from agentcli.textsafe import display, safe_text
@@ -89,8 +90,6 @@ def _held(text: str) -> int:
 
 def render_answer(console: Console, answer: str) -> None:
     """The final answer, set apart from the trace."""
-    from agentcli.cli.consoles import plain_file, print_plain, unchanged_by_rich
-
     file = plain_file(console)
     if file is not None:  # piped: the label and the answer in one write, when Rich would
         shown = display(answer)  # print both unchanged (see print_answer)

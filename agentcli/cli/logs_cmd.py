@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from agentcli.cli.environ import environment as load_env
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_text
 
@@ -45,8 +46,6 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def _env() -> dict[str, str]:
-    from agentcli.cli.app import _env as load_env
-
     return load_env()
 
 
@@ -63,47 +62,44 @@ def _short(text: str, width: int = 60) -> str:
 
 def _list(n: int, json_out: bool, query: str | None, model: str | None, since: str | None,
           db: Path | None, jsonl: bool = False) -> None:
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.cli.consoles import console
+    from agentcli.cli.db import read_store
+    from agentcli.cli.tables import print_rows
+    from agentcli.run_logging import logging_enabled
 
-    with errors_to_exit():
-        from agentcli.cli.consoles import console
-        from agentcli.cli.db import read_store
-        from agentcli.cli.tables import print_rows
-        from agentcli.run_logging import logging_enabled
-
-        env = _env()
-        start = parse_since(since) if since else None
-        if n < 1:
-            raise ConfigError(f"-n must be at least 1, got {n}")
-        n = min(n, _MAX_COUNT)  # more than SQLite's integers: every run
-        store = read_store(db, env)
-        try:
-            runs = store.query_runs(limit=n, query=query, model=model, since=start)
-        finally:
-            store.close()
-        if not logging_enabled(env):
-            console(stderr=True).print("note: run logging is off (`agent logs on` turns it on)",
-                                       style="yellow", markup=False, highlight=False)
-        if json_out and jsonl:
-            raise ConfigError("--json and --jsonl are two forms of one output: choose one")
-        if jsonl:
-            for r in runs:
-                typer.echo(safe_json(json.dumps(r, ensure_ascii=False)))
-            return
-        if json_out:
-            typer.echo(safe_json(json.dumps(runs, ensure_ascii=False, indent=2)))
-            return
-        out = console()
-        wide = not out.is_terminal  # piped rows keep every character
-        rows = [(r["id"], _when(r["started"]), r["model"], r["session"],
-                 r["question"] if wide else _short(r["question"]),
-                 r["answer"] if wide else _short(r["answer"]),
-                 "unreadable" if "steps" in r.get("unreadable", ()) else len(r["steps"]),
-                 (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0),
-                 f"{r['elapsed'] or 0:.2f}") for r in runs]
-        print_rows(out, "Runs" + (f" matching {query!r}" if query else ""),
-                   ("id", "when", "model", "session", "question", "answer", "steps", "tokens",
-                    "secs"), rows, wrap=("question", "answer"))
+    env = _env()
+    start = parse_since(since) if since else None
+    if n < 1:
+        raise ConfigError(f"-n must be at least 1, got {n}")
+    n = min(n, _MAX_COUNT)  # more than SQLite's integers: every run
+    store = read_store(db, env)
+    try:
+        runs = store.query_runs(limit=n, query=query, model=model, since=start)
+    finally:
+        store.close()
+    if not logging_enabled(env):
+        console(stderr=True).print("note: run logging is off (`agent logs on` turns it on)",
+                                   style="yellow", markup=False, highlight=False)
+    if json_out and jsonl:
+        raise ConfigError("--json and --jsonl are two forms of one output: choose one")
+    if jsonl:
+        for r in runs:
+            typer.echo(safe_json(json.dumps(r, ensure_ascii=False)))
+        return
+    if json_out:
+        typer.echo(safe_json(json.dumps(runs, ensure_ascii=False, indent=2)))
+        return
+    out = console()
+    wide = not out.is_terminal  # piped rows keep every character
+    rows = [(r["id"], _when(r["started"]), r["model"], r["session"],
+             r["question"] if wide else _short(r["question"]),
+             r["answer"] if wide else _short(r["answer"]),
+             "unreadable" if "steps" in r.get("unreadable", ()) else len(r["steps"]),
+             (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0),
+             f"{r['elapsed'] or 0:.2f}") for r in runs]
+    print_rows(out, "Runs" + (f" matching {query!r}" if query else ""),
+               ("id", "when", "model", "session", "question", "answer", "steps", "tokens",
+                "secs"), rows, wrap=("question", "answer"))
 
 
 @logs_app.callback(invoke_without_command=True)
@@ -143,55 +139,46 @@ def logs_show(
     db: Path | None = _DB_OPT,
 ) -> None:
     """One run: question, every step, answer, model, options, tokens, cost and timings."""
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.cli.consoles import console
+    from agentcli.cli.db import read_store
+    from agentcli.cli.run_report import run_markdown
 
-    with errors_to_exit():
-        from agentcli.cli.consoles import console
-        from agentcli.cli.db import read_store
-        from agentcli.cli.run_report import run_markdown
+    store = read_store(db, _env())
+    try:
+        row = store.run(run_id) if run_id is not None else store.last_run()
+    finally:
+        store.close()
+    if row is None:
+        raise ConfigError(f"no run with id {run_id}; see `agent logs`" if run_id is not None
+                          else "no runs logged yet")
+    if json_out:
+        typer.echo(safe_json(json.dumps(row, ensure_ascii=False, indent=2)))
+        return
+    out = console()
+    text = safe_text(run_markdown(row))
+    if out.is_terminal:
+        from rich.markdown import Markdown
 
-        store = read_store(db, _env())
-        try:
-            row = store.run(run_id) if run_id is not None else store.last_run()
-        finally:
-            store.close()
-        if row is None:
-            raise ConfigError(f"no run with id {run_id}; see `agent logs`" if run_id is not None
-                              else "no runs logged yet")
-        if json_out:
-            typer.echo(safe_json(json.dumps(row, ensure_ascii=False, indent=2)))
-            return
-        out = console()
-        text = safe_text(run_markdown(row))
-        if out.is_terminal:
-            from rich.markdown import Markdown
-
-            out.print(Markdown(text))
-        else:
-            typer.echo(text)
+        out.print(Markdown(text))
+    else:
+        typer.echo(text)
 
 
 @logs_app.command("path")
 def logs_path(db: Path | None = _DB_OPT) -> None:
     """Print the path of the SQLite file that holds the log."""
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.cli.db import db_path
 
-    with errors_to_exit():
-        from agentcli.cli.db import db_path
-
-        typer.echo(str(db_path(db, _env())))
+    typer.echo(str(db_path(db, _env())))
 
 
 def _switch(on: bool) -> None:
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.run_logging import set_logging
 
-    with errors_to_exit():
-        from agentcli.run_logging import set_logging
-
-        set_logging(on, _env())
-        typer.echo("run logging is on" if on else
-                   "run logging is off: `agent run` is not logged (chat sessions and --thread "
-                   "conversations are still saved; `agent run --log` logs one run)")
+    set_logging(on, _env())
+    typer.echo("run logging is on" if on else
+               "run logging is off: `agent run` is not logged (chat sessions and --thread "
+               "conversations are still saved; `agent run --log` logs one run)")
 
 
 @logs_app.command("on")

@@ -8,6 +8,10 @@ from typing import Any
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
+from agentcli.errors import ConfigError, ToolInputError
+
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
                       no_args_is_help=True, rich_markup_mode=None)
 _CONFIG = typer.Option(None, "--config", "-c", help="YAML config file.")
@@ -15,11 +19,10 @@ _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _server(config: Path | None, name: str | None) -> Any:
-    from agentcli.cli.app import _env
     from agentcli.config import load_settings
     from agentcli.mcp.config import find_server, server_configs
 
-    configs = server_configs(load_settings(config, env=_env()))
+    configs = server_configs(load_settings(config, env=environment()))
     return configs if name is None else find_server(configs, name)
 
 
@@ -54,7 +57,6 @@ def _consent(conf: Any) -> None:
 
 
 def _run(coro_factory: Any, conf: Any) -> Any:
-    from agentcli.errors import ConfigError, ToolInputError
     from agentcli.mcp.connection import run_sync
     from agentcli.mcp.pool import get_connection
 
@@ -68,22 +70,19 @@ def _run(coro_factory: Any, conf: Any) -> Any:
 @mcp_app.command("list")
 def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
     """List the configured servers (from the config and .mcp.json) without starting them."""
-    from agentcli.cli.app import errors_to_exit
     from agentcli.mcp.cache import cached_tools
+    from agentcli.mcp.trust import is_trusted
 
-    with errors_to_exit():
-        from agentcli.mcp.trust import is_trusted
-
-        rows = []
-        for name, conf in _server(config, None).items():
-            cached = cached_tools(conf)
-            origin = conf.project_file or "config"
-            rows.append({"name": name, "transport": conf.transport,
-                         "tools": "?" if cached is None else len(cached),
-                         "from": origin, "starts": "yes" if conf.project_file is None
-                         or is_trusted(Path(conf.project_file)) else "no (agent trust)",
-                         "target": conf.target()})
-        _table(rows, ("name", "transport", "tools", "from", "starts", "target"), json_out)
+    rows = []
+    for name, conf in _server(config, None).items():
+        cached = cached_tools(conf)
+        origin = conf.project_file or "config"
+        rows.append({"name": name, "transport": conf.transport,
+                     "tools": "?" if cached is None else len(cached),
+                     "from": origin, "starts": "yes" if conf.project_file is None
+                     or is_trusted(Path(conf.project_file)) else "no (agent trust)",
+                     "target": conf.target()})
+    _table(rows, ("name", "transport", "tools", "from", "starts", "target"), json_out)
 
 
 @mcp_app.command("trust")
@@ -102,8 +101,6 @@ def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project di
 
 
 def _set_trust(directory: Path, trusted: bool | None) -> None:
-    from agentcli.cli.trust_cmd import set_project_trust
-
     set_project_trust(directory, trusted, only_mcp=True)
 
 
@@ -114,18 +111,16 @@ def mcp_tools(
     config: Path | None = _CONFIG, json_out: bool = _JSON,
 ) -> None:
     """A server's tools and whether each is dangerous (cached list unless --refresh)."""
-    from agentcli.cli.app import errors_to_exit
-    from agentcli.mcp import list_tools, tool_danger
+    from agentcli.tools.mcp import list_tools, tool_danger
 
-    with errors_to_exit():
-        conf = _server(config, server)
-        _consent(conf)
-        rows = []
-        for info in list_tools(server, conf, refresh=refresh):
-            dangerous, reason = tool_danger(conf, info)
-            rows.append({"name": f"{server}.{info.name}", "dangerous": dangerous,
-                         "reason": reason, "description": info.description.split("\n")[0]})
-        _table(rows, ("name", "dangerous", "description"), json_out)
+    conf = _server(config, server)
+    _consent(conf)
+    rows = []
+    for info in list_tools(server, conf, refresh=refresh):
+        dangerous, reason = tool_danger(conf, info)
+        rows.append({"name": f"{server}.{info.name}", "dangerous": dangerous,
+                     "reason": reason, "description": info.description.split("\n")[0]})
+    _table(rows, ("name", "dangerous", "description"), json_out)
 
 
 @mcp_app.command("resources")
@@ -135,18 +130,15 @@ def mcp_resources(
 ) -> None:
     """List a server's resources and resource templates (starts the server); read one with
     `agent mcp read SERVER URI` (a template's {placeholders} filled in)."""
-    from agentcli.cli.app import errors_to_exit
-
-    with errors_to_exit():
-        conf = _server(config, server)
-        items = _run(lambda c: c.list_resources(), conf)
-        templates = _run(lambda c: c.list_resource_templates(), conf)
-        rows = [{"uri": r.get("uri", ""), "mimeType": r.get("mimeType", ""),
-                 "name": r.get("title") or r.get("name", "")} for r in items]
-        rows += [{"uri": t.get("uriTemplate", ""), "mimeType": t.get("mimeType", ""),
-                  "name": f"{t.get('title') or t.get('name', '')} (template)"}
-                 for t in templates]
-        _table(rows, ("uri", "mimeType", "name"), json_out)
+    conf = _server(config, server)
+    items = _run(lambda c: c.list_resources(), conf)
+    templates = _run(lambda c: c.list_resource_templates(), conf)
+    rows = [{"uri": r.get("uri", ""), "mimeType": r.get("mimeType", ""),
+             "name": r.get("title") or r.get("name", "")} for r in items]
+    rows += [{"uri": t.get("uriTemplate", ""), "mimeType": t.get("mimeType", ""),
+              "name": f"{t.get('title') or t.get('name', '')} (template)"}
+             for t in templates]
+    _table(rows, ("uri", "mimeType", "name"), json_out)
 
 
 @mcp_app.command("read")
@@ -156,10 +148,7 @@ def mcp_read(
     config: Path | None = _CONFIG,
 ) -> None:
     """Print one resource (binary contents as a short placeholder)."""
-    from agentcli.cli.app import errors_to_exit
-
-    with errors_to_exit():
-        _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
+    _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
 
 
 @mcp_app.command("prompts")
@@ -168,15 +157,12 @@ def mcp_prompts(
     config: Path | None = _CONFIG, json_out: bool = _JSON,
 ) -> None:
     """List a server's prompts; use one in chat as /mcp:SERVER:PROMPT key=value ..."""
-    from agentcli.cli.app import errors_to_exit
-
-    with errors_to_exit():
-        prompts = _run(lambda c: c.list_prompts(), _server(config, server))
-        rows = [{"name": f"/mcp:{server}:{p['name']}",
-                 "arguments": " ".join(a["name"] + ("" if a.get("required") else "?")
-                                       for a in p.get("arguments") or []),
-                 "description": (p.get("description") or "").split("\n")[0]} for p in prompts]
-        _table(rows, ("name", "arguments", "description"), json_out)
+    prompts = _run(lambda c: c.list_prompts(), _server(config, server))
+    rows = [{"name": f"/mcp:{server}:{p['name']}",
+             "arguments": " ".join(a["name"] + ("" if a.get("required") else "?")
+                                   for a in p.get("arguments") or []),
+             "description": (p.get("description") or "").split("\n")[0]} for p in prompts]
+    _table(rows, ("name", "arguments", "description"), json_out)
 
 
 def ask_project_trust(settings: Any) -> None:
@@ -186,12 +172,12 @@ def ask_project_trust(settings: Any) -> None:
     ``agent trust``."""
     import sys
 
+    from agentcli.mcp.config import server_configs
     from agentcli.paths import MCP_PROJECT_FILE
 
     path = Path.cwd() / MCP_PROJECT_FILE
     if not path.is_file() or not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
-    from agentcli.mcp.config import server_configs
 
     wanted = {t.partition(".")[0] for t in settings.tools}
     if any(c.project_file is not None and n in wanted
@@ -202,7 +188,6 @@ def ask_project_trust(settings: Any) -> None:
 def _ask_trust(path: Path) -> None:
     """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
     trusts them all), unless trusted or declined already as it is now; keep the answer."""
-    from agentcli.cli.trust_cmd import ask_mcp_trust
     from agentcli.mcp.config import project_servers
 
     ask_mcp_trust(path, project_servers(path.parent))

@@ -6,6 +6,9 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
+from agentcli.mcp.config import find_server, server_configs
+from agentcli.mcp.connection import run_sync
+from agentcli.mcp.pool import get_connection
 
 if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
@@ -37,10 +40,6 @@ def prompt_arguments(spec: dict[str, Any], raw: str) -> dict[str, str]:
 
 def prompt_text(settings: Any, target: str, raw: str) -> str:
     """The text of prompt ``SERVER:PROMPT`` with its arguments filled in by the server."""
-    from agentcli.mcp.config import find_server, server_configs
-    from agentcli.mcp.connection import run_sync
-    from agentcli.mcp.pool import get_connection
-
     server, _, name = target.partition(":")
     if not server or not name:
         raise ConfigError(f"usage: {USAGE}")

@@ -9,6 +9,10 @@ from urllib.parse import urlparse
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.errors import ConfigError
+from agentcli.textsafe import safe_line
+
 models_app = typer.Typer(help="List models and set the default one.", no_args_is_help=True,
                          rich_markup_mode=None)
 
@@ -16,8 +20,6 @@ models_app = typer.Typer(help="List models and set the default one.", no_args_is
 def _rows(data: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(model, provider, url, key, status) rows: each reported model, else one row per
     provider; the url is where a request for that model goes (and its key with it)."""
-    from agentcli.textsafe import safe_line
-
     rows = []
     for ep in data["providers"]:
         key = ep["key"] + (f" ({ep['key_source']})" if ep["key_source"] else "")
@@ -39,26 +41,23 @@ def models_list(
     config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
 ) -> None:
     """The presets and the models each configured endpoint reports; which have a key."""
-    from agentcli.cli.app import _env, errors_to_exit
+    from agentcli.config import load_settings
+    from agentcli.keys import key_variable, read_keys
+    from agentcli.models.catalog import list_endpoints
 
-    with errors_to_exit():
-        from agentcli.config import load_settings
-        from agentcli.keys import key_variable, read_keys
-        from agentcli.models.catalog import list_endpoints
-
-        env = _env()
-        settings = load_settings(config, flags={"base_url": base_url}, env=env)
-        stored = set()
-        for name in read_keys(env):
-            try:
-                stored.add(key_variable(name))
-            except Exception:  # a provider no longer registered
-                continue
-        found = list_endpoints(env, stored=stored, base_url=settings.base_url,
-                               owner=settings.base_url_owner, refresh=refresh)
-        data = {"default": settings.model, "aliases": settings.aliases,
-                "providers": [ep.to_dict() for ep in found]}
-        _print(data, json_out)
+    env = environment()
+    settings = load_settings(config, flags={"base_url": base_url}, env=env)
+    stored = set()
+    for name in read_keys(env):
+        try:
+            stored.add(key_variable(name))
+        except Exception:  # a provider no longer registered
+            continue
+    found = list_endpoints(env, stored=stored, base_url=settings.base_url,
+                           owner=settings.base_url_owner, refresh=refresh)
+    data = {"default": settings.model, "aliases": settings.aliases,
+            "providers": [ep.to_dict() for ep in found]}
+    _print(data, json_out)
 
 
 def _print(data: dict[str, Any], json_out: bool) -> None:
@@ -97,39 +96,34 @@ def models_default(
         None, "--base-url", help="Also save this endpoint (needed for custom/MODEL)."),
 ) -> None:
     """Show the default model, or set it in the user config file."""
-    from agentcli.cli.app import _env, errors_to_exit
+    from agentcli.config import load_settings, resolve_alias
+    from agentcli.user_config import read_user_value, set_user_value
 
-    with errors_to_exit():
-        from agentcli.config import load_settings, resolve_alias
-        from agentcli.errors import ConfigError
-        from agentcli.textsafe import safe_line
-        from agentcli.user_config import read_user_value, set_user_value
+    env = environment()
+    if name is None:
+        current = read_user_value("model", env)
+        typer.echo(safe_line(str(current)) if current else "(none)")
+        if env.get("AGENT_MODEL"):
+            typer.echo(f"note: AGENT_MODEL={safe_line(env['AGENT_MODEL'])} overrides it "
+                       "in this environment", err=True)
+        return
+    settings = load_settings(None, env={k: v for k, v in env.items() if k != "AGENT_MODEL"})
+    target = resolve_alias(name, settings.aliases)
+    if ":" not in target:
+        from agentcli.models.presets import CUSTOM, get_preset, parse_spec
 
-        env = _env()
-        if name is None:
-            current = read_user_value("model", env)
-            typer.echo(safe_line(str(current)) if current else "(none)")
-            if env.get("AGENT_MODEL"):
-                typer.echo(f"note: AGENT_MODEL={safe_line(env['AGENT_MODEL'])} overrides it "
-                           "in this environment", err=True)
-            return
-        settings = load_settings(None, env={k: v for k, v in env.items() if k != "AGENT_MODEL"})
-        target = resolve_alias(name, settings.aliases)
-        if ":" not in target:
-            from agentcli.models.presets import CUSTOM, get_preset, parse_spec
-
-            provider, _ = parse_spec(target)
-            if provider != CUSTOM:
-                get_preset(provider)
-            elif not (base_url or settings.base_url):
-                raise ConfigError(
-                    f"{target} needs a base URL for the custom provider and none is configured; "
-                    f"run agent models default {name.strip()} --base-url "
-                    "http://127.0.0.1:8000/v1 (your endpoint), or set AGENT_BASE_URL")
-        if base_url is not None:
-            if not base_url.strip().startswith(("http://", "https://")):
-                raise ConfigError(f"--base-url {base_url!r} must start with http:// or https://")
-            set_user_value("base_url", base_url.strip(), env)
-        path = set_user_value("model", name.strip(), env)
-        shown = name if target == name else f"{name} ({target})"
-        typer.echo(f"default model: {safe_line(shown)} (saved in {path})", err=True)
+        provider, _ = parse_spec(target)
+        if provider != CUSTOM:
+            get_preset(provider)
+        elif not (base_url or settings.base_url):
+            raise ConfigError(
+                f"{target} needs a base URL for the custom provider and none is configured; "
+                f"run agent models default {name.strip()} --base-url "
+                "http://127.0.0.1:8000/v1 (your endpoint), or set AGENT_BASE_URL")
+    if base_url is not None:
+        if not base_url.strip().startswith(("http://", "https://")):
+            raise ConfigError(f"--base-url {base_url!r} must start with http:// or https://")
+        set_user_value("base_url", base_url.strip(), env)
+    path = set_user_value("model", name.strip(), env)
+    shown = name if target == name else f"{name} ({target})"
+    typer.echo(f"default model: {safe_line(shown)} (saved in {path})", err=True)

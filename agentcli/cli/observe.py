@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.metrics import MetricsHandler
 from agentcli.errors import ConfigError
+from agentcli.pricing import load_prices
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,8 +23,6 @@ class Observers:
     def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
                  prices: str | None = None, otel: bool = False,
                  model_options: Mapping[str, Any] | None = None) -> None:
-        from agentcli.pricing import load_prices
-
         self.metrics = MetricsHandler(load_prices(prices)) if stats else None
         self.otel: Any = None
         if otel:  # opentelemetry is imported only here

@@ -9,25 +9,25 @@ from typing import Any
 
 import typer
 
+from agentcli import exit_codes
+from agentcli.cli.exits import fail
+from agentcli.textsafe import safe_line
+
 
 def plugins(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List installed plugins (entry point group agentcli.tools) and the tools each registers."""
-    from agentcli.cli.app import errors_to_exit
+    rows = installed_plugins()
+    if json_out:
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        print("no plugins installed (agent install NAME adds one)")
+        return
 
-    with errors_to_exit():
-        rows = installed_plugins()
-        if json_out:
-            print(json.dumps(rows, indent=2))
-            return
-        if not rows:
-            print("no plugins installed (agent install NAME adds one)")
-            return
-        from agentcli.textsafe import safe_line
-
-        for row in rows:
-            what = (", ".join(row["tools"]) or "-") if row["error"] is None \
-                else f"failed to load: {row['error']}"
-            print(safe_line(f"{row['package']} {row['version']}  [{row['entry_point']}]  {what}"))
+    for row in rows:
+        what = (", ".join(row["tools"]) or "-") if row["error"] is None \
+            else f"failed to load: {row['error']}"
+        print(safe_line(f"{row['package']} {row['version']}  [{row['entry_point']}]  {what}"))
 
 
 def installed_plugins() -> list[dict[str, Any]]:
@@ -76,9 +76,6 @@ def uninstall(
 
 
 def _refuse(message: str) -> None:
-    from agentcli import exit_codes
-    from agentcli.cli.app import fail
-
     fail(message, exit_codes.USAGE)
 
 

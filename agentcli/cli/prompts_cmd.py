@@ -6,6 +6,9 @@ from pathlib import Path
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.textsafe import safe_text
+
 prompts_app = typer.Typer(help="Inspect the agent prompt templates.", no_args_is_help=True,
                           rich_markup_mode=None)
 
@@ -18,25 +21,19 @@ def prompts_show(
     config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
 ) -> None:
     """Print the template in force for TYPE (built-in, or --prompt / prompt_file:)."""
-    from agentcli.cli.app import _env, errors_to_exit
-
-    with errors_to_exit():
-        from agentcli.agents import agent_class
-        from agentcli.agents.prompts import (
-            required_variables,
-            template_in_force,
-        )
-        from agentcli.config import load_settings
-        from agentcli.textsafe import safe_text
-
-        agent_class(agent_type)  # unknown types fail with close matches
-        settings = load_settings(config, flags={"prompt_file": prompt}, env=_env())
-        configured = settings.agent is None or settings.agent == agent_type
-        text, source = template_in_force(agent_type,
-                                          settings.prompt_file if configured else None)
-        needed = ", ".join("{" + v + "}" for v in sorted(required_variables(agent_type)))
-        typer.echo(f"# {agent_type}: {source}; variables: {needed or 'none'}", err=True)
-        if settings.system:
-            typer.echo(f"# --system / system: adds to the system prompt: {settings.system}",
-                       err=True)
-        typer.echo(safe_text(text), nl=not text.endswith("\n"))
+    from agentcli.agents import agent_class
+    from agentcli.agents.prompts import (
+        required_variables,
+        template_in_force,
+    )
+    from agentcli.config import load_settings
+    agent = agent_class(agent_type)  # unknown types fail with close matches
+    settings = load_settings(config, flags={"prompt_file": prompt}, env=environment())
+    configured = settings.agent is None or settings.agent == agent_type
+    text, source = template_in_force(agent, settings.prompt_file if configured else None)
+    needed = ", ".join("{" + v + "}" for v in sorted(required_variables(agent)))
+    typer.echo(f"# {agent_type}: {source}; variables: {needed or 'none'}", err=True)
+    if settings.system:
+        typer.echo(f"# --system / system: adds to the system prompt: {settings.system}",
+                   err=True)
+    typer.echo(safe_text(text), nl=not text.endswith("\n"))

@@ -8,9 +8,9 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.outcome import stop_words
-from agentcli.schema import AgentAction, AgentFinish
+from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, AgentFinish, stop_words
 from agentcli.textsafe import display, safe_text
 
 if TYPE_CHECKING:
@@ -90,7 +90,6 @@ class TraceRenderer(BaseCallbackHandler):
         """Draw the lines for one event (most events draw nothing)."""
         if event.kind not in _DRAWN or not self.visible():  # a string test, at every event
             return
-        from agentcli import events as ev
 
         if isinstance(event, ev.ActionEvent):
             self.print_action(event.action)
@@ -135,8 +134,6 @@ class TraceRenderer(BaseCallbackHandler):
 
     def print_finish(self, finish: AgentFinish) -> None:
         """The last thought and the final answer (or its label when it is printed below)."""
-        from agentcli.executor import FORCE_STOP_MESSAGE
-
         if self.answer == "none" or (finish.output == FORCE_STOP_MESSAGE and not finish.log):
             return  # a limit's placeholder is not an answer (the stop line says why)
         thought = thought_of(finish.log)

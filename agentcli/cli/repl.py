@@ -24,22 +24,31 @@ from rich.text import Text
 
 from agentcli import exit_codes
 from agentcli._sync import run_sync
+from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
+from agentcli.cli.approve import build_approver
 from agentcli.cli.consoles import console as make_console
 from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
+from agentcli.cli.observe import Observers
 from agentcli.cli.render import TraceRenderer
-from agentcli.cli.running import sent_options
+from agentcli.cli.running import choose_model, sent_options
+from agentcli.cli.slash import EXIT, SlashCompleter, dispatch
 from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.config import Settings
+from agentcli.demo import DEMO_QUESTION, HOW_TO_CONFIGURE
+from agentcli.errors import ConfigError
 from agentcli.memory import Memory
 from agentcli.models.base import BaseChatModel
 from agentcli.outcome import real_answer, stop_line
+from agentcli.paths import data_dir
 from agentcli.redact import redact
+from agentcli.runtime import build_executor, build_model
 from agentcli.schema import RunResult
 from agentcli.session import Conversation, open_conversation, reads_memory
-from agentcli.store import Store
+from agentcli.store import Store, open_store
 from agentcli.textsafe import safe_line, safe_text
+from agentcli.tools.resolve import build_catalog, check_names
 
 if TYPE_CHECKING:
     from agentcli.executor import AgentExecutor
@@ -50,8 +59,6 @@ ModelFactory = Callable[[Settings], BaseChatModel]
 
 def history_path(env: dict[str, str]) -> Path:
     """The input-history file under the user's data directory."""
-    from agentcli.paths import data_dir
-
     return data_dir(env) / "chat_history"
 
 
@@ -97,8 +104,6 @@ def _piped_lines(stream: TextIO) -> Iterator[str]:
 
 def _needs_opt_in(name: str, settings: Settings) -> bool:
     """Whether built-in tool (or group) ``name`` is dangerous and not allowed by ``settings``."""
-    from agentcli.tools.resolve import build_catalog
-
     if settings.allow_dangerous_tools:
         return False
     catalog = build_catalog(settings)
@@ -147,8 +152,6 @@ class ChatRepl:
         self.conversation: Conversation | None = None
         self.held_back: list[str] = []  # the session's dangerous tools not allowed this time
         self._warned: set[str] = set()  # tool-loading warnings already said
-        from agentcli.cli.observe import Observers
-        from agentcli.cli.running import sent_options
         from agentcli.otel_export import otel_wanted
 
         self.observers = Observers(stats=False, trace=None, env=os.environ,
@@ -161,8 +164,6 @@ class ChatRepl:
     @property
     def agent_name(self) -> str:
         """The agent type in use."""
-        from agentcli.agents import DEFAULT_AGENT
-
         return self.settings.agent or DEFAULT_AGENT
 
     @property
@@ -189,9 +190,6 @@ class ChatRepl:
 
     def rebuild(self, *, new_model: bool = False) -> None:
         """Build the executor from the settings; warn loudly if memory cannot be used."""
-        from agentcli.agents import agent_class
-        from agentcli.runtime import build_executor
-
         cls = agent_class(self.agent_name)
         if new_model or self.llm is None:
             llm = self.model_factory(self.settings)
@@ -363,8 +361,6 @@ class ChatRepl:
     # -- the loop -------------------------------------------------------------------------
     def loop(self) -> int:
         """Read, dispatch or run, repeat; Ctrl-D or /exit quits. Returns the exit code."""
-        from agentcli.cli.slash import EXIT, SlashCompleter, dispatch
-
         read: Callable[[], str]
         if self.input is None and not _stdin_is_a_terminal():
             read = functools.partial(self._echoed, _piped_lines(sys.stdin))  # no prompt to draw
@@ -415,13 +411,6 @@ class ChatRepl:
 
 def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bool) -> int:
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
-    from agentcli.cli.approve import build_approver
-    from agentcli.cli.running import choose_model
-    from agentcli.demo import DEMO_QUESTION, HOW_TO_CONFIGURE
-    from agentcli.errors import ConfigError
-    from agentcli.store import open_store
-    from agentcli.tools.resolve import check_names
-
     check_names(settings.tools, settings)
     if settings.agent is None:  # chat defaults to an agent type that uses memory
         from agentcli.config import CHAT_AGENT
@@ -443,8 +432,6 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     path.parent.mkdir(parents=True, exist_ok=True)
 
     def factory(s: Settings) -> BaseChatModel:
-        from agentcli.runtime import build_model
-
         if demo and not s.model:
             from agentcli.demo import demo_chat_model
 

@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+from agentcli.cli.render import thought_of
 from agentcli.cli.tables import neutral
 
 
@@ -46,7 +47,6 @@ def _step_lines(i: int, step: dict[str, Any], tool_times: list[dict[str, Any]]) 
     tool_input = step["tool_input"]
     shown = tool_input if isinstance(tool_input, str) else json.dumps(tool_input,
                                                                       ensure_ascii=False)
-    from agentcli.cli.render import thought_of
 
     lines = [f"### Step {i}: {neutral(step['tool'])}", ""]
     thought = thought_of(step.get("log") or "")

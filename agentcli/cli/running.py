@@ -7,14 +7,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentcli import demo
+from agentcli.agents import DEFAULT_AGENT, agent_class
+from agentcli.callbacks.timings import TimingsHandler
+from agentcli.cli.consoles import console
+from agentcli.cli.observe import Observers
+from agentcli.cli.render import TraceRenderer, print_answer
+from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
-from agentcli.outcome import exit_code, real_answer, stop_line
+from agentcli.models.options import effective_options
+from agentcli.models.replay import ReplayChatModel
+from agentcli.outcome import exit_code, real_answer, run_record, stop_line
+from agentcli.pricing import cost_of, load_prices
 from agentcli.redact import redact_data
 from agentcli.run_logging import logging_enabled
+from agentcli.runtime import build_executor, build_model
 from agentcli.schema import RunResult
+from agentcli.tools.resolve import check_names
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,11 +45,8 @@ def choose_model(
     settings: Settings, env: dict[str, str], question: str, record: Path | None
 ) -> tuple[Settings, BaseChatModel, str | None]:
     """The configured model; else a local Ollama; else the offline demo replay (with a notice)."""
-    from agentcli.runtime import build_model
-
     if settings.model:
         return settings, build_model(settings, env, record=record), None
-    from agentcli import demo
 
     found = demo.probe_ollama(env.get("OLLAMA_BASE_URL") or demo.OLLAMA_URL)
     if found:
@@ -45,14 +54,12 @@ def choose_model(
         return settings, build_model(settings, env, record=record), (
             f"No model configured; using the local Ollama model {found}."
         )
-    from agentcli.agents import DEFAULT_AGENT
 
     # The replay only answers the exact recorded requests: anything that changes them is out.
     demo_ready = (settings.tools == ["llm-math"] and settings.agent in (None, DEFAULT_AGENT)
                   and not (settings.system or settings.prompt_file or settings.model_options))
     if not (demo_ready and demo.is_demo_question(question)):
         raise ConfigError(f"no model configured: {demo.HOW_TO_CONFIGURE}")
-    from agentcli.models.replay import ReplayChatModel
 
     notice = (
         "Offline demo: no model is configured, so this is a replay of a recorded Qwen run. "
@@ -73,8 +80,9 @@ def log_run(
         try:
             from agentcli.agents import DEFAULT_AGENT
 
-            store.log_run(question, result, model=model, agent=settings.agent or DEFAULT_AGENT,
-                          meta=meta)
+            store.log_run(run_record(question, result, model=model,
+                                     agent=settings.agent or DEFAULT_AGENT,
+                                     meta=meta))
         finally:
             store.close()
     except Exception as exc:
@@ -83,15 +91,11 @@ def log_run(
 
 def sent_options(settings: Settings) -> dict[str, object]:
     """The model options every request of this run carries (for --json and the run log)."""
-    from agentcli.models.options import effective_options
-
     return effective_options(settings.temperature, settings.model_options)
 
 
 def run_meta(settings: Settings, result: RunResult, model: str, timings: Any) -> dict[str, Any]:
     """What the run log keeps beyond its columns: options, cost and per-call timings."""
-    from agentcli.pricing import cost_of, load_prices
-
     try:
         cost = cost_of(model, result.usage, load_prices(settings.prices))
     except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
@@ -122,14 +126,8 @@ def execute(
     overrides the ``agent logs on|off`` switch for this run; ``extract`` prints only the
     first or last fenced code block of the answer (``-x``, ``--extract-last``).
     """
-    from agentcli.agents import DEFAULT_AGENT, agent_class
-    from agentcli.cli.render import TraceRenderer, print_answer
-    from agentcli.runtime import build_executor
-    from agentcli.tools.resolve import check_names
-
     check_names(settings.tools, settings)  # unknown names fail before any model is contacted
     agent_class(settings.agent or DEFAULT_AGENT)
-    from agentcli.cli.consoles import console
 
     err, out = console(stderr=True), console()
     conversation = None
@@ -152,9 +150,6 @@ def execute(
     inline = out.is_terminal and err.is_terminal and not json_out
     printer = (TraceRenderer(err, answer="label" if inline else "full")
                if settings.verbose else None)
-    from agentcli.callbacks.timings import TimingsHandler
-    from agentcli.cli.observe import Observers
-    from agentcli.cli.spinner import ThinkingSpinner
     from agentcli.otel_export import otel_wanted
 
     observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,

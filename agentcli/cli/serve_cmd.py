@@ -8,7 +8,9 @@ from typing import Any
 
 import typer
 
-from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, option_opt, system_opt
+from agentcli import exit_codes
+from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, model_flags, option_opt, system_opt
 from agentcli.errors import ConfigError
 
 INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
@@ -54,24 +56,20 @@ def serve(
     Each config profile is one more model id. Dangerous tools run only when the config's
     tool_policy allows them; a saved conversation by the X-Agent-Session header. A token
     is generated and printed unless --token or --no-token."""
-    from agentcli.cli.app import _env, errors_to_exit
-    from agentcli.cli.model_flags import model_flags
-
-    with errors_to_exit():
-        flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
-                 "max_iterations": max_iterations, "max_execution_time": max_time,
-                 "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
-                 "tools_module": tools_module, "db_path": db, "otel": otel,
-                 **model_flags(base_url, option, system, prompt)}
-        raise typer.Exit(start(host, port, token, config, flags, _env(), log=log,
-                               no_token=no_token))
+    flags = {"model": model, "agent": agent, "tools": tools, "profile": profile,
+             "max_iterations": max_iterations, "max_execution_time": max_time,
+             "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
+             "tools_module": tools_module, "db_path": db, "otel": otel,
+             **model_flags(base_url, option, system, prompt)}
+    raise typer.Exit(start(host, port, token, config, flags, environment(), log=log,
+                           no_token=no_token))
 
 
 def start(host: str, port: int, token: str | None, config: Path | None,
           flags: dict[str, Any], env: dict[str, str], *, log: bool | None,
           no_token: bool = False) -> int:
     """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
-    from agentcli import exit_codes
+    from agentcli.cli.consoles import console, report_tool_warnings
 
     try:
         from agentcli.serve.app import Service, create_app
@@ -96,7 +94,6 @@ def start(host: str, port: int, token: str | None, config: Path | None,
         from agentcli.redact import remember
 
         remember([token])
-    from agentcli.cli.consoles import console, report_tool_warnings
     from agentcli.run_logging import logging_enabled
     from agentcli.serve.agents import build_agents, close_agents
     from agentcli.store import open_store

@@ -9,6 +9,8 @@ from typing import Any
 
 import typer
 
+from agentcli.cli.environ import environment
+from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
@@ -16,10 +18,9 @@ _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 
 def _store(db: Path | None) -> Any:
-    from agentcli.cli.app import _env
     from agentcli.cli.db import read_store
 
-    return read_store(db, _env())
+    return read_store(db, environment())
 
 
 def _when(ts: float) -> str:
@@ -40,8 +41,6 @@ def _cell(text: str) -> Any:
 
 
 def _missing(name: str) -> None:
-    from agentcli.errors import ConfigError
-
     raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
 
 
@@ -51,18 +50,16 @@ def sessions_list(
     db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """List sessions, most recently used first."""
-    from agentcli.cli.app import errors_to_exit
+    from agentcli.cli.tables import print_rows
 
-    with errors_to_exit():
-        rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
-                 "model": s.model, "agent": s.agent} for s in _store(db).sessions()]
-        if json_out:
-            typer.echo(json.dumps(rows))
-            return
-        from agentcli.cli.tables import print_rows
+    rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
+             "model": s.model, "agent": s.agent} for s in _store(db).sessions()]
+    if json_out:
+        typer.echo(json.dumps(rows))
+        return
 
-        print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
-                   [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])
+    print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
+               [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])
 
 
 @sessions_app.command("show")
@@ -71,14 +68,12 @@ def sessions_show(
     db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Print a session's transcript (questions, tool steps, answers)."""
-    from agentcli.cli.app import errors_to_exit
     from agentcli.store import session_markdown
 
-    with errors_to_exit():
-        store = _store(db)
-        if store.session(name) is None:
-            _missing(name)
-        typer.echo(safe_text(session_markdown(name, store.turns(name))))
+    store = _store(db)
+    if store.session(name) is None:
+        _missing(name)
+    typer.echo(safe_text(session_markdown(name, store.turns(name))))
 
 
 @sessions_app.command("export")
@@ -89,27 +84,25 @@ def sessions_export(
     db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Export a session as Markdown (or JSON with --json)."""
-    from agentcli.cli.app import errors_to_exit
     from agentcli.store import session_markdown
 
-    with errors_to_exit():
-        store = _store(db)
-        info = store.session(name)
-        if info is None:
-            _missing(name)
-        turns = store.turns(name)
-        text = (safe_json(json.dumps({"name": name, "memory": info.memory_state, "turns": turns},
-                                     ensure_ascii=False, indent=2))
-                if json_out else session_markdown(name, turns))
-        if output is None:
-            typer.echo(text if json_out else safe_text(text))
-        else:
-            from agentcli.files import write_atomic
+    store = _store(db)
+    info = store.session(name)
+    if info is None:
+        _missing(name)
+    turns = store.turns(name)
+    text = (safe_json(json.dumps({"name": name, "memory": info.memory_state, "turns": turns},
+                                 ensure_ascii=False, indent=2))
+            if json_out else session_markdown(name, turns))
+    if output is None:
+        typer.echo(text if json_out else safe_text(text))
+    else:
+        from agentcli.files import write_atomic
 
-            write_atomic(output, text + "\n")
-            typer.echo(f"wrote session {safe_line(name)} ({len(turns)} turns, "
-                       f"{'JSON' if json_out else 'Markdown'}) to {safe_line(str(output))}",
-                       err=True)
+        write_atomic(output, text + "\n")
+        typer.echo(f"wrote session {safe_line(name)} ({len(turns)} turns, "
+                   f"{'JSON' if json_out else 'Markdown'}) to {safe_line(str(output))}",
+                   err=True)
 
 
 @sessions_app.command("rm")
@@ -118,9 +111,6 @@ def sessions_rm(
     db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Delete a session and its turns (its runs stay in the log)."""
-    from agentcli.cli.app import errors_to_exit
-
-    with errors_to_exit():
-        if not _store(db).delete_session(name):
-            _missing(name)
-        typer.echo(f"deleted session {name}")
+    if not _store(db).delete_session(name):
+        _missing(name)
+    typer.echo(f"deleted session {name}")

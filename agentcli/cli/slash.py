@@ -13,9 +13,13 @@ from prompt_toolkit.document import Document
 from rich.table import Table
 from rich.text import Text
 
+from agentcli.agents import agent_class
 from agentcli.cli.live import note, warn
-from agentcli.errors import ToolLoadError
+from agentcli.cli.mcp_prompts import run_prompt
+from agentcli.config import resolve_alias
+from agentcli.errors import SessionConflictError, ToolLoadError
 from agentcli.textsafe import display, safe_text
+from agentcli.tools.resolve import check_names
 
 if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
@@ -34,8 +38,6 @@ def _help(repl: ChatRepl, arg: str) -> None:
 
 
 def _tools(repl: ChatRepl, arg: str) -> None:
-    from agentcli.tools.resolve import check_names
-
     verb, _, name = arg.partition(" ")
     name = name.strip()
     current = list(repl.settings.tools)
@@ -93,7 +95,6 @@ def _model(repl: ChatRepl, arg: str) -> None:
     if not arg:
         note(repl.console, f"model: {repl.llm.name if repl.llm else '-'}")
         return
-    from agentcli.config import resolve_alias
 
     target = resolve_alias(arg, repl.settings.aliases)  # the aliases `run -m` accepts
     old = repl.settings
@@ -107,8 +108,6 @@ def _model(repl: ChatRepl, arg: str) -> None:
 
 
 def _agent(repl: ChatRepl, arg: str) -> None:
-    from agentcli.agents import agent_class
-
     if not arg:
         note(repl.console, f"agent type: {repl.agent_name}")
         return
@@ -175,8 +174,6 @@ def _save(repl: ChatRepl, arg: str) -> None:
 
 
 def _retry(repl: ChatRepl, arg: str) -> None:
-    from agentcli.errors import SessionConflictError
-
     if repl.last is None or repl.conversation is None:
         note(repl.console, "nothing to retry")
         return
@@ -195,8 +192,6 @@ def _exit(repl: ChatRepl, arg: str) -> object:
 
 
 def _mcp_prompt(repl: ChatRepl, arg: str) -> None:
-    from agentcli.cli.mcp_prompts import run_prompt
-
     run_prompt(repl, arg)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.cli.consoles import is_terminal
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -51,8 +52,6 @@ class ThinkingSpinner(BaseCallbackHandler):
 
     def start(self) -> None:
         """Show the spinner (a no-op when not a terminal or already shown)."""
-        from agentcli.cli.consoles import is_terminal
-
         if not is_terminal(self.console):
             return
         with self._lock:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.cli.question import piped_text, read_question
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:  # the files are read only when a run names a template (or saves one)
@@ -68,8 +69,6 @@ def with_template(name: str, flags: dict[str, Any], params: dict[str, str]
 def template_question(template: SavedTemplate, question: str | None, params: dict[str, str],
                       *, use_stdin: bool) -> str:
     """The question a template run asks: its prompt, filled with the question or piped text."""
-    from agentcli.cli.question import piped_text, read_question
-
     stream = sys.stdin if use_stdin else None
     # With a question, piped text comes first (as without a template); else it is the input.
     user_input = (read_question(question, stream) if question

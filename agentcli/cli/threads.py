@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agentcli.config import Settings
+from agentcli.config import CHAT_AGENT, Settings
 from agentcli.errors import ConfigError
 from agentcli.session import Conversation, new_memory, open_conversation
 from agentcli.store import Store, open_store
 
 
 def _chat_agent() -> str:
-    from agentcli.config import CHAT_AGENT
-
     return CHAT_AGENT
 
 

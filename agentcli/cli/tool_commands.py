@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli import exit_codes
 from agentcli.cli.consoles import console
+from agentcli.cli.tables import tsv_lines
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_line, safe_text
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.mcp_source import MCPToolInfo
+from agentcli.tools.mcp import MCPToolInfo, cached_tool, cached_tools, refresh_tools
 from agentcli.tools.registry import ToolSpec
-from agentcli.tools.resolve import Catalog
+from agentcli.tools.resolve import Catalog, build_catalog, resolve_tools
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,8 +41,6 @@ class _Stderr:
 
 
 def _prepare(settings: Settings, err: _Stderr) -> Catalog:
-    from agentcli.tools.resolve import build_catalog
-
     catalog = build_catalog(settings)
     for line in catalog.warnings:
         err.warn("warning: " + safe_text(line))
@@ -61,8 +60,6 @@ def _mcp_infos(
     """Each server's tool list: from the cache, or (``all``/``refresh``) from the server;
     and the servers that failed to start (each reported in one warning line)."""
     from concurrent.futures import ThreadPoolExecutor
-
-    from agentcli.tools.mcp_source import cached_tools, refresh_tools
 
     found = {s: cached_tools(s, conf) for s, conf in catalog.servers.items()
              if only is None or s == only}
@@ -106,8 +103,6 @@ def _mcp_rows(
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
-    from agentcli.cli.tables import tsv_lines
-
     header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
     lines = tsv_lines(header, [
         (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
@@ -190,7 +185,6 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
 
 def _built(settings: Settings, name: str) -> Tool:
     from agentcli.models.unconfigured import UnconfiguredModel
-    from agentcli.tools.resolve import resolve_tools
 
     # Building the tool never calls the model, so a stand-in is enough to show it.
     [tool] = resolve_tools([name], settings, llm=UnconfiguredModel(name),
@@ -200,8 +194,6 @@ def _built(settings: Settings, name: str) -> Tool:
 
 def _cached_mcp_tool(catalog: Catalog, name: str) -> Tool | None:
     """An MCP tool from its server's cached list: shown without starting the server."""
-    from agentcli.tools.mcp_source import cached_tool
-
     server, bare = catalog.server_tool(name) or (name, None)
     return None if bare is None else cached_tool(server, catalog.servers[server], bare)
 
@@ -228,7 +220,6 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
 
     from agentcli.approval import gate_by_policy
     from agentcli.cli.approve import build_approver, human_input
-    from agentcli.tools.resolve import resolve_tools
 
     out, err = console(), _Stderr()
     catalog = _prepare(settings, err)

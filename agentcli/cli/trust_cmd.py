@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from agentcli.errors import ConfigError
+from agentcli.textsafe import safe_text
+
 if TYPE_CHECKING:
     from agentcli.project_trust import ProjectEnv
 
 
 def _err(line: str) -> None:
-    from agentcli.textsafe import safe_text
-
     typer.echo(safe_text(line), err=True)
 
 
@@ -26,8 +27,6 @@ def _on_terminal() -> bool:
 
 
 def _confirm(question: str) -> bool:
-    from agentcli.textsafe import safe_text
-
     try:
         return typer.confirm(safe_text(question), default=False, err=True)
     except typer.Abort:  # Ctrl-C or Ctrl-D: no answer, nothing kept
@@ -92,7 +91,7 @@ def describe_servers(servers: dict[str, Any]) -> list[str]:
 def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
     """Ask on a terminal whether to trust ``path`` (listing every server in it), unless it
     is trusted or declined as it is now; keep the answer."""
-    from agentcli.project_trust import set_trust, trust_state
+    from agentcli.project_files import set_trust, trust_state
 
     if not servers or not _on_terminal() or trust_state(path) != "unknown":
         return
@@ -104,41 +103,37 @@ def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
 
 def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = False) -> None:
     """Trust (or forget) the ``.env`` that loads in ``directory`` and its ``.mcp.json``."""
-    from agentcli.cli.app import errors_to_exit
-    from agentcli.errors import ConfigError
     from agentcli.mcp.config import project_servers
     from agentcli.paths import MCP_PROJECT_FILE
-    from agentcli.project_trust import find_env_file, read_env, set_trust
+    from agentcli.project_files import find_env_file, set_trust
+    from agentcli.project_trust import read_env
 
-    with errors_to_exit():
-        directory = Path(os.path.abspath(directory.expanduser()))
-        if not directory.is_dir():
-            raise ConfigError(f"{directory} is not a directory")
-        verb = "trusted" if trusted else "no longer trusted"
-        done = []
-        mcp = directory / MCP_PROJECT_FILE
-        if os.path.lexists(mcp):
-            servers = project_servers(directory)  # a broken or linked file is refused here
-            set_trust(mcp, trusted)
-            done.append(f"{os.path.abspath(mcp)} is {verb}"
-                        + (f" (servers: {', '.join(servers)})" if trusted else ""))
-            done += describe_servers(servers) if trusted else []
-        found = "" if only_mcp else find_env_file(directory)
-        if found:
-            env = read_env(found, os.environ)  # refused (linked, FIFO, not yours) here
-            set_trust(found, trusted)
-            names = ", ".join(sorted(env.needs_trust)) or "nothing that needs trust"
-            done.append(f"{found} is {verb}" + (f" (sets: {names})" if trusted else ""))
-        if not done:
-            what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
-            raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
-        for line in done:
-            print(_safe(line))
+    directory = Path(os.path.abspath(directory.expanduser()))
+    if not directory.is_dir():
+        raise ConfigError(f"{directory} is not a directory")
+    verb = "trusted" if trusted else "no longer trusted"
+    done = []
+    mcp = directory / MCP_PROJECT_FILE
+    if os.path.lexists(mcp):
+        servers = project_servers(directory)  # a broken or linked file is refused here
+        set_trust(mcp, trusted)
+        done.append(f"{os.path.abspath(mcp)} is {verb}"
+                    + (f" (servers: {', '.join(servers)})" if trusted else ""))
+        done += describe_servers(servers) if trusted else []
+    found = "" if only_mcp else find_env_file(directory)
+    if found:
+        env = read_env(found, os.environ)  # refused (linked, FIFO, not yours) here
+        set_trust(found, trusted)
+        names = ", ".join(sorted(env.needs_trust)) or "nothing that needs trust"
+        done.append(f"{found} is {verb}" + (f" (sets: {names})" if trusted else ""))
+    if not done:
+        what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
+        raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
+    for line in done:
+        print(_safe(line))
 
 
 def _safe(text: str) -> str:
-    from agentcli.textsafe import safe_text
-
     return safe_text(text)
 
 

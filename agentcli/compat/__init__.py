@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Union
 
-from agentcli.agents import AgentType, create_react_agent, initialize_agent
+from agentcli.agents import AgentType
 from agentcli.agents.template import PromptTemplate
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager
@@ -46,7 +46,7 @@ from agentcli.compat.messages import (
 from agentcli.compat.prompts import AgentActionMessageLog, ChatPromptTemplate, hub
 from agentcli.compat.providers import ChatOpenAI, ChatTongyi, OpenAI
 from agentcli.compat.tools import BaseTool, load_tools
-from agentcli.create import create_agent
+from agentcli.create import create_agent, create_react_agent, initialize_agent
 from agentcli.runnable import Runnable, RunnableLambda, RunnableSequence
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message
 from agentcli.schema import ChatResult as LLMResult

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from agentcli.agents import AgentType, build_agent
+from agentcli.agents import AgentType, agent_class, build_agent
 from agentcli.agents.base import Agent
 from agentcli.agents.template import PromptTemplate
 from agentcli.tools.base import Tool
@@ -57,8 +57,6 @@ class _Typed:
     @classmethod
     def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
         """This kind's prompt over ``tools``."""
-        from agentcli.agents import agent_class
-
         return agent_class(cls.agent_type).create_prompt(tools, **options)
 
 

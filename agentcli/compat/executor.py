@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Config, Inputs
@@ -84,8 +85,6 @@ class AgentExecutor(_Executor):
     def _call(self, inputs: dict[str, Any],
               run_manager: CallbackManagerForChainRun | None = None) -> dict[str, Any]:
         """One run of the agent on ``inputs``; its result dict."""
-        from agentcli._sync import run_sync
-
         config = run_manager.config if run_manager is not None else None
         return run_sync(_Executor.ainvoke(self, inputs, config))
 

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agentcli.agents.prompts import load, render, variables
 from agentcli.agents.template import PromptTemplate
+from agentcli.errors import ConfigError
 from agentcli.schema import AgentAction, Message
 
 
@@ -31,9 +33,6 @@ class hub:
     @staticmethod
     def pull(name: str) -> PromptTemplate:
         """Our own wording of the prompt ``name`` (same variables); others are refused."""
-        from agentcli.agents.prompts import load
-        from agentcli.errors import ConfigError
-
         base = hub.PROMPTS.get(name.split(":")[0])
         if base is None:
             raise ConfigError(f"no prompt {name!r} here (nothing is fetched from a network "
@@ -58,8 +57,6 @@ class ChatPromptTemplate:
     input_variables: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from agentcli.agents.prompts import variables
-
         for role, _ in self.messages:
             if role not in _ROLES:
                 raise ValueError(f"unknown message role {role!r}; use one of "
@@ -86,8 +83,6 @@ class ChatPromptTemplate:
 
     def format_messages(self, **values: Any) -> list[Message]:
         """The messages with each variable filled; a missing one is a KeyError naming it."""
-        from agentcli.agents.prompts import render
-
         missing = sorted(set(self.input_variables) - set(values))
         if missing:
             raise KeyError(f"missing prompt variable(s) {missing}")

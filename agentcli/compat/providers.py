@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.models import get_model
 from agentcli.models.base import BaseChatModel
 
 _BODY = ("top_p", "max_tokens", "n", "seed", "stop", "presence_penalty", "frequency_penalty")
@@ -57,8 +58,6 @@ def OpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
 
 def _chat_model(provider: str, model: str, temperature: float | None,
                 options: dict[str, Any]) -> BaseChatModel:
-    from agentcli.models import get_model
-
     unknown = sorted(set(options) - {*_ACCEPTED, "model_name"})
     if unknown:
         raise TypeError(f"unknown option(s) {unknown}; accepted: temperature, model, "

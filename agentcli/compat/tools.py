@@ -20,6 +20,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from agentcli.callbacks.manager import handlers_of
+from agentcli.tools import load_tools as load
 from agentcli.tools.base import Tool, schema_from_function
 
 _MANAGED = ("run_manager", "callbacks", "self")
@@ -99,8 +101,5 @@ def _schema(args_schema: Any) -> dict[str, Any] | None:
 def load_tools(names: list[str], llm: Any = None, callbacks: Any = None, *,
                callback_manager: Any = None, **options: Any) -> list[Tool]:
     """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``."""
-    from agentcli.callbacks.manager import handlers_of
-    from agentcli.tools import load_tools as load
-
     handlers = [*handlers_of(callback_manager), *handlers_of(callbacks)]
     return load(names, llm=llm, callbacks=handlers or None, **options)

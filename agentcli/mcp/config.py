@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from agentcli.errors import ConfigError
 from agentcli.paths import MCP_PROJECT_FILE
+from agentcli.project_files import read_project_file
 
 Transport = Literal["stdio", "http", "sse"]
 PROJECT_FILE = MCP_PROJECT_FILE
@@ -213,8 +214,6 @@ def merge_config_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
 def project_servers(directory: Path | None = None) -> dict[str, Any]:
     """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one); a
     symlinked, foreign, oversized or non-regular file is refused (agentcli/project_trust.py)."""
-    from agentcli.project_trust import read_project_file
-
     path = (directory or Path.cwd()) / PROJECT_FILE
     if not os.path.lexists(path):
         return {}

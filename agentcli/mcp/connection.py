@@ -21,13 +21,16 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agentcli import __version__
 from agentcli._sync import on_portal, run_sync
 from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
+from agentcli.events import Notice, current_emitter
 from agentcli.mcp.cache import ToolInfo, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
+from agentcli.mcp.trust import is_trusted
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
@@ -275,7 +278,6 @@ class ServerConnection:
     def _untrusted(self) -> bool:
         if self.conf.project_file is None:
             return False
-        from agentcli.mcp.trust import is_trusted
 
         return not is_trusted(Path(self.conf.project_file))
 
@@ -309,8 +311,6 @@ class ServerConnection:
     async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
         label = f"{self.conf.name}.{tool}"
-
-        from agentcli.events import Notice, current_emitter
 
         emit = current_emitter()  # progress arrives in the session's reader task: bind it now
 
@@ -394,6 +394,4 @@ class ServerConnection:
 
 
 def _version() -> str:
-    from agentcli import __version__
-
     return str(__version__)

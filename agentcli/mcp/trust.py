@@ -12,13 +12,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agentcli.project_files import trust_state
+
 TRUST_ENV = "AGENT_TRUST_PROJECT_MCP"
 
 
 def is_trusted(path: Path, env: Mapping[str, str] | None = None) -> bool:
     """Whether ``path`` (a ``.mcp.json``) was trusted with its current content."""
-    from agentcli.project_trust import trust_state
-
     env = os.environ if env is None else env
     if env.get(TRUST_ENV, "") in ("1", "true", "yes"):
         return True

@@ -7,6 +7,15 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from agentcli._sync import in_thread, iterate, run_sync
+from agentcli.events import (
+    ModelEnd,
+    ModelError,
+    model_start,
+    notify,
+    restore_tool_scope,
+    take_tool_scope,
+)
 from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
 
 TokenSink = Callable[[str], None]
@@ -14,8 +23,6 @@ TokenSink = Callable[[str], None]
 
 def report(text: str, *, kind: str, **data: Any) -> None:
     """A notice (retry, fallback, cache hit) for the run in progress, if any."""
-    from agentcli.events import notify
-
     notify(kind, text, **data)
 
 
@@ -88,7 +95,6 @@ class BaseChatModel:
         if not _overrides(self, "generate"):
             raise NotImplementedError(f"{type(self).__name__} implements no model call; "
                                       "override arequest (or generate)")
-        from agentcli._sync import in_thread
 
         return await in_thread(lambda: self.generate(
             messages, stop=list(request.stop) or None, tools=list(request.tools) or None,
@@ -105,8 +111,6 @@ class BaseChatModel:
     ) -> ChatResult:
         """:meth:`arequest` for sync callers, with ``generate``-style arguments (through the
         one bridge, :func:`agentcli._sync.run_sync`)."""
-        from agentcli._sync import run_sync
-
         return run_sync(self.agenerate(messages, stop=stop, tools=tools, on_token=on_token,
                                        **params), instead="model.agenerate(...)")
 
@@ -131,8 +135,6 @@ class BaseChatModel:
         **params: Any,
     ) -> Iterator[ChatChunk]:
         """Stream deltas (through the sync bridge over :meth:`astream`)."""
-        from agentcli._sync import iterate
-
         return iterate(self.astream(messages, stop=stop, tools=tools, **params),
                        instead="model.astream(...)")
 
@@ -190,14 +192,6 @@ def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools
              ) -> Iterator[Callable[[ChatResult], ChatResult]]:
     """Around one model call: inside a tool call, report it as the run's (start, end or
     error events, usage and cost); yields what to pass the result through."""
-    from agentcli.events import (
-        ModelEnd,
-        ModelError,
-        model_start,
-        restore_tool_scope,
-        take_tool_scope,
-    )
-
     scope = take_tool_scope()  # nested wrappers (cache, fallback...) are the same request
     if scope is None:
         yield lambda result: result

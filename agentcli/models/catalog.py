@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from agentcli.files import write_atomic
+from agentcli.models.presets import CUSTOM, PRESETS
+from agentcli.paths import data_dir
+
 CACHE_SECONDS = 24 * 3600
 TIMEOUT_SECONDS = 2.0
 _LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -50,8 +54,6 @@ def endpoints(
 ) -> list[tuple[Endpoint, str | None]]:
     """Every preset's endpoint (and the ``base_url`` setting as ``custom``) with its key;
     the provider ``owner`` (the one ``base_url`` was set for) is shown going there."""
-    from agentcli.models.presets import CUSTOM, PRESETS
-
     stored = stored or set()
     out: list[tuple[Endpoint, str | None]] = []
     for preset in PRESETS.values():
@@ -126,8 +128,6 @@ class ModelCache:
 
     def save(self) -> None:
         """Write the cache atomically."""
-        from agentcli.files import write_atomic
-
         write_atomic(self.path, json.dumps(self.data, indent=1, sort_keys=True))
 
 
@@ -141,8 +141,6 @@ def list_endpoints(
     cache_path: Path | None = None,
 ) -> list[Endpoint]:
     """Every endpoint, the configured ones queried (concurrently) or read from the cache."""
-    from agentcli.paths import data_dir
-
     cache = ModelCache(cache_path or data_dir(env) / "models.json")
     pairs = endpoints(env, stored=stored, base_url=base_url, owner=owner)
     to_fetch: list[tuple[Endpoint, str | None]] = []

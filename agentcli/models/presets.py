@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
+from agentcli.models.structured import is_local_url
 
 if TYPE_CHECKING:
     from agentcli.models.openai_compat import OpenAICompatModel
@@ -126,7 +127,6 @@ def create_model(
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"base URL {url!r} for {provider} must start with http:// or https://")
     from agentcli.models.openai_compat import OpenAICompatModel  # httpx only when needed
-    from agentcli.models.structured import is_local_url
 
     try:
         if provider != CUSTOM:

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli.config import Settings
+from agentcli.config import CHAT_AGENT, Settings, load_settings
 from agentcli.errors import ConfigError
+from agentcli.runtime import build_executor, build_model
+from agentcli.session import reads_memory
+from agentcli.tools.resolve import check_names
 
 if TYPE_CHECKING:
     from agentcli.executor import AgentExecutor
@@ -53,8 +56,6 @@ class ServedAgent:
             return self.executor
         import json
 
-        from agentcli.runtime import build_executor
-
         key = json.dumps(schema, sort_keys=True)
         if key not in self._by_schema:
             if len(self._by_schema) >= MAX_SCHEMAS:
@@ -75,8 +76,6 @@ def serve_settings(settings: Settings) -> Settings:
     """What serving changes: a memory-reading chat agent by default, a deadline always,
     no auto-approval (``approve: auto`` would run dangerous calls nobody sees), and the
     model's tokens streamed (a streamed request passes the answer's on as they come)."""
-    from agentcli.config import CHAT_AGENT
-
     if not settings.model:
         raise ConfigError("agent serve needs a model: pass --model provider/model or set "
                           "`model:` in the config")
@@ -101,10 +100,6 @@ def policy_approver(policy: Mapping[str, str]) -> Approver:
 
 def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> ServedAgent:
     """Build one served agent; config problems raise :class:`ConfigError` now, not per request."""
-    from agentcli.runtime import build_executor, build_model
-    from agentcli.session import reads_memory
-    from agentcli.tools.resolve import check_names
-
     settings = serve_settings(settings)
     check_names(settings.tools, settings)
     llm = build_model(settings, env)
@@ -125,8 +120,6 @@ def build_agents(
 ) -> dict[str, ServedAgent]:
     """The configured agent (model id ``agent``, or the ``--profile`` name) and every other
     profile of the config, by model id; command-line flags apply to each."""
-    from agentcli.config import load_settings
-
     load = load or load_settings
     base = load(config, flags=dict(flags), env=env)
     first = base.profile or DEFAULT_NAME

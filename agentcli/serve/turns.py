@@ -17,12 +17,17 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentcli._sync import in_thread
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.timings import TimingsHandler
+from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken
+from agentcli.outcome import real_answer, run_record, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
 from agentcli.serve.wire import ChatCall
+from agentcli.session import open_conversation
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -46,8 +51,6 @@ class Turn:
 
 def turn_of(result: RunResult, env: Mapping[str, str]) -> Turn:
     """The assistant message for a result (secrets redacted, like ``agent run --json``)."""
-    from agentcli.outcome import real_answer, stop_line
-
     answer = real_answer(result)
     if answer is not None:
         return Turn(result, redact(answer, env), "stop")
@@ -68,10 +71,6 @@ async def run_turn(
     """Run the call; yield the answer's pieces the moment the model writes them (when
     ``call.stream``), each trace line (when ``call.want_trace``), then the :class:`Turn`.
     Closing or cancelling this generator cancels the run (logged as interrupted)."""
-    from agentcli._sync import in_thread
-    from agentcli.callbacks.timings import TimingsHandler
-    from agentcli.callbacks.trace import TraceHandler
-
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | Delta | None] = asyncio.Queue()
 
@@ -150,7 +149,6 @@ class _Feed(BaseCallbackHandler):
 def _open(served: ServedAgent, call: ChatCall, store: Store) -> Conversation | None:
     if call.session is None:
         return None
-    from agentcli.session import open_conversation
 
     return open_conversation(store, SESSION_PREFIX + call.session, served.settings,
                              agent=served.agent_type, llm=served.llm)
@@ -186,8 +184,8 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
             conversation.commit(call.question, result, model=served.llm.name,
                                 agent=served.agent_type, meta=meta)
         elif log_runs:
-            store.log_run(call.question, result, model=served.llm.name,
-                          agent=served.agent_type, meta=meta)
+            store.log_run(run_record(call.question, result, model=served.llm.name,
+                                     agent=served.agent_type, meta=meta))
     except Exception as exc:
         where = (f"session {SESSION_PREFIX}{call.session}" if conversation is not None
                  else "the run log")

@@ -6,7 +6,9 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from agentcli.errors import ToolInputError
+from agentcli.events import notify
 from agentcli.tools.base import Tool
+from agentcli.tools.net import fetch
 from agentcli.tools.sandbox import float_setting, int_setting
 
 DESCRIPTION = (
@@ -43,9 +45,6 @@ def parse_feed(xml_text: str, max_summary: int = 1500) -> list[dict[str, Any]]:
 
 def search(query: str, settings: dict[str, Any]) -> str:
     """Query the arXiv API and format the top entries."""
-    from agentcli.events import notify
-    from agentcli.tools.net import fetch
-
     query = query.strip()
     if not query:
         raise ToolInputError("arxiv needs a search query")

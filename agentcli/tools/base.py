@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.errors import ToolInputError
 from agentcli.tools.arguments import STRING_SCHEMA, prepare
 from agentcli.tools.inject import Injection, fill, injections
+from agentcli.tools.naming import wire_name
 from agentcli.type_schema import json_type
 
 if TYPE_CHECKING:
@@ -177,8 +178,6 @@ class Tool:
 
     def to_openai(self) -> dict[str, Any]:
         """The tool as an OpenAI function-calling schema (the name made API-safe)."""
-        from agentcli.tools.naming import wire_name
-
         params = self.args_schema or STRING_SCHEMA
         return {
             "type": "function",

@@ -1,4 +1,4 @@
-"""The built-in tool specs, registered through the same call a plugin uses.
+"""The built-in tool specs, registered (by the registry) through the same call a plugin uses.
 
 The specs are plain data (name, summary, needs, danger) so that listing or resolving tools
 imports no tool module; each factory imports its family module (``agentcli.tools.<family>``)
@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.registry import ToolFactory, ToolSpec
+from agentcli.tools.spec import ToolFactory, ToolSpec
 
 SHELL_DANGER = "it runs any shell command the model writes, with your permissions"
 PYTHON_DANGER = "it runs any Python code the model writes, with your permissions"
@@ -92,4 +92,3 @@ BUILTINS: tuple[ToolSpec, ...] = (
 def all_specs() -> tuple[ToolSpec, ...]:
     """Every built-in spec (plain data: no tool module is imported)."""
     return BUILTINS
-

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from agentcli.errors import ToolInputError
+from agentcli.events import notify
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import user
 from agentcli.tools.arguments import string_schema
@@ -73,8 +74,6 @@ def calculate(text: str, llm: BaseChatModel | None) -> str:
     A bare number is evaluated as itself; a bare percentage is refused (a percentage of
     nothing); a translation that guesses (``_invented``) is refused.
     """
-    from agentcli.events import notify
-
     text = text.strip()
     if not text:
         raise ToolInputError("the Calculator got an empty input; pass the calculation to do")

@@ -8,41 +8,26 @@ of the command or call that reads it (``tools/resolve.py``), never a process-wid
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolLoadError
-from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.base import Tool
+from agentcli.tools.builtin import BUILTINS
+from agentcli.tools.spec import ToolFactory, ToolSpec
+
+__all__ = ["ToolFactory", "ToolSpec", "registry"]
 
 if TYPE_CHECKING:  # listing or resolving tools must not import the model layer
     from agentcli.models.base import BaseChatModel
-
-ToolFactory = Callable[..., "Tool | list[Tool]"]
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """How to build a tool by name, and what it needs."""
-
-    name: str
-    factory: ToolFactory | None
-    summary: str
-    needs: ToolNeeds = field(default_factory=ToolNeeds)
-    dangerous: bool = False
-    danger_reason: str = ""
-    members: tuple[str, ...] = ()  # a group name expands to these
-    source: str = "built-in"
-    also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
 
 
 @functools.cache
 def registry() -> Mapping[str, ToolSpec]:
     """The built-in tool specs by name: a constant, read-only table (made on first use)."""
-    from agentcli.tools import builtin
-
-    return MappingProxyType({spec.name: spec for spec in builtin.all_specs()})
+    return MappingProxyType({spec.name: spec for spec in BUILTINS})
 
 
 # LangChain's deprecated tool names, and what to load instead

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from agentcli.tools.base import Tool
+from agentcli.tools.net import fetch
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
 _URL_SCHEMA = {"type": "object", "required": ["url"],
@@ -21,8 +22,6 @@ _BODY_SCHEMA = {
 
 
 def _request(method: str, settings: dict[str, Any], url: str, data: Any = None) -> str:
-    from agentcli.tools.net import fetch
-
     headers = {str(k): str(v) for k, v in dict(settings.get("requests_headers") or {}).items()}
     body: dict[str, Any] = {}
     if isinstance(data, (dict, list)):

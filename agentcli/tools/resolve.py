@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
+from agentcli.tools.custom import load_plugins, module_specs
+from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
-from agentcli.tools.registry import ToolSpec, build_spec, registry
+from agentcli.tools.registry import ToolSpec, build_spec, registry, renamed_error
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
@@ -48,15 +50,11 @@ class Catalog:
 
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
-        from agentcli.tools.mcp_source import cached_tools
-
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
                 for i in cached_tools(s, conf) or []]
 
     def unknown(self, name: str) -> ToolLoadError:
         """The error for a name no source knows, with close matches."""
-        from agentcli.tools.registry import renamed_error
-
         renamed_error(name)
         # Case-insensitive; a display name suggests the name to type (calculater: llm-math).
         pool = {n.lower(): n for n in [*self.specs, *self.servers, *self.cached_names()]}
@@ -81,9 +79,6 @@ def _where(spec: ToolSpec) -> str:
 def build_catalog(settings: Any = None, specs: Iterable[ToolSpec] = ()) -> Catalog:
     """Collect every source's names: built-ins, plugins, ``specs`` (a caller's own), YAML
     tools, modules, MCP servers."""
-    from agentcli.tools.custom import load_plugins, module_specs
-    from agentcli.tools.mcp_source import server_configs
-
     plugins = load_plugins()  # read for this catalog: plugins register nowhere else
     if plugins.clashes:
         raise ToolLoadError(plugins.clashes[0])
@@ -161,11 +156,9 @@ def _start(
     servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
-    from agentcli.tools.mcp_source import load_server_tools
-
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
         try:
-            return load_server_tools(server, cat.servers[server], only, options)
+            return load_server_tools(server, cat.servers[server], only, tool_settings=options)
         except ServerStartError as err:
             return err
 
@@ -182,7 +175,7 @@ def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
         return tools
     chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
     if not chosen:
-        from agentcli.tools.mcp_source import cached_tools
+        from agentcli.tools.mcp import cached_tools
 
         names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
                                            cached_tools(want.server, cat.servers[want.server])

@@ -7,7 +7,9 @@ import importlib
 from typing import Any
 
 from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.events import notify
 from agentcli.tools.base import Tool
+from agentcli.tools.net import get_json
 from agentcli.tools.sandbox import float_setting, int_setting
 
 DDG_DESCRIPTION = (
@@ -41,7 +43,6 @@ def _ddg_factory(**settings: Any) -> Tool:
     def run(query: str) -> str:
         if not query.strip():
             raise ToolInputError("ddg-search needs a search query")
-        from agentcli.events import notify
 
         notify("tool_text", f"Searching for: {query.strip()}", tool="ddg-search")
         try:
@@ -55,8 +56,6 @@ def _ddg_factory(**settings: Any) -> Tool:
 
 def searx(query: str, settings: dict[str, Any]) -> str:
     """Query ``{searx_host}/search?format=json``."""
-    from agentcli.tools.net import get_json
-
     if not query.strip():
         raise ToolInputError("searx-search needs a search query")
     host = str(settings["searx_host"]).rstrip("/")

@@ -9,6 +9,7 @@ from typing import Any
 
 from agentcli import deadline as run_deadline
 from agentcli.errors import ToolInputError, ToolLoadError
+from agentcli.events import notify
 from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
@@ -100,7 +101,6 @@ class SQLiteDatabase:
         """Run one statement; rows come back as a list of tuples (capped)."""
         if not sql.strip():
             raise ToolInputError("sql_db_query needs a SQL statement")
-        from agentcli.events import notify
 
         notify("tool_text", f"Executing SQL: {sql.strip()}", tool="sql_db_query")
         try:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.errors import ToolInputError
+from agentcli.events import notify
 from agentcli.tools.base import Tool
+from agentcli.tools.net import get_json
 from agentcli.tools.sandbox import float_setting, int_setting
 
 DESCRIPTION = (
@@ -23,9 +25,6 @@ def api_url(settings: dict[str, Any]) -> str:
 
 def search(query: str, settings: dict[str, Any]) -> str:
     """Search, then fetch the intro of the top pages."""
-    from agentcli.events import notify
-    from agentcli.tools.net import get_json
-
     query = query.strip()
     if not query:
         raise ToolInputError("wikipedia needs a search query")

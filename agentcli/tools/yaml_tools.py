@@ -18,8 +18,9 @@ from urllib.parse import quote
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.inject import Injection
+from agentcli.tools.net import fetch
 from agentcli.tools.registry import ToolSpec
-from agentcli.tools.sandbox import cap_output, tool_root
+from agentcli.tools.sandbox import bool_setting, cap_output, tool_root
 
 _PLACEHOLDER = re.compile(r"\{((?:state\.)?\w+)\}")
 _STATE = "state."
@@ -182,8 +183,6 @@ def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
 
 
 def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
-    from agentcli.tools.sandbox import bool_setting
-
     _expand_headers(d)  # fail at load time when a variable is missing
     method = str(d.get("method", "GET")).upper()
     in_url = set(_PLACEHOLDER.findall(d["url"]))
@@ -191,8 +190,6 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
         settings, "allow_private_network")
 
     def run(**kwargs: Any) -> str:
-        from agentcli.tools.net import fetch
-
         values = _with_defaults(d, kwargs)
         rest = {k: v for k, v in values.items() if k not in in_url and not k.startswith(_STATE)}
         url = _fill_url(d["name"], d["url"], values)

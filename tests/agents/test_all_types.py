@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentcli.agents import agent_class, initialize_agent
+from agentcli.agents import agent_class
 from agentcli.cli.app import app
+from agentcli.create import initialize_agent
 from agentcli.errors import OutputParserError
 from agentcli.executor import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL
 from agentcli.tools import load_tools

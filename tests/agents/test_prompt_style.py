@@ -12,9 +12,9 @@ from agentcli.agents.prompt_style import (
     prompt_name,
     resolve_style,
     short_description,
+    tool_lines,
 )
 from agentcli.agents.prompts import load, render
-from agentcli.agents.react import tool_lines
 from agentcli.tools.base import Tool
 
 BASES = ["react", "chat_system", "structured_chat_system", "chat_conversational_system"]

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentcli.agents import initialize_agent
 from agentcli.agents.conversational import ConversationalOutputParser
 from agentcli.agents.self_ask import SelfAskOutputParser
 from agentcli.cli.app import app
+from agentcli.create import initialize_agent
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.models.fake import FakeChatModel
 from agentcli.schema import AgentAction, AgentFinish, assistant, user

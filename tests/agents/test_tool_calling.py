@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agentcli.agents import build_agent, initialize_agent
+from agentcli.agents import build_agent
 from agentcli.agents.tool_calling import ToolCallingAgent, text_tool_calls
+from agentcli.create import initialize_agent
 from agentcli.errors import ConfigError, ProviderError
 from agentcli.models.fake import FakeChatModel
 from agentcli.schema import ChatResult, ToolCall

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 HERE = Path(__file__).resolve().parent
 SOCKET = "agentcli-transcript"

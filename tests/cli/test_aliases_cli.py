@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from agentcli.outcome import run_record
 from agentcli.paths import user_config_file
 
 
@@ -107,7 +108,7 @@ def test_completion_offers_aliases_not_test_doubles(tmp_path: Path) -> None:
 
     db = tmp_path / "a.db"
     store = Store(db)
-    store.log_run("q", RunResult("a", (), "finished"), model="replay:/tmp/x.json")
+    store.log_run(run_record("q", RunResult("a", (), "finished"), model="replay:/tmp/x.json"))
     store.close()
     assert cli("aliases", "set", "fast", "openai/gpt-4o-mini").returncode == 0
     models, _ = complete("agent run -m ", db)

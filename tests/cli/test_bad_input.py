@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.outcome import run_record
 from agentcli.schema import RunResult
 from agentcli.store import Store
 
@@ -210,7 +211,7 @@ def test_mcp_server_printing_garbage_is_one_line(tmp_path: Path) -> None:
 def test_closed_stdout_is_quiet(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.db")
     for i in range(300):
-        store.log_run(f"question {i}", RunResult("x" * 1000, (), "finished"))
+        store.log_run(run_record(f"question {i}", RunResult("x" * 1000, (), "finished")))
     store.close()
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "logs", "--jsonl", "-n", "300",

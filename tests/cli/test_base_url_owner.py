@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentcli.cli.app import app
 from agentcli.paths import user_config_file
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 runner = CliRunner()
 KEY = "sk-openai-only-4242"

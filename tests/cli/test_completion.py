@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from agentcli.cli import completion as comp
 from agentcli.cli.app import app
+from agentcli.outcome import run_record
 
 _PROBE = """
 import json, runpy, sys
@@ -84,7 +85,7 @@ def test_models_and_sessions_come_from_the_store(tmp_path: Path) -> None:
 
     db = tmp_path / "a.db"
     store = Store(db)
-    store.log_run("q", RunResult("a", (), "finished"), model="dashscope/qwen-turbo")
+    store.log_run(run_record("q", RunResult("a", (), "finished"), model="dashscope/qwen-turbo"))
     store.ensure_session("budget")
     store.ensure_session("bugs")
     store.close()

@@ -20,7 +20,7 @@ from agentcli.cli.repl import ChatRepl
 from agentcli.config import Settings
 from agentcli.executor import FORCE_STOP_MESSAGE
 from agentcli.models.fake import FakeChatModel
-from agentcli.outcome import STOP_WORDS
+from agentcli.schema import STOP_WORDS
 from agentcli.store import Store
 
 ACTION = 'Action:\n```json\n{"action": "Calculator", "action_input": "2*3"}\n```'

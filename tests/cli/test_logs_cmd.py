@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from agentcli.cli.app import app
 from agentcli.cli.logs_cmd import parse_since
 from agentcli.errors import ConfigError
+from agentcli.outcome import run_record
 
 runner = CliRunner()
 ACTION = ('Thought: I need to compute.\nAction:\n```\n'
@@ -94,8 +95,9 @@ def test_show_neutralizes_control_characters(tmp_path: Path) -> None:
 
     db = tmp_path / "a.db"
     store = Store(db)
-    store.log_run("evil \x1b[31mred", RunResult("answer \x1b]0;title\x07", (), "finished"),
-                  model="m")
+    store.log_run(run_record("evil \x1b[31mred",
+                             RunResult("answer \x1b]0;title\x07", (), "finished"),
+                             model="m"))
     store.close()
     text = agent("logs", "show", "1", "--db", str(db)).stdout
     listed = agent("logs", "--db", str(db)).stdout

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from test_run_log_ecosystem import agent, old_database
 
+from agentcli.outcome import run_record
 from agentcli.schema import RunResult
 from agentcli.store import Store
 
@@ -19,7 +20,7 @@ from agentcli.store import Store
 def logged(db: Path, *pairs: tuple[str, str]) -> None:
     store = Store(db)
     for question, answer in pairs:
-        store.log_run(question, RunResult(answer, (), "finished"), model="m")
+        store.log_run(run_record(question, RunResult(answer, (), "finished"), model="m"))
     store.close()
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from agentcli.cli.app import app
 from agentcli.models.catalog import CACHE_SECONDS, ModelCache
 from agentcli.paths import data_dir, user_config_file
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 runner = CliRunner()
 CLOSED = "http://127.0.0.1:9/v1"  # the discard port: nothing listens

@@ -16,6 +16,7 @@ from agentcli import events as ev
 from agentcli.cli.app import app
 from agentcli.cli.live import render_answer
 from agentcli.cli.render import TraceRenderer
+from agentcli.outcome import run_record
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, RunResult
 from agentcli.store import Store
 
@@ -59,7 +60,8 @@ def store_with_escapes(tmp_path: Path) -> Path:
     store = Store(db)
     step = AgentStep(AgentAction("read_file", "f", "log"), f"file{ESC}text")
     store.ensure_session("s")
-    store.add_turn("s", f"question{ESC}", RunResult(f"answer{ESC}\x9b", (step,), "finished"),
+    store.add_turn(run_record(f"question{ESC}", RunResult(f"answer{ESC}\x9b", (step,), "finished"),
+                              session="s"),
                    memory_state={})
     store.close()
     return db

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 SECRET = "sk-stored-0123456789abcdef"
 # A sitecustomize for the child: no name but loopback resolves, so a request that would
@@ -184,7 +184,7 @@ def test_the_table_in_security_md_says_what_the_code_does() -> None:
 def test_a_file_of_another_user_is_never_read(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     from agentcli.errors import ConfigError
-    from agentcli.project_trust import read_project_file
+    from agentcli.project_files import read_project_file
 
     big = tmp_path / "big"
     big.write_bytes(b"#" * (1024 * 1024 + 1))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentcli.agents import prompts
+from agentcli.agents import agent_class, prompts
 from agentcli.cli.app import app
 
 runner = CliRunner()
@@ -134,9 +134,12 @@ def test_prompts_show_unknown_type_exit_2() -> None:
 
 
 def test_required_variables_per_type() -> None:
-    assert prompts.required_variables(REACT) == {"tools", "tool_names", "input",
+    def required_variables(agent_type: str) -> set[str]:
+        return prompts.required_variables(agent_class(agent_type))
+
+    assert required_variables(REACT) == {"tools", "tool_names", "input",
                                                  "agent_scratchpad"}
-    assert prompts.required_variables(CHAT) == {"tools", "tool_names"}
-    assert prompts.required_variables("self-ask-with-search") == {"input", "agent_scratchpad"}
-    assert prompts.required_variables("tool-calling") == set()
+    assert required_variables(CHAT) == {"tools", "tool_names"}
+    assert required_variables("self-ask-with-search") == {"input", "agent_scratchpad"}
+    assert required_variables("tool-calling") == set()
     assert prompts.variables('{"action": "x"} {tools}') == {"tools"}

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli import app as cli_app
-from agentcli.project_trust import find_env_file
+from agentcli.cli.startup import command_name, listing_only, only_the_named_command
+from agentcli.project_files import find_env_file
 from tests.cli.test_lazy_imports import probe
 
 
@@ -45,13 +46,13 @@ def test_a_env_file_in_a_parent_directory_still_sets_keys(tmp_path: Path) -> Non
 
 def test_a_named_command_is_the_only_one_typer_builds_and_all_come_back() -> None:
     before = (list(cli_app.app.registered_commands), list(cli_app.app.registered_groups))
-    with cli_app._only_the_named_command(["agent", "--debug", "tools", "list"]):
+    with only_the_named_command(cli_app.app, ["agent", "--debug", "tools", "list"]):
         assert [g.name for g in cli_app.app.registered_groups] == ["tools"]
         assert cli_app.app.registered_commands == []
-    with cli_app._only_the_named_command(["agent", "run", "q"]):
-        assert [cli_app._command_name(c) for c in cli_app.app.registered_commands] == ["run"]
+    with only_the_named_command(cli_app.app, ["agent", "run", "q"]):
+        assert [command_name(c) for c in cli_app.app.registered_commands] == ["run"]
     for line in (["agent", "--help"], ["agent", "What is 2+2?"], ["agent", "runn"]):
-        with cli_app._only_the_named_command(line):
+        with only_the_named_command(cli_app.app, line):
             assert len(cli_app.app.registered_commands) == len(before[0])
             assert len(cli_app.app.registered_groups) == len(before[1])
     assert (cli_app.app.registered_commands, cli_app.app.registered_groups) == before
@@ -63,7 +64,7 @@ def test_top_level_help_is_the_same_when_commands_are_only_listed() -> None:
     runner = CliRunner()
     full = runner.invoke(cli_app.app, ["--help"], prog_name="agent")
     before = list(cli_app.app.registered_commands)
-    with cli_app._listing_only(cli_app.app):
+    with listing_only(cli_app.app):
         assert all(c.callback.__code__.co_argcount == 0
                    for c in cli_app.app.registered_commands if c.callback)
         listed = runner.invoke(cli_app.app, ["--help"], prog_name="agent")

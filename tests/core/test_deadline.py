@@ -14,8 +14,8 @@ from agentcli.errors import AgentCliError, DeadlineExceeded, ProviderError
 from agentcli.executor import AgentExecutor
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.schema import AgentAction, Message
-from agentcli.testing.scripted import ScriptedAgent, silent_model
 from agentcli.tools.base import Tool
+from tests.support.scripted import ScriptedAgent, silent_model
 
 
 def test_no_scope_means_no_deadline() -> None:

@@ -19,8 +19,8 @@ from agentcli.executor import (
     truncate_middle,
 )
 from agentcli.schema import AgentAction, AgentFinish
-from agentcli.testing.scripted import ScriptedAgent, silent_model
 from agentcli.tools.base import Tool
+from tests.support.scripted import ScriptedAgent, silent_model
 
 
 def echo() -> Tool:
@@ -326,7 +326,7 @@ def test_a_run_is_freed_without_the_garbage_collector() -> None:
     import gc
     import weakref
 
-    from agentcli.agents import initialize_agent
+    from agentcli.create import initialize_agent
     from agentcli.models.fake import FakeChatModel
 
     executor = initialize_agent([], FakeChatModel(["Final Answer: ok"]))

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import create_agent, tool
-from agentcli.agents import initialize_agent, register_agent
+from agentcli.agents import register_agent
+from agentcli.create import initialize_agent
 from agentcli.middleware import (
     AgentMiddleware,
     RunInfo,

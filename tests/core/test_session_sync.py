@@ -10,6 +10,7 @@ import pytest
 
 from agentcli.errors import SessionConflictError
 from agentcli.memory import make_memory, restore
+from agentcli.outcome import run_record
 from agentcli.schema import RunResult
 from agentcli.session_sync import commit_turn
 from agentcli.store import Store
@@ -22,11 +23,11 @@ def result(answer: str) -> RunResult:
 def test_a_stale_version_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.db")
     store.ensure_session("s")
-    store.add_turn("s", "q1", result("a1"), memory_state={"turns": [["q1", "a1"]]},
-                   expected_version=0)
+    store.add_turn(run_record("q1", result("a1"), session="s"),
+                   memory_state={"turns": [["q1", "a1"]]}, expected_version=0)
     with pytest.raises(SessionConflictError, match="another chat"):
-        store.add_turn("s", "q2", result("a2"), memory_state={"turns": [["q2", "a2"]]},
-                       expected_version=0)
+        store.add_turn(run_record("q2", result("a2"), session="s"),
+                       memory_state={"turns": [["q2", "a2"]]}, expected_version=0)
     info = store.session("s")
     assert info is not None and info.turns == 1 and info.memory_version == 1
     assert len(store.runs()) == 1

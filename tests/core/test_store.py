@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.errors import ConfigError
+from agentcli.outcome import run_record
 from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
 from agentcli.store import Store, default_db_path, session_markdown
 
@@ -26,8 +27,9 @@ def test_wal_mode_and_turns_survive_reopen(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.db")
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.ensure_session("s", model="m", agent="a")
-    store.add_turn("s", "What is 25% of 300?", result("75"), memory_state={"turns": [["q", "a"]]},
-                   model="m", agent="a")
+    store.add_turn(run_record("What is 25% of 300?", result("75"), session="s", model="m",
+                              agent="a"),
+                   memory_state={"turns": [["q", "a"]]})
     # no close(): a killed process never gets to close
     again = Store(tmp_path / "a.db")
     info = again.session("s")
@@ -39,8 +41,9 @@ def test_wal_mode_and_turns_survive_reopen(tmp_path: Path) -> None:
 
 def test_run_log_search_covers_intermediate_steps(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.db")
-    store.log_run("first question", result("one", observation="banana bread"), model="m")
-    store.log_run("second question", result("two"), model="m")
+    store.log_run(run_record("first question", result("one", observation="banana bread"),
+                             model="m"))
+    store.log_run(run_record("second question", result("two"), model="m"))
     assert [r["answer"] for r in store.runs()] == ["two", "one"]
     assert [r["answer"] for r in store.runs(query="banana")] == ["one"]
     with pytest.raises(ConfigError, match="FTS5 syntax"):  # a malformed FTS5 query
@@ -52,7 +55,7 @@ def test_run_log_search_covers_intermediate_steps(tmp_path: Path) -> None:
 def test_delete_and_markdown(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.db")
     store.ensure_session("s")
-    store.add_turn("s", "q", result("a"), memory_state={})
+    store.add_turn(run_record("q", result("a"), session="s"), memory_state={})
     text = session_markdown("s", store.turns("s"))
     assert "**You:** q" in text and "`Calculator(300*0.25)` → Answer: 75.0" in text
     assert store.delete_session("s") and not store.delete_session("s")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentcli import store as store_module
+from agentcli.outcome import run_record
 from agentcli.schema import RunResult
 from agentcli.sqlite_wal import keep_wal_on_close
 from agentcli.store import SCHEMA_VERSION, Store
@@ -34,7 +35,7 @@ def test_schema_runs_only_for_a_new_or_outdated_file(
     first.close()
     again = Store(path)
     assert len(calls) == 2
-    again.log_run("q", RunResult("a", (), "finished"))
+    again.log_run(run_record("q", RunResult("a", (), "finished")))
     assert again.runs()[0]["answer"] == "a"
 
 
@@ -42,12 +43,12 @@ def test_closing_keeps_the_wal_and_the_data(tmp_path: Path) -> None:
     path = tmp_path / "a.db"
     first = Store(path)
     supported = keep_wal_on_close(first.db)
-    first.log_run("q1", RunResult("a1", (), "finished"))
+    first.log_run(run_record("q1", RunResult("a1", (), "finished")))
     first.close()
     # The checkpoint on close would have folded the WAL into the file and deleted it.
     assert (tmp_path / "a.db-wal").exists() == supported
     second = Store(path)
-    second.log_run("q2", RunResult("a2", (), "finished"))
+    second.log_run(run_record("q2", RunResult("a2", (), "finished")))
     assert [r["answer"] for r in second.runs()] == ["a2", "a1"]
     second.close()
     plain = sqlite3.connect(path)  # any SQLite reader sees both runs (it reads the WAL)

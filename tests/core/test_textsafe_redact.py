@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.agents import initialize_agent
 from agentcli.batch import read_items, run_batch
+from agentcli.create import initialize_agent
 from agentcli.models.fake import FakeChatModel
+from agentcli.outcome import run_record
 from agentcli.redact import is_secret_name, open_word, redact, redact_data, remember
 from agentcli.schema import AgentAction, AgentStep, RunResult
 from agentcli.store import Store
@@ -72,7 +73,7 @@ def test_store_keeps_runs_turns_and_memory_redacted(
     step = AgentStep(AgentAction("read_file", ".env", "log"), "SERVICE_TOKEN=tok-value-4242")
     result = RunResult("it is tok-value-4242", (step,), "finished")
     store.ensure_session("s")
-    store.add_turn("s", "show tok-value-4242", result,
+    store.add_turn(run_record("show tok-value-4242", result, session="s"),
                    memory_state={"turns": [["q", "tok-value-4242"]]})
     dump = "\n".join(store.db.iterdump())
     assert "tok-value-4242" not in dump and "***" in dump

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.memory import TokenLimitMemory, estimate_tokens
+from agentcli.outcome import run_record
 from agentcli.redact import Scrubber, redact, redact_data, remember
 from agentcli.schema import AgentAction, AgentStep, Message, RunResult, assistant, user
 from agentcli.store import Store
@@ -61,9 +62,11 @@ def test_a_secret_learned_mid_session_is_redacted_in_the_stored_memory(tmp_path:
     step = AgentStep(AgentAction("echo", "x", "log"), "obs")
     result = RunResult("ok", (step,), "finished")
     turns = [["hello mid-session-secret-1", "ok"]]
-    store.add_turn("s", "q1", result, memory_state={"kind": "tokens", "turns": turns})
+    store.add_turn(run_record("q1", result, session="s"),
+                   memory_state={"kind": "tokens", "turns": turns})
     remember(["mid-session-secret-1"])
-    store.add_turn("s", "q2", result, memory_state={"kind": "tokens", "turns": turns})
+    store.add_turn(run_record("q2", result, session="s"),
+                   memory_state={"kind": "tokens", "turns": turns})
     info = store.session("s")
     assert info is not None
     assert json.dumps(info.memory_state) == json.dumps({"kind": "tokens",

@@ -15,7 +15,8 @@ import pytest
 from mcp_helpers import agent
 
 from agentcli.errors import ToolInputError
-from agentcli.mcp import load_server_tools, server_configs
+from agentcli.mcp import server_configs
+from agentcli.tools.mcp import load_server_tools
 
 OPENAI = {"OPENAI_API_KEY": "sk-test"}
 

@@ -13,7 +13,7 @@ import pytest
 from agentcli.models import http_pool
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.schema import user
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 TIMEOUT = httpx.Timeout(5.0)
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 
 @pytest.fixture
@@ -219,9 +219,9 @@ def test_main_runs_in_the_foreground(tmp_path: Path) -> None:
     script = tmp_path / "replies.json"
     script.write_text(json.dumps([{"text": "from the script"}]), encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentcli.testing.mock_server", "--port", "0",
+        [sys.executable, "-m", "tests.support.mock_server", "--port", "0",
          "--script", str(script)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
     )
     try:
         assert proc.stdout is not None

@@ -15,7 +15,7 @@ from agentcli import deadline
 from agentcli.models import http_pool
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.schema import ChatRequest, user
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 
 @pytest.fixture

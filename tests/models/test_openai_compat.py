@@ -20,7 +20,7 @@ from agentcli.models.base import StopStream, assemble_chunks, cut_at_stop
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.models.wire import parse_retry_after
 from agentcli.schema import ChatChunk, Message, Usage, user
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 KEY = "sk-secret-123"
 MESSAGES = [Message("system", "You are terse."), user("What is 2 + 2?")]

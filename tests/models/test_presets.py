@@ -9,7 +9,7 @@ from agentcli.models import presets
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.models.presets import PRESETS, Preset, create_model, get_preset, with_presets
 from agentcli.schema import user
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_server import MockOpenAIServer
 
 EXPECTED = {
     "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL", True),

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from agentcli.agents import agent_class
 from agentcli.agents.action_schema import action_schema, schema_for_agent
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.errors import ProviderError
@@ -85,9 +86,10 @@ def test_multi_argument_tool_gets_its_own_branch_with_its_arguments() -> None:
 
 
 def test_only_json_blob_agent_types_get_a_schema() -> None:
-    assert schema_for_agent("chat-zero-shot-react-description", [calc()]) is not None
-    assert schema_for_agent("chat-zero-shot-react-description", [calc()], "off") is None
-    assert schema_for_agent("tool-calling", [calc()]) is None
+    chat, native = agent_class("chat-zero-shot-react-description"), agent_class("tool-calling")
+    assert schema_for_agent(chat, [calc()]) is not None
+    assert schema_for_agent(chat, [calc()], "off") is None
+    assert schema_for_agent(native, [calc()]) is None
 
 
 # -- mechanisms ---------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentcli.agents import initialize_agent
 from agentcli.batch import finished_ids, is_correct, read_items, run_batch
 from agentcli.cli.app import app
+from agentcli.create import initialize_agent
 from agentcli.errors import ProviderError
 from agentcli.models.fake import FakeChatModel
 from agentcli.schema import Message

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agentcli.agents import initialize_agent
 from agentcli.cache import CachedChatModel
 from agentcli.callbacks.metrics import MetricsHandler, percentile
 from agentcli.callbacks.trace import TraceHandler
+from agentcli.create import initialize_agent
 from agentcli.errors import ConfigError, ModelOutputError, ProviderError
 from agentcli.models.fake import FakeChatModel
 from agentcli.models.fallback import FallbackChatModel

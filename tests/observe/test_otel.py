@@ -203,8 +203,8 @@ def test_grpc_without_its_exporter_and_an_unknown_protocol_are_one_line_errors(
 
 
 def test_python_api_spans_in_memory_nested_model_call_and_batch_roots() -> None:
-    from agentcli.agents import initialize_agent
     from agentcli.callbacks.otel import OtelHandler
+    from agentcli.create import initialize_agent
     from agentcli.models.fake import FakeChatModel
     from agentcli.tools import load_tools
 
@@ -294,8 +294,8 @@ def test_failing_and_unknown_tools_and_a_failed_request_carry_error_type() -> No
     from opentelemetry import trace
 
     from agentcli import tool
-    from agentcli.agents import initialize_agent
     from agentcli.callbacks.otel import OtelHandler
+    from agentcli.create import initialize_agent
     from agentcli.errors import ProviderError
     from agentcli.models.fake import FakeChatModel
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.agents import agent_names
-from agentcli.testing.realmodel import LlamaServer, cache_dir, ensure_installed, missing
+from tests.support.realmodel import LlamaServer, cache_dir, ensure_installed, missing
 
 ENABLED = os.environ.get("AGENT_REALMODEL") == "1"  # read at import: fixtures clear AGENT_*
 pytestmark = [

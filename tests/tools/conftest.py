@@ -122,6 +122,6 @@ class PlannedAgent:
 
     @staticmethod
     def build(plan_fn: Callable[[list[Any]], Any], tools: list[Any]) -> Any:
-        from agentcli.testing.scripted import ScriptedAgent
+        from tests.support.scripted import ScriptedAgent
 
         return ScriptedAgent(plan_fn, tools)

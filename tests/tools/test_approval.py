@@ -86,7 +86,7 @@ def _run(approver: Any, events: Any = None) -> Any:
 
     tools = [shell()]
     agent = PlannedAgent.build(plan, tools)
-    from agentcli.testing.scripted import silent_model
+    from tests.support.scripted import silent_model
 
     return AgentExecutor(agent, tools, llm=silent_model(), approver=approver,
                          callbacks=[events] if events else [],

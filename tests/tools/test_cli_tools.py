@@ -94,7 +94,7 @@ def test_two_tool_run_wikipedia_and_llm_math(wiki_server: LocalServer) -> None:
         return AgentFinish({"output": steps[1].observation}, "")
 
     agent = PlannedAgent.build(plan, tools)
-    from agentcli.testing.scripted import silent_model
+    from tests.support.scripted import silent_model
 
     result = AgentExecutor(agent, tools, llm=silent_model(), return_intermediate_steps=True).invoke(
         "How tall would two Eiffel Towers be?")

@@ -16,15 +16,86 @@ from typing import Any
 import pytest
 
 from agentcli.errors import ToolInputError, ToolLoadError
-from agentcli.mcp import list_tools, load_server_tools, server_configs
-from agentcli.mcp.cache import cached_tools, log_path
+from agentcli.mcp import server_configs
+from agentcli.mcp.cache import ToolInfo, cached_tools, log_path
+from agentcli.mcp.config import ServerConfig
+from agentcli.mcp.pool import start_many
 from agentcli.tools import load_tools
-from agentcli.tools.mcp_tools import register_mcp_servers
-from agentcli.tools.registry import ToolSpec
+from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.mcp import (
+    RESOURCE_TOOL,
+    list_tools,
+    load_server_tools,
+    server_roots,
+    tool_danger,
+)
+from agentcli.tools.spec import ToolSpec
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
 CALC = {"command": sys.executable, "args": [SERVER], "env": {"GREETING": "hi ${TEST_MCP_SECRET}"}}
+
+
+# A server's tools as specs in a caller's own list, for load_tools(specs=...) (the CLI resolves
+# MCP tools through agentcli.tools.resolve instead); the tests below reach the servers so.
+def _register_server(conf: ServerConfig, infos: list[ToolInfo], into: list[ToolSpec]
+                     ) -> list[str]:
+    names, any_danger = [], False
+    extra = [] if any(i.name == RESOURCE_TOOL for i in infos) else [RESOURCE_TOOL]
+    for tool_name in [i.name for i in infos] + extra:
+        info = next((i for i in infos if i.name == tool_name), None)
+        dangerous, reason = tool_danger(conf, info) if info else (False, "")
+        any_danger = any_danger or dangerous
+
+        def factory(llm: Any = None, _n: str = tool_name, **settings: Any) -> list[Tool]:
+            return load_server_tools(conf.name, conf, {_n}, roots=server_roots(settings))
+
+        summary = (info.description if info else f"Read a resource of {conf.name} by URI")
+        into.append(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],
+                             needs=ToolNeeds(extra="mcp"), dangerous=dangerous,
+                             danger_reason=reason, source="MCP"))
+        if info is not None or conf.resources:
+            names.append(f"{conf.name}.{tool_name}")
+    into.append(ToolSpec(conf.name, None, f"Group: every tool of MCP server {conf.name}",
+                         members=tuple(names), dangerous=any_danger,
+                         danger_reason="some of its tools are dangerous" if any_danger else "",
+                         source="MCP"))
+    return names
+
+
+def _register_failure(conf: ServerConfig, err: ToolLoadError, into: list[ToolSpec]) -> None:
+    def factory(llm: Any = None, **_: Any) -> Tool:
+        raise err
+
+    into.append(ToolSpec(conf.name, factory, f"MCP server {conf.name} (failed to start)",
+                         needs=ToolNeeds(extra="mcp"), source="MCP"))
+
+
+def register_mcp_servers(servers: dict[str, dict[str, Any]], into: list[ToolSpec], *,
+                         start: bool = True, warnings: list[str] | None = None) -> list[str]:
+    """Put every server's tool specs (source MCP) in ``into``; return the tool names.
+
+    Cached lists are used as they are; the other servers start in parallel when ``start``;
+    ``warnings`` receives a line per server that did not start.
+    """
+    confs = server_configs(servers)
+    names: list[str] = []
+    missing = {}
+    for name, conf in confs.items():
+        cached = cached_tools(conf)
+        if cached is None:
+            missing[name] = conf
+        else:
+            names += _register_server(conf, cached, into)
+    if missing and start:
+        for name, result in start_many(missing).items():
+            if isinstance(result, ToolLoadError):
+                if warnings is not None:
+                    warnings.append(str(result))
+                _register_failure(missing[name], result, into)
+            else:
+                names += _register_server(missing[name], result, into)
+    return names
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from agentcli.config import Settings
 from agentcli.errors import ToolLoadError
 from agentcli.models.fake import FakeChatModel
 from agentcli.tools import load_tools
-from agentcli.tools.mcp_source import cached_tools, close_servers
+from agentcli.tools.mcp import cached_tools, close_servers
 from agentcli.tools.resolve import build_catalog, check_names, resolve_tools
 from agentcli.tools.yaml_tools import check_definitions
 

@@ -12,19 +12,14 @@ import re
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
 
-# The template each agent type builds its prompt from (the one --prompt replaces).
-TEMPLATES: dict[str, str] = {
-    "zero-shot-react-description": "react",
-    "chat-zero-shot-react-description": "chat_system",
-    "structured-chat-zero-shot-react-description": "structured_chat_system",
-    "conversational-react-description": "conversational",
-    "chat-conversational-react-description": "chat_conversational_system",
-    "tool-calling": "tool_calling_system",
-    "self-ask-with-search": "self_ask",
-}
+if TYPE_CHECKING:
+    from agentcli.agents.base import Agent
+
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -45,19 +40,16 @@ def render(template: str, **values: str) -> str:
     return template
 
 
-def template_name(agent_type: str) -> str:
-    """The main template of an agent type; unknown types raise a ConfigError.
+def template_name(agent: type[Agent]) -> str:
+    """The main template of an agent class (``main_template``); a ConfigError if it has none."""
+    if agent.main_template is None:
+        raise ConfigError(f"agent type {agent.agent_type!r} has no replaceable prompt")
+    return agent.main_template
 
-    An agent class may name it itself (``template = "react"``), so a new type needs no entry
-    in :data:`TEMPLATES`.
-    """
-    from agentcli.agents import agent_class
 
-    name = getattr(agent_class(agent_type), "template", None) or TEMPLATES.get(agent_type)
-    if name is None:
-        raise ConfigError(f"agent type {agent_type!r} has no replaceable prompt; types: "
-                          + ", ".join(TEMPLATES))
-    return name
+def builtin_text(agent: type[Agent], name: str) -> str:
+    """Template ``name`` as the class ships it: its own text (``prompts``) or package data."""
+    return agent.prompts.get(name) or _builtin(name)
 
 
 def variables(text: str) -> set[str]:
@@ -65,14 +57,14 @@ def variables(text: str) -> set[str]:
     return set(_VARIABLE.findall(text))
 
 
-def required_variables(agent_type: str) -> set[str]:
+def required_variables(agent: type[Agent]) -> set[str]:
     """The variables an agent type's template must use: those of its built-in template."""
-    return variables(_builtin(template_name(agent_type)))
+    return variables(builtin_text(agent, template_name(agent)))
 
 
-def check_template(agent_type: str, text: str, where: str) -> None:
+def check_template(agent: type[Agent], text: str, where: str) -> None:
     """Raise a one-line ConfigError naming missing and unknown variables."""
-    required = required_variables(agent_type)
+    required = required_variables(agent)
     found = variables(text)
     missing, unknown = sorted(required - found), sorted(found - required)
     if not missing and not unknown:
@@ -83,29 +75,29 @@ def check_template(agent_type: str, text: str, where: str) -> None:
     if unknown:
         parts.append("unknown " + ", ".join("{" + v + "}" for v in unknown))
     allowed = ", ".join("{" + v + "}" for v in sorted(required)) or "none"
-    raise ConfigError(f"prompt file {where} for {agent_type}: {'; '.join(parts)} "
+    raise ConfigError(f"prompt file {where} for {agent.agent_type}: {'; '.join(parts)} "
                       f"(this type uses exactly: {allowed})")
 
 
-def read_template(agent_type: str, path: str | Path) -> str:
-    """Read and validate a replacement template for ``agent_type``."""
-    from agentcli.files import read_small_text
-
+def read_template(agent: type[Agent], path: str | Path) -> str:
+    """Read and validate a replacement template for an agent type."""
     text = read_small_text(path, "prompt file", "give a text file with the template")
-    check_template(agent_type, text, str(path))
+    check_template(agent, text, str(path))
     return text
 
 
-def user_templates(agent_type: str, path: str | Path | None) -> dict[str, str]:
-    """The ``templates`` an agent of ``agent_type`` takes for a ``--prompt`` file (or none)."""
+def user_templates(agent: type[Agent], path: str | Path | None) -> dict[str, str]:
+    """The ``templates`` an agent type takes for a ``--prompt`` file (or none)."""
     if path is None:
         return {}
-    return {template_name(agent_type): read_template(agent_type, path)}
+    return {template_name(agent): read_template(agent, path)}
 
 
-def template_in_force(agent_type: str, path: str | Path | None = None) -> tuple[str, str]:
-    """The template ``agent_type`` uses with ``path`` (or none) and where it comes from."""
+def template_in_force(agent: type[Agent], path: str | Path | None = None) -> tuple[str, str]:
+    """The template an agent type uses with ``path`` (or none) and where it comes from."""
     if path is not None:
-        return read_template(agent_type, path), str(path)
-    name = template_name(agent_type)
+        return read_template(agent, path), str(path)
+    name = template_name(agent)
+    if name in agent.prompts:
+        return agent.prompts[name], f"built-in ({agent.__name__}.prompts[{name!r}])"
     return _builtin(name), f"built-in ({name}.txt)"

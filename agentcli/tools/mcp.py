@@ -1,18 +1,28 @@
-"""MCP tools as agentcli Tools: danger from annotations (the config overrides), calls routed
-to the server's connection, and the optional ``SERVER.read_resource`` tool."""
+"""MCP servers as a tool source, and their tools as agentcli Tools.
+
+Which servers are configured, their last known tool lists (cached per server config in the
+data dir, :mod:`agentcli.mcp.cache`), starting one server only when one of its tools is
+used; each server tool's danger from its annotations (the config overrides), calls routed to
+the server's connection, and the optional ``SERVER.read_resource`` tool. The MCP client
+itself (configs, transports, connections, pool) is :mod:`agentcli.mcp`.
+"""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ToolInputError, ToolLoadError
-from agentcli.mcp.cache import ToolInfo, cached_tools
+from agentcli.mcp.cache import ToolInfo
+from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
+from agentcli.mcp.config import server_configs as parse
+from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.sandbox import tool_root
 
 RESOURCE_TOOL = "read_resource"  # SERVER.read_resource, offered beside the server's own tools
 _RESOURCE_DOC = ("Read a resource of MCP server {server} by its URI and return its contents. "
@@ -42,9 +52,9 @@ def tool_danger(conf: ServerConfig, info: ToolInfo) -> tuple[bool, str]:
 def list_tools(name: str, conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
     """The server's tools: from the cache for this config, else (or on refresh) from the server."""
     if not refresh:
-        cached = cached_tools(conf)
-        if cached is not None:
-            return cached
+        found = cached(conf)
+        if found is not None:
+            return found
     from agentcli.mcp import pool
 
     return pool.refresh(conf) if refresh else pool.get_connection(conf).tools
@@ -93,17 +103,21 @@ def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
 
 
 def load_server_tools(
-    name: str, conf: ServerConfig, only: set[str] | None = None,
-    *, roots: Iterable[Path] = (),
+    name: str, conf: ServerConfig | Mapping[str, Any], only: set[str] | None = None,
+    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, Any] | None = None,
 ) -> list[Tool]:
     """Start server ``name`` (only it) and build its tools; ``only`` picks bare tool names.
 
     ``read_resource`` in ``only`` (or ``resources: true`` in the config) adds the resource tool.
-    ``roots`` are declared to the server as the client's roots (default: the current directory).
+    ``roots`` are declared to the server as the client's roots (``tool_settings``: the file
+    tools' root; default: the current directory). Other servers are not started.
     """
     from agentcli.mcp.pool import get_connection
 
-    conn = get_connection(conf, roots)
+    parsed: ServerConfig = _parsed(name, conf)
+    if tool_settings is not None:
+        roots = server_roots(tool_settings)
+    conn = get_connection(parsed, roots)
     infos = {i.name: i for i in conn.tools}
     wanted = set(infos) if only is None else set(only)
     own_resource_tool = RESOURCE_TOOL in infos
@@ -113,8 +127,75 @@ def load_server_tools(
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ToolLoadError(f"MCP server {name!r} has no tool {unknown[0]!r}{hint} "
                             f"(see `agent mcp tools {name}`)")
-    tools = [make_tool(conf, conn, infos[n]) for n in infos if n in wanted]
+    tools = [make_tool(parsed, conn, infos[n]) for n in infos if n in wanted]
     if not own_resource_tool and (RESOURCE_TOOL in wanted if only is not None
-                                  else conf.resources):
-        tools.append(resource_tool(conf, conn))
+                                  else parsed.resources):
+        tools.append(resource_tool(parsed, conn))
     return tools
+
+
+@dataclass(frozen=True)
+class MCPToolInfo:
+    """What we remember of one MCP tool without its server running."""
+
+    name: str  # without the server prefix
+    description: str = ""
+    dangerous: bool = False
+    danger_reason: str = ""
+    schema: dict[str, Any] | None = None
+
+
+def _parsed(server: str, conf: Any) -> Any:
+    """The parsed config for ``conf`` (a raw mapping is parsed on the way)."""
+    return parse({server: conf})[server] if isinstance(conf, Mapping) else conf
+
+
+def close_servers() -> None:
+    """Close every MCP server this process started (tests; the client also does it at exit)."""
+    from agentcli.mcp.pool import close_all  # the pool imports the SDK's plumbing lazily
+
+    close_all()
+
+
+def server_configs(settings: Any) -> dict[str, Any]:
+    """The configured MCP servers by name: parsed and checked, nothing started."""
+    if settings is None or not (isinstance(settings, Mapping)
+                                or getattr(settings, "mcp_servers", None)
+                                or (Path.cwd() / MCP_PROJECT_FILE).is_file()):
+        return {}  # none configured: the MCP client is not even imported
+    return dict(parse(settings))
+
+
+def _info(conf: Any, info: Any) -> MCPToolInfo:
+    dangerous, reason = tool_danger(conf, info)
+    return MCPToolInfo(info.name, info.description or "", dangerous, reason,
+                       dict(info.input_schema or {}) or None)
+
+
+def cached_tools(server: str, conf: Any) -> list[MCPToolInfo] | None:
+    """The tool list seen the last time this server (with this config) ran; None if never."""
+    conf = _parsed(server, conf)
+    found = cached(conf)
+    return None if found is None else [_info(conf, i) for i in found]
+
+
+def cached_tool(server: str, conf: Any, name: str) -> Tool | None:
+    """Tool ``name`` of ``server`` as the model would see it, built from the cached list
+    without starting the server (for display: it has no connection to call)."""
+    conf = _parsed(server, conf)
+    info = next((i for i in cached(conf) or [] if i.name == name), None)
+    return None if info is None else make_tool(conf, None, info)
+
+
+def server_roots(tool_settings: Mapping[str, Any]) -> list[Path]:
+    """The roots declared to a server: the file tools' root (else the current directory)."""
+    try:
+        return [Path(tool_root(dict(tool_settings)))]
+    except ToolLoadError:
+        return [Path.cwd()]
+
+
+def refresh_tools(server: str, conf: Any) -> list[MCPToolInfo]:
+    """Start the server, list its tools and update the cache."""
+    conf = _parsed(server, conf)
+    return [_info(conf, i) for i in list_tools(server, conf, refresh=True)]

@@ -1,4 +1,4 @@
-"""``python -m agentcli.testing.mock_server``: run the mock server in the foreground."""
+"""``python -m tests.support.mock_server``: run the mock server in the foreground."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import json
 import time
 
-from agentcli.testing.mock_replies import Reply
-from agentcli.testing.mock_server import MockOpenAIServer
+from tests.support.mock_replies import Reply
+from tests.support.mock_server import MockOpenAIServer
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,7 +2,7 @@
 
 Replies and faults are scripted; faults are consumed first, in order, then replies, then the
 responder function. With nothing scripted the server answers 500 so a test fails loudly.
-Stdlib only: ``python -m agentcli.testing.mock_server --port 0 --script replies.json``.
+Stdlib only: ``python -m tests.support.mock_server --port 0 --script replies.json``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from agentcli.testing.mock_replies import (
+from tests.support.mock_replies import (
     Fault,
     Reply,
     prompt_chars,
@@ -488,6 +488,6 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 if __name__ == "__main__":
-    from agentcli.testing.mock_cli import main
+    from tests.support.mock_cli import main
 
     main()

@@ -1,0 +1,87 @@
+"""The one place where an exception becomes a one-line message and an exit code.
+
+The ``agent`` group runs every command inside :func:`errors_to_exit`
+(``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
+``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
+code, Ctrl-C 130, a bug one "internal error" line (``--debug`` adds the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+
+from agentcli import exit_codes
+from agentcli.errors import AgentCliError, ConfigError, ProviderError
+from agentcli.textsafe import safe_line, safe_text
+
+_state: dict[str, bool] = {"debug": False}
+_MAX_ERROR = 2000  # characters of an error line
+
+
+def _stderr() -> Any:
+    from agentcli.cli.consoles import console
+
+    return console(stderr=True)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print one red line to stderr (secrets redacted, controls shown, never hard-wrapped)
+    and exit with ``code``."""
+    from rich.text import Text
+
+    from agentcli.redact import redact
+
+    message = safe_line(redact(message))
+    if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
+        message = f"{message[:_MAX_ERROR]}... [{len(message) - _MAX_ERROR:,} more characters]"
+    line = Text("error: ", style="bold red") + Text(message)
+    _stderr().print(line, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _print_traceback() -> None:
+    """The current traceback for --debug, redacted like every other printed text."""
+    import traceback
+
+    from agentcli.redact import redact
+
+    sys.stderr.write(safe_text(redact(traceback.format_exc())))
+    sys.stderr.flush()
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
+    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise typer.Exit(exit_codes.OK)
+
+
+@contextmanager
+def errors_to_exit() -> Iterator[None]:
+    """The one place where exceptions become a one-line message and an exit code."""
+    try:
+        yield
+    except (typer.Exit, typer.Abort, typer._click.exceptions.ClickException):
+        raise  # click's own exits, usage errors and aborts keep click's handling
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+    except AgentCliError as err:
+        if _state["debug"]:
+            _print_traceback()
+        code = exit_codes.PROVIDER if isinstance(err, ProviderError) else (
+            exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
+        )
+        fail(str(err), code)
+    except KeyboardInterrupt:
+        fail("interrupted", exit_codes.INTERRUPTED)
+    except Exception as err:
+        if _state["debug"]:
+            _print_traceback()
+        fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
+             "traceback and please report it)", exit_codes.INTERNAL)

@@ -1,1 +1,0 @@
-"""Test helpers that ship with agentcli: a local OpenAI-compatible mock server."""
