@@ -115,11 +115,6 @@ async def _await(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
-def portal_loop() -> asyncio.AbstractEventLoop:
-    """The portal's event loop (MCP sessions live there, whichever loop calls them)."""
-    return _portal.loop()
-
-
 def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None = None, *,
              instead: str = "the async method") -> T:
     """Run ``coro`` on the portal and wait for its result (at most ``timeout`` seconds; then,

@@ -240,11 +240,6 @@ def inside_tool(scope: ToolScope) -> Iterator[None]:
         _tool_scope.reset(token)
 
 
-def in_tool_call() -> bool:
-    """Whether a tool call is in progress (its model requests are reported as the run's)."""
-    return _tool_scope.get() is not None
-
-
 def take_tool_scope() -> ToolScope | None:
     """The tool call in progress, cleared for the caller's block (a request is one request,
     however many model wrappers it passes through); :func:`restore_tool_scope` puts it back."""

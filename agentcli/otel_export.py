@@ -86,11 +86,6 @@ def signal_endpoint(env: Mapping[str, str], signal: str = "traces") -> str:
     return base if protocol == "grpc" else f"{base}/v1/{signal}"
 
 
-def traces_endpoint(env: Mapping[str, str]) -> str:
-    """The OTLP traces URL the standard variables name."""
-    return signal_endpoint(env, "traces")
-
-
 class OtelExport:
     """The tracer (and meter) provider this command reports to; :meth:`close` flushes ours."""
 

@@ -87,8 +87,3 @@ BUILTINS: tuple[ToolSpec, ...] = (
     ToolSpec("current_datetime", _lazy("misc", "_datetime"), "The current date and time."),
     ToolSpec("sleep", _lazy("misc", "_sleep"), "Wait a number of seconds (capped by sleep_max)."),
 )
-
-
-def all_specs() -> tuple[ToolSpec, ...]:
-    """Every built-in spec (plain data: no tool module is imported)."""
-    return BUILTINS
