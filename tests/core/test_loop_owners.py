@@ -23,15 +23,17 @@ def test_only_the_portal_and_the_top_of_serve_and_batch_own_an_event_loop() -> N
 
 def test_a_chat_turn_runs_on_the_portal_loop() -> None:
     import asyncio
+    import threading
 
-    from agentcli._sync import portal_loop, run_sync
+    from agentcli._sync import run_sync
     from agentcli.cli import repl
 
-    seen: list[asyncio.AbstractEventLoop] = []
+    seen: list[tuple[asyncio.AbstractEventLoop, str]] = []
 
     async def turn() -> None:
-        seen.append(asyncio.get_running_loop())
+        seen.append((asyncio.get_running_loop(), threading.current_thread().name))
 
     assert repl.run_sync is run_sync  # the chat's one way to run a turn
     run_sync(turn())
-    assert seen == [portal_loop()]
+    run_sync(turn())
+    assert seen[0] == seen[1] and seen[0][1] == "agentcli-portal"  # one loop, the portal's
