@@ -60,13 +60,16 @@ def looks_like_action(text: str) -> bool:
 
 
 # Tool calls written as text, in the forms the parsers recognise.
-_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:",
-                           re.MULTILINE)
+# ``"action":`` also when the blob around it is broken (an unclosed string ran on into a
+# copy of the prompt: SmolLM2, chat-conversational, printed as its answer on main 697f723).
+_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
+                           r'|"action(?:_input)?"\s*:', re.MULTILINE)
 _FENCE = re.compile(r"^```[a-z]*\s*|\s*```$", re.IGNORECASE)
-# Prompt words and canned sentences that are not an answer (a small model copies them).
+# Prompt words and canned sentences that are not an answer (a small model copies them); a
+# text in angle brackets is a prompt's placeholder (the compact example's ``<the answer>``).
 _PLACEHOLDER = re.compile(r"^(?:your answer to the original question|the final answer|"
-                          r"best answer to the original question|<input>|the tool's input|"
-                          r"\$?JSON_BLOB|final answer:?|answer:?)$", re.IGNORECASE)
+                          r"best answer to the original question|<[^<>\n]*>|the tool's input|"
+                          r"\$?JSON_BLOB|final answer:?|(?:the )?answer:?)$", re.IGNORECASE)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 
 
@@ -88,10 +91,16 @@ def is_answer(text: str, question: str = "") -> bool:
     """An answer: non-empty text that is not a tool call in any form the parsers recognise
     (a JSON blob, ``{"name": ..., "arguments": ...}``, ``<tool_call>``,
     ``<|python_tag|>``, ``[TOOL_CALLS]``, ``Action:``), not the question echoed back and not
-    a placeholder (a prompt's words, the forced-stop sentence, a tool's ``Error:`` line)."""
+    a placeholder (a prompt's words or its example's values, the forced-stop sentence, a tool's
+    ``Error:`` line)."""
+    from agentcli.agents.prompt_style import EXAMPLE_VALUES
+
     body = text.strip()
     if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
         return False
+    if body.strip("`*\"' .").lower() in {v.lower() for v in EXAMPLE_VALUES} or re.search(
+            rf"(?<![\d.]){re.escape(EXAMPLE_VALUES[1])}(?![\d])", body):
+        return False  # the compact prompt's example copied ("The answer is 10.73" too)
     if body.startswith("Error: "):  # a tool's error observation copied as the answer
         return False
     if _CALL_MARKERS.search(body) or looks_like_action(body) or _json_call(body):

@@ -114,7 +114,7 @@ _BLOB = re.compile(r'"action"\s*:|"action_input"|"arguments"\s*:|<tool_call>|\[T
 _ANSWER_OBS = re.compile(r"Answer:\s*(-?[\d.,]+(?:e[-+]?\d+)?)")
 _TRACEBACK = "Traceback (most recent call last)"
 # Prompt words copied as the answer (agentcli's answer-now prompt and compact prompts).
-_PLACEHOLDER = re.compile(r"best answer to the original question|<input>|the tool's input",
+_PLACEHOLDER = re.compile(r"best answer to the original question|<[^<>\n]*>|the tool's input",
                           re.IGNORECASE)
 
 

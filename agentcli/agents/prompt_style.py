@@ -2,7 +2,7 @@
 
 ``prompt_style: compact`` swaps an agent type's prompt file ``<name>.txt`` for
 ``<name>_compact.txt`` when one exists: one short line per tool, the reply format in two
-lines, one worked example. With five tools it fits a 2,048-token context with room for the
+lines, one example in placeholders. With five tools it fits a 2,048-token context with room for the
 question and several steps. ``auto`` picks compact for models below ``compact_below_b``
 billion parameters (read from the model name, e.g. ``SmolLM2-135M``, ``qwen2.5:0.5b``) and,
 when the name tells no size, for models on a local server (where small models live).
@@ -20,19 +20,28 @@ from agentcli.tools.base import Tool
 STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-# The compact prompts' worked example, in each format (it ends the way a step ends). The
-# Calculator's input is the question's own words: small models copy a phrase far more
-# reliably than they rewrite it, and the Calculator reads such phrases (tools/math_words.py).
+# The compact prompts' worked example, in each format (it ends the way a step ends). SmolLM2
+# copied a worked `7 times 6` -> `42` as its answer to unrelated questions, and 42 is a real
+# answer to other questions, so it could not be refused. The example's numbers are now ones no
+# question of ours should have as its answer, and ``recovery.is_answer`` refuses a reply that
+# is one of the example's values, so a copied example is never shown as an answer (a question
+# whose true answer is exactly 10.73 would end with no answer: that is the price). Measured on
+# SmolLM2 (bench/README.md, issue 31b): an example in letters (`A times B`) or in angle-bracket
+# placeholders was copied word for word and the plain-arithmetic rows fell by half.
+EXAMPLE_CALCULATION = "3.7 times 2.9"
+EXAMPLE_ANSWER = "10.73"
+EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)  # the answer second (is_answer)
 _EXAMPLE = (
-    "\nExample:\nQuestion: What is 7 times 6?\n"
-    '{"action": "Calculator", "action_input": "7 times 6"}\n'
-    "Observation: Answer: 42\n"
-    '{"action": "Final Answer", "action_input": "42"}\n'
+    f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\n"
+    f'{{{{"action": "{{tool}}", "action_input": "{EXAMPLE_CALCULATION}"}}}}\n'
+    f"Observation: Answer: {EXAMPLE_ANSWER}\n"
+    f'{{{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}}}\n'
 )
 _REACT_EXAMPLE = (
-    "\nExample:\nQuestion: What is 7 times 6?\nThought: I use Calculator.\n"
-    "Action: Calculator\nAction Input: 7 times 6\nObservation: Answer: 42\n"
-    "Thought: I know the answer.\nFinal Answer: 42\n"
+    f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\nThought: I use {{tool}}.\n"
+    f"Action: {{tool}}\nAction Input: {EXAMPLE_CALCULATION}\n"
+    f"Observation: Answer: {EXAMPLE_ANSWER}\n"
+    f"Thought: I know the answer.\nFinal Answer: {EXAMPLE_ANSWER}\n"
 )
 
 
@@ -74,11 +83,11 @@ def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict
         "tools": "\n".join(_tool_line(t) for t in tools),
         "tool_names": ", ".join(f'"{n}"' if quoted_names else n for n in names),
     }
-    # A worked example only where it is a real one (the Calculator): placeholders such as
-    # "<input>" in an example are copied word for word by small models.
+    # A worked example only where it is a real one (the Calculator): a placeholder such as
+    # "<tool name>" in an example is copied word for word by small models.
     real = "Calculator" in names or not tools
-    values["example"] = _EXAMPLE if real else ""
-    values["react_example"] = _REACT_EXAMPLE if real else ""
+    values["example"] = _EXAMPLE.format(tool="Calculator") if real else ""
+    values["react_example"] = _REACT_EXAMPLE.format(tool="Calculator") if real else ""
     return values
 
 

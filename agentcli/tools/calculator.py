@@ -21,7 +21,7 @@ from agentcli.tools.math_eval import MAX_EXPRESSION_CHARS, NotAnExpression, eval
 from agentcli.tools.math_words import ACCEPTED_FORMS, NUM
 
 DESCRIPTION = (
-    "Useful for when you need to answer questions about math. "
+    "Computes a calculation on numbers you already have; it knows no facts. "
     "Input: the calculation, in numbers with + - * / ** or in words "
     "(percent of, to the power of, square root of, sum of, hours in minutes)."
 )

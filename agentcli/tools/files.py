@@ -23,7 +23,8 @@ def make_file_tools(root: Path, max_bytes: int) -> dict[str, Tool]:
 
     @tool
     def read_file(file_path: str) -> str:
-        """Read a text file under the root directory.
+        """Read a text file (one the question names) under the root directory.
+        Input: the file's name, as the question writes it.
 
         Args:
             file_path: Path relative to the root.

@@ -7,6 +7,9 @@ import re
 import pytest
 
 from agentcli.agents.prompt_style import (
+    EXAMPLE_ANSWER,
+    EXAMPLE_CALCULATION,
+    EXAMPLE_VALUES,
     compact_values,
     model_size_b,
     prompt_name,
@@ -15,6 +18,7 @@ from agentcli.agents.prompt_style import (
     tool_lines,
 )
 from agentcli.agents.prompts import load, render
+from agentcli.recovery import is_answer
 from agentcli.tools.base import Tool
 
 BASES = ["react", "chat_system", "structured_chat_system", "chat_conversational_system"]
@@ -68,16 +72,26 @@ def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
     assert len(compact) / 4 < 400  # far inside a 2,048-token context
 
 
-def test_no_copyable_placeholders_without_a_calculator() -> None:
-    """Small models copy '<input>' or "the tool's input" word for word: without a real worked
-    example the compact prompts have none, and their format is described in words."""
-    tools = [Tool("search", "Search. Input: what to look up.", lambda s: s)]
+@pytest.mark.parametrize("with_calculator", [True, False])
+def test_a_copied_example_is_never_an_answer(with_calculator: bool) -> None:
+    """SmolLM2 answered unrelated questions with the worked example's `42`: every value the
+    example shows (its input, its result, its answer) is one ``is_answer`` refuses."""
+    tools = five_tools() if with_calculator else [
+        Tool("search", "Search. Input: what to look up.", lambda s: s)]
     values = {**compact_values(tools), "input": "q", "agent_scratchpad": ""}
-    assert values["example"] == values["react_example"] == ""
     for base in BASES:
         text = render(load(prompt_name(base, "compact")), **values)
-        assert "<" not in text and "the tool's input" not in text, text
-        assert "Input: what to look up." in text  # the tool's input hint is kept
+        if not with_calculator:  # no worked example to copy: a placeholder one is copied
+            assert "Example:" not in text and "<tool name>" not in text
+            assert "Input: what to look up." in text  # the tool's input hint is kept
+            continue
+        example = text[text.index("Example:"):]
+        answers = re.findall(r'Final Answer(?::|", "action_input":) "?([^"\n]+)', example)
+        assert answers == [EXAMPLE_ANSWER], example
+        assert f"Answer: {EXAMPLE_ANSWER}" in example and EXAMPLE_CALCULATION in example
+        assert not any(is_answer(v, "q") or is_answer(f"`{v}`.", "q") for v in EXAMPLE_VALUES)
+        assert "42" not in example
+        assert "Calculator" in example
 
 
 def test_short_description_keeps_the_first_sentence() -> None:

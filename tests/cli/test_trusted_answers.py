@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 QUESTION = "What is 120 divided by 4?"
 
 
@@ -184,3 +186,40 @@ def test_a_tool_error_copied_as_the_answer_is_no_answer(mock_server: Any,
     assert proc.returncode == 3, proc.stderr
     out = json.loads(proc.stdout)
     assert out["answer"] is None and out["stop_reason"] == "no_answer"
+
+
+@pytest.mark.parametrize("copied", ["10.73", "The answer is 10.73", "3.7 times 2.9",
+                                    "<the answer>"])
+def test_the_prompt_examples_answer_copied_is_no_answer(mock_server: Any, tmp_path: Path,
+                                                        copied: str) -> None:
+    """SmolLM2 copied the compact prompt's worked example (`42`) as its answer: the example
+    shows numbers no question should have as its answer, and a reply that is one of its values
+    (or a placeholder) is never shown as an answer."""
+    from agentcli.agents.prompt_style import EXAMPLE_ANSWER
+
+    copied = json.dumps({"action": "Final Answer", "action_input": copied})
+    for _ in range(4):
+        mock_server.add_reply(copied)
+    proc = agent(mock_server, tmp_path, "--json", "-m", "openai/SmolLM2-135M",  # compact
+                 agent_type="chat-zero-shot-react-description",
+                 question="How many legs does a spider have?")
+    assert proc.returncode == 3, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["answer"] is None and out["stop_reason"] in ("stalled", "no_answer")
+    assert "Final Answer: " not in proc.stderr  # nothing shown as an answer
+    prompt = json.dumps(bodies(mock_server)[0]["messages"])
+    assert f'Answer: {EXAMPLE_ANSWER}' in prompt  # the compact prompt was sent
+
+
+def test_a_broken_final_answer_blob_is_no_answer(mock_server: Any, tmp_path: Path) -> None:
+    """Seen on the bench (chat-conversational, SmolLM2, main 697f723): after the result, an
+    unclosed blob that ran on into a copy of the prompt was printed as the answer, exit 0."""
+    mock_server.add_reply(json.dumps({"action": "Calculator", "action_input": "17 + 38"}))
+    broken = ('{ "action": "Final Answer", "action_input": "55 }\nYou are a helpful '
+              "assistant. Tools:\nCalculator: A calculator.\n\nQuestion: What is 17 + 38?")
+    for _ in range(4):
+        mock_server.add_reply(broken)
+    proc = agent(mock_server, tmp_path, "--json", "-m", "openai/SmolLM2-135M",
+                 agent_type="chat-conversational-react-description", question="What is 17 + 38?")
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["answer"] is None
