@@ -22,7 +22,6 @@ _EXPORTS = {
     "AgentType": "agentcli.agents",
     "initialize_agent": "agentcli.create",
     "load_tools": "agentcli.tools",
-    "register_tool": "agentcli.tools",
     "tool": "agentcli.tools",
     "Tool": "agentcli.tools",
     "get_model": "agentcli.models",

@@ -100,16 +100,19 @@ def build_executor(
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
     response_schema: Mapping[str, Any] | None = None,
+    warnings: list[str] | None = None,
 ) -> AgentExecutor:
     """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.
 
     ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function;
-    ``response_schema`` is a JSON Schema the final answer must match (``--schema``).
+    ``response_schema`` is a JSON Schema the final answer must match (``--schema``);
+    ``warnings`` receives what loading went on without (a broken plugin, a server that did
+    not start), for the caller to say.
     """
     prices = check_budget(settings, llm.name)
     cls = agent_class(settings.agent or DEFAULT_AGENT)
     templates = user_templates(cls, settings.prompt_file)
-    tools = load_configured_tools(settings, llm, tool_extras)
+    tools = load_configured_tools(settings, llm, tool_extras, warnings=warnings)
     fmt = None
     if response_schema is not None:
         from agentcli.structured import ResponseFormat
@@ -178,13 +181,16 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
         settle()
 
         held: list[str] = []
+        warned: list[str] = []
         try:
-            tools = load_configured_tools(settings, llm, tool_extras, held=held)
+            tools = load_configured_tools(settings, llm, tool_extras, held=held, warnings=warned)
         except AgentCliError as err:
             notify("tools_changed", f"The tools changed, but the new list did not load: {err}")
             return None
         for refusal in held:
             notify("tools_changed", f"Held back a new {refusal}")
+        for line in warned:
+            notify("tools_changed", line)
         return tools
 
     return refresh

@@ -52,8 +52,10 @@ def run_batch_command(
                           otel=otel_wanted(settings.otel, env),
                           model_options=sent_options(settings))
     try:
-        executor = build_executor(settings, llm, approver=build_approver(settings, yes))
-        report_tool_warnings(err)
+        warned: list[str] = []
+        executor = build_executor(settings, llm, approver=build_approver(settings, yes),
+                                  warnings=warned)
+        report_tool_warnings(err, warned)
         with Progress(
             TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(),

@@ -10,7 +10,6 @@ import weakref
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from agentcli.textsafe import safe_text
-from agentcli.tools.custom import take_warnings
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -163,10 +162,11 @@ def plain_file(out: Console) -> IO[str] | None:
     return file if plain else None
 
 
-def report_tool_warnings(out: Console) -> None:
-    """Print (once) the warnings tool loading collected: a broken plugin, a server that did
-    not start. Loading goes on without them; the user must still hear of it."""
-    for line in take_warnings():
+def report_tool_warnings(out: Console, lines: list[str]) -> None:
+    """Print the warnings tool loading collected (a broken plugin, a server that did not
+    start), each once: loading goes on without them; the user must still hear of it."""
+    for line in lines:
         from rich.text import Text
 
         out.print(Text("warning: " + safe_text(line), style="yellow"), soft_wrap=True)
+    lines.clear()

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
+from agentcli._sync import run_sync
 from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.cli.approve import build_approver
@@ -31,7 +32,6 @@ from agentcli.cli.consoles import print_plain, report_tool_warnings
 from agentcli.cli.live import TokenPrinter, note, render_answer, warn
 from agentcli.cli.observe import Observers
 from agentcli.cli.render import TraceRenderer
-from agentcli.cli.repl_loop import TurnLoop
 from agentcli.cli.running import choose_model, sent_options
 from agentcli.cli.slash import EXIT, SlashCompleter, dispatch
 from agentcli.cli.spinner import ThinkingSpinner
@@ -149,9 +149,9 @@ class ChatRepl:
                                    streamed=lambda: self.printer.streamed,
                                    visible=lambda: self.settings.verbose,
                                    said_elsewhere=frozenset({"interrupted"}))  # one line
-        self._turns = TurnLoop()  # one event loop for the session's turns
         self.conversation: Conversation | None = None
         self.held_back: list[str] = []  # the session's dangerous tools not allowed this time
+        self._warned: set[str] = set()  # tool-loading warnings already said
         from agentcli.otel_export import otel_wanted
 
         self.observers = Observers(stats=False, trace=None, env=os.environ,
@@ -198,11 +198,14 @@ class ChatRepl:
             self.llm = llm
             if self.conversation is not None:
                 self.conversation.attach_model(llm)
+        warned: list[str] = []
         self.executor = build_executor(replace(self.settings, agent=self.agent_name), self.llm,
                                        approver=self.approver,
                                        callbacks=[self.spinner, self.printer, self.trace,
-                                                  *self.observers.handlers])
-        report_tool_warnings(self.console)
+                                                  *self.observers.handlers],
+                                       warnings=warned)
+        report_tool_warnings(self.console, [w for w in warned if w not in self._warned])
+        self._warned.update(warned)  # a broken plugin is said once a session, not per rebuild
         if self.conversation is not None:
             self.conversation.uses_memory = self.uses_memory
         if self.settings.memory != "none" and not cls.uses_memory:
@@ -307,11 +310,12 @@ class ChatRepl:
                 out.append(event.result)
 
     def _run(self, inputs: dict[str, Any], timings: TimingsHandler) -> RunResult:
-        # The result comes back through ``out``, not as the task's result: a finished task
-        # that is repr'd (asyncio's debug and SIGINT bookkeeping) would repr the session.
+        # The turn runs on the one portal loop: the first Ctrl-C cancels it (the executor
+        # ends the run as ``interrupted``), a second one is a KeyboardInterrupt. The result
+        # comes back through ``out``: a finished task that is repr'd would repr the session.
         out: list[RunResult] = []
         try:
-            self._turns.run(self._consume(inputs, out, timings))
+            run_sync(self._consume(inputs, out, timings), instead="AgentExecutor.astream")
         finally:
             self.spinner.stop()
         assert out
@@ -369,21 +373,20 @@ class ChatRepl:
                 output=self.output,
             ).prompt, "you> ")
         try:
-            with self._turns.sigint_cancels_turns():  # Ctrl-C: the run, or the typed line
-                while True:
-                    try:
-                        text = read().strip()
-                    except KeyboardInterrupt:
-                        continue  # Ctrl-C at the prompt clears the line
-                    except EOFError:
+            while True:  # Ctrl-C: the run (see _run), or the typed line
+                try:
+                    text = read().strip()
+                except KeyboardInterrupt:
+                    continue  # Ctrl-C at the prompt clears the line
+                except EOFError:
+                    break
+                if not text:
+                    continue
+                if text.startswith("/"):
+                    if dispatch(self, text) is EXIT:
                         break
-                    if not text:
-                        continue
-                    if text.startswith("/"):
-                        if dispatch(self, text) is EXIT:
-                            break
-                        continue
-                    self.ask(text)
+                    continue
+                self.ask(text)
         finally:
             self.close()
         return exit_codes.OK
@@ -397,12 +400,11 @@ class ChatRepl:
         return text
 
     def close(self) -> None:
-        """Release the model client, the event loop and the database."""
+        """Release the model client and the database."""
         with contextlib.suppress(Exception):  # never let tidying up hide the real exit
             self._leave_session()
         if self.llm is not None:
             self.llm.close()
-        self._turns.close()
         self.observers.close(self.console)  # the last turn's spans go out
         self.store.close()
 

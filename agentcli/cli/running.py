@@ -164,13 +164,14 @@ def execute(
         from agentcli.cli.consoles import report_tool_warnings
 
         extra = extra or RunInputs()
+        warned: list[str] = []
         with observers.setting_up():  # MCP servers start in the run's trace
             executor = build_executor(settings, llm, approver=build_approver(settings, yes),
                                       callbacks=[spinner, *([printer] if printer else []),
                                                  *observers.handlers, timings],
                                       tool_extras={"human_input": human_input()},
-                                      response_schema=extra.schema)
-        report_tool_warnings(err)
+                                      response_schema=extra.schema, warnings=warned)
+        report_tool_warnings(err, warned)
         base = conversation.inputs(question) if conversation else {"input": question}
         inputs = {**base, **extra.values(executor.schema)}
         for event in executor.stream(inputs):  # the renderer subscribes to the events

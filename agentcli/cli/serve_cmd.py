@@ -104,7 +104,8 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     store = otel = None
     try:
         agents = build_agents(config, flags, env)
-        report_tool_warnings(err)
+        report_tool_warnings(err, list(dict.fromkeys(  # a plugin's line once, not per profile
+            line for served in agents.values() for line in served.warnings)))
         otel = _otel(agents, env)
         first = next(iter(agents.values()))
         store = open_store(first.settings.db_path, env)

@@ -15,7 +15,6 @@ from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_line, safe_text
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.custom import take_warnings
 from agentcli.tools.mcp import MCPToolInfo, cached_tool, cached_tools, refresh_tools
 from agentcli.tools.registry import ToolSpec
 from agentcli.tools.resolve import Catalog, build_catalog, resolve_tools
@@ -43,7 +42,7 @@ class _Stderr:
 
 def _prepare(settings: Settings, err: _Stderr) -> Catalog:
     catalog = build_catalog(settings)
-    for line in take_warnings():
+    for line in catalog.warnings:
         err.warn("warning: " + safe_text(line))
     return catalog
 

@@ -16,9 +16,8 @@ from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.connection import ServerConnection, require_sdk, run_sync
 
-_POOL: dict[ServerConfig, ServerConnection] = {}
+_POOL: dict[ServerConfig, ServerConnection] = {}  # the portal's connections (see _sync.py)
 _lock = threading.Lock()
-_atexit_registered = False
 
 
 def _budget(confs: Iterable[ServerConfig]) -> float:
@@ -26,12 +25,12 @@ def _budget(confs: Iterable[ServerConfig]) -> float:
     return max((c.startup_timeout for c in confs), default=30.0) * 2 + 15
 
 
-def _remember(conn: ServerConnection) -> None:
-    global _atexit_registered
+def _keep(conn: ServerConnection) -> None:
     _POOL[conn.conf] = conn
-    if not _atexit_registered:
-        _atexit_registered = True
-        atexit.register(close_all)
+    # At exit, close the servers before the portal finalises its loop's async generators
+    # (exit hooks run last-registered first; the portal registers its own when it starts).
+    atexit.unregister(close_all)
+    atexit.register(close_all)
 
 
 def _stale(conf: ServerConfig) -> ServerConnection | None:
@@ -49,7 +48,7 @@ def get_connection(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConn
             require_sdk()
             conn = ServerConnection(conf, roots or [Path.cwd()])
             run_sync(conn.start(), _budget([conf]))
-            _remember(conn)
+            _keep(conn)
         elif roots and tuple(roots) != conn.roots:
             run_sync(conn.set_roots(roots), _budget([conf]))
         return conn
@@ -81,7 +80,7 @@ def start_many(
             elif isinstance(result, BaseException):
                 raise result
             else:
-                _remember(conn)
+                _keep(conn)
                 out[conn.conf.name] = result
         return out
 
@@ -125,3 +124,4 @@ def settle() -> None:
     """Wait for the tool lists being re-read after a change (each within its call_timeout)."""
     for conn in list(_POOL.values()):
         run_sync(conn.settled(conn.conf.call_timeout), conn.conf.call_timeout + 5)
+

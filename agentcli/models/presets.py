@@ -1,6 +1,8 @@
 """Provider presets (name, base URL, key variable) and ``create_model("provider/model")``.
 
-Built-in presets register through :func:`register_preset`, the same call a plugin uses.
+:data:`PRESETS` is a read-only table of the built-in presets. More providers make a new table
+(:func:`with_presets`) that its owner passes to :func:`create_model`: nothing registers into
+a process-wide table, so two callers in one process never see each other's presets.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
@@ -35,25 +38,28 @@ class Preset:
     refusals: tuple[int, ...] = (400, 422, 500)
 
 
-PRESETS: dict[str, Preset] = {}
+def with_presets(*presets: Preset, base: Mapping[str, Preset] | None = None,
+                 replace: bool = False) -> Mapping[str, Preset]:
+    """A new read-only table: ``base`` (the built-ins by default) plus ``presets``; a name
+    already in it needs ``replace=True``."""
+    table = dict(PRESETS if base is None else base)
+    for preset in presets:
+        name = preset.name.lower()
+        if not name or "/" in name or name == CUSTOM:
+            raise ConfigError(f"invalid preset name {preset.name!r}")
+        if name in table and table[name] != preset and not replace:
+            raise ConfigError(f"preset {name!r} is already in the table; pass replace=True")
+        table[name] = preset
+    return MappingProxyType(table)
 
 
-def register_preset(preset: Preset, *, replace: bool = False) -> Preset:
-    """Add a preset to the registry; re-registering a name needs ``replace=True``."""
-    name = preset.name.lower()
-    if not name or "/" in name or name == CUSTOM:
-        raise ConfigError(f"invalid preset name {preset.name!r}")
-    if name in PRESETS and PRESETS[name] != preset and not replace:
-        raise ConfigError(f"preset {name!r} is already registered; pass replace=True")
-    PRESETS[name] = preset
-    return preset
-
-
-def get_preset(name: str) -> Preset:
-    """The preset called ``name``; a ConfigError lists the known ones otherwise."""
-    preset = PRESETS.get(name.lower())
+def get_preset(name: str, presets: Mapping[str, Preset] | None = None) -> Preset:
+    """The preset called ``name`` in ``presets`` (the built-ins by default); a ConfigError
+    lists the known ones otherwise."""
+    table = PRESETS if presets is None else presets
+    preset = table.get(name.lower())
     if preset is None:
-        known = sorted([*PRESETS, CUSTOM])
+        known = sorted([*table, CUSTOM])
         close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise ConfigError(
@@ -91,9 +97,11 @@ def create_model(
     env: Mapping[str, str] | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
+    presets: Mapping[str, Preset] | None = None,
     **options: Any,
 ) -> OpenAICompatModel:
-    """Build a model from ``provider/model``; explicit arguments beat the environment."""
+    """Build a model from ``provider/model`` (a provider of ``presets``, the built-ins by
+    default); explicit arguments beat the environment."""
     env = os.environ if env is None else env
     provider, model = parse_spec(spec)
     base_url = (base_url or "").strip() or None
@@ -106,7 +114,7 @@ def create_model(
             )
         url = base_url
     else:
-        preset = get_preset(provider)
+        preset = get_preset(provider, presets)
         from_env = (env.get(preset.base_url_env) or "").strip() if preset.base_url_env else ""
         url = base_url or from_env or preset.base_url
         if api_key is None and preset.key_env:
@@ -149,5 +157,4 @@ _BUILTINS = (
     Preset("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
            "OPENROUTER_BASE_URL", True),
 )
-for _preset in _BUILTINS:
-    register_preset(_preset)
+PRESETS: Mapping[str, Preset] = MappingProxyType({p.name: p for p in _BUILTINS})

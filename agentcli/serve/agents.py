@@ -40,6 +40,7 @@ class ServedAgent:
     llm: BaseChatModel
     executor: AgentExecutor
     uses_memory: bool
+    warnings: list[str] = field(default_factory=list)  # what tool loading went on without
     _by_schema: dict[str, AgentExecutor] = field(default_factory=dict, repr=False)
 
     @property
@@ -102,14 +103,15 @@ def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> Served
     settings = serve_settings(settings)
     check_names(settings.tools, settings)
     llm = build_model(settings, env)
+    warned: list[str] = []
     try:
-        executor = build_executor(settings, llm,
-                                  approver=policy_approver(settings.tool_policy))
+        executor = build_executor(settings, llm, approver=policy_approver(settings.tool_policy),
+                                  warnings=warned)
     except BaseException:
         llm.close()
         raise
     return ServedAgent(name, settings, llm, executor,
-                       reads_memory(settings, settings.agent or ""))
+                       reads_memory(settings, settings.agent or ""), warned)
 
 
 def build_agents(

@@ -1,23 +1,31 @@
-"""Custom tools: Python files (``--tools-module``), installed plugins (entry-point group
-``agentcli.tools``), YAML tools and MCP servers, all registered like the built-ins."""
+"""Custom tools: Python files (``--tools-module``) and installed plugins (entry-point group
+``agentcli.tools``), read into the catalog that asks for them (``tools/resolve.py``): nothing
+registers into a process-wide table, so two catalogs in one process never share a plugin's
+tools or its warnings."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ToolLoadError
 from agentcli.tools.base import Tool
-from agentcli.tools.registry import ToolSpec, register_tool, registry
+from agentcli.tools.registry import ToolSpec, registry
 
 ENTRY_POINT_GROUP = "agentcli.tools"
-warnings_seen: list[str] = []  # one line per broken plugin or failed server; see take_warnings
-clashes: list[str] = []  # a plugin tool named like a built-in: build_catalog refuses (exit 2)
-_plugins_loaded = False
+
+
+@dataclass
+class Plugins:
+    """What the installed plugins give one catalog."""
+
+    specs: list[ToolSpec] = field(default_factory=list)  # source ``plugin``, in load order
+    warnings: list[str] = field(default_factory=list)  # one line per broken plugin
+    clashes: list[str] = field(default_factory=list)  # a tool named like a built-in (exit 2)
 
 
 def _spec_for(obj: Tool | ToolSpec, source: str) -> ToolSpec:
@@ -44,44 +52,35 @@ def flatten_plugin(obj: Any) -> list[Tool | ToolSpec]:
     raise TypeError(f"expected a Tool, a ToolSpec or a list of them, got {type(obj).__name__}")
 
 
-def take_warnings() -> list[str]:
-    """The tool-loading warnings collected so far, each handed out once (the CLI prints them)."""
-    taken = list(warnings_seen)
-    warnings_seen.clear()
-    return taken
-
-
-def load_plugins(entry_points: Callable[..., Any] | None = None) -> list[str]:
-    """Register tools from installed plugins once; a broken plugin becomes a warning line."""
-    global _plugins_loaded
-    if _plugins_loaded and entry_points is None:
-        return []
-    _plugins_loaded = True
+def load_plugins(entry_points: Callable[..., Any] | None = None) -> Plugins:
+    """The tools of the installed plugins (``entry_points``: how to find them, importlib's by
+    default); a broken plugin becomes a warning line, a tool named like a built-in a clash."""
+    found = Plugins()
     if entry_points is None:
         if not _may_have_plugins():
-            return []
+            return found
         from importlib.metadata import entry_points as found_entry_points
 
         entry_points = found_entry_points
-    names = []
+    builtins = registry()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
             items = flatten_plugin(ep.load())
         except KeyboardInterrupt:
             raise
         except BaseException as err:  # a plugin's bug (even sys.exit) must not silence the CLI
-            warnings_seen.append(f"plugin {ep.name!r} failed to load: {load_failure(err)}")
+            found.warnings.append(f"plugin {ep.name!r} failed to load: {load_failure(err)}")
             continue
         for item in items:
             spec = _spec_for(item, "plugin")
-            old = registry().get(spec.name)
+            old = builtins.get(spec.name)
             if old is not None and old.source != "plugin":  # never shadow a built-in's gate
-                clashes.append(f"tool name {spec.name!r} is defined twice, as a built-in tool "
-                               f"and by plugin {ep.name!r}; uninstall or rename one of them")
+                found.clashes.append(
+                    f"tool name {spec.name!r} is defined twice, as a built-in tool and by "
+                    f"plugin {ep.name!r}; uninstall or rename one of them")
                 continue
-            register_tool(spec, replace=True)
-            names.append(spec.name)
-    return names
+            found.specs = [s for s in found.specs if s.name != spec.name] + [spec]
+    return found
 
 
 def load_failure(err: BaseException) -> str:

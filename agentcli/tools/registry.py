@@ -1,13 +1,16 @@
-"""The tool registry and ``load_tools``: tools by name, with the dangerous-tools gate.
+"""The built-in tools by name (:func:`registry`), and the dangerous-tools gate.
 
-Built-in tools register through :func:`register_tool`, the same call a plugin makes.
+The built-in table is read-only: every other tool (a plugin's, a ``--tools-module`` file's,
+a YAML tool, an MCP server's, or specs handed to ``load_tools(specs=...)``) joins the catalog
+of the command or call that reads it (``tools/resolve.py``), never a process-wide table.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolLoadError
@@ -15,30 +18,16 @@ from agentcli.tools.base import Tool
 from agentcli.tools.builtin import BUILTINS
 from agentcli.tools.spec import ToolFactory, ToolSpec
 
-__all__ = ["ToolFactory", "ToolSpec", "register_tool", "registry"]
+__all__ = ["ToolFactory", "ToolSpec", "registry"]
 
 if TYPE_CHECKING:  # listing or resolving tools must not import the model layer
     from agentcli.models.base import BaseChatModel
 
-_REGISTRY: dict[str, ToolSpec] = {}
-_builtins_loaded = False
 
-
-def register_tool(spec: ToolSpec, *, replace: bool = False) -> None:
-    """Add a tool spec to the registry (built-ins and plugins alike)."""
-    if spec.name in _REGISTRY and not replace:
-        raise ToolLoadError(f"a tool named {spec.name!r} is already registered")
-    _REGISTRY[spec.name] = spec
-
-
-def registry() -> dict[str, ToolSpec]:
-    """All registered tool specs by name (built-ins registered on first use)."""
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        for spec in BUILTINS:
-            register_tool(spec, replace=True)
-    return _REGISTRY
+@functools.cache
+def registry() -> Mapping[str, ToolSpec]:
+    """The built-in tool specs by name: a constant, read-only table (made on first use)."""
+    return MappingProxyType({spec.name: spec for spec in BUILTINS})
 
 
 # LangChain's deprecated tool names, and what to load instead
@@ -49,32 +38,6 @@ def renamed_error(name: str) -> None:
     """Raise the hint for a LangChain tool name that is gone (``requests``), if it is one."""
     if name in _RENAMED:
         raise ToolLoadError(f"tool {name!r} is LangChain's old name; use {_RENAMED[name]}")
-
-
-def expand(names: Iterable[str]) -> list[str]:
-    """Expand group names, drop duplicates, keep order; unknown names raise with suggestions."""
-    specs = registry()
-    out: list[str] = []
-    for raw in names:
-        name = raw.strip()
-        if not name:
-            continue
-        spec = specs.get(name)
-        if spec is None:
-            renamed_error(name)
-            close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
-            if not close:
-                known = {a.lower(): s.name for s in specs.values() for a in s.also_known_as}
-                hits = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
-                close = [known[hit] for hit in hits]
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ToolLoadError(
-                f"unknown tool {name!r}{hint} (see `agent tools list` for every tool)"
-            )
-        for member in spec.members or (name,):
-            if member not in out:
-                out.append(member)
-    return out
 
 
 def refuse_dangerous(name: str, reason: str, group: str | None) -> ToolLoadError:

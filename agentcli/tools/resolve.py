@@ -1,7 +1,8 @@
 """One way from tool names to tools, for every command and the Python API.
 
-Sources, all looked up by name: built-ins and anything registered (:mod:`registry`),
-entry-point plugins, ``--tools-module`` files, YAML tools, and MCP servers. MCP servers are
+Sources, all looked up by name: built-ins (:mod:`registry`), specs a caller hands in,
+entry-point plugins, ``--tools-module`` files, YAML tools, and MCP servers: each catalog
+reads its own, so nothing one command or caller adds is seen by another. MCP servers are
 resolved lazily: ``ev.echo`` starts only server ``ev`` and ``ev`` (a server name) loads all
 its tools; naming other tools starts no server. A tool answers to its registry name and its
 display name (``llm-math`` and ``Calculator``). Bad names fail here, in one line.
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
-from agentcli.tools.custom import clashes, load_plugins, module_specs
+from agentcli.tools.custom import load_plugins, module_specs
 from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, registry, renamed_error
@@ -34,6 +35,7 @@ class Catalog:
     aliases: dict[str, str] = field(default_factory=dict)  # display name -> registry name
     servers: dict[str, Any] = field(default_factory=dict)  # MCP server name -> its config
     module_tools: list[str] = field(default_factory=list)  # loaded without being named
+    warnings: list[str] = field(default_factory=list)  # a broken plugin: said, not fatal
 
     def spec(self, name: str) -> ToolSpec | None:
         """The spec for a registry name or a display name."""
@@ -74,13 +76,14 @@ def _where(spec: ToolSpec) -> str:
             "plugin": "a plugin tool", "MCP": "an MCP tool"}.get(spec.source, "a built-in tool")
 
 
-def build_catalog(settings: Any = None) -> Catalog:
-    """Collect every source's names: registry, plugins, YAML tools, modules, MCP servers."""
-    registry()
-    load_plugins()  # once per process; plugins register like built-ins
-    if clashes:
-        raise ToolLoadError(clashes[0])
-    cat = Catalog(specs=dict(registry()))
+def build_catalog(settings: Any = None, specs: Iterable[ToolSpec] = ()) -> Catalog:
+    """Collect every source's names: built-ins, plugins, ``specs`` (a caller's own), YAML
+    tools, modules, MCP servers."""
+    plugins = load_plugins()  # read for this catalog: plugins register nowhere else
+    if plugins.clashes:
+        raise ToolLoadError(plugins.clashes[0])
+    cat = Catalog(specs={**registry(), **{s.name: s for s in plugins.specs}},
+                  warnings=list(plugins.warnings))
 
     def add(spec: ToolSpec) -> None:
         old = cat.specs.get(spec.name)
@@ -89,6 +92,8 @@ def build_catalog(settings: Any = None) -> Catalog:
                                 f"and as {_where(spec)}; rename one of them")
         cat.specs[spec.name] = spec
 
+    for spec in specs:  # a caller's own: may stand in for a built-in of the same name
+        cat.specs[spec.name] = spec
     definitions = list(getattr(settings, "yaml_tools", None) or [])
     if definitions:  # the YAML tool builders load only for a config that defines some
         from agentcli.tools.yaml_tools import yaml_specs
@@ -193,6 +198,8 @@ def resolve_tools(
     extras: Mapping[str, Any] | None = None,
     with_module_tools: bool = True,
     held: list[str] | None = None,
+    warnings: list[str] | None = None,
+    specs: Iterable[ToolSpec] = (),
 ) -> list[Tool]:
     """Build the tools named (plus ``--tools-module`` tools) from every source.
 
@@ -201,9 +208,11 @@ def resolve_tools(
     Dangerous tools need ``allow_dangerous_tools`` or their name, group or MCP server in
     ``allow``. Only the MCP servers whose tools are named are started. With ``held`` (a
     running agent's refresh), a dangerous MCP tool not allowed is left out and the reason
-    appended there, instead of failing the whole list.
+    appended there, instead of failing the whole list. ``warnings`` receives one line per
+    broken plugin and per MCP server that did not start (loading goes on without them).
+    ``specs`` are tools of the caller's own, looked up by name like the built-ins.
     """
-    cat = build_catalog(settings)
+    cat = build_catalog(settings, specs)
     allow_all = bool(getattr(settings, "allow_dangerous_tools", False)
                      if allow_dangerous_tools is None else allow_dangerous_tools)
     allowed = set(getattr(settings, "allow", None) or () if allow is None else allow)
@@ -252,12 +261,11 @@ def resolve_tools(
                 held.append(refusal)
                 continue
             keep(t, f"MCP server {want.server!r}")
-    if failed:
-        if not tools:  # nothing else to work with: the run cannot do what was asked
-            raise next(iter(failed.values()))
-        from agentcli.tools.custom import warnings_seen
-
-        warnings_seen.extend(f"{err}; continuing without its tools" for err in failed.values())
+    if failed and not tools:  # nothing else to work with: the run cannot do what was asked
+        raise next(iter(failed.values()))
+    if warnings is not None:
+        warnings += cat.warnings
+        warnings += [f"{err}; continuing without its tools" for err in failed.values()]
     check_wire_names(t.name for t in tools)
     return tools
 
@@ -270,6 +278,7 @@ def load_tools(
     allow: Iterable[str] = (),
     config: Any = None,
     callbacks: Any = None,
+    specs: Iterable[ToolSpec] = (),
     **settings: Any,
 ) -> list[Tool]:
     """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
@@ -278,25 +287,30 @@ def load_tools(
     setting or a missing LLM is an error naming it, and an unknown keyword a TypeError.
     ``callbacks`` (handlers) are told of every call of these tools. ``config`` (a Settings
     object) adds the tool sources it names: ``--tools-module`` files, YAML tools and MCP
-    servers. This is the same resolution path the CLI uses (:func:`resolve_tools`).
+    servers. ``specs`` (:class:`ToolSpec`) are tools of the caller's own, by name and through
+    the same gate: they belong to this call only. This is the same resolution path the CLI
+    uses (:func:`resolve_tools`).
     """
     from agentcli.tools.settings_keys import check_settings
 
-    check_settings(settings, (s for spec in registry().values() for s in spec.needs.settings),
-                   "load_tools")
+    specs = list(specs)
+    check_settings(settings, (s for spec in [*registry().values(), *specs]
+                              for s in spec.needs.settings), "load_tools")
     tools = resolve_tools(names, config, llm=llm, allow_dangerous_tools=allow_dangerous_tools,
-                          allow=allow, tool_settings=settings, with_module_tools=False)
+                          allow=allow, tool_settings=settings, with_module_tools=False,
+                          specs=specs)
     return [t.with_callbacks(callbacks) for t in tools] if callbacks else tools
 
 
 def load_configured_tools(
     settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None,
-    *, held: list[str] | None = None,
+    *, held: list[str] | None = None, warnings: list[str] | None = None,
 ) -> list[Tool]:
     """Everything ``agent run`` loads: named tools plus module tools, with the policy gate
-    (``held``: see :func:`resolve_tools`)."""
+    (``held``, ``warnings``: see :func:`resolve_tools`)."""
     from agentcli.approval import gate_by_policy
 
-    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras, held=held)
+    tools = resolve_tools(list(settings.tools), settings, llm=llm, extras=extras, held=held,
+                          warnings=warnings)
     gate_by_policy(tools, settings.tool_policy)
     return tools

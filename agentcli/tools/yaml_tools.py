@@ -19,7 +19,7 @@ from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.inject import Injection
 from agentcli.tools.net import fetch
-from agentcli.tools.registry import ToolSpec, register_tool
+from agentcli.tools.registry import ToolSpec
 from agentcli.tools.sandbox import bool_setting, cap_output, tool_root
 
 _PLACEHOLDER = re.compile(r"\{((?:state\.)?\w+)\}")
@@ -230,11 +230,3 @@ def yaml_specs(definitions: list[dict[str, Any]]) -> list[ToolSpec]:
                               source="YAML"))
     return specs
 
-
-def register_yaml_tools(definitions: list[dict[str, Any]]) -> list[str]:
-    """Register each definition as a tool spec with source ``YAML``; return the names."""
-    names = []
-    for spec in yaml_specs(definitions):
-        register_tool(spec, replace=True)
-        names.append(spec.name)
-    return names

@@ -45,19 +45,7 @@ def test_trace_and_answer_show_escapes() -> None:
     assert ESC not in out
 
 
-@pytest.fixture
-def restore_registry() -> Any:
-    """--tools-module registers into the process-wide registry: undo it after the test."""
-    from agentcli.tools import registry
-    from agentcli.tools.registry import _REGISTRY
-
-    before = dict(registry())
-    yield
-    _REGISTRY.clear()
-    _REGISTRY.update(before)
-
-
-def test_tools_call_output_shows_escapes(tmp_path: Path, restore_registry: Any) -> None:
+def test_tools_call_output_shows_escapes(tmp_path: Path) -> None:
     module = tmp_path / "t.py"
     module.write_text("from agentcli.tools import tool\n\n@tool\ndef paint(text: str) -> str:\n"
                       '    """Colour text."""\n    return "\\x1b[31m" + text + "\\x9b2K"\n')

@@ -77,13 +77,8 @@ def everything_http(npm_servers: dict[str, Path], request: Any, tmp_path: Path) 
 
 @pytest.fixture(autouse=True)
 def _close_mcp_servers() -> Iterator[None]:
-    """Each test starts its own servers (they would outlive the test's temporary dirs) and
-    leaves the process-wide tool registry as it found it."""
+    """Each test starts its own servers (they would outlive the test's temporary dirs)."""
     from agentcli.mcp import pool
-    from agentcli.tools.registry import _REGISTRY, registry
 
-    before = dict(registry())
     yield
     pool.close_all()
-    _REGISTRY.clear()
-    _REGISTRY.update(before)

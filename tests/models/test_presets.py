@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from agentcli.errors import ConfigError
 from agentcli.models import presets
 from agentcli.models.openai_compat import OpenAICompatModel
-from agentcli.models.presets import PRESETS, Preset, create_model, get_preset, register_preset
+from agentcli.models.presets import PRESETS, Preset, create_model, get_preset, with_presets
 from agentcli.schema import user
 from tests.support.mock_server import MockOpenAIServer
 
@@ -24,15 +22,6 @@ EXPECTED = {
     "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL",
                    True),
 }
-
-
-@pytest.fixture
-def registry() -> Iterator[None]:
-    """Undo presets registered by a test."""
-    saved = dict(PRESETS)
-    yield
-    PRESETS.clear()
-    PRESETS.update(saved)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -119,16 +108,26 @@ def test_bad_base_url_and_bad_option() -> None:
         create_model("ollama/m", env={}, temprature=0.3)
 
 
-def test_register_preset_like_a_plugin(registry: None) -> None:
-    register_preset(Preset("acme", "http://127.0.0.1:7000/v1", "ACME_KEY", "ACME_URL", True))
-    model = create_model("acme/rocket", env={"ACME_KEY": "a"})
+def test_a_table_with_more_presets_belongs_to_its_owner_only() -> None:
+    """Two callers in one process: one adds a provider to its own table, the other (and the
+    built-in table) never sees it; nothing process-wide changes."""
+    acme = with_presets(Preset("acme", "http://127.0.0.1:7000/v1", "ACME_KEY", "ACME_URL", True))
+    model = create_model("acme/rocket", env={"ACME_KEY": "a"}, presets=acme)
     assert model.base_url == "http://127.0.0.1:7000/v1" and model.provider == "acme"
-    with pytest.raises(ConfigError, match="already registered"):
-        register_preset(Preset("acme", "http://elsewhere/v1"))
-    register_preset(Preset("acme", "http://elsewhere/v1"), replace=True)
-    assert get_preset("acme").base_url == "http://elsewhere/v1"
+    other = with_presets(Preset("acme", "http://elsewhere/v1"))
+    assert get_preset("acme", other).base_url == "http://elsewhere/v1"
+    assert get_preset("acme", acme).base_url == "http://127.0.0.1:7000/v1"
+    with pytest.raises(ConfigError, match="unknown provider 'acme'"):
+        create_model("acme/rocket", env={"ACME_KEY": "a"})
+    assert "acme" not in PRESETS
+    with pytest.raises(TypeError):
+        PRESETS["acme"] = Preset("acme", "http://x/v1")  # type: ignore[index]
+    with pytest.raises(ConfigError, match="already in the table"):
+        with_presets(Preset("acme", "http://elsewhere/v1"), base=acme)
+    assert get_preset("acme", with_presets(Preset("acme", "http://elsewhere/v1"), base=acme,
+                                           replace=True)).base_url == "http://elsewhere/v1"
     with pytest.raises(ConfigError, match="invalid preset name"):
-        register_preset(Preset("custom", "http://x/v1"))
+        with_presets(Preset("custom", "http://x/v1"))
 
 
 def test_presets_module_does_not_import_httpx_at_import_time() -> None:

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
@@ -14,17 +13,6 @@ from agentcli.tools import load_tools
 from tests.tools.conftest import LocalServer, PlannedAgent
 
 BUILTIN_COUNT = 26  # 25 tools + the requests_all group
-
-
-@pytest.fixture(autouse=True)
-def _restore_registry() -> Any:
-    from agentcli.tools import registry
-    from agentcli.tools.registry import _REGISTRY
-
-    before = dict(registry())
-    yield
-    _REGISTRY.clear()
-    _REGISTRY.update(before)
 
 
 def invoke(*args: str) -> Any:

@@ -11,23 +11,12 @@ import pytest
 
 from agentcli.config import Settings, load_settings
 from agentcli.errors import ConfigError, ToolLoadError
-from agentcli.tools import Tool, ToolSpec, load_tools, tool
-from agentcli.tools.custom import load_plugins, module_specs, warnings_seen
-from agentcli.tools.registry import _REGISTRY
-from agentcli.tools.yaml_tools import check_definitions, register_yaml_tools
+from agentcli.tools import Tool, ToolSpec, custom, load_tools, registry, tool
+from agentcli.tools.custom import load_plugins, module_specs
+from agentcli.tools.yaml_tools import check_definitions, yaml_specs
 from tests.tools.conftest import Handler, LocalServer
 
 ECHO_ARGV = [sys.executable, "-c", "import sys, json; print(json.dumps(sys.argv[1:]))"]
-
-
-@pytest.fixture(autouse=True)
-def _clean_registry() -> Any:
-    from agentcli.tools import registry
-
-    before = dict(registry())
-    yield
-    _REGISTRY.clear()
-    _REGISTRY.update(before)
 
 
 def test_command_tool_metacharacters_stay_one_argument(tmp_path: Path) -> None:
@@ -36,12 +25,12 @@ def test_command_tool_metacharacters_stay_one_argument(tmp_path: Path) -> None:
         "argv": [*ECHO_ARGV, "{text}", "--flag={text}"],
         "args": {"text": {"type": "string", "description": "what to echo"}},
     }])
-    register_yaml_tools(defs)
+    specs = yaml_specs(defs)
     with pytest.raises(ToolLoadError, match="dangerous"):
-        load_tools(["echo_args"])
+        load_tools(["echo_args"], specs=specs)
     root = tmp_path / "root"
     root.mkdir()
-    [t] = load_tools(["echo_args"], allow=["echo_args"], files_root=str(root))
+    [t] = load_tools(["echo_args"], specs=specs, allow=["echo_args"], files_root=str(root))
     evil = "a; touch pwned && $(touch pwned2) `touch pwned3` | cat > x"
     assert json.loads(t.run({"text": evil})) == [evil, f"--flag={evil}"]
     assert list(root.iterdir()) == []
@@ -52,11 +41,11 @@ def test_command_tool_metacharacters_stay_one_argument(tmp_path: Path) -> None:
 
 def test_command_tool_env_is_scrubbed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-123")
-    register_yaml_tools(check_definitions([{
+    specs = yaml_specs(check_definitions([{
         "name": "show_env", "kind": "command", "dangerous": False,
         "argv": [sys.executable, "-c", "import os; print(sorted(os.environ))"],
     }]))
-    [t] = load_tools(["show_env"], files_root=str(tmp_path))
+    [t] = load_tools(["show_env"], specs=specs, files_root=str(tmp_path))
     assert "MY_SERVICE_TOKEN" not in t.run({})
 
 
@@ -68,12 +57,12 @@ def test_http_tool_url_template_and_env_headers(
 
     local_server.routes["/weather/Den%20Haag"] = weather
     monkeypatch.setenv("WEATHER_KEY", "k-1")
-    register_yaml_tools(check_definitions([{
+    specs = yaml_specs(check_definitions([{
         "name": "weather", "kind": "http", "url": local_server.url + "/weather/{city}",
         "headers": {"Authorization": "Bearer ${WEATHER_KEY}"}, "allow_private_network": True,
         "args": {"city": {"type": "string"}, "units": {"type": "string", "default": "metric"}},
     }]))
-    [t] = load_tools(["weather"])
+    [t] = load_tools(["weather"], specs=specs)
     assert not t.dangerous
     out = json.loads(t.run("Den Haag"))
     assert out == {"path": "/weather/Den%20Haag?units=metric", "auth": "Bearer k-1"}
@@ -81,11 +70,11 @@ def test_http_tool_url_template_and_env_headers(
 
 def test_http_tool_state_placeholder_is_filled_and_url_encoded(local_server: LocalServer) -> None:
     local_server.routes["/u/Ada%20L%3F1"] = lambda h: h.send_json({"path": h.path})
-    register_yaml_tools(check_definitions([{
+    specs = yaml_specs(check_definitions([{
         "name": "profile", "kind": "http", "url": local_server.url + "/u/{state.user}",
         "allow_private_network": True, "args": {"q": {"type": "string"}},
     }]))
-    [t] = load_tools(["profile"])
+    [t] = load_tools(["profile"], specs=specs)
     assert [i.field for i in t.injected] == ["user"]
     assert set(t.args_schema["properties"]) == {"q"}
     out = json.loads(str(t.invoke({"q": "x"}, state={"user": "Ada L?1"})))
@@ -97,21 +86,21 @@ def test_http_tool_state_placeholder_is_filled_and_url_encoded(local_server: Loc
 
 
 def test_http_tool_missing_env_is_a_load_error() -> None:
-    register_yaml_tools(check_definitions([{
+    specs = yaml_specs(check_definitions([{
         "name": "needs_env", "kind": "http", "url": "https://api.example/x",
         "headers": {"X-Key": "${NOT_SET_ANYWHERE_123}"},
     }]))
     with pytest.raises(ToolLoadError, match="NOT_SET_ANYWHERE_123"):
-        load_tools(["needs_env"])
+        load_tools(["needs_env"], specs=specs)
 
 
 def test_http_tool_refuses_private_address_by_default() -> None:
     from agentcli.errors import ToolInputError
 
-    register_yaml_tools(check_definitions([{"name": "meta", "kind": "http",
-                                            "url": "http://169.254.169.254/{p}",
-                                            "args": {"p": {"type": "string"}}}]))
-    [t] = load_tools(["meta"])
+    specs = yaml_specs(check_definitions([{"name": "meta", "kind": "http",
+                                           "url": "http://169.254.169.254/{p}",
+                                           "args": {"p": {"type": "string"}}}]))
+    [t] = load_tools(["meta"], specs=specs)
     with pytest.raises(ToolInputError, match="metadata"):
         t.run("latest")
 
@@ -165,7 +154,7 @@ def test_tools_module(tmp_path: Path) -> None:
     specs = {s.name: s for s in module_specs(path)}
     assert sorted(specs) == ["shout", "wipe"]
     assert specs["shout"].source == "module" and specs["wipe"].dangerous
-    assert "shout" not in _REGISTRY  # a module's tools belong to the config that names it
+    assert "shout" not in registry()  # a module's tools belong to the config that names it
     config = Settings(tools_module=[str(path)])
     [shout] = load_tools(["shout"], config=config)
     assert shout.run("hi") == "HI"
@@ -194,7 +183,13 @@ class FakeEntryPoint:
         return self.obj
 
 
-def test_plugins_register_and_broken_plugin_warns() -> None:
+def test_plugins_belong_to_the_catalog_that_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's tools and its warning are the catalog's: the built-in table is unchanged,
+    and a catalog read when the plugin is gone has neither (no process-wide registry)."""
+    import importlib.metadata
+
+    from agentcli.tools.resolve import build_catalog
+
     @tool
     def greet(name: str) -> str:
         """Greet someone."""
@@ -203,10 +198,28 @@ def test_plugins_register_and_broken_plugin_warns() -> None:
     spec = ToolSpec("plug_spec", lambda **_: Tool("plug_spec", "x", func=lambda s: s), "spec")
     eps = [FakeEntryPoint("good", [greet, spec]), FakeEntryPoint("fn", lambda: greet),
            FakeEntryPoint("bad", ImportError("no module named foo"))]
-    warnings_seen.clear()
-    names = load_plugins(lambda group: eps if group == "agentcli.tools" else [])
-    assert names == ["greet", "plug_spec", "greet"]
-    assert _REGISTRY["greet"].source == "plugin"
-    assert warnings_seen == ["plugin 'bad' failed to load: ImportError: no module named foo"]
-    assert load_tools(["greet"])[0].run("bo") == "hello bo"
-    warnings_seen.clear()
+    found = load_plugins(lambda group: eps if group == "agentcli.tools" else [])
+    assert [s.name for s in found.specs] == ["plug_spec", "greet"]
+    assert found.warnings == ["plugin 'bad' failed to load: ImportError: no module named foo"]
+    assert "greet" not in registry() and "plug_spec" not in registry()
+
+    with monkeypatch.context() as m:  # the plugin is installed for this catalog only
+        m.setattr(custom, "_may_have_plugins", lambda: True)
+        m.setattr(importlib.metadata, "entry_points",
+                  lambda group: eps if group == "agentcli.tools" else [])
+        with_plugin = build_catalog()
+        warned: list[str] = []
+        [greeter] = custom_resolve(["greet"], warned)
+    assert with_plugin.specs["greet"].source == "plugin"
+    assert with_plugin.warnings == found.warnings and warned == found.warnings
+    assert greeter.run("bo") == "hello bo"
+    without = build_catalog()
+    assert "greet" not in without.specs and without.warnings == []
+    with pytest.raises(ToolLoadError, match="unknown tool 'greet'"):
+        load_tools(["greet"])
+
+
+def custom_resolve(names: list[str], warnings: list[str]) -> list[Tool]:
+    from agentcli.tools.resolve import resolve_tools
+
+    return resolve_tools(names, warnings=warnings)

@@ -20,9 +20,8 @@ from agentcli.mcp import server_configs
 from agentcli.mcp.cache import ToolInfo, cached_tools, log_path
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.pool import start_many
-from agentcli.tools import load_tools, registry
+from agentcli.tools import load_tools
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.custom import warnings_seen
 from agentcli.tools.mcp import (
     RESOURCE_TOOL,
     list_tools,
@@ -30,16 +29,17 @@ from agentcli.tools.mcp import (
     server_roots,
     tool_danger,
 )
-from agentcli.tools.registry import _REGISTRY, ToolSpec, register_tool
+from agentcli.tools.spec import ToolSpec
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
 CALC = {"command": sys.executable, "args": [SERVER], "env": {"GREETING": "hi ${TEST_MCP_SECRET}"}}
 
 
-# A server's tools in the registry, as a plugin would put them there (the CLI resolves MCP
-# tools through agentcli.tools.resolve instead); the tests below reach the servers through it.
-def _register_server(conf: ServerConfig, infos: list[ToolInfo]) -> list[str]:
+# A server's tools as specs in a caller's own list, for load_tools(specs=...) (the CLI resolves
+# MCP tools through agentcli.tools.resolve instead); the tests below reach the servers so.
+def _register_server(conf: ServerConfig, infos: list[ToolInfo], into: list[ToolSpec]
+                     ) -> list[str]:
     names, any_danger = [], False
     extra = [] if any(i.name == RESOURCE_TOOL for i in infos) else [RESOURCE_TOOL]
     for tool_name in [i.name for i in infos] + extra:
@@ -51,31 +51,32 @@ def _register_server(conf: ServerConfig, infos: list[ToolInfo]) -> list[str]:
             return load_server_tools(conf.name, conf, {_n}, roots=server_roots(settings))
 
         summary = (info.description if info else f"Read a resource of {conf.name} by URI")
-        register_tool(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],
-                               needs=ToolNeeds(extra="mcp"), dangerous=dangerous,
-                               danger_reason=reason, source="MCP"), replace=True)
+        into.append(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],
+                             needs=ToolNeeds(extra="mcp"), dangerous=dangerous,
+                             danger_reason=reason, source="MCP"))
         if info is not None or conf.resources:
             names.append(f"{conf.name}.{tool_name}")
-    register_tool(ToolSpec(conf.name, None, f"Group: every tool of MCP server {conf.name}",
-                           members=tuple(names), dangerous=any_danger,
-                           danger_reason="some of its tools are dangerous" if any_danger else "",
-                           source="MCP"), replace=True)
+    into.append(ToolSpec(conf.name, None, f"Group: every tool of MCP server {conf.name}",
+                         members=tuple(names), dangerous=any_danger,
+                         danger_reason="some of its tools are dangerous" if any_danger else "",
+                         source="MCP"))
     return names
 
 
-def _register_failure(conf: ServerConfig, err: ToolLoadError) -> None:
+def _register_failure(conf: ServerConfig, err: ToolLoadError, into: list[ToolSpec]) -> None:
     def factory(llm: Any = None, **_: Any) -> Tool:
         raise err
 
-    register_tool(ToolSpec(conf.name, factory, f"MCP server {conf.name} (failed to start)",
-                           needs=ToolNeeds(extra="mcp"), source="MCP"), replace=True)
+    into.append(ToolSpec(conf.name, factory, f"MCP server {conf.name} (failed to start)",
+                         needs=ToolNeeds(extra="mcp"), source="MCP"))
 
 
-def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = True) -> list[str]:
-    """Register every server's tools in the registry (source MCP, as a plugin would); return
-    the tool names registered.
+def register_mcp_servers(servers: dict[str, dict[str, Any]], into: list[ToolSpec], *,
+                         start: bool = True, warnings: list[str] | None = None) -> list[str]:
+    """Put every server's tool specs (source MCP) in ``into``; return the tool names.
 
-    Cached lists are used as they are; the other servers start in parallel when ``start``.
+    Cached lists are used as they are; the other servers start in parallel when ``start``;
+    ``warnings`` receives a line per server that did not start.
     """
     confs = server_configs(servers)
     names: list[str] = []
@@ -85,14 +86,15 @@ def register_mcp_servers(servers: dict[str, dict[str, Any]], *, start: bool = Tr
         if cached is None:
             missing[name] = conf
         else:
-            names += _register_server(conf, cached)
+            names += _register_server(conf, cached, into)
     if missing and start:
         for name, result in start_many(missing).items():
             if isinstance(result, ToolLoadError):
-                warnings_seen.append(str(result))
-                _register_failure(missing[name], result)
+                if warnings is not None:
+                    warnings.append(str(result))
+                _register_failure(missing[name], result, into)
             else:
-                names += _register_server(missing[name], result)
+                names += _register_server(missing[name], result, into)
     return names
 
 
@@ -101,25 +103,22 @@ def _fresh_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from agentcli.mcp import pool
 
     monkeypatch.setenv("TEST_MCP_SECRET", "from-parent")
-
-    before = dict(registry())
     yield
     pool.close_all()
-    _REGISTRY.clear()
-    _REGISTRY.update(before)
 
 
 def test_tools_listed_with_schema_danger_and_called() -> None:
-    names = register_mcp_servers({"calc": CALC})
+    mine: list[ToolSpec] = []  # this test's own tools: no process-wide registry
+    names = register_mcp_servers({"calc": CALC}, mine)
     assert {"calc.add", "calc.echo_env", "calc.fail"} <= set(names)
-    specs = registry()
+    specs = {s.name: s for s in mine}
     assert specs["calc.add"].source == "MCP"
     # readOnlyHint from a server not marked trusted is a hint only: still gated
     assert specs["calc.add"].dangerous and "hint" in specs["calc.add"].danger_reason
     assert specs["calc.fail"].dangerous and "readOnlyHint" in specs["calc.fail"].danger_reason
     with pytest.raises(ToolLoadError, match=r"calc\.echo_env.*dangerous.*--allow"):
-        load_tools(["calc.echo_env"])
-    tools = {t.name: t for t in load_tools(["calc"], allow=["calc"])}
+        load_tools(["calc.echo_env"], specs=mine)
+    tools = {t.name: t for t in load_tools(["calc"], allow=["calc"], specs=mine)}
     add = tools["calc.add"]
     assert add.args_schema is not None and set(add.args_schema["properties"]) == {"a", "b"}
     assert add.run({"a": 2, "b": 40}) == "42"
@@ -193,17 +192,18 @@ def test_server_that_cannot_start_reports_its_stderr() -> None:
 
 
 def test_missing_command_and_other_servers_keep_working() -> None:
+    warned: list[str] = []
+    mine: list[ToolSpec] = []
     names = register_mcp_servers({
         "broken": {"command": "/nonexistent/mcp-server", "startup_timeout": 10},
         "calc": CALC,
-    })
+    }, mine, warnings=warned)
     assert any("'broken' did not start" in w and "/nonexistent/mcp-server" in w
-               for w in warnings_seen)
-    warnings_seen.clear()
+               for w in warned)
     assert "calc.add" in names
-    assert load_tools(["calc.add"], allow=["calc.add"])[0].run({"a": 1, "b": 1}) == "2"
+    assert load_tools(["calc.add"], allow=["calc.add"], specs=mine)[0].run({"a": 1, "b": 1}) == "2"
     with pytest.raises(ToolLoadError, match="did not start"):
-        load_tools(["broken"])
+        load_tools(["broken"], specs=mine)
     assert load_tools(["llm-math"], llm=object())  # type: ignore[arg-type]
 
 
@@ -259,7 +259,7 @@ def test_server_killed_mid_call_is_one_line_then_next_call_reconnects(tmp_path: 
 def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(ToolLoadError, match=r"pip install 'agentcli\[mcp\]'"):
-        register_mcp_servers({"x": {"command": "true"}})
+        register_mcp_servers({"x": {"command": "true"}}, [])
 
 
 def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
@@ -268,7 +268,7 @@ def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
     from agentcli.mcp import pool
 
     pool.close_all()
-    names = register_mcp_servers({"calc": CALC}, start=False)
+    names = register_mcp_servers({"calc": CALC}, [], start=False)
     assert "calc.add" in names and pool._POOL == {}
     data = json.loads(next((log_path("x").parent.parent / "tools").glob("calc-*.json")).read_text())
     assert data["server"] == "calc" and "GREETING" not in json.dumps(data)
