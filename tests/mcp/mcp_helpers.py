@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 
 def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120
@@ -13,3 +17,21 @@ def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120
     return subprocess.run([sys.executable, "-m", "agentcli", *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=timeout,
                           stdin=subprocess.DEVNULL)
+
+
+def stdio_config(tmp_path: Path, name: str, script: Path) -> str:
+    """A config file with one trusted stdio server ``name`` running ``script``."""
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"mcp_servers": {name: {
+        "command": sys.executable, "args": [str(script)], "trusted": True}}}))
+    return str(path)
+
+
+def model_env(server: Any) -> dict[str, str]:
+    """The environment that points ``-m openai/...`` at the mock model server."""
+    return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-x"}
+
+
+def offered(body: dict[str, Any]) -> list[str]:
+    """The tool names a model request offered."""
+    return [t["function"]["name"] for t in body.get("tools") or []]

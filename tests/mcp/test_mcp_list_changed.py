@@ -7,14 +7,13 @@ Real SDK server over stdio, the real ``agent`` command, the mock model server.""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.mcp.mcp_helpers import agent
+from tests.mcp.mcp_helpers import agent, offered, stdio_config
+from tests.mcp.mcp_helpers import model_env as env
 
 pytest.importorskip("mcp")
 SERVER = Path(__file__).resolve().parent / "mcp_noisy_server.py"
@@ -22,18 +21,7 @@ FLOOD = 5_000
 
 
 def config(tmp_path: Path) -> str:
-    path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump({"mcp_servers": {"noisy": {
-        "command": sys.executable, "args": [str(SERVER)], "trusted": True}}}))
-    return str(path)
-
-
-def env(server: Any) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-x"}
-
-
-def offered(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools") or []]
+    return stdio_config(tmp_path, "noisy", SERVER)
 
 
 def tool_texts(body: dict[str, Any]) -> list[str]:

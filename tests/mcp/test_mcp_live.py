@@ -6,32 +6,20 @@ notifications show in the trace. Real SDK server over stdio, the real ``agent`` 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.mcp.mcp_helpers import agent
+from tests.mcp.mcp_helpers import agent, offered, stdio_config
+from tests.mcp.mcp_helpers import model_env as env
 
 pytest.importorskip("mcp")
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_dynamic_server.py"
 
 
 def config(tmp_path: Path) -> str:
-    path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump({"mcp_servers": {"dyn": {
-        "command": sys.executable, "args": [str(SERVER)], "trusted": True}}}))
-    return str(path)
-
-
-def env(server: Any) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-x"}
-
-
-def offered(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools") or []]
+    return stdio_config(tmp_path, "dyn", SERVER)
 
 
 def test_a_tool_added_mid_run_is_offered_and_works(mock_server: Any, tmp_path: Path) -> None:
