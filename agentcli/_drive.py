@@ -174,7 +174,7 @@ async def _acall_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult
     return result if result is EXPIRED else _model_done(run, llm, result, started)
 
 
-def _atool_chain(ex: AgentLoop) -> AsyncHandler:
+def _atool_chain(run: Run) -> AsyncHandler:
     async def innermost(call: ToolCallRequest) -> ToolOutcome | Command:
         _started(call)
         try:
@@ -184,7 +184,7 @@ def _atool_chain(ex: AgentLoop) -> AsyncHandler:
             return _failure(call, err)
 
     handler: AsyncHandler = innermost
-    for mw in reversed(ex.middleware):
+    for mw in reversed(run.middleware):
         handler = (lambda m, h: lambda c: m.awrap_tool_call(c, h))(mw, handler)
     return handler
 
@@ -192,7 +192,7 @@ def _atool_chain(ex: AgentLoop) -> AsyncHandler:
 async def _arun_tools(ex: AgentLoop, run: Run, effect: RunTools) -> list[Outcome] | Any:
     import asyncio
 
-    chain = _atool_chain(ex)
+    chain = _atool_chain(run)
 
     async def one(action: AgentAction) -> Outcome:
         call = _request(ex, run, action, effect.state)
@@ -230,13 +230,17 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     loop = ex._loop(run)
     value: Any = None
     error: BaseException | None = None
+    failed: Exception | None = None  # a failed model call, thrown into the loop (it may go on)
     done: RunResult | None = None
     try:
         while True:
-            effect = loop.send(value)
-            value = None
+            effect = loop.send(value) if failed is None else loop.throw(failed)
+            value = failed = None
             if isinstance(effect, CallModel):
-                value = await _acall_model(ex, run, effect)
+                try:
+                    value = await _acall_model(ex, run, effect)
+                except Exception as err:
+                    failed = err
             elif isinstance(effect, RunTools):
                 value = await _arun_tools(ex, run, effect)
             elif isinstance(effect, RefreshTools):

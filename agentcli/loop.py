@@ -197,7 +197,7 @@ class AgentLoop:
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
         run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
-                  prices=self.prices)
+                  prices=self.prices, middleware=[*self.middleware, *conf.middleware])
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
@@ -272,7 +272,7 @@ class AgentLoop:
         return finish
 
     def _loop(self, run: Run) -> Generator[Effect, Any, RunResult]:
-        middleware = self.middleware
+        middleware = run.middleware
         after = overriding(middleware, "after_model")  # each gets its own view of the state
         reason: StopReason | None = None
         while (reason := self._limit(run)) is None:
@@ -462,7 +462,22 @@ class AgentLoop:
         if isinstance(finish, str):
             finish = AgentFinish({"output": finish}, finish)
         yield Finish(finish)
-        return self._result(run, finish.output, reason)
+        result = self._result(run, finish.output, reason)
+        asked = False
+        for m in overriding(run.middleware, "ask_at_end"):
+            ask = m.ask_at_end(self._view(run), result, run.info)
+            if ask is not None:
+                try:
+                    reply = yield CallModel(ask.request, llm=ask.llm, agent=False)
+                except Exception as err:  # the answer stands; the request's failure is told
+                    yield Notice("ask_failed", f"A request made after the answer failed: "
+                                 f"{err}", {"error": str(err)})
+                    continue
+                if reply is not EXPIRED:
+                    self._update(run, [u for u in (ask.then(reply),) if u])
+                    asked = True
+        # counted in the result: the requests' tokens and cost are the run's
+        return self._result(run, finish.output, reason) if asked else result
 
     def _stop(self, run: Run, reason: StopReason) -> Generator[Effect, Any, RunResult]:
         """A limit ended the loop: force a stop message, or ask for one last answer."""

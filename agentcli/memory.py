@@ -3,14 +3,20 @@
 Every kind keeps the same small protocol (:class:`Memory`): ``messages()`` is what goes into
 ``inputs["chat_history"]``, ``add_turn`` records a finished question/answer, ``clear`` forgets,
 and ``to_state``/``from_state`` round-trip through JSON so a session survives a restart.
+``middleware()`` is what a run of the conversation carries for the memory: the summary memory
+asks for its summary there, at the run's end, so the summary is a model call of the run (its
+events, budget and cost), awaited on the async core like every other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from agentcli.errors import ConfigError
-from agentcli.schema import Message, assistant, system, user
+from agentcli.middleware import AgentMiddleware, ModelAsk, RunInfo
+from agentcli.outcome import recorded_answer
+from agentcli.schema import ChatRequest, ChatResult, Message, RunResult, assistant, system, user
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
@@ -42,6 +48,9 @@ class Memory(Protocol):
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore a snapshot made by :meth:`to_state`."""
+
+    def middleware(self) -> list[AgentMiddleware]:
+        """What a run of the conversation carries for this memory (``config["middleware"]``)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -97,6 +106,10 @@ class BufferMemory:
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the turns."""
         self.turns = [(str(q), str(a)) for q, a in state.get("turns", [])]
+
+    def middleware(self) -> list[AgentMiddleware]:
+        """Nothing: the turns are kept as they are."""
+        return []
 
 
 class WindowMemory(BufferMemory):
@@ -154,13 +167,21 @@ def _cost(turn: tuple[str, str]) -> int:
 
 
 class SummaryMemory:
-    """A running summary written by the model after each turn (one extra model call a turn)."""
+    """A running summary written by the model after each turn (one extra model call a turn).
+
+    In a run of the conversation the call is the run's (:meth:`middleware`): made at its end,
+    it is counted in its usage and cost and streamed as its events. ``add_turn`` then takes
+    that summary; it asks ``llm`` itself only for a turn no run summarised (a merge with
+    another writer's turns, a turn added by hand).
+    """
 
     kind: ClassVar[str] = "summary"
 
     def __init__(self, llm: BaseChatModel | None) -> None:
         self.llm = llm
         self.summary = ""
+        # what the last run wrote: (the summary it extended, question, answer, new summary)
+        self.folded: tuple[str, str, str, str] | None = None
 
     def messages(self) -> list[Message]:
         """The summary as one system message (nothing before the first turn)."""
@@ -168,13 +189,24 @@ class SummaryMemory:
             return []
         return [system(f"Summary of the conversation so far:\n{self.summary}")]
 
+    def prompt(self, question: str, answer: str) -> Message:
+        """The request that folds one turn into the summary."""
+        return user(SUMMARY_PROMPT.format(summary=self.summary or "(empty)", question=question,
+                                          answer=answer))
+
     def add_turn(self, question: str, answer: str) -> None:
-        """Fold the turn into the summary."""
+        """Fold the turn into the summary (the one the run wrote, if it wrote this one)."""
+        folded, self.folded = self.folded, None
+        if folded is not None and folded[:3] == (self.summary, question, answer):
+            self.summary = folded[3]
+            return
         if self.llm is None:
             raise ConfigError("summary memory needs a model")
-        prompt = SUMMARY_PROMPT.format(summary=self.summary or "(empty)", question=question,
-                                       answer=answer)
-        self.summary = self.llm.generate([user(prompt)]).text.strip()
+        self.summary = self.llm.generate([self.prompt(question, answer)]).text.strip()
+
+    def middleware(self) -> list[AgentMiddleware]:
+        """The run's last request: this turn's summary."""
+        return [_Summarize(self)]
 
     def clear(self) -> None:
         """Forget the summary."""
@@ -187,6 +219,25 @@ class SummaryMemory:
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the summary."""
         self.summary = str(state.get("summary", ""))
+
+
+class _Summarize(AgentMiddleware):
+    """At the end of a run, ask for the summary with the turn folded in (the memory's model,
+    else the run's)."""
+
+    def __init__(self, memory: SummaryMemory) -> None:
+        self.memory = memory
+
+    def ask_at_end(self, state: Mapping[str, Any], result: RunResult,
+                   run: RunInfo) -> ModelAsk | None:
+        """The summary request for this turn."""
+        memory = self.memory
+        base, question, answer = memory.summary, str(result.input or ""), recorded_answer(result)
+
+        def then(reply: ChatResult) -> None:
+            memory.folded = (base, question, answer, reply.text.strip())
+
+        return ModelAsk(ChatRequest((memory.prompt(question, answer),)), then, memory.llm)
 
 
 def make_memory(

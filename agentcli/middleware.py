@@ -8,6 +8,9 @@
   say) that the executor sends before the agent's next one, through the same path (within
   the run's deadline and budget, as events of the run, on the async core), then applies
   ``then(reply)`` as a state update.
+* ``ask_at_end(state, result, run)`` may return a :class:`ModelAsk` too, sent once the run has
+  its result and before it ends (a summary memory folds the turn in): its tokens and cost are
+  the run's, its model events are in the run's stream.
 * ``wrap_tool_call(call, handler)`` runs around one tool call: call ``handler(call)`` to run
   the tool (or what the next middleware wraps), or return a :class:`ToolOutcome` (or plain
   text, read as ``ok``) without calling it.
@@ -25,7 +28,16 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentcli._sync import in_thread
 from agentcli.events import Notice
-from agentcli.schema import AgentAction, ChatRequest, ChatResult, Message, ToolOutcome, Usage, user
+from agentcli.schema import (
+    AgentAction,
+    ChatRequest,
+    ChatResult,
+    Message,
+    RunResult,
+    ToolOutcome,
+    Usage,
+    user,
+)
 from agentcli.state import Overwrite
 
 if TYPE_CHECKING:
@@ -92,6 +104,11 @@ class AgentMiddleware:
 
     def ask_model(self, state: Mapping[str, Any], run: RunInfo) -> ModelAsk | None:
         """A request of this middleware's own to send before the agent's next one, or None."""
+        return None
+
+    def ask_at_end(self, state: Mapping[str, Any], result: RunResult,
+                   run: RunInfo) -> ModelAsk | None:
+        """A request of this middleware's own to send once the run has ``result``, or None."""
         return None
 
     def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:

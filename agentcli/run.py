@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.callbacks.manager import CallbackManager
 from agentcli.events import RunEvent
 from agentcli.history import StepIndex
-from agentcli.middleware import RunInfo
+from agentcli.middleware import AgentMiddleware, RunInfo
 from agentcli.pricing import cost_of
 from agentcli.schema import (
     AgentAction,
@@ -84,6 +84,7 @@ class Run:
     recovered: str | None = None  # the limit after which the answer was asked for
     asked_now: bool = False  # a call showed the model had its result; the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
+    middleware: list[AgentMiddleware] = field(default_factory=list)  # the executor's + the run's
     # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
     # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a
     # bound method there would be a run <-> info cycle that only the collector frees (a batch

@@ -76,6 +76,11 @@ class Conversation:
             inputs["chat_history"] = self.memory.messages()
         return inputs
 
+    def config(self, **more: Any) -> dict[str, Any]:
+        """The run config of a turn (``more`` added): the memory's middleware (a summary memory
+        asks for its summary within the run)."""
+        return {**more, "middleware": self.memory.middleware()}
+
     def attach_model(self, llm: BaseChatModel) -> None:
         """Summary memory writes its summaries with the conversation's current model."""
         if hasattr(self.memory, "llm"):

@@ -14,6 +14,7 @@ from agentcli.callbacks.run_ids import CallIds, as_uuid
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
+    from agentcli.middleware import AgentMiddleware
 
 log = logging.getLogger("agentcli.callbacks")
 
@@ -185,7 +186,7 @@ def handlers_of(
 # LangChain's run config; an agent run has no graph to recurse in and nothing configurable,
 # so ``recursion_limit`` and ``configurable`` are accepted and have no effect
 RUN_CONFIG_KEYS = ("callbacks", "tags", "metadata", "run_name", "run_id", "max_concurrency",
-                   "recursion_limit", "configurable")
+                   "recursion_limit", "configurable", "middleware")
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,8 @@ class RunConfig:
     run_name: str = ""
     run_id: str | None = None  # the run's id (else a new one)
     max_concurrency: int | None = None  # for ``batch``
+    # this run's own middleware, after the executor's (a conversation's summary memory)
+    middleware: tuple[AgentMiddleware, ...] = ()
 
     @classmethod
     def of(cls, config: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
@@ -216,7 +219,8 @@ class RunConfig:
         run_id, most = config.get("run_id"), config.get("max_concurrency")
         return cls(tuple(handlers_of(config.get("callbacks"))), tuple(config.get("tags") or ()),
                    dict(config.get("metadata") or {}), str(config.get("run_name") or ""),
-                   str(run_id) if run_id else None, int(most) if most else None)
+                   str(run_id) if run_id else None, int(most) if most else None,
+                   tuple(config.get("middleware") or ()))
 
     def adding(self, callbacks: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
                | CallbackManager | None) -> RunConfig:

@@ -304,7 +304,9 @@ class ChatRepl:
     # -- one turn -------------------------------------------------------------------------
     async def _consume(self, inputs: dict[str, Any], out: list[RunResult],
                        timings: TimingsHandler) -> None:
-        named = {"metadata": {"session_id": self.session}}  # gen_ai.conversation.id
+        assert self.conversation is not None
+        named = self.conversation.config(  # gen_ai.conversation.id; the memory's middleware
+            metadata={"session_id": self.session})
         async for event in self.executor.astream(inputs, named, callbacks=[timings]):
             if event.kind == "end":
                 out.append(event.result)

@@ -174,7 +174,8 @@ def execute(
         report_tool_warnings(err, warned)
         base = conversation.inputs(question) if conversation else {"input": question}
         inputs = {**base, **extra.values(executor.schema)}
-        for event in executor.stream(inputs):  # the renderer subscribes to the events
+        config = conversation.config() if conversation else None  # its memory's middleware
+        for event in executor.stream(inputs, config):  # the renderer subscribes to the events
             if event.kind == "end":
                 result = event.result
     finally:

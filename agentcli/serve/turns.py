@@ -91,7 +91,10 @@ async def run_turn(
     async def drive() -> RunResult:
         result: RunResult | None = None
         try:
-            named = {"metadata": {"session_id": call.session}} if call.session else None
+            named: dict[str, Any] = {"metadata": {"session_id": call.session}} if call.session \
+                else {}
+            if conversation is not None:  # a summary memory's call is the run's, awaited here
+                named = conversation.config(**named)
             async for event in executor.astream(
                     _inputs(served, call, conversation), named, callbacks=handlers):
                 for line in _drain(buffer):
@@ -106,7 +109,7 @@ async def run_turn(
             put(None)
         assert result is not None  # every run ends with an End event
         # saved here, so a run cancelled because its client left is logged as interrupted;
-        # off the server's loop: a summary memory makes a (sync) model call, and SQLite blocks
+        # off the server's loop: SQLite blocks (the summary memory's call was the run's)
         summary = timings.summary()
         await in_thread(lambda: _save(served, call, result, conversation, store, log_runs,
                                       summary))

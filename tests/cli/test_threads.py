@@ -140,3 +140,32 @@ def test_a_turn_stopped_by_a_limit_is_remembered_as_unanswered(mock_server: Any,
     assert replies == ["(no answer: the agent used all its steps (--max-iterations) without "
                        "reaching an answer)"]
     assert "Agent stopped" not in json.dumps(mock_server.requests[1].body)
+
+
+def test_a_summary_memory_call_is_counted_in_the_run(mock_server: Any, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary of a turn is a model call of the run: its tokens are in the run's usage
+    (``--json``), its model events in the trace (``--trace``), and the next turn reads it."""
+    monkeypatch.setenv("AGENT_MEMORY", "summary")
+    db, trace = tmp_path / "a.db", tmp_path / "trace.jsonl"
+    mock_server.add_reply(final("Hello Ada"), usage={"prompt_tokens": 11, "completion_tokens": 3})
+    mock_server.add_reply("Ada-summary-42", usage={"prompt_tokens": 100, "completion_tokens": 7})
+    result = run(mock_server, db, "--thread", "ada", "--json", "--trace", str(trace),
+                 "My name is Ada.")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["answer"] == "Hello Ada"
+    assert data["usage"] == {"prompt_tokens": 111, "completion_tokens": 10,
+                             "total_tokens": 121, "model_calls": 2}
+    assert "Progressively summarize" in sent(mock_server, 1)[-1][1]
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    ends = [e for e in events if e["event"] == "llm_end"]
+    assert events[-1]["event"] == "chain_end"  # the summary is asked within the run
+    assert len(ends) == 2 and "Ada-summary-42" in json.dumps(ends[-1])
+    [logged] = Store(db).turns("ada")
+    assert logged["answer"] == "Hello Ada"
+    mock_server.add_reply(final("Your name is Ada."))
+    again = run(mock_server, db, "--thread", "ada", "--json", "Who am I?")
+    assert again.exit_code == 0, again.output  # no summary reply (an error): the turn stands
+    assert json.loads(again.stdout)["answer"] == "Your name is Ada."
+    assert "Ada-summary-42" in json.dumps(mock_server.requests[2].body["messages"])
