@@ -84,7 +84,7 @@ class CompiledAgent:
 def initialize_agent(
     tools: Sequence[Tool],
     llm: BaseChatModel,
-    agent: str | AgentType | None = None,
+    agent: str | AgentType | type[Agent] | None = None,
     callback_manager: Any = None,
     agent_path: str | Path | None = None,
     agent_kwargs: dict[str, Any] | None = None,
@@ -92,7 +92,8 @@ def initialize_agent(
     verbose: bool = False,
     **executor_options: Any,
 ) -> AgentExecutor:
-    """Build an AgentExecutor for ``agent`` over ``tools`` and ``llm``.
+    """Build an AgentExecutor for ``agent`` (a type name, or an agent class of your own)
+    over ``tools`` and ``llm``.
 
     ``verbose=True`` prints the trace to stderr, as the seed's example does; ``agent_path``
     builds the agent a file from ``executor.save_agent`` describes (instead of ``agent``).

@@ -1,10 +1,16 @@
-"""Agent types and their registry (``initialize_agent`` is in :mod:`agentcli.create`)."""
+"""Agent types and their registry (``initialize_agent`` is in :mod:`agentcli.create`).
+
+:data:`BUILTIN_AGENTS` is a read-only table: a new type shipped with agentcli is one module and
+one line there. Any other agent class is passed as itself wherever a type name goes
+(``initialize_agent(tools, llm, MyAgent)``, ``build_agent(MyAgent, ...)``).
+"""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agents.prompt_parts import take_parts
@@ -28,7 +34,8 @@ class AgentType(str, Enum):  # noqa: UP042 - str() stays "AgentType.NAME", as in
     SELF_ASK_WITH_SEARCH = "self-ask-with-search"
 
 
-_AGENTS: dict[str, str] = {
+# type name -> "module:Class", imported on first use
+BUILTIN_AGENTS: Mapping[str, str] = MappingProxyType({
     AgentType.ZERO_SHOT_REACT_DESCRIPTION.value: "agentcli.agents.react:ReActAgent",
     AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION.value: "agentcli.agents.chat:ChatAgent",
     AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION.value:
@@ -39,26 +46,24 @@ _AGENTS: dict[str, str] = {
         "agentcli.agents.conversational:ChatConversationalAgent",
     AgentType.TOOL_CALLING.value: "agentcli.agents.tool_calling:ToolCallingAgent",
     AgentType.SELF_ASK_WITH_SEARCH.value: "agentcli.agents.self_ask:SelfAskAgent",
-}
+})
 DEFAULT_AGENT = AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION.value
 
 
-def register_agent(name: str, target: str) -> None:
-    """Register an agent class by import path ``module:Class`` (loaded lazily)."""
-    _AGENTS[name] = target
-
-
 def agent_names() -> list[str]:
-    """Every registered agent type name."""
-    return list(_AGENTS)
+    """Every built-in agent type name."""
+    return list(BUILTIN_AGENTS)
 
 
-def agent_class(name: str | AgentType) -> type[Agent]:
-    """The agent class for a type name; unknown names raise a ConfigError with suggestions."""
+def agent_class(name: str | AgentType | type[Agent]) -> type[Agent]:
+    """The agent class for a type name (a class is its own); unknown names raise a
+    ConfigError with suggestions."""
+    if isinstance(name, type):
+        return name
     key = name.value if isinstance(name, AgentType) else str(name)
-    target = _AGENTS.get(key)
+    target = BUILTIN_AGENTS.get(key)
     if target is None:
-        close = difflib.get_close_matches(key, list(_AGENTS), n=1, cutoff=0.4)
+        close = difflib.get_close_matches(key, list(BUILTIN_AGENTS), n=1, cutoff=0.4)
         hint = f"; did you mean {close[0]}?" if close else ""
         raise ConfigError(f"unknown agent type {key!r}{hint} (see `agent agents list`)")
     from importlib import import_module
@@ -69,7 +74,7 @@ def agent_class(name: str | AgentType) -> type[Agent]:
 
 
 def build_agent(
-    agent: str | AgentType, tools: Sequence[Tool], llm: BaseChatModel | None = None,
+    agent: str | AgentType | type[Agent], tools: Sequence[Tool], llm: BaseChatModel | None = None,
     **agent_kwargs: Any,
 ) -> Agent:
     """An agent of type ``agent`` over ``tools``; refuses a model it cannot work with."""
@@ -94,10 +99,10 @@ def build_agent(
 
 
 __all__ = [
+    "BUILTIN_AGENTS",
     "DEFAULT_AGENT",
     "AgentType",
     "agent_class",
     "agent_names",
     "build_agent",
-    "register_agent",
 ]

@@ -1,15 +1,17 @@
 """A test-only agent type that reads ``inputs["chat_history"]`` (the memory contract).
 
 The real conversational agent types come with issue 4; until then this stands in for them in
-the chat tests and the docs/chat.md transcript. ``register()`` adds it as ``test-memory-chat``.
+the chat tests and the docs/chat.md transcript. ``table()`` is the built-in table with it added as
+``test-memory-chat``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar
 
-from agentcli.agents import register_agent
+from agentcli import agents
 from agentcli.agents.chat import ChatAgent
 from agentcli.schema import AgentStep, Message
 
@@ -30,5 +32,11 @@ class MemoryChatAgent(ChatAgent):
         return [messages[0], *inputs.get("chat_history", []), *messages[1:]]
 
 
+def table() -> Mapping[str, str]:
+    """The built-in table with this type's line added."""
+    return MappingProxyType({**agents.BUILTIN_AGENTS, NAME: "memory_agent:MemoryChatAgent"})
+
+
 def register() -> None:
-    register_agent(NAME, "memory_agent:MemoryChatAgent")
+    """Use :func:`table` in this process (the pty-driven chat's child process)."""
+    agents.BUILTIN_AGENTS = table()

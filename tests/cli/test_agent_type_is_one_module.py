@@ -1,16 +1,18 @@
-"""A new agent type is one module and one registry line: ``--prompt``, ``agent prompts show``
-and structured actions read its facts (template, JSON blob) from the class, end to end."""
+"""A new agent type is one module and one line in the built-in table (a read-only table: the
+test swaps in the table with that line added): ``--prompt``, ``agent prompts show`` and
+structured actions read its facts (template, JSON blob) from the class, end to end."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from agentcli.agents import register_agent
+from agentcli import agents
 from agentcli.cli.app import app
 
 MODULE = '''
@@ -42,7 +44,10 @@ def _blob_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
     (tmp_path / "blob_agent.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    register_agent("blob", "blob_agent:Blob")  # the one registry line
+    monkeypatch.setattr(agents, "BUILTIN_AGENTS", MappingProxyType({
+        **agents.BUILTIN_AGENTS,
+        "blob": "blob_agent:Blob",  # the one line
+    }))
 
 
 def agent(*args: str, env: dict[str, str] | None = None) -> Any:

@@ -22,6 +22,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 from typer.testing import CliRunner
 
+from agentcli import agents
 from agentcli.cli.app import app
 from agentcli.cli.repl import ChatRepl
 from agentcli.cli.slash import SlashCompleter
@@ -31,7 +32,13 @@ from agentcli.models.base import BaseChatModel
 from agentcli.models.fake import FakeChatModel
 from agentcli.store import Store
 
-memory_agent.register()
+
+@pytest.fixture(autouse=True)
+def _memory_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The built-in table with the test type's line added, for this file's tests only."""
+    monkeypatch.setattr(agents, "BUILTIN_AGENTS", memory_agent.table())
+
+
 ACTION = ('Thought: I need to compute.\nAction:\n```\n'
           '{"action": "Calculator", "action_input": "300 * 0.25"}\n```\n')
 MEMORY_AGENT = memory_agent.NAME

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import create_agent, tool
-from agentcli.agents import register_agent
 from agentcli.create import initialize_agent
 from agentcli.middleware import (
     AgentMiddleware,
@@ -106,9 +105,10 @@ def test_a_new_agent_type_is_a_module_a_prompt_and_one_registry_line(
         "        return AgentFinish({'output': result.text.split()[0]}, result.text)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    register_agent("one-word", "toy_agent:OneWord")  # the one registry line
+    from toy_agent import OneWord
+
     model = FakeChatModel(["Blue, mostly."])
-    result = initialize_agent([], model, "one-word").invoke("Sky colour?")
+    result = initialize_agent([], model, OneWord).invoke("Sky colour?")  # the class itself
     assert result.output == "Blue,"
     assert model.requests[0].messages[0].content == "Answer in one word: Sky colour?\n"
 
@@ -184,9 +184,10 @@ def test_a_text_agent_type_is_one_module_and_one_registry_line(
         "                                 work=scratchpad(steps)))]\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    register_agent("terse", "terse_agent:Terse")  # the one registry line
+    from terse_agent import Terse
+
     model = FakeChatModel(["Action: lookup\nAction Input: Oslo", "Final Answer: sunny"])
-    result = initialize_agent([lookup], model, "terse").invoke("Weather?")
+    result = initialize_agent([lookup], model, Terse).invoke("Weather?")
     assert result.output == "sunny"
     first, second = model.requests
     assert first.messages[0].content.startswith("Tools: lookup\nQ: Weather?")
