@@ -125,7 +125,7 @@ def _unwrap(hint: Any) -> tuple[Any, list[Any]]:
         if origin is Annotated:
             args = typing.get_args(hint)
             hint, meta = args[0], [*meta, *args[1:]]
-        elif origin is not None and getattr(origin, "_name", "") in ("NotRequired", "Required"):
+        elif origin in (typing.NotRequired, typing.Required):
             hint = typing.get_args(hint)[0]
         elif origin in (typing.Union, types.UnionType):
             members = [a for a in typing.get_args(hint) if a is not type(None)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import threading
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired, Required
 
 import pytest
 
@@ -209,3 +209,20 @@ def test_inputs_are_not_mutated_across_runs() -> None:
     given: dict[str, Any] = {"foo": "Hello", "bar": "World"}
     agent.invoke(given)
     assert given == {"foo": "Hello", "bar": "World"}
+
+
+class _Marked(AgentState):
+    note: NotRequired[Annotated[str, OmitFromOutput]]
+    count: Required[Annotated[int, operator.add]]
+    either: NotRequired[int | None]
+
+
+def test_required_and_not_required_fields_keep_their_type_and_marks() -> None:
+    from agentcli.state import StateSchema
+
+    fields = StateSchema.of(_Marked).fields
+    assert fields["note"].type is str and fields["note"].omit_output
+    assert fields["count"].type is int and fields["count"].reducer is operator.add
+    assert fields["either"].type is int
+    with pytest.raises(StateError, match="'count' must be int"):
+        StateSchema.of(_Marked).accept({"count": "three"})
