@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentcli._sync import iterate, run_sync
 from agentcli.agents import DEFAULT_AGENT, AgentType, agent_class, build_agent
 from agentcli.agents.base import Agent
 from agentcli.agents.prompts import check_template, template_name
@@ -47,7 +48,8 @@ class CompiledAgent:
                config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run to the end; the output-visible state. ``input=`` is LangGraph's name for the
         state; ``config`` is LangChain's run config (callbacks, tags, metadata, run_name)."""
-        return self._state(self.executor.invoke(state, config, input=input))
+        return run_sync(self.ainvoke(state, input=input, config=config),
+                        instead="CompiledAgent.ainvoke")
 
     async def ainvoke(self, state: Mapping[str, Any] | str | None = None, *,
                       input: Mapping[str, Any] | str | None = None,
@@ -57,7 +59,7 @@ class CompiledAgent:
 
     def stream(self, state: Mapping[str, Any] | str) -> Iterator[RunEvent]:
         """Every event of the run; the last holds the result (``event.result.state``)."""
-        return self.executor.stream(state)
+        return iterate(self.astream(state), instead="CompiledAgent.astream")
 
     def astream(self, state: Mapping[str, Any] | str) -> AsyncIterator[RunEvent]:
         """Async :meth:`stream`."""

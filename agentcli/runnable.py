@@ -7,11 +7,12 @@ plain function can be a step. A sequence is itself a :class:`Runnable`: ``invoke
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
+
+from agentcli._sync import in_thread, run_sync
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -26,8 +27,8 @@ class Runnable(Generic[In, Out]):
 
     async def ainvoke(self, input: In, config: Mapping[str, Any] | None = None,
                       **kw: Any) -> Out:
-        """Run once, off the event loop (a thread)."""
-        return await asyncio.to_thread(self.invoke, input, config, **kw)
+        """Run once, off the event loop (a daemon thread)."""
+        return await in_thread(lambda: self.invoke(input, config, **kw))
 
     def stream(self, input: In, config: Mapping[str, Any] | None = None,
                **kw: Any) -> Iterator[Out]:
@@ -53,8 +54,8 @@ class Runnable(Generic[In, Out]):
     async def abatch(self, inputs: Sequence[In], config: Mapping[str, Any] | None = None, *,
                      return_exceptions: bool = False, **kw: Any) -> list[Out | BaseException]:
         """Async :meth:`batch`."""
-        return await asyncio.to_thread(self.batch, inputs, config,
-                                       return_exceptions=return_exceptions, **kw)
+        return await in_thread(lambda: self.batch(inputs, config,
+                                                  return_exceptions=return_exceptions, **kw))
 
     def __or__(self, then: Any) -> RunnableSequence:
         return RunnableSequence(self, as_runnable(then))
@@ -89,19 +90,17 @@ class _Invoking(Runnable[Any, Any]):
         self.target = target
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kw: Any) -> Any:
-        """The target's ``invoke`` (given the config, when there is one)."""
-        if config is None:
-            return self.target.invoke(input, **kw)
-        return self.target.invoke(input, config=config, **kw)
+        """:meth:`ainvoke`, through the portal."""
+        return run_sync(self.ainvoke(input, config, **kw), instead="ainvoke")
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None,
                       **kw: Any) -> Any:
-        """The target's ``ainvoke`` when it has one."""
+        """The target's ``ainvoke`` when it has one, else its ``invoke`` in a thread (given
+        the config, when there is one)."""
+        more = kw if config is None else {**kw, "config": config}
         if hasattr(self.target, "ainvoke"):
-            if config is None:
-                return await self.target.ainvoke(input, **kw)
-            return await self.target.ainvoke(input, config=config, **kw)
-        return await super().ainvoke(input, config, **kw)
+            return await self.target.ainvoke(input, **more)
+        return await in_thread(lambda: self.target.invoke(input, **more))
 
 
 class RunnableSequence(Runnable[Any, Any]):
@@ -114,14 +113,12 @@ class RunnableSequence(Runnable[Any, Any]):
         self.steps: list[Runnable[Any, Any]] = flat
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kw: Any) -> Any:
-        """Each step in turn (``config`` goes to every step)."""
-        for step in self.steps:
-            input = step.invoke(input, config)
-        return input
+        """:meth:`ainvoke`, through the portal."""
+        return run_sync(self.ainvoke(input, config), instead="RunnableSequence.ainvoke")
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None,
                       **kw: Any) -> Any:
-        """Each step's ``ainvoke`` in turn."""
+        """Each step's ``ainvoke`` in turn (``config`` goes to every step)."""
         for step in self.steps:
             input = await step.ainvoke(input, config)
         return input
