@@ -153,19 +153,66 @@ async def on_portal(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Iterator[T]:
-    """Yield the items of an async generator to synchronous code, as they come."""
+    """Yield the items of an async generator to synchronous code, as they come.
+
+    One pump task on the portal serves the whole iteration: the caller's "next" wakes it, it
+    takes one item (never ahead of the caller: the generator advances only when asked) and
+    hands it back through a queue, with no task, future or context copy per item
+    (``bench/portal_iterate.py``). Ctrl-C while an item is awaited cancels that step, as
+    :func:`run_sync` does; the generator may still hand back what it has.
+    """
     check_no_running_loop(instead)
+    loop = _portal.loop()
+    out: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()  # (an item?, item/end)
+    asked = asyncio.Event()
+    end = object()
+
+    async def pump() -> None:
+        while True:
+            await asked.wait()
+            asked.clear()
+            try:
+                item = await agen.__anext__()
+            except StopAsyncIteration:
+                out.put((False, end))
+                return
+            except BaseException as err:
+                out.put((False, err))
+                return
+            out.put((True, item))
+
+    def start() -> None:
+        tasks.append(loop.create_task(pump()))
+
+    tasks: list[asyncio.Task[None]] = []
+    loop.call_soon_threadsafe(start, context=contextvars.copy_context())
     try:
         while True:
+            loop.call_soon_threadsafe(asked.set)
             try:
-                item = run_sync(agen.__anext__(), instead=instead)
-            except StopAsyncIteration:
-                return
-            yield item
+                ok, value = out.get()
+            except KeyboardInterrupt:
+                loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
+                ok, value = out.get()  # the core ends the run as interrupted
+                if isinstance(value, asyncio.CancelledError):
+                    raise KeyboardInterrupt from None
+            if not ok:
+                if value is end:
+                    return
+                raise value
+            yield value
     finally:
         aclose = getattr(agen, "aclose", None)
-        if aclose is not None:
-            run_sync(aclose(), instead=instead)
+
+        async def close() -> None:  # on the portal: the pump stops before the generator closes
+            if tasks and not tasks[0].done():
+                tasks[0].cancel()
+                with contextlib.suppress(BaseException):
+                    await tasks[0]
+            if aclose is not None:
+                await aclose()
+
+        run_sync(close(), instead=instead)
 
 
 class _Workers:

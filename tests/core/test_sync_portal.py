@@ -69,3 +69,52 @@ def test_ctrl_c_cancels_the_call_which_may_still_hand_back_its_result() -> None:
 
     threading.Thread(target=interrupt, daemon=True).start()
     assert run_sync(run()) == "interrupted, steps kept"
+
+
+def test_iterate_advances_the_generator_only_when_asked_and_closes_it() -> None:
+    """The pump takes one item per ``next``: breaking out after the first item means the
+    generator never ran its second step (a run's next tool never started), and it is closed."""
+    steps: list[str] = []
+
+    async def items() -> object:
+        try:
+            for i in range(3):
+                steps.append(f"step {i}")
+                yield i
+        finally:
+            steps.append("closed")
+
+    for item in iterate(items()):
+        assert item == 0 and steps == ["step 0"]
+        break
+    assert steps == ["step 0", "closed"]
+
+    async def failing() -> object:
+        yield 1
+        raise ValueError("boom")
+
+    got: list[object] = []
+    with pytest.raises(ValueError, match="boom"):
+        got.extend(iterate(failing()))
+    assert got == [1]
+
+
+def test_ctrl_c_while_iterating_cancels_the_step_and_keeps_what_follows() -> None:
+    started = threading.Event()
+
+    async def run() -> object:
+        yield "start"
+        try:
+            started.set()
+            await asyncio.sleep(60)
+            yield "not cancelled"
+        except asyncio.CancelledError:
+            yield "interrupted"
+
+    def interrupt() -> None:
+        started.wait(30)
+        time.sleep(0.2)  # let the caller reach its wait (where Ctrl-C normally lands)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    assert list(iterate(run())) == ["start", "interrupted"]
