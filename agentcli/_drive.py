@@ -11,9 +11,10 @@ ends with ``max_execution_time``.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, TypeVar
 
 from agentcli.deadline import deadline_scope
 from agentcli.errors import DeadlineExceeded, ProviderError
@@ -23,6 +24,7 @@ from agentcli.events import (
     ModelError,
     ModelToken,
     Notice,
+    RunError,
     RunEvent,
     ToolError,
     ToolScope,
@@ -35,110 +37,27 @@ from agentcli.events import (
 )
 from agentcli.loop import AgentLoop
 from agentcli.middleware import AsyncHandler, ToolCallRequest
-from agentcli.run import EXPIRED, CallModel, Outcome, RefreshTools, Run, RunTools, outcome_of
+from agentcli.run import (
+    EXPIRED,
+    CallModel,
+    Expired,
+    Outcome,
+    RefreshTools,
+    Run,
+    RunTools,
+    outcome_of,
+)
 from agentcli.schema import AgentAction, ChatResult, RunResult, ToolOutcome
+from agentcli.state import Command
 
 if TYPE_CHECKING:
-    from agentcli.state import Command
+    from agentcli.tools.base import Tool
 
 T = TypeVar("T")
 
-
-# ---------------------------------------------------------------------- shared pieces
-def _token_sink(ex: AgentLoop, run: Run, effect: CallModel) -> Any:
-    """Where the reply's tokens go: the run's events, when the agent's tokens are shown."""
-    if ex.stream_tokens and effect.agent:
-        return lambda text: run.emit(ModelToken(text))
-    return None
-
-
-def _model_started(run: Run, llm: Any, effect: CallModel) -> float:
-    run.emit(model_start(effect.request, llm))
-    return time.perf_counter()
-
-
-def _model_done(run: Run, llm: Any, result: ChatResult, started: float) -> ChatResult:
-    cost = run.account(result, llm.name)
-    run.emit(ModelEnd(result, llm.name, time.perf_counter() - started, cost))
-    return result
-
-
-def _model_failed(ex: AgentLoop, run: Run, llm: Any, err: BaseException
-                  ) -> BaseException:
-    """A failed model call becomes a ModelError event; the agent may explain the error.
-    Returns what to raise: ``err`` itself, or the agent's explanation."""
-    run.emit(ModelError(err, llm.name))
-    return ex.agent.explain(err) if isinstance(err, ProviderError) else err
-
-
-def _need_model(ex: AgentLoop, effect: CallModel) -> Any:
-    if effect.llm is not None:
-        return effect.llm
-    if ex.llm is None:
-        raise ValueError("this AgentExecutor has no model: pass llm=... (initialize_agent does)")
-    return ex.llm
-
-
-def _request(ex: AgentLoop, run: Run, action: AgentAction, state: dict[str, Any]) -> (
-    ToolCallRequest | str
-):
-    tool, problem = ex.lookup(action)
-    if tool is None:
-        return problem
-    return ToolCallRequest(action, tool, action.tool_input, state, run.info)
-
-
-def _failure(call: ToolCallRequest, err: BaseException) -> ToolOutcome:
-    if call.tool.raise_errors or not isinstance(err, Exception) or isinstance(
-        err, DeadlineExceeded
-    ):
-        raise err
-    call.run.emit(ToolError(call.tool.name, err, call.call_id))
-    message = str(err) or type(err).__name__
-    return ToolOutcome(message if message.startswith("Error") else f"Error: {message}", "error")
-
-
-def _in_tool(run: Run, call: ToolCallRequest) -> Any:
-    """Model requests the tool makes are the run's: events with this call as parent, usage."""
-    return inside_tool(ToolScope(run.emit, run.account, call.call_id or call.tool.name))
-
-
-def _done(value: Any) -> ToolOutcome | Command:
-    """What the tool returned, as an ``ok`` outcome (a Command stays a Command)."""
-    from agentcli.state import Command
-
-    return value if isinstance(value, Command) else ToolOutcome.of(value)
-
-
-def _started(call: ToolCallRequest) -> None:
-    call.run.emit(ToolStart(call.tool.name, call.tool_input, call.call_id))
-
-
-def _result(ex: AgentLoop, run: Run, error: BaseException | None, done: Any) -> RunResult:
-    if error is not None:
-        from agentcli.events import RunError
-
-        run.emit(RunError(error))
-        raise error
-    return done  # type: ignore[no-any-return]
-
-
-def _interrupted(ex: AgentLoop, run: Run) -> RunResult:
-    run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
-    return ex._result(run, "", "interrupted")
-
-
-def _end(run: Run, result: RunResult) -> End:
-    event = End(result)
-    run.emit(event)
-    return event
-
-
-async def _within(run: Run, coro: Any) -> Any:
+async def _within(run: Run, coro: Awaitable[T]) -> T | Expired:
     """Await ``coro`` within the deadline; cancelled and EXPIRED when it passes (the loop's
     own timeout on this task: no task of its own, as ``wait_for`` would make)."""
-    import asyncio
-
     left = run.remaining()
     try:
         if left is None:
@@ -150,38 +69,48 @@ async def _within(run: Run, coro: Any) -> Any:
         return EXPIRED
 
 
-async def _acall_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult | Any:
-    llm = _need_model(ex, effect)
-    sink = _token_sink(ex, run, effect)
-    started = _model_started(run, llm, effect)
+async def _call_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult | Expired:
+    """Send the request: ModelStart, the tokens (when the agent's are shown), then ModelEnd
+    with usage and cost counted; a failure is a ModelError (the agent may explain it)."""
+    llm = effect.llm if effect.llm is not None else ex.llm
+    if llm is None:
+        raise ValueError("this AgentExecutor has no model: pass llm=... (initialize_agent does)")
+    sink = (lambda text: run.emit(ModelToken(text))) if ex.stream_tokens and effect.agent \
+        else None
+    run.emit(model_start(effect.request, llm))
+    started = time.perf_counter()
+    token = set_emitter(run.emit)  # notify() inside the call reaches this run
     try:
-        token = set_emitter(run.emit)  # notify() inside the call reaches this run
-        try:
-            if run.deadline is None:  # no deadline: no timeout layer (as _within would do)
-                try:
-                    result = await llm.arequest(effect.request, sink)
-                except (TimeoutError, DeadlineExceeded):
-                    result = EXPIRED
-            else:
-                result = await _within(run, llm.arequest(effect.request, sink))
-        finally:
-            reset_emitter(token)
+        result = await _within(run, llm.arequest(effect.request, sink))
     except BaseException as err:
-        better = _model_failed(ex, run, llm, err)
-        if better is err:
-            raise
-        raise better from err
-    return result if result is EXPIRED else _model_done(run, llm, result, started)
+        run.emit(ModelError(err, llm.name))
+        if isinstance(err, ProviderError) and (better := ex.agent.explain(err)) is not err:
+            raise better from err
+        raise
+    finally:
+        reset_emitter(token)
+    if isinstance(result, Expired):
+        return result
+    cost = run.account(result, llm.name)
+    run.emit(ModelEnd(result, llm.name, time.perf_counter() - started, cost))
+    return result
 
 
-def _atool_chain(run: Run) -> AsyncHandler:
+def _tool_chain(run: Run) -> AsyncHandler:
+    """The tool call inside every middleware's ``awrap_tool_call`` (the first outermost)."""
     async def innermost(call: ToolCallRequest) -> ToolOutcome | Command:
-        _started(call)
+        call.run.emit(ToolStart(call.tool.name, call.tool_input, call.call_id))
         try:
-            return _done(await call.tool.ainvoke(call.tool_input, state=call.state,
-                                                 call_id=call.call_id))
+            value = await call.tool.ainvoke(call.tool_input, state=call.state,
+                                            call_id=call.call_id)
         except Exception as err:
-            return _failure(call, err)
+            if call.tool.raise_errors or isinstance(err, DeadlineExceeded):
+                raise
+            call.run.emit(ToolError(call.tool.name, err, call.call_id))
+            message = str(err) or type(err).__name__
+            return ToolOutcome(message if message.startswith("Error") else f"Error: {message}",
+                               "error")
+        return value if isinstance(value, Command) else ToolOutcome.of(value)
 
     handler: AsyncHandler = innermost
     for mw in reversed(run.middleware):
@@ -189,16 +118,18 @@ def _atool_chain(run: Run) -> AsyncHandler:
     return handler
 
 
-async def _arun_tools(ex: AgentLoop, run: Run, effect: RunTools) -> list[Outcome] | Any:
-    import asyncio
-
-    chain = _atool_chain(run)
+async def _run_tools(ex: AgentLoop, run: Run, effect: RunTools) -> list[Outcome] | Expired:
+    """Each action through the middleware chain, concurrently; model requests a tool makes
+    are the run's (events with the call as parent, usage)."""
+    chain = _tool_chain(run)
 
     async def one(action: AgentAction) -> Outcome:
-        call = _request(ex, run, action, effect.state)
-        if isinstance(call, str):
-            return ToolOutcome(call, "invalid"), "invalid"
-        with notifying(run.emit), _in_tool(run, call):
+        tool, problem = ex.lookup(action)
+        if tool is None:
+            return ToolOutcome(problem, "invalid"), "invalid"
+        call = ToolCallRequest(action, tool, action.tool_input, effect.state, run.info)
+        scope = ToolScope(run.emit, run.account, call.call_id or tool.name)
+        with notifying(run.emit), inside_tool(scope):
             return outcome_of(await chain(call))
 
     async def all_of() -> list[Outcome]:
@@ -209,14 +140,12 @@ async def _arun_tools(ex: AgentLoop, run: Run, effect: RunTools) -> list[Outcome
     return await _within(run, all_of())
 
 
-async def _arefresh_tools(ex: AgentLoop) -> tuple[Any, list[Any]]:
+async def _refresh_tools(ex: AgentLoop) -> tuple[list[Tool] | None, list[RunEvent]]:
     """``ex.tool_refresh()`` in a worker thread (it makes sync calls on the portal, which
     this loop may be), with the notices it sends."""
-    import asyncio
+    notes: list[RunEvent] = []
 
-    notes: list[Any] = []
-
-    def refresh() -> Any:
+    def refresh() -> list[Tool] | None:
         with notifying(notes.append):
             return ex.tool_refresh() if ex.tool_refresh is not None else None
 
@@ -225,10 +154,8 @@ async def _arefresh_tools(ex: AgentLoop) -> tuple[Any, list[Any]]:
 
 async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     """Run the loop on asyncio, yielding each event."""
-    import asyncio
-
     loop = ex._loop(run)
-    value: Any = None
+    value: object = None
     error: BaseException | None = None
     failed: Exception | None = None  # a failed model call, thrown into the loop (it may go on)
     done: RunResult | None = None
@@ -238,13 +165,13 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
             value = failed = None
             if isinstance(effect, CallModel):
                 try:
-                    value = await _acall_model(ex, run, effect)
+                    value = await _call_model(ex, run, effect)
                 except Exception as err:
                     failed = err
             elif isinstance(effect, RunTools):
-                value = await _arun_tools(ex, run, effect)
+                value = await _run_tools(ex, run, effect)
             elif isinstance(effect, RefreshTools):
-                value = await _arefresh_tools(ex)
+                value = await _refresh_tools(ex)
             else:
                 run.emit(effect)
             while run.pending:  # each event as it happened, in order
@@ -252,12 +179,16 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     except StopIteration as stop:
         done = stop.value
     except (KeyboardInterrupt, asyncio.CancelledError):
-        done = _interrupted(ex, run)
+        run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
+        done = ex._result(run, "", "interrupted")
     except BaseException as err:
         error = err
     while run.pending:
         yield run.pending.pop(0)
-    result = _result(ex, run, error, done)
-    _end(run, result)
+    if error is not None:
+        run.emit(RunError(error))
+        raise error
+    assert done is not None
+    run.emit(End(done))
     while run.pending:
         yield run.pending.pop(0)

@@ -122,7 +122,8 @@ class AgentLoop:
                 f"agent must be an agentcli Agent (from initialize_agent, create_react_agent or "
                 f"agent_class(TYPE)(tools)); got {type(agent).__name__}")
         self.agent = agent
-        self.llm = llm if llm is not None else getattr(agent, "llm", None)  # create_react_agent's
+        # create_react_agent's agent carries its model
+        self.llm: BaseChatModel | None = llm if llm is not None else getattr(agent, "llm", None)
         self.tools = list(tools if tools is not None else agent.tools)
         self.tool_map = tool_lookup(self.tools)  # readable names and API-safe (wire) names
         self.max_iterations = max_iterations
