@@ -163,9 +163,9 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
     """
     check_no_running_loop(instead)
     loop = _portal.loop()
-    out: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()  # (an item?, item/end)
+    # an item (in a tuple), the generator's error, or None at its end
+    out: queue.SimpleQueue[tuple[T] | BaseException | None] = queue.SimpleQueue()
     asked = asyncio.Event()
-    end = object()
 
     async def pump() -> None:
         while True:
@@ -174,12 +174,12 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
             try:
                 item = await agen.__anext__()
             except StopAsyncIteration:
-                out.put((False, end))
+                out.put(None)
                 return
             except BaseException as err:
-                out.put((False, err))
+                out.put(err)
                 return
-            out.put((True, item))
+            out.put((item,))
 
     def start() -> None:
         tasks.append(loop.create_task(pump()))
@@ -190,17 +190,17 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
         while True:
             loop.call_soon_threadsafe(asked.set)
             try:
-                ok, value = out.get()
+                got = out.get()
             except KeyboardInterrupt:
                 loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
-                ok, value = out.get()  # the core ends the run as interrupted
-                if isinstance(value, asyncio.CancelledError):
+                got = out.get()  # the core ends the run as interrupted
+                if isinstance(got, asyncio.CancelledError):
                     raise KeyboardInterrupt from None
-            if not ok:
-                if value is end:
-                    return
-                raise value
-            yield value
+            if got is None:
+                return
+            if isinstance(got, BaseException):
+                raise got
+            yield got[0]
     finally:
         aclose = getattr(agen, "aclose", None)
 

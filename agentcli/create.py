@@ -21,6 +21,7 @@ from agentcli.agents import DEFAULT_AGENT, AgentType, agent_class, build_agent
 from agentcli.agents.base import Agent
 from agentcli.agents.prompts import check_template, template_name
 from agentcli.agents.saved import load_agent_file
+from agentcli.callbacks.manager import CallbackManager
 from agentcli.events import RunEvent
 from agentcli.executor import AgentExecutor
 from agentcli.middleware import AgentMiddleware
@@ -43,30 +44,31 @@ class CompiledAgent:
     def _state(result: RunResult) -> dict[str, Any]:
         return dict(result.state)
 
-    def invoke(self, state: Mapping[str, Any] | str | None = None, *,
-               input: Mapping[str, Any] | str | None = None,
-               config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def invoke(self, state: Mapping[str, object] | str | None = None, *,
+               input: Mapping[str, object] | str | None = None,
+               config: Mapping[str, object] | None = None) -> dict[str, Any]:
         """Run to the end; the output-visible state. ``input=`` is LangGraph's name for the
         state; ``config`` is LangChain's run config (callbacks, tags, metadata, run_name)."""
         return run_sync(self.ainvoke(state, input=input, config=config),
                         instead="CompiledAgent.ainvoke")
 
-    async def ainvoke(self, state: Mapping[str, Any] | str | None = None, *,
-                      input: Mapping[str, Any] | str | None = None,
-                      config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def ainvoke(self, state: Mapping[str, object] | str | None = None, *,
+                      input: Mapping[str, object] | str | None = None,
+                      config: Mapping[str, object] | None = None) -> dict[str, Any]:
         """Async :meth:`invoke`."""
         return self._state(await self.executor.ainvoke(state, config, input=input))
 
-    def stream(self, state: Mapping[str, Any] | str) -> Iterator[RunEvent]:
+    def stream(self, state: Mapping[str, object] | str) -> Iterator[RunEvent]:
         """Every event of the run; the last holds the result (``event.result.state``)."""
         return iterate(self.astream(state), instead="CompiledAgent.astream")
 
-    def astream(self, state: Mapping[str, Any] | str) -> AsyncIterator[RunEvent]:
+    def astream(self, state: Mapping[str, object] | str) -> AsyncIterator[RunEvent]:
         """Async :meth:`stream`."""
         return self.executor.astream(state)
 
     def batch(
-        self, states: Sequence[Mapping[str, Any] | str], config: Mapping[str, Any] | None = None,
+        self, states: Sequence[Mapping[str, object] | str],
+        config: Mapping[str, object] | None = None,
         *, concurrency: int | None = None,
     ) -> list[dict[str, Any] | BaseException]:
         """Many runs, at most ``concurrency`` (or the config's ``max_concurrency``) at once;
@@ -74,11 +76,11 @@ class CompiledAgent:
         results = self.executor.batch(states, config, concurrency=concurrency)
         return [r if isinstance(r, BaseException) else self._state(r) for r in results]
 
-    def __or__(self, then: Any) -> RunnableSequence:
+    def __or__(self, then: object) -> RunnableSequence:
         """``agent | fn``: a runnable running the agent, then ``fn`` on its state."""
         return RunnableSequence(as_runnable(self), as_runnable(then))
 
-    def __ror__(self, before: Any) -> RunnableSequence:
+    def __ror__(self, before: object) -> RunnableSequence:
         """``fn | agent``: a runnable running ``fn``, then the agent on its result."""
         return RunnableSequence(as_runnable(before), as_runnable(self))
 
@@ -87,7 +89,7 @@ def initialize_agent(
     tools: Sequence[Tool],
     llm: BaseChatModel,
     agent: str | AgentType | type[Agent] | None = None,
-    callback_manager: Any = None,
+    callback_manager: CallbackManager | None = None,
     agent_path: str | Path | None = None,
     agent_kwargs: dict[str, Any] | None = None,
     *,
@@ -118,9 +120,9 @@ def initialize_agent(
                          callback_manager=callback_manager, **executor_options)
 
 
-def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any, *,
+def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: object, *,
                        tools_renderer: Callable[[list[Tool]], str] | None = None,
-                       **unknown: Any) -> Agent:
+                       **unknown: object) -> Agent:
     """A zero-shot ReAct agent over ``tools`` whose prompt is ``prompt`` (a template object
     with ``.template``, or the text), bound to ``llm``: ``AgentExecutor(agent=..., tools=...)``
     runs it. The template must use exactly {tools}, {tool_names}, {input} and
@@ -141,11 +143,11 @@ def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: Any, *
 
 def create_agent(
     model: BaseChatModel,
-    tools: Sequence[Tool | Callable[..., Any]] = (),
+    tools: Sequence[Tool | Callable[..., object]] = (),
     *,
     system_prompt: str | None = None,
     state_schema: type | None = None,
-    response_format: Any = None,
+    response_format: ResponseFormat | Mapping[str, object] | type | None = None,
     middleware: Sequence[AgentMiddleware] = (),
     agent_type: str = "tool-calling",
     **executor_options: Any,

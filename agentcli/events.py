@@ -23,7 +23,7 @@ import contextvars
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.schema import (
     AgentAction,
@@ -33,6 +33,9 @@ from agentcli.schema import (
     ChatResult,
     RunResult,
 )
+
+if TYPE_CHECKING:
+    from agentcli.models.base import BaseChatModel
 
 ToolInput = str | dict[str, Any]
 
@@ -69,7 +72,8 @@ class ModelStart:
     kind: Literal["model_start"] = "model_start"
 
 
-def model_start(request: ChatRequest, model: Any, parent: str | None = None) -> ModelStart:
+def model_start(request: ChatRequest, model: BaseChatModel,
+                parent: str | None = None) -> ModelStart:
     """The ModelStart of ``model``'s request: where it goes and the options the model adds."""
     own = getattr(model, "own_options", None)
     return ModelStart(request, model.name, parent, getattr(model, "base_url", ""),
@@ -211,7 +215,8 @@ RunEvent = (
 
 # The emitter of the run in progress, so wrappers deep in a model call (retries, fallback,
 # cache) can report a Notice without every provider taking the run as an argument.
-_emitter: contextvars.ContextVar[Callable[[RunEvent], None] | None] = contextvars.ContextVar(
+Emitter = Callable[["RunEvent"], None]
+_emitter: contextvars.ContextVar[Emitter | None] = contextvars.ContextVar(
     "agentcli_emitter", default=None
 )
 
@@ -265,13 +270,13 @@ def notifying(emit: Callable[[RunEvent], None]) -> Iterator[None]:
         _emitter.reset(token)
 
 
-def set_emitter(emit: Callable[[RunEvent], None]) -> contextvars.Token[Any]:
+def set_emitter(emit: Callable[[RunEvent], None]) -> contextvars.Token[Emitter | None]:
     """:func:`notifying` without the context manager (for the driver's per-request path);
     undo with :func:`reset_emitter`."""
     return _emitter.set(emit)
 
 
-def reset_emitter(token: contextvars.Token[Any]) -> None:
+def reset_emitter(token: contextvars.Token[Emitter | None]) -> None:
     """Undo :func:`set_emitter`."""
     _emitter.reset(token)
 
@@ -282,7 +287,7 @@ def current_emitter() -> Callable[[RunEvent], None] | None:
     return _emitter.get()
 
 
-def notify(topic: str, text: str, **data: Any) -> None:
+def notify(topic: str, text: str, **data: object) -> None:
     """Emit a :class:`Notice` to the run in progress (a no-op outside one)."""
     emit = _emitter.get()
     if emit is not None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from agentcli._drive import adrive
 from agentcli._sync import iterate, run_sync
@@ -29,7 +28,7 @@ __all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Approval"
 class AgentExecutor(AgentLoop):
     """Runs an agent with its tools: limits, early stopping, parse-error recovery, approvals."""
 
-    def __init_subclass__(cls, **kw: Any) -> None:
+    def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
         if "_call" in vars(cls) and not getattr(cls, "calls_call", False):
             raise TypeError(
@@ -80,17 +79,17 @@ class AgentExecutor(AgentLoop):
         """Save the agent's type and prompt settings (``initialize_agent(agent_path=...)``)."""
         save_agent(self.agent, path)
 
-    def __or__(self, then: Any) -> RunnableSequence:
+    def __or__(self, then: object) -> RunnableSequence:
         """``executor | fn``: a runnable running the agent, then ``fn`` on its result."""
         return RunnableSequence(as_runnable(self), as_runnable(then))
 
-    def __ror__(self, before: Any) -> RunnableSequence:
+    def __ror__(self, before: object) -> RunnableSequence:
         """``fn | executor``: a runnable running ``fn``, then the agent on what it returned."""
         return RunnableSequence(as_runnable(before), as_runnable(self))
 
     async def abatch(
         self,
-        inputs: Sequence[str | Mapping[str, Any]],
+        inputs: Sequence[str | Mapping[str, object]],
         config: Config = None,
         *,
         concurrency: int | None = None,
@@ -103,7 +102,7 @@ class AgentExecutor(AgentLoop):
         conf = RunConfig.of(config)
         gate = asyncio.Semaphore(max(1, concurrency or conf.max_concurrency or 8))
 
-        async def one(item: str | Mapping[str, Any]) -> RunResult:
+        async def one(item: str | Mapping[str, object]) -> RunResult:
             async with gate:
                 return await self.ainvoke(item, conf)
 
@@ -112,14 +111,14 @@ class AgentExecutor(AgentLoop):
         ))
 
     def batch(
-        self, inputs: Sequence[str | Mapping[str, Any]], config: Config = None, *,
+        self, inputs: Sequence[str | Mapping[str, object]], config: Config = None, *,
         concurrency: int | None = None,
     ) -> list[RunResult | BaseException]:
         """Synchronous wrapper over :meth:`abatch`."""
         return run_sync(self.abatch(inputs, config, concurrency=concurrency))
 
 
-def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, Any]:
+def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, object]:
     if (inputs is None) == (input is None):
         raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
     return inputs if inputs is not None else input  # type: ignore[return-value]

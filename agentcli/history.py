@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from agentcli.schema import AgentStep, Message
 
@@ -69,7 +68,7 @@ def _turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
     return turns
 
 
-def closing(messages: Any, step: AgentStep) -> Any:
+def closing(messages: object, step: AgentStep) -> object:
     """A Command's own messages with ``step`` on the tool result that answers its call."""
     items = messages if isinstance(messages, list) else [messages]
     done = False

@@ -74,8 +74,8 @@ if TYPE_CHECKING:
     from agentcli.structured import ResponseFormat
 
 ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
-Inputs = str | Mapping[str, Any] | None
-Config = RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler] | CallbackManager | None
+Inputs = str | Mapping[str, object] | None
+Config = RunConfig | Mapping[str, object] | Iterable[BaseCallbackHandler] | CallbackManager | None
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
 
 
@@ -108,7 +108,7 @@ class AgentLoop:
         middleware: Sequence[AgentMiddleware] = (),
         verbose: bool = False,
         tags: Sequence[str] = (),
-        metadata: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, object] | None = None,
         callback_manager: CallbackManager | None = None,
         tool_refresh: Callable[[], list[Tool] | None] | None = None,
     ) -> None:
@@ -179,10 +179,10 @@ class AgentLoop:
                     )
 
     # ------------------------------------------------------------------ starting a run
-    def start(self, inputs: str | Mapping[str, Any], config: Config = None) -> Run:
+    def start(self, inputs: str | Mapping[str, object], config: Config = None) -> Run:
         """Validate the input against the state schema and open a run."""
         conf = RunConfig.of(config)
-        data: dict[str, Any] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
+        data: dict[str, object] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
         if "input" not in data and "messages" not in data and self.schema.fields.keys() == {
             *StateSchema.of().fields
         }:
@@ -241,7 +241,7 @@ class AgentLoop:
             return handler
         return handler(err)
 
-    def _update(self, run: Run, updates: Sequence[Mapping[str, Any]]) -> str | None:
+    def _update(self, run: Run, updates: Sequence[Mapping[str, object]]) -> str | None:
         """Apply updates in order; returns a ``jump_to`` target if one was set."""
         if not updates:
             return None

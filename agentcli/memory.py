@@ -228,7 +228,7 @@ class _Summarize(AgentMiddleware):
     def __init__(self, memory: SummaryMemory) -> None:
         self.memory = memory
 
-    def ask_at_end(self, state: Mapping[str, Any], result: RunResult,
+    def ask_at_end(self, state: Mapping[str, object], result: RunResult,
                    run: RunInfo) -> ModelAsk | None:
         """The summary request for this turn."""
         memory = self.memory

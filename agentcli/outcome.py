@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from agentcli import exit_codes
 from agentcli.log_schema import RunRecord
@@ -75,8 +74,8 @@ def recorded_answer(result: RunResult) -> str:
 
 def run_record(question: str, result: RunResult, *, model: str | None = None,
                agent: str | None = None, session: str | None = None,
-               meta: Mapping[str, Any] | None = None,
-               options: Mapping[str, Any] | None = None) -> RunRecord:
+               meta: Mapping[str, object] | None = None,
+               options: Mapping[str, object] | None = None) -> RunRecord:
     """The run log's record of a finished run: what the store writes in one call."""
     extra = dict(meta or {})
     if options:

@@ -20,10 +20,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli import _json_repair
-from agentcli.schema import EXAMPLE_VALUES, FORCE_STOP_MESSAGE, AgentAction, ToolOutcome
+from agentcli.schema import (
+    EXAMPLE_VALUES,
+    FORCE_STOP_MESSAGE,
+    AgentAction,
+    ToolOutcome,
+    ToolStatus,
+)
 
 if TYPE_CHECKING:
     from agentcli.state import Command
@@ -137,12 +143,12 @@ def has_result(results: dict[str, str], action: AgentAction) -> bool:
 
 def with_repeats(
     results: dict[str, str], actions: list[AgentAction], fresh: list[AgentAction],
-    outcomes: list[tuple[ToolOutcome | Command, Any]],
-) -> list[tuple[ToolOutcome | Command, Any]]:
+    outcomes: list[tuple[ToolOutcome | Command, ToolStatus]],
+) -> list[tuple[ToolOutcome | Command, ToolStatus]]:
     """Every action's outcome: the fresh calls' own (an ``ok`` one is remembered in
     ``results``), a reminder instead of a second run for repeated ones."""
     ran = dict(zip(map(id, fresh), outcomes, strict=True))
-    out: list[tuple[ToolOutcome | Command, Any]] = []
+    out: list[tuple[ToolOutcome | Command, ToolStatus]] = []
     for action in actions:
         done = ran.get(id(action))
         if done is None:

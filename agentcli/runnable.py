@@ -16,29 +16,31 @@ from agentcli._sync import in_thread, run_sync
 
 In = TypeVar("In")
 Out = TypeVar("Out")
+Config = Mapping[str, object] | None  # LangChain's run config, passed on as it is
 
 
 class Runnable(Generic[In, Out]):
     """A step with ``invoke(input, config=None)``; the rest is built on it."""
 
-    def invoke(self, input: In, config: Mapping[str, Any] | None = None, **kw: Any) -> Out:
+    def invoke(self, input: In, config: Config = None, **kw: object) -> Out:
         """Run once."""
         raise NotImplementedError(f"{type(self).__name__} must implement invoke")
 
-    async def ainvoke(self, input: In, config: Mapping[str, Any] | None = None,
-                      **kw: Any) -> Out:
+    async def ainvoke(self, input: In, config: Config = None,
+                      **kw: object) -> Out:
         """Run once, off the event loop (a daemon thread)."""
         return await in_thread(lambda: self.invoke(input, config, **kw))
 
-    def stream(self, input: In, config: Mapping[str, Any] | None = None,
-               **kw: Any) -> Iterator[Out]:
+    def stream(self, input: In, config: Config = None,
+               **kw: object) -> Iterator[Out]:
         """The output, in one piece."""
         yield self.invoke(input, config, **kw)
 
-    def batch(self, inputs: Sequence[In], config: Mapping[str, Any] | None = None, *,
-              return_exceptions: bool = False, **kw: Any) -> list[Out | BaseException]:
+    def batch(self, inputs: Sequence[In], config: Config = None, *,
+              return_exceptions: bool = False, **kw: object) -> list[Out | BaseException]:
         """Many inputs, at most the config's ``max_concurrency`` (else 8) at once, in order."""
-        workers = max(1, int((config or {}).get("max_concurrency") or 8))
+        most = (config or {}).get("max_concurrency")
+        workers = max(1, int(str(most)) if most else 8)
 
         def one(item: In) -> Out | BaseException:
             try:
@@ -51,50 +53,53 @@ class Runnable(Generic[In, Out]):
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, inputs))
 
-    async def abatch(self, inputs: Sequence[In], config: Mapping[str, Any] | None = None, *,
-                     return_exceptions: bool = False, **kw: Any) -> list[Out | BaseException]:
+    async def abatch(self, inputs: Sequence[In], config: Config = None, *,
+                     return_exceptions: bool = False, **kw: object) -> list[Out | BaseException]:
         """Async :meth:`batch`."""
         return await in_thread(lambda: self.batch(inputs, config,
                                                   return_exceptions=return_exceptions, **kw))
 
-    def __or__(self, then: Any) -> RunnableSequence:
+    def __or__(self, then: object) -> RunnableSequence:
         return RunnableSequence(self, as_runnable(then))
 
-    def __ror__(self, before: Any) -> RunnableSequence:
+    def __ror__(self, before: object) -> RunnableSequence:
         return RunnableSequence(as_runnable(before), self)
 
-    def pipe(self, *then: Any) -> RunnableSequence:
+    def pipe(self, *then: object) -> RunnableSequence:
         """``a.pipe(b, c)`` is ``a | b | c``."""
         return RunnableSequence(self, *(as_runnable(t) for t in then))
 
 
-class RunnableLambda(Runnable[Any, Any]):
+Step = Runnable[Any, Any]  # a step of a sequence: what it takes and gives is not tracked
+
+
+class RunnableLambda(Step):
     """A function (taking the input, and ``config`` if it names one) as a step."""
 
-    def __init__(self, func: Callable[..., Any]) -> None:
+    def __init__(self, func: Callable[..., object]) -> None:
         self.func = func
         try:
             self._takes_config = "config" in inspect.signature(func).parameters
         except (TypeError, ValueError):
             self._takes_config = False
 
-    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+    def invoke(self, input: object, config: Config = None, **kw: object) -> object:
         """Call the function."""
         return self.func(input, config=config) if self._takes_config else self.func(input)
 
 
-class _Invoking(Runnable[Any, Any]):
+class _Invoking(Step):
     """An object with ``invoke`` (and maybe ``ainvoke``) as a step."""
 
     def __init__(self, target: Any) -> None:
         self.target = target
 
-    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+    def invoke(self, input: object, config: Config = None, **kw: object) -> object:
         """:meth:`ainvoke`, through the portal."""
         return run_sync(self.ainvoke(input, config, **kw), instead="ainvoke")
 
-    async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None,
-                      **kw: Any) -> Any:
+    async def ainvoke(self, input: object, config: Config = None,
+                      **kw: object) -> object:
         """The target's ``ainvoke`` when it has one, else its ``invoke`` in a thread (given
         the config, when there is one)."""
         more = kw if config is None else {**kw, "config": config}
@@ -103,28 +108,28 @@ class _Invoking(Runnable[Any, Any]):
         return await in_thread(lambda: self.target.invoke(input, **more))
 
 
-class RunnableSequence(Runnable[Any, Any]):
+class RunnableSequence(Step):
     """Steps run one after another, each on the previous one's output."""
 
-    def __init__(self, *steps: Runnable[Any, Any]) -> None:
-        flat: list[Runnable[Any, Any]] = []
+    def __init__(self, *steps: Step) -> None:
+        flat: list[Step] = []
         for step in steps:
             flat.extend(step.steps if isinstance(step, RunnableSequence) else [step])
-        self.steps: list[Runnable[Any, Any]] = flat
+        self.steps: list[Step] = flat
 
-    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+    def invoke(self, input: object, config: Config = None, **kw: object) -> object:
         """:meth:`ainvoke`, through the portal."""
         return run_sync(self.ainvoke(input, config), instead="RunnableSequence.ainvoke")
 
-    async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None,
-                      **kw: Any) -> Any:
+    async def ainvoke(self, input: object, config: Config = None,
+                      **kw: object) -> object:
         """Each step's ``ainvoke`` in turn (``config`` goes to every step)."""
         for step in self.steps:
             input = await step.ainvoke(input, config)
         return input
 
 
-def as_runnable(thing: Any) -> Runnable[Any, Any]:
+def as_runnable(thing: object) -> Step:
     """A step from a Runnable, an object with ``invoke``, or a function."""
     if isinstance(thing, Runnable):
         return thing

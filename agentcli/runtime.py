@@ -74,7 +74,7 @@ def build_model(
     return model
 
 
-def _report_retry(info: dict[str, Any]) -> None:
+def _report_retry(info: dict[str, object]) -> None:
     """Make a provider retry visible to the run's callbacks (trace, metrics)."""
     report(f"retry {info['attempt']} of {info['model']} in {info['delay']:g}s: {info['error']}",
            kind="retry", **info)
@@ -99,7 +99,7 @@ def build_executor(
     approver: Approver | None = None,
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
-    response_schema: Mapping[str, Any] | None = None,
+    response_schema: Mapping[str, object] | None = None,
     warnings: list[str] | None = None,
 ) -> AgentExecutor:
     """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.

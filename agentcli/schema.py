@@ -199,7 +199,7 @@ class Message:
         return cached
 
     def _wire_dict(self) -> dict[str, Any]:
-        content: Any = self.content
+        content: object = self.content
         if self.parts and self.role == "user":
             content = [{"type": "text", "text": self.content}, *self.parts]
         out: dict[str, Any] = {"role": self.role, "content": content}
@@ -273,7 +273,7 @@ class ChatResult:
     response_id: str = ""  # the server's id of this completion, when it sent one
 
     @property
-    def llm_output(self) -> dict[str, Any]:
+    def llm_output(self) -> dict[str, object]:
         """Usage and model as LangChain's ``LLMResult.llm_output`` holds them."""
         u = self.usage
         return {"token_usage": {"prompt_tokens": u.prompt_tokens,
@@ -342,7 +342,7 @@ class RunResult(dict[str, Any]):
     state: dict[str, Any] = field(default_factory=dict)  # the output-filtered run state
     cost: float | None = None  # USD, when the model has a price
     recovered: str | None = None  # the limit after which the model was asked for its answer
-    input: Any = None  # what the run was asked (``result["input"]``)
+    input: object = None  # what the run was asked (``result["input"]``)
 
     def __post_init__(self) -> None:
         shown: dict[str, Any] = {"input": self.state.get("input", self.input),
@@ -371,7 +371,7 @@ class RunResult(dict[str, Any]):
         except KeyError:
             return default
 
-    def __reduce__(self) -> Any:  # pickles (and copies) as the dataclass it is
+    def __reduce__(self) -> tuple[object, ...]:  # pickles (and copies) as the dataclass it is
         import dataclasses
 
         return (_rebuild, (type(self), {f.name: getattr(self, f.name)
@@ -410,7 +410,7 @@ def _rebuild(cls: type[RunResult], values: dict[str, Any]) -> RunResult:
     return cls(**values)
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     """State values as JSON-ready data (messages become dicts)."""
     if isinstance(value, Message):
         return value.to_openai()
@@ -420,8 +420,8 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    if hasattr(value, "__dataclass_fields__"):
-        from dataclasses import asdict
+    from dataclasses import asdict, is_dataclass
 
+    if is_dataclass(value) and not isinstance(value, type):
         return _jsonable(asdict(value))
     return str(value)

@@ -8,7 +8,7 @@ and are kept), and the write is tried again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import SessionConflictError
@@ -32,8 +32,8 @@ def commit_turn(
     version: int,
     model: str | None = None,
     agent: str | None = None,
-    options: dict[str, Any] | None = None,
-    meta: dict[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
+    meta: Mapping[str, object] | None = None,
     on_memory_error: Callable[[Exception], None] | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """Add the turn to ``memory`` and commit it; return the session's new memory version and

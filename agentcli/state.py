@@ -45,7 +45,7 @@ OmitFromOutput = _Visibility(omit_input=False, omit_output=True)
 PrivateStateAttr = _Visibility(omit_input=True, omit_output=True)
 
 
-def as_message(value: Any) -> Message:
+def as_message(value: object) -> Message:
     """A :class:`Message` from a Message or an OpenAI-style dict."""
     if isinstance(value, Message):
         return value
@@ -71,7 +71,7 @@ class Overwrite:
     value: Any
 
 
-def add_messages(old: Sequence[Any] | None, new: Any) -> list[Message]:
+def add_messages(old: Sequence[Message] | None, new: object) -> list[Message]:
     """The ``messages`` reducer: append (one message or a list); ``Overwrite`` replaces."""
     if isinstance(new, Overwrite):
         return [as_message(m) for m in new.value]
@@ -99,13 +99,13 @@ class StateField:
     """One declared field: its type, reducer and visibility."""
 
     name: str
-    type: Any = Any
+    type: object = Any
     reducer: Reducer | None = None
     omit_input: bool = False
     omit_output: bool = False
-    default: Any = None
+    default: object = None
 
-    def check(self, value: Any, where: str) -> None:
+    def check(self, value: object, where: str) -> None:
         """Refuse a value of the wrong simple type (str, int, float, bool, list, dict)."""
         base = typing.get_origin(self.type) or self.type
         if value is None or base not in _SIMPLE_TYPES:
@@ -117,9 +117,9 @@ class StateField:
             )
 
 
-def _unwrap(hint: Any) -> tuple[Any, list[Any]]:
+def _unwrap(hint: object) -> tuple[object, list[object]]:
     """The bare type and the Annotated metadata of a hint (NotRequired/Required stripped)."""
-    meta: list[Any] = []
+    meta: list[object] = []
     while True:
         origin = typing.get_origin(hint)
         if origin is Annotated:
@@ -156,7 +156,8 @@ class StateSchema:
         for name, hint in hints.items():
             base, meta = _unwrap(hint)
             vis = next((m for m in meta if isinstance(m, _Visibility)), None)
-            reducer = next((m for m in meta if callable(m) and not isinstance(m, type)), None)
+            reducers = [m for m in meta if callable(m) and not isinstance(m, type)]
+            reducer: Reducer | None = reducers[0] if reducers else None
             out[name] = StateField(
                 name, base, reducer,
                 omit_input=bool(vis and vis.omit_input), omit_output=bool(vis and vis.omit_output),
@@ -214,17 +215,17 @@ class StateSchema:
                     merged[name] = value
         return merged
 
-    def parse_pairs(self, pairs: Sequence[str]) -> dict[str, Any]:
+    def parse_pairs(self, pairs: Sequence[str]) -> dict[str, object]:
         """``NAME=VALUE`` strings (``--state``): JSON values unless the field is a string."""
         import json
 
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for pair in pairs:
             name, sep, raw = pair.partition("=")
             if not sep or not name.strip():
                 raise StateError(f"--state {pair!r} is not NAME=VALUE; e.g. --state foo=Hello")
             spec = self._field(name.strip(), "--state field")
-            value: Any = raw
+            value: object = raw
             if (typing.get_origin(spec.type) or spec.type) is not str:
                 try:
                     value = json.loads(raw)
@@ -233,7 +234,7 @@ class StateSchema:
             out[spec.name] = value
         return out
 
-    def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
+    def output(self, values: Mapping[str, object]) -> dict[str, object]:
         """The state ``invoke`` returns: output-visible fields only."""
         return {
             k: v for k, v in values.items()
@@ -265,13 +266,13 @@ class Command:
         return f"Updated state: {', '.join(keys)}." if keys else ""
 
 
-YAML_TYPES: dict[str, Any] = {
+YAML_TYPES: dict[str, object] = {
     "str": str, "string": str, "int": int, "integer": int, "float": float, "number": float,
     "bool": bool, "boolean": bool, "list": list, "dict": dict, "object": dict, "any": Any,
 }
 
 
-def fields_from_yaml(spec: Any, source: str = "config") -> list[StateField]:
+def fields_from_yaml(spec: object, source: str = "config") -> list[StateField]:
     """Fields from YAML ``state:`` (a mapping of name -> {type, default, input, output})."""
     if not isinstance(spec, Mapping):
         raise StateError(f"{source}: `state` must be a mapping of field name to settings")

@@ -85,13 +85,13 @@ async def run_turn(
     tracer = TraceHandler(buffer, env=env) if call.want_trace else None
     # A structured answer is sent whole, as the run validated it: no tokens of drafts.
     feed = call.stream and call.schema is None
-    handlers: list[Any] = [timings, *([_Feed(answer, put)] if feed else []),
+    handlers: list[BaseCallbackHandler] = [timings, *([_Feed(answer, put)] if feed else []),
                            *([tracer] if tracer else [])]
 
     async def drive() -> RunResult:
         result: RunResult | None = None
         try:
-            named: dict[str, Any] = {"metadata": {"session_id": call.session}} if call.session \
+            named: dict[str, object] = {"metadata": {"session_id": call.session}} if call.session \
                 else {}
             if conversation is not None:  # a summary memory's call is the run's, awaited here
                 named = conversation.config(**named)
@@ -136,7 +136,7 @@ class _Feed(BaseCallbackHandler):
         self.answer = answer
         self.put = put
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Feed tokens; a reply's start and end bound its answer."""
         piece = ""
         if isinstance(event, ModelToken):
@@ -178,7 +178,7 @@ def _drain(buffer: io.StringIO) -> list[str]:
 
 def _save(served: ServedAgent, call: ChatCall, result: RunResult,
           conversation: Conversation | None, store: Store, log_runs: bool,
-          timings: dict[str, Any]) -> None:
+          timings: dict[str, object]) -> None:
     """Commit the session's turn, or log the run (each step's status and duration from
     ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes."""
     meta = {"served_as": served.name, "timings": timings}
