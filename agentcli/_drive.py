@@ -32,8 +32,6 @@ from agentcli.events import (
     inside_tool,
     model_start,
     notifying,
-    reset_emitter,
-    set_emitter,
 )
 from agentcli.loop import AgentLoop
 from agentcli.middleware import AsyncHandler, ToolCallRequest
@@ -79,16 +77,14 @@ async def _call_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult 
         else None
     run.emit(model_start(effect.request, llm))
     started = time.perf_counter()
-    token = set_emitter(run.emit)  # notify() inside the call reaches this run
     try:
-        result = await _within(run, llm.arequest(effect.request, sink))
+        with notifying(run.emit):  # notify() inside the call reaches this run
+            result = await _within(run, llm.arequest(effect.request, sink))
     except BaseException as err:
         run.emit(ModelError(err, llm.name))
         if isinstance(err, ProviderError) and (better := ex.agent.explain(err)) is not err:
             raise better from err
         raise
-    finally:
-        reset_emitter(token)
     if isinstance(result, Expired):
         return result
     cost = run.account(result, llm.name)

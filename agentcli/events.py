@@ -270,17 +270,6 @@ def notifying(emit: Callable[[RunEvent], None]) -> Iterator[None]:
         _emitter.reset(token)
 
 
-def set_emitter(emit: Callable[[RunEvent], None]) -> contextvars.Token[Emitter | None]:
-    """:func:`notifying` without the context manager (for the driver's per-request path);
-    undo with :func:`reset_emitter`."""
-    return _emitter.set(emit)
-
-
-def reset_emitter(token: contextvars.Token[Emitter | None]) -> None:
-    """Undo :func:`set_emitter`."""
-    _emitter.reset(token)
-
-
 def current_emitter() -> Callable[[RunEvent], None] | None:
     """The emitter of the run in progress, for a callback that will fire in another task
     (an MCP server's progress notifications)."""

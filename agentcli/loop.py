@@ -45,6 +45,7 @@ from agentcli.middleware import (
     ApprovalGate,
     Approver,
     Budget,
+    ModelAsk,
     ObservationCap,
     RunInfo,
     StopRun,
@@ -285,7 +286,8 @@ class AgentLoop:
                 break
             if self._update(run, updates) == "end":
                 return (yield from self._finish(run, run.last_text(), "jump_to_end"))
-            if not (yield from self._asks(run, middleware)):
+            if not (yield from self._asks(run, (m.ask_model(self._view(run), run.info)
+                                                for m in overriding(middleware, "ask_model")))):
                 reason = "max_execution_time"
                 break
             yield from self._refresh_tools()
@@ -406,15 +408,22 @@ class AgentLoop:
                      {"added": added, "removed": gone})
 
     def _asks(
-        self, run: Run, middleware: Sequence[AgentMiddleware]
+        self, run: Run, asks: Iterable[ModelAsk | None], *, answered: bool = False
     ) -> Generator[Effect, Any, bool]:
         """Send the requests middleware asks for (summaries) and apply what they return;
-        False when the deadline passed meanwhile."""
-        for m in overriding(middleware, "ask_model"):
-            ask = m.ask_model(self._view(run), run.info)
+        False when the deadline passed meanwhile. Once the run is ``answered``, a failed
+        request is a notice: the answer stands."""
+        for ask in asks:
             if ask is None:
                 continue
-            reply = yield CallModel(ask.request, llm=ask.llm, agent=False)
+            try:
+                reply = yield CallModel(ask.request, llm=ask.llm, agent=False)
+            except Exception as err:
+                if not answered:
+                    raise
+                yield Notice("ask_failed", f"A request made after the answer failed: {err}",
+                             {"error": str(err)})
+                continue
             if reply is EXPIRED:
                 return False
             update = ask.then(reply)
@@ -464,21 +473,10 @@ class AgentLoop:
             finish = AgentFinish({"output": finish}, finish)
         yield Finish(finish)
         result = self._result(run, finish.output, reason)
-        asked = False
-        for m in overriding(run.middleware, "ask_at_end"):
-            ask = m.ask_at_end(self._view(run), result, run.info)
-            if ask is not None:
-                try:
-                    reply = yield CallModel(ask.request, llm=ask.llm, agent=False)
-                except Exception as err:  # the answer stands; the request's failure is told
-                    yield Notice("ask_failed", f"A request made after the answer failed: "
-                                 f"{err}", {"error": str(err)})
-                    continue
-                if reply is not EXPIRED:
-                    self._update(run, [u for u in (ask.then(reply),) if u])
-                    asked = True
-        # counted in the result: the requests' tokens and cost are the run's
-        return self._result(run, finish.output, reason) if asked else result
+        yield from self._asks(run, (m.ask_at_end(self._view(run), result, run.info)
+                                    for m in overriding(run.middleware, "ask_at_end")),
+                              answered=True)
+        return self._result(run, finish.output, reason)  # those requests' tokens and cost too
 
     def _stop(self, run: Run, reason: StopReason) -> Generator[Effect, Any, RunResult]:
         """A limit ended the loop: force a stop message, or ask for one last answer."""

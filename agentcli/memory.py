@@ -76,9 +76,6 @@ class BufferMemory:
         """The index of the first turn the model is shown."""
         return 0
 
-    def _kept(self) -> list[tuple[str, str]]:
-        return self.turns[self._first():]
-
     def messages(self) -> list[Message]:
         """User/assistant messages for the kept turns."""
         first = self._first()

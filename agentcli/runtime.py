@@ -114,14 +114,12 @@ def build_executor(
     templates = user_templates(cls, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras, warnings=warnings)
     fmt = None
+    agent_kwargs: dict[str, Any] = {}
     if response_schema is not None:
         from agentcli.structured import ResponseFormat
 
         fmt = ResponseFormat.of(response_schema)
-        agent_kwargs_extra = {"response_schema": fmt.schema}
-    else:
-        agent_kwargs_extra = {}
-    agent_kwargs: dict[str, Any] = dict(agent_kwargs_extra)
+        agent_kwargs["response_schema"] = fmt.schema
     if templates:
         agent_kwargs["templates"] = templates
     if settings.self_ask_tool and "self_ask_tool" in inspect.signature(cls).parameters:

@@ -33,14 +33,14 @@ def test_token_window_matches_a_full_scan_at_every_turn() -> None:
     memory = TokenLimitMemory(max_tokens=60)
     for i in range(300):
         memory.add_turn("q" * rng.randrange(0, 80), "a" * rng.randrange(0, 120) + str(i))
-        assert memory._kept() == brute_force(memory.turns, 60)
+        assert memory.turns[memory._first():] == brute_force(memory.turns, 60)
         if i == 150:  # the list replaced (a restore), or edited in place (a retry)
             memory.load_state(memory.to_state())
         if i == 200:
             memory.turns.pop()
-        assert memory._kept() == brute_force(memory.turns, 60)
+        assert memory.turns[memory._first():] == brute_force(memory.turns, 60)
     memory.clear()
-    assert memory._kept() == [] and memory.messages() == []
+    assert memory.turns[memory._first():] == [] and memory.messages() == []
 
 
 def test_scrubber_matches_redact_and_follows_new_secrets(monkeypatch: pytest.MonkeyPatch
@@ -126,7 +126,7 @@ def test_messages_are_made_once_yet_follow_every_change(kind: str) -> None:
             memory.turns.append(("again", "a60"))  # ...and another takes its place
         if i == 80:
             memory.clear()
-        expected = [(m.role, m.content) for q, a in memory._kept()
+        expected = [(m.role, m.content) for q, a in memory.turns[memory._first():]
                     for m in (user(q), assistant(a))]
         shown = memory.messages()
         assert [(m.role, m.content) for m in shown] == expected
