@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentcli._sync import in_thread
@@ -158,16 +158,14 @@ class ObservationCap(AgentMiddleware):
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
 
-    def _cap(self, value: ToolValue) -> ToolValue:
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
+        """Cap the tool's text."""
+        value = await handler(call)
         if isinstance(value, str):
             value = ToolOutcome.of(value)
         if isinstance(value, ToolOutcome) and value.status != "denied":
             return value.with_text(truncate_middle(value.text, self.limit))  # keeps its status
         return value
-
-    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
-        """Cap the tool's text."""
-        return self._cap(await handler(call))
 
 
 @dataclass(frozen=True)
@@ -198,15 +196,12 @@ class ApprovalGate(AgentMiddleware):
     def __init__(self, approver: Approver) -> None:
         self.approver = approver
 
-    def _verdict(
-        self, call: ToolCallRequest
-    ) -> tuple[ToolCallRequest | None, ToolOutcome | None]:
-        from dataclasses import replace
-
+    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
+        """Ask the approver (in a thread: it may prompt) before a dangerous call."""
         tool = call.tool
         if not tool.dangerous:
-            return call, None
-        verdict = self.approver(tool, call.tool_input)
+            return await handler(call)
+        verdict = await in_thread(lambda: self.approver(tool, call.tool_input))
         word = "approved" if verdict.allowed else "denied"
         call.run.emit(Notice("approval", f"{word} {tool.name}: {verdict.reason}", {
             "tool": tool.name, "allowed": verdict.allowed, "verdict": word,
@@ -215,20 +210,11 @@ class ApprovalGate(AgentMiddleware):
         }))
         if not verdict.allowed:
             because = f" ({verdict.reason})" if verdict.reason else ""
-            return None, ToolOutcome(
-                f"Denied: the user did not approve running {tool.name}{because}."
-                " Try another way or answer without it.", "denied")
+            return ToolOutcome(f"Denied: the user did not approve running {tool.name}{because}."
+                               " Try another way or answer without it.", "denied")
         if verdict.tool_input is not None:
             call = replace(call, tool_input=verdict.tool_input)
-        return call, None
-
-    async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
-        """Ask the approver (in a thread: it may prompt) before a dangerous call."""
-        if not call.tool.dangerous:
-            return await handler(call)
-
-        approved, denial = await in_thread(lambda: self._verdict(call))
-        return denial if approved is None else await handler(approved)  # type: ignore[return-value]
+        return await handler(call)
 
 
 class Budget(AgentMiddleware):

@@ -44,7 +44,7 @@ def commit_turn(
     """
     for _ in range(_ATTEMPTS):
         try:
-            memory.add_turn(question, remembered_answer(result))
+            memory.add_turn(question, recorded_answer(result))  # never the placeholder
         except Exception as err:
             if on_memory_error is None:
                 raise
@@ -67,11 +67,3 @@ def commit_turn(
         "in the run log (agent logs) but not in the session: try again or use another session"
     )
 
-
-def remembered_answer(result: RunResult) -> str:
-    """What memory keeps as the turn's reply: the answer, or a note that there was none.
-
-    The executor's forced-stop placeholder would read to the model as something it said, and
-    small models copy it into later answers; the note says plainly that the turn was cut off.
-    """
-    return recorded_answer(result)
