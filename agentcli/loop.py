@@ -53,7 +53,16 @@ from agentcli.middleware import (
     overriding,
 )
 from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
-from agentcli.run import EXPIRED, CallModel, Effect, Outcome, RefreshTools, Run, RunTools
+from agentcli.run import (
+    EXPIRED,
+    CallModel,
+    Effect,
+    Expired,
+    Outcome,
+    RefreshTools,
+    Run,
+    RunTools,
+)
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
     PARSE_ERROR_TOOL,
@@ -331,11 +340,15 @@ class AgentLoop:
                 reason = "no_answer"  # empty, a tool call as text, the question echoed
                 break
             if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
-                expired, answer = yield from self._answer_now(run)
-                if expired:
+                run.asked_now = True  # (the call is not run: the run goes on with it if not)
+                yield Notice("answer_now",
+                             "The model already has the result; asked for its answer.", {})
+                answer = yield from self._final_answer(run)
+                if isinstance(answer, Expired):
                     reason = "max_execution_time"
                     break
                 if answer is not None:
+                    self._update(run, [{"messages": [Message("assistant", answer.output)]}])
                     return (yield from self._finish(run, answer, "finished"))
             self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
             if isinstance(decision, AgentFinish):
@@ -374,20 +387,14 @@ class AgentLoop:
         actions = decision if isinstance(decision, list) else [decision]
         return any(has_result(run.results, a) for a in actions)
 
-    def _answer_now(self, run: Run) -> Generator[Effect, Any, tuple[bool, AgentFinish | None]]:
-        """Ask for the answer now, without tools (the call is not run): (the deadline passed,
-        the answer or None when the reply is still not one: the run goes on with the call)."""
-        run.asked_now = True
-        yield Notice("answer_now", "The model already has the result; asked for its answer.",
-                     {})
+    def _final_answer(self, run: Run) -> Generator[Effect, Any, AgentFinish | Expired | None]:
+        """Ask for the answer now, without tools: the answer, EXPIRED when the deadline
+        passed, or None when the reply is still not one."""
         reply = yield CallModel(self.agent.request(self._view(run), final=True))
-        if reply is EXPIRED:
-            return True, None
+        if isinstance(reply, Expired):
+            return reply
         answer: AgentFinish = self.agent.finish(reply)
-        if not is_answer(answer.output, str(run.values.get("input") or "")):
-            return False, None
-        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
-        return False, answer
+        return answer if is_answer(answer.output, str(run.values.get("input") or "")) else None
 
     def _refresh_tools(self) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
@@ -483,13 +490,11 @@ class AgentLoop:
         yield Limit(reason)
         final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
         if asks_last(self.early_stopping_method, reason, bool(run.results)):
-            result = yield CallModel(self.agent.request(self._view(run), final=True))
-            if result is not EXPIRED:
-                answer = self.agent.finish(result)
-                if is_answer(answer.output, str(run.values.get("input") or "")):
-                    final = answer
-                    if self.early_stopping_method == "auto":
-                        run.recovered = reason
+            answer = yield from self._final_answer(run)
+            if isinstance(answer, AgentFinish):
+                final = answer
+                if self.early_stopping_method == "auto":
+                    run.recovered = reason
         return (yield from self._finish(run, final, reason))
 
     def _result(self, run: Run, output: str, reason: StopReason) -> RunResult:
