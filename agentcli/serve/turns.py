@@ -91,10 +91,9 @@ async def run_turn(
     async def drive() -> RunResult:
         result: RunResult | None = None
         try:
-            named: dict[str, object] = {"metadata": {"session_id": call.session}} if call.session \
-                else {}
-            if conversation is not None:  # a summary memory's call is the run's, awaited here
-                named = conversation.config(**named)
+            # a session's memory rides with the run (a summary is its request, awaited here)
+            named = conversation.config(metadata={"session_id": call.session}) \
+                if conversation is not None else None
             async for event in executor.astream(
                     _inputs(served, call, conversation), named, callbacks=handlers):
                 for line in _drain(buffer):
