@@ -62,6 +62,50 @@ def session_terminated(err: BaseException) -> bool:
     return _code(err) == _INVALID_REQUEST and str(err) == "Session terminated"
 
 
+class _EndWatch:
+    """The session's read stream (the SDK's ``ReadStream`` protocol), noting when it ends:
+    the server went away. The SDK keeps no public "connection closed" state, so we keep ours."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.ended = False
+
+    def __getattr__(self, name: str) -> Any:  # e.g. ``last_context`` of a context stream
+        return getattr(self._stream, name)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self.ended = True
+            raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.__anext__()
+        except (StopAsyncIteration, anyio.ClosedResourceError):
+            self.ended = True
+            raise
+
+    async def __aenter__(self) -> _EndWatch:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        self.ended = True  # the session is done reading: nothing more will arrive
+        return bool(await self._stream.__aexit__(*exc))
+
+
 class ServerConnection:
     """One MCP server: start, call, reconnect once, close. Methods are coroutines on the loop."""
 
@@ -71,6 +115,7 @@ class ServerConnection:
         self.tools: list[ToolInfo] = []
         self.starts = 0
         self._session: Any = None
+        self._read: _EndWatch | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
@@ -85,8 +130,7 @@ class ServerConnection:
         """True while the session is open and its transport has not reached EOF."""
         if self._session is None or self._task is None or self._task.done():
             return False
-        dispatcher = getattr(self._session, "_dispatcher", None)
-        return not getattr(dispatcher, "_closed", False)
+        return self._read is not None and not self._read.ended
 
     def _stderr_tail(self) -> str:
         if self.conf.transport != "stdio":
@@ -134,8 +178,9 @@ class ServerConnection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await open_transport(self.conf, stack)
+                self._read = _EndWatch(read)
                 session = await stack.enter_async_context(ClientSession(
-                    read, write, list_roots_callback=self._list_roots,
+                    self._read, write, list_roots_callback=self._list_roots,
                     message_handler=self._on_message,
                     client_info=mt.Implementation(name="agentcli", version=_version())))
                 await session.initialize()

@@ -81,21 +81,31 @@ class _NoCookies(httpx.Cookies):
         """Keep no cookie."""
 
 
-def _cookieless(client: httpx.AsyncClient) -> httpx.AsyncClient:
-    client._cookies = _NoCookies()
-    return client
+class _CookielessClient(httpx.AsyncClient):
+    """An ``AsyncClient`` whose ``cookies`` (the store httpx reads and fills) keeps nothing."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return _NO_COOKIES
+
+    @cookies.setter
+    def cookies(self, cookies: object) -> None:
+        """Set none."""
+
+
+_NO_COOKIES = _NoCookies()
 
 
 def _async_client(https: bool) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
     # No client-wide timeout: each request passes its model's own.
     if https:
-        return _cookieless(httpx.AsyncClient(timeout=None, follow_redirects=False,
-                                             transport=httpx.AsyncHTTPTransport(
-                                                 verify=tls_context(), limits=limits,
-                                                 socket_options=SOCKET_OPTIONS)))
-    return _cookieless(httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
-                                         follow_redirects=False))
+        return _CookielessClient(timeout=None, follow_redirects=False,
+                                 transport=httpx.AsyncHTTPTransport(
+                                     verify=tls_context(), limits=limits,
+                                     socket_options=SOCKET_OPTIONS))
+    return _CookielessClient(timeout=None, transport=_PlainAsyncTransport(limits),
+                             follow_redirects=False)
 
 
 class _Shard:
