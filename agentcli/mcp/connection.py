@@ -233,9 +233,9 @@ class ServerConnection:
     async def _refresh_until_current(self) -> None:
         while self._stale:
             self._stale = False
-            await self._refresh_tools()
+            await self.refresh_tools()
 
-    async def _refresh_tools(self) -> None:
+    async def refresh_tools(self) -> None:
         """The server changed its tools: the running agent is offered the new list (see
         :func:`agentcli.mcp.pool.tools_version`). The disk cache keeps the list the server
         starts with: a tool added during one session is not one a fresh server has."""
