@@ -89,8 +89,7 @@ def signal_endpoint(env: Mapping[str, str], signal: str = "traces") -> str:
 class OtelExport:
     """The tracer (and meter) provider this command reports to; :meth:`close` flushes ours."""
 
-    def __init__(self, env: Mapping[str, str],
-                 request_options: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         try:
             from opentelemetry import metrics, trace
         except ImportError:
@@ -108,15 +107,14 @@ class OtelExport:
             self.provider = self._build(env)
             if type(trace.get_tracer_provider()).__name__ == "ProxyTracerProvider":
                 trace.set_tracer_provider(self.provider)  # libraries' spans go out with ours
-        self.handler = self.new_handler(request_options)
+        self.handler = self.new_handler()
 
-    def new_handler(self, request_options: Mapping[str, Any] | None = None,
-                    agent_name: str = "agentcli") -> Any:
+    def new_handler(self, agent_name: str = "agentcli") -> Any:
         """An :class:`~agentcli.callbacks.otel.OtelHandler` reporting to these providers."""
         from agentcli.callbacks.otel import OtelHandler
 
         handler = OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
-                              request_options=request_options, agent_name=agent_name)
+                              agent_name=agent_name)
         self._handlers.append(handler)
         return handler
 

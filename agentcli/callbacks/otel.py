@@ -120,13 +120,10 @@ class OtelHandler(BaseCallbackHandler):
 
     def __init__(self, tracer_provider: Any = None, *, env: Mapping[str, str] | None = None,
                  capture_content: bool | None = None,
-                 request_options: Mapping[str, Any] | None = None,
                  meter_provider: Any = None, agent_name: str = "agentcli") -> None:
         from opentelemetry import metrics
 
         self._env = dict(os.environ if env is None else env)
-        # the options the model object adds to every request (temperature...): not in events
-        self._options = dict(request_options or {})
         self._agent_name = agent_name  # a run's own name (run_name) wins
         self._tracer = trace.get_tracer("agentcli", tracer_provider=tracer_provider)
         meter = metrics.get_meter("agentcli", meter_provider=meter_provider)
@@ -350,7 +347,7 @@ class OtelHandler(BaseCallbackHandler):
     def _request_attrs(self, request: ChatRequest,
                        own: Mapping[str, Any]) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
-        options = {**self._options, **own, **request.options}  # as the body merges them
+        options = {**own, **request.options}  # as the body merges them
         for key, name in _OPTIONS.items():
             value = options.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):

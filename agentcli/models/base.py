@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -79,6 +79,12 @@ class BaseChatModel:
 
     name: str = "model"
     supports_tools: bool = True
+    base_url: str = ""  # where requests go ("" for an in-process model): ModelStart.server
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request whose own options are ``params`` (temperature,
+        max_tokens...): ``ModelStart.options``, what a trace records as sent."""
+        return {}
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
@@ -152,6 +158,25 @@ class BaseChatModel:
 
     def close(self) -> None:
         """Release pooled connections (no-op by default)."""
+
+
+class WrapperModel(BaseChatModel):
+    """A model around another (recording, caching, fallback): its name, tool support,
+    endpoint and request options are the inner model's, and closing it closes that one."""
+
+    def __init__(self, inner: BaseChatModel) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self.base_url = inner.base_url
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """The inner model's options."""
+        return self.inner.own_options(params)
+
+    def close(self) -> None:
+        """Close the inner model."""
+        self.inner.close()
 
 
 class ObservedModel(BaseChatModel):
