@@ -377,29 +377,27 @@ class ServerConnection:
             raise ToolInputError(f"{label} failed: {text}")
         return text
 
-    async def list_resources(self) -> list[dict[str, Any]]:
-        """Every resource the server lists (all pages, within the bounds of :meth:`_pages`)."""
-        async def fetch(params: Any) -> Any:
-            return await self._request(f"{self.conf.name} resources/list",
-                                       lambda: self._session.list_resources(params=params))
+    async def _listed(self, label: str, method: str, field: str) -> list[dict[str, Any]]:
+        """Every item of one of the server's lists (``field`` of each page of ``method``): all
+        pages within the bounds of :meth:`_pages`, each page one :meth:`_request`."""
+        async def fetch(params: object) -> Any:
+            return await self._request(f"{self.conf.name} {label}",
+                                       lambda: getattr(self._session, method)(params=params))
 
-        return [_dump(r) for r in await self._pages("resources", fetch,
-                                                    lambda page: page.resources)]
+        pages = await self._pages(field.replace("_", " "), fetch, lambda p: getattr(p, field))
+        return [_dump(item) for item in pages]
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource the server lists."""
+        return await self._listed("resources/list", "list_resources", "resources")
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
-        """The server's resource templates (``resources/templates/list``, all pages); none
-        when the server has no resources capability."""
+        """The server's resource templates; none when it has no resources capability."""
         caps = getattr(self._session, "server_capabilities", None) if self.alive else None
         if caps is not None and getattr(caps, "resources", None) is None:
             return []
-
-        async def fetch(params: Any) -> Any:
-            return await self._request(f"{self.conf.name} resources/templates/list",
-                                       lambda: self._session.list_resource_templates(
-                                           params=params))
-
-        return [_dump(t) for t in await self._pages("resource templates", fetch,
-                                                    lambda page: page.resource_templates)]
+        return await self._listed("resources/templates/list", "list_resource_templates",
+                                  "resource_templates")
 
     async def read_resource(self, uri: str) -> ContentText:
         """One resource's contents as text (binary as placeholders and content parts)."""
@@ -408,13 +406,8 @@ class ServerConnection:
         return resource_text(_dump(result).get("contents") or [])
 
     async def list_prompts(self) -> list[dict[str, Any]]:
-        """The server's prompts with their arguments (all pages, within the bounds of
-        :meth:`_pages`)."""
-        async def fetch(params: Any) -> Any:
-            return await self._request(f"{self.conf.name} prompts/list",
-                                       lambda: self._session.list_prompts(params=params))
-
-        return [_dump(p) for p in await self._pages("prompts", fetch, lambda page: page.prompts)]
+        """The server's prompts with their arguments."""
+        return await self._listed("prompts/list", "list_prompts", "prompts")
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[dict[str, Any]]:
         """A prompt's messages, each ``{role, text}``."""

@@ -197,10 +197,3 @@ async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:
         async with asyncio.timeout(timeout):  # no task of its own (wait_for makes one)
             async for _ in lines:
                 pass
-
-
-async def close_loop_clients() -> None:
-    """Close the running loop's pools now (the loop also does it when it shuts down)."""
-    pools = _loop_pools.pop(asyncio.get_running_loop(), {})
-    for pool in pools.values():
-        await pool.aclose()

@@ -150,13 +150,6 @@ def _parsed(server: str, conf: Any) -> Any:
     return parse({server: conf})[server] if isinstance(conf, Mapping) else conf
 
 
-def close_servers() -> None:
-    """Close every MCP server this process started (tests; the client also does it at exit)."""
-    from agentcli.mcp.pool import close_all  # the pool imports the SDK's plumbing lazily
-
-    close_all()
-
-
 def server_configs(settings: Any) -> dict[str, Any]:
     """The configured MCP servers by name: parsed and checked, nothing started."""
     if settings is None or not (isinstance(settings, Mapping)
