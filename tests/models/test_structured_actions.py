@@ -117,8 +117,7 @@ def test_each_server_kind_gets_its_own_field() -> None:
 def test_auto_decides_per_preset(spec: str, base_url: str | None, field: str | None) -> None:
     model = create_model(spec, env={"OPENAI_API_KEY": "k", "DASHSCOPE_API_KEY": "k"},
                          base_url=base_url)
-    payload = model._payload(MESSAGES, None, None, {"response_schema": {"type": "object"}},
-                             stream=False)
+    payload = model._fields(None, None, {"response_schema": {"type": "object"}}, stream=False)
     assert "response_schema" not in payload
     if field is None:
         assert "response_format" not in payload and "guided_json" not in payload
