@@ -182,7 +182,7 @@ class ServerConnection:
                 session = await stack.enter_async_context(ClientSession(
                     self._read, write, list_roots_callback=self._list_roots,
                     message_handler=self._on_message,
-                    client_info=mt.Implementation(name="agentcli", version=_version())))
+                    client_info=mt.Implementation(name="agentcli", version=str(__version__))))
                 await session.initialize()
                 self._session = session
                 if not ready.done():
@@ -429,7 +429,3 @@ class ServerConnection:
             with contextlib.suppress(BaseException):
                 await task
         self._session = None
-
-
-def _version() -> str:
-    return str(__version__)

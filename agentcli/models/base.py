@@ -179,29 +179,20 @@ class WrapperModel(BaseChatModel):
         self.inner.close()
 
 
-class ObservedModel(BaseChatModel):
+class ObservedModel(WrapperModel):
     """A model whose requests made during a tool call are the run's: ``ModelStart``/``ModelEnd``
     events with the tool call as parent, their usage and cost counted towards the run's totals
     and budgets. What :func:`agentcli.tools.registry.build_spec` hands an LLM-backed tool;
     every other attribute is the wrapped model's."""
 
-    def __init__(self, model: BaseChatModel) -> None:
-        self.wrapped = model
-        self.name = model.name
-        self.supports_tools = model.supports_tools
-
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.wrapped, name)
+        return getattr(self.inner, name)
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
         """The wrapped model's request, reported as the run's when a tool call is in progress."""
-        with _watched(self.wrapped, request.messages, request.stop, request.tools) as done:
-            return done(await self.wrapped.arequest(request, on_token))
-
-    def close(self) -> None:
-        """Close the wrapped model."""
-        self.wrapped.close()
+        with _watched(self.inner, request.messages, request.stop, request.tools) as done:
+            return done(await self.inner.arequest(request, on_token))
 
 
 def observed(model: BaseChatModel | None) -> BaseChatModel | None:
