@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
-from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, report
 from agentcli.paths import cache_dir
 from agentcli.redact import redact_data
 from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
@@ -71,13 +71,11 @@ def _open(path: Path) -> sqlite3.Connection:
                           "pass --no-cache") from None
 
 
-class CachedChatModel(BaseChatModel):
+class CachedChatModel(WrapperModel):
     """Answers repeated requests from SQLite; misses go to ``inner`` and are stored."""
 
     def __init__(self, inner: BaseChatModel, path: str | Path, *, params: Any = None) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.supports_tools = inner.supports_tools
+        super().__init__(inner)
         self.params = dict(params or {})  # e.g. temperature: part of the key
         self.path = Path(path)
         self._lock = threading.Lock()

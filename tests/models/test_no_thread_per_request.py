@@ -47,7 +47,6 @@ def test_requests_under_a_run_deadline_start_no_thread(server: MockOpenAIServer,
                 texts.append((await llm.arequest(ChatRequest((user(f"q{i}"),)))).text)
                 chunks: list[str] = []
                 texts.append((await llm.arequest(ChatRequest((user("s"),)), chunks.append)).text)
-        await http_pool.close_loop_clients()
         return texts
 
     assert asyncio.run(run()) == ["Final Answer: ok"] * 6

@@ -176,3 +176,17 @@ def test_cache_async_roundtrip(tmp_path: Path) -> None:
     assert asyncio.run(cached.agenerate([])).text == "hi"
     assert cached.hits == 1
     cached.close()
+
+
+def test_fallback_reports_the_primarys_endpoint_and_options() -> None:
+    """What a trace reads from ModelStart: where the primary sends and what it adds."""
+    from agentcli.events import model_start
+    from agentcli.models.presets import create_model
+    from agentcli.schema import ChatRequest
+
+    primary = create_model("vllm/m", env={"VLLM_BASE_URL": "http://127.0.0.1:9/v1"},
+                           temperature=0.5)
+    start = model_start(ChatRequest.of([], None, None),
+                        FallbackChatModel([primary, FakeChatModel([FINAL])]))
+    assert start.server == "http://127.0.0.1:9/v1"
+    assert start.options["temperature"] == 0.5 and start.options["max_tokens"] > 0  # local
