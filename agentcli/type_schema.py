@@ -6,7 +6,10 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
+
+# A JSON value as json.loads returns it (what a model, a file or the store hands back).
+JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | None"
 
 
 def json_type(hint: Any, *, nullable: bool = True) -> dict[str, Any]:
