@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Any
 
 from agentcli.config import FIELDS, Field, Settings
 from agentcli.models.presets import PRESETS
@@ -53,17 +51,7 @@ DIRECTORY_VARIABLES: dict[str, str] = {
 }
 
 
-def _default(name: str) -> Any:
-    for f in fields(Settings):
-        if f.name == name:
-            if f.default is not MISSING:
-                return f.default
-            if f.default_factory is not MISSING:
-                return f.default_factory()
-    raise KeyError(name)
-
-
-def _yaml_value(value: Any) -> str:
+def _yaml_value(value: object) -> str:
     import yaml
 
     text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip()
@@ -81,9 +69,11 @@ def render_default_yaml() -> str:
     out = ["# agentcli settings: every key with its built-in default. Copy this file, change\n"
            "# what you need, and point --config or $AGENT_CONFIG at it.\n", _PRECEDENCE,
            _GENERATED]
+    defaults = Settings()
     for name, spec in FIELDS.items():
         env = f" (env {spec.env})" if spec.env else ""
-        out.append("\n" + _comment(spec.help + env) + f"{name}: {_yaml_value(_default(name))}\n")
+        value = _yaml_value(getattr(defaults, name))
+        out.append("\n" + _comment(spec.help + env) + f"{name}: {value}\n")
     return "".join(out)
 
 

@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import math
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from agentcli.errors import DeadlineExceeded
@@ -75,25 +75,6 @@ def deadline_scope(seconds: float | None) -> Iterator[float | None]:
         yield at
     finally:
         _deadline.reset(token)
-
-
-@contextlib.asynccontextmanager
-async def adeadline_scope(seconds: float | None) -> AsyncIterator[float | None]:
-    """:func:`deadline_scope` for async code, which also cancels the awaited work at the
-    deadline and raises :class:`DeadlineExceeded` in its place."""
-    import asyncio  # lazily: the CLI's cold start does not need it
-
-    with deadline_scope(seconds) as at:
-        try:
-            async with asyncio.timeout_at(at):
-                yield at
-        except TimeoutError:
-            if not expired():
-                raise
-            raise DeadlineExceeded(
-                "the run reached the time limit (max_execution_time); the work in flight "
-                "was cancelled"
-            ) from None
 
 
 @contextlib.contextmanager
