@@ -17,6 +17,7 @@ from agentcli import config_values as cv  # the value checks of the table below
 from agentcli.config_values import Check
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
+from agentcli.mcp.config import check_servers
 from agentcli.paths import user_config_file
 
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
@@ -121,12 +122,12 @@ class Settings:
         cv.choice("ask", "auto"), "AGENT_APPROVE",
         "dangerous calls: ask before each, or auto (run them)", "ask", trust="never")
     tools_module: list[str] = _setting(
-        cv.path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
+        cv.name_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
         trust="never")
     yaml_tools: list[dict[str, Any]] = _setting(
         cv.yaml_tools, None, "command and http tools declared in YAML", factory=list)
     mcp_servers: dict[str, dict[str, Any]] = _setting(
-        cv.mcp_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
+        check_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
     retry: dict[str, float] = _setting(
         cv.retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
         "overrides max_retries", factory=dict)
@@ -220,7 +221,7 @@ FIELDS: dict[str, Field] = {
 _MERGED = frozenset({"aliases", "model_options"})
 
 
-def _checked(key: str, value: Any, where: str) -> Any:
+def _checked(key: str, value: object, where: str) -> object:
     from agentcli.models.options import OptionError
 
     spec = FIELDS.get(key)
@@ -255,25 +256,12 @@ def resolve_alias(name: str, aliases: Mapping[str, str]) -> str:
     )
 
 
-def read_yaml(path: Path) -> dict[str, Any]:
+def read_yaml(path: Path) -> dict[str, object]:
     """Read a YAML mapping; errors name the file and the line."""
-    import yaml
-
-    from agentcli.yaml_loader import load_yaml
+    from agentcli.yaml_loader import load_mapping
 
     text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
-    try:
-        data = load_yaml(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or "invalid YAML"
-        raise ConfigError(f"{path}{where}: {problem}; fix the YAML syntax") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of key: value")
-    return data
+    return load_mapping(text, str(path), "fix the YAML syntax (a mapping of key: value)")
 
 
 def default_config_path(env: Mapping[str, str]) -> Path | None:
@@ -302,7 +290,7 @@ def _flag_label(key: str) -> str:
 def load_settings(
     config_path: str | Path | None = None,
     *,
-    flags: Mapping[str, Any] | None = None,
+    flags: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Merge defaults, the user config, a YAML file, the environment and flags.
@@ -315,13 +303,13 @@ def load_settings(
     sources: dict[str, str] = {}
     owner: list[str | None] = [None]  # the model in force where base_url was last set
 
-    def put(key: str, value: Any, label: str) -> None:
-        if key in _MERGED and isinstance(values.get(key), dict):
+    def put(key: str, value: object, label: str) -> None:
+        if key in _MERGED and isinstance(values.get(key), dict) and isinstance(value, dict):
             value = {**values[key], **value}
         values[key] = value
         sources[key] = label
 
-    def layer_done(keys: Any) -> None:
+    def layer_done(keys: Mapping[str, object]) -> None:
         if "base_url" in keys:
             owner[0] = values.get("model")
 
@@ -336,7 +324,7 @@ def load_settings(
         for key, raw in data.items():
             put(str(key), _checked(str(key), raw, str(source)), str(source))
         layer_done(data)
-    env_values: dict[str, Any] = {}
+    env_values: dict[str, object] = {}
     for key, spec in FIELDS.items():
         if spec.env and env.get(spec.env, "") != "":
             env_values[key] = _checked(key, env[spec.env], f"environment {spec.env}")

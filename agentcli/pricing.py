@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
 from agentcli.schema import Usage
 
 
@@ -65,7 +64,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, float]]] = {
 }
 
 
-def _parse(data: Any, where: str) -> PriceTable:
+def _parse(data: object, where: str) -> PriceTable:
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -93,16 +92,10 @@ def load_prices(path: str | None = None) -> PriceTable:
     """The built-in table, with ``path`` (a YAML file) layered on top."""
     table = _parse(_BUILT_IN, "built-in prices")
     if path:
-        import yaml
+        from agentcli.yaml_loader import load_mapping
 
-        from agentcli.yaml_loader import load_yaml
-
-        try:
-            extra = load_yaml(Path(path).expanduser().read_text(encoding="utf-8"))
-        except OSError as err:
-            raise ConfigError(f"cannot read price file {path}: {err.strerror}") from None
-        except yaml.YAMLError as err:
-            raise ConfigError(f"price file {path}: invalid YAML ({err})") from None
+        text = read_small_text(path, "price file", "check prices: in the config")
+        extra = load_mapping(text, f"price file {path}", "fix the YAML syntax")
         for provider, models in _parse(extra, str(path)).items():
             table.setdefault(provider, {}).update(models)
     return table
