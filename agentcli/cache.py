@@ -74,7 +74,8 @@ def _open(path: Path) -> sqlite3.Connection:
 class CachedChatModel(BaseChatModel):
     """Answers repeated requests from SQLite; misses go to ``inner`` and are stored."""
 
-    def __init__(self, inner: BaseChatModel, path: str | Path, *, params: Any = None) -> None:
+    def __init__(self, inner: BaseChatModel, path: str | Path, *,
+                 params: Mapping[str, object] | None = None) -> None:
         self.inner = inner
         self.name = inner.name
         self.supports_tools = inner.supports_tools

@@ -15,9 +15,12 @@ import contextvars
 import math
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentcli.errors import DeadlineExceeded
+
+if TYPE_CHECKING:
+    import httpx
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "agentcli_deadline", default=None
@@ -78,7 +81,7 @@ def deadline_scope(seconds: float | None) -> Iterator[float | None]:
 
 
 @contextlib.contextmanager
-def socket_watchdog(response: Any, at: float | None) -> Iterator[None]:
+def socket_watchdog(response: httpx.Response, at: float | None) -> Iterator[None]:
     """Shut an httpx response's socket down at ``at``, so a read blocked mid-body returns.
 
     A read timeout restarts with every byte, so a server trickling one byte at a time (or an

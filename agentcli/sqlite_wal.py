@@ -24,7 +24,10 @@ import platform
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 _NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, SQLite >= 3.16
 
@@ -76,17 +79,17 @@ def _set_with_ctypes(db: sqlite3.Connection) -> bool:
     return rc == 0 and done.value == 1
 
 
-_lib: list[Any] = []
+_lib: list[ctypes.CDLL | None] = []
 
 
-def _library() -> Any:
+def _library() -> ctypes.CDLL | None:
     """The SQLite library the ``_sqlite3`` module is linked against (loaded once)."""
     if not _lib:
         import _sqlite3
         import ctypes
 
         try:
-            lib: Any = ctypes.CDLL(_sqlite3.__file__)
+            lib = ctypes.CDLL(_sqlite3.__file__)
             lib.sqlite3_db_filename.restype = ctypes.c_char_p
             lib.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
             lib.sqlite3_db_config.restype = ctypes.c_int

@@ -99,7 +99,7 @@ def _json_in(text: str) -> Any:
     return value
 
 
-def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> None:
+def check_schema(schema: Mapping[str, object], source: str = "response_format") -> None:
     """Refuse a schema that is not valid JSON Schema, or whose ``$ref`` points outside itself
     or only round in a circle, naming what is wrong."""
     import jsonschema
@@ -131,7 +131,7 @@ def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> 
                                   f"({' -> '.join([*seen, ref])}); point it at a real schema")
 
 
-def _refs(node: Any, depth: int = 0) -> list[str]:
+def _refs(node: object, depth: int = 0) -> list[str]:
     if depth > 200:
         return []
     if isinstance(node, dict):
@@ -142,10 +142,10 @@ def _refs(node: Any, depth: int = 0) -> list[str]:
     return []
 
 
-def _pointer(schema: Mapping[str, Any], ref: str, source: str) -> Any:
+def _pointer(schema: Mapping[str, object], ref: str, source: str) -> object:
     from urllib.parse import unquote
 
-    node: Any = schema
+    node: object = schema
     for part in [p for p in ref[1:].split("/") if p]:
         key = unquote(part).replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and key in node:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeAlias
+from typing import Any, NoReturn, TypeAlias
 
 # A JSON value as json.loads returns it (what a model, a file or the store hands back).
 JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | None"
 
 
-def json_type(hint: Any, *, nullable: bool = True) -> dict[str, Any]:
+def json_type(hint: object, *, nullable: bool = True) -> dict[str, Any]:
     """A JSON Schema fragment for a Python type hint (nested dataclasses included).
 
     ``nullable=False`` reads ``X | None`` as ``X`` (a tool argument that may be left out).
@@ -62,7 +62,7 @@ def schema_of(cls: type) -> dict[str, Any]:
     }
 
 
-def _refuse(uri: str) -> Any:
+def _refuse(uri: str) -> NoReturn:
     """References are resolved inside the schema only: nothing is ever fetched."""
     from referencing.exceptions import NoSuchResource
 
@@ -78,7 +78,7 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
-def best_error(schema: Mapping[str, Any], value: Any) -> Any:
+def best_error(schema: Mapping[str, Any], value: object) -> Any:
     """The most relevant validation error of ``value`` against ``schema``, or None."""
     import jsonschema
 

@@ -33,7 +33,7 @@ class _Loader(yaml.SafeLoader):
 
     aliased = False
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             self.aliased = True
         return super().compose_node(parent, index)
