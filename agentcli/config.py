@@ -217,6 +217,50 @@ def _provider(model: str | None) -> str | None:
 FIELDS: dict[str, Field] = {
     f.name: f.metadata["field"] for f in fields(Settings) if "field" in f.metadata
 }
+# Variables read outside the settings table: what a project's .env may do with each (see
+# TrustClass; settings carry theirs in their row) and what it does. The XDG_* ones are the
+# directories (agentcli/paths.py).
+OTHER_VARIABLES: dict[str, tuple[TrustClass, str]] = {
+    "AGENT_CONFIG": ("never", "path of a YAML config file (read over the user config)"),
+    "OPENBLAS_NUM_THREADS": (
+        "free", "left alone when set; else the Calculator loads numexpr on one thread"),
+    "AGENT_REALMODEL_CACHE": (
+        "trust", "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)"),
+    "AGENT_SERVE_TOKEN": ("never", "bearer token `agent serve` requires (unset: a new one is "
+                          "generated and printed at start)"),
+    "FORCE_TERMINAL": (
+        "free", "draw tables for a terminal even when stdout is piped (as Rich does)"),
+    # where your traces go: trust, and never while content capture is on (project_trust.py)
+    "OTEL_EXPORTER_OTLP_ENDPOINT": (
+        "trust", "OpenTelemetry collector (OTLP); set: traces are exported"),
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": (
+        "trust", "full OTLP traces URL (over the one above)"),
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": ("trust", "full OTLP metrics URL (GenAI metrics)"),
+    "OTEL_EXPORTER_OTLP_PROTOCOL": (
+        "free", "http/protobuf (default) or grpc (needs its exporter)"),
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": (
+        "free", "as OTEL_EXPORTER_OTLP_PROTOCOL, for traces"),
+    "OTEL_EXPORTER_OTLP_TIMEOUT": (
+        "free", "milliseconds per export, retries included (default: 500)"),
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": ("free", "as OTEL_EXPORTER_OTLP_TIMEOUT, for traces"),
+    "OTEL_TRACES_EXPORTER": (
+        "trust", "otlp (default), console (stderr), none; set: traces are exported"),
+    "OTEL_METRICS_EXPORTER": (
+        "trust", "otlp, console, none (default: as OTEL_TRACES_EXPORTER)"),
+    "OTEL_SERVICE_NAME": ("free", "service.name of exported spans (default agentcli)"),
+    "OTEL_SDK_DISABLED": ("free", "true: no OpenTelemetry export, whatever else says"),
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": (
+        "trust", "true: spans carry prompts, replies and tool text (redacted)"),
+    "AGENT_TRUST_PROJECT_MCP": (
+        "never", "1: trust the working directory's .mcp.json for this process"),
+    "VISUAL": ("never", "the editor `agent templates edit` opens (else EDITOR)"),
+    "EDITOR": ("never", "the editor `agent templates edit` opens when VISUAL is unset"),
+    "XDG_CONFIG_HOME": (
+        "never", "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)"),
+    "XDG_DATA_HOME": (
+        "never", "sessions, run logs, model list cache: $XDG_DATA_HOME/agentcli"),
+    "XDG_CACHE_HOME": ("never", "response cache: $XDG_CACHE_HOME/agentcli (~/.cache)"),
+}
 # Settings whose mapping values merge key by key across layers instead of replacing.
 _MERGED = frozenset({"aliases", "model_options"})
 
