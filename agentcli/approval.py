@@ -74,12 +74,8 @@ class ApprovalPolicy:
         self.ask = ask
         self.always: set[str] = set()
 
-    def policy_for(self, tool: Tool) -> str:
-        """The configured policy for ``tool`` (``ask`` unless set)."""
-        return self.policy.get(tool.name, "ask")
-
     def __call__(self, tool: Tool, tool_input: ToolInput) -> Approval:
-        policy = self.policy_for(tool)
+        policy = self.policy.get(tool.name, "ask")
         if policy == "deny":
             return Approval(False, f"tool_policy denies {tool.name}")
         if policy == "allow":

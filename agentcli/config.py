@@ -308,19 +308,12 @@ def read_yaml(path: Path) -> dict[str, object]:
     return load_mapping(text, str(path), "fix the YAML syntax (a mapping of key: value)")
 
 
-def default_config_path(env: Mapping[str, str]) -> Path | None:
-    """``$AGENT_CONFIG``, else the user config file if it exists."""
-    if env.get("AGENT_CONFIG"):
-        return Path(env["AGENT_CONFIG"]).expanduser()
-
-    candidate = user_config_file(env)
-    return candidate if candidate.is_file() else None
-
-
 def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list[Path]:
-    """The YAML files read, lowest precedence first: the user config, then --config."""
+    """The YAML files read, lowest precedence first: the user config, then --config (else
+    ``$AGENT_CONFIG``)."""
     user = user_config_file(env)
-    chosen = Path(config_path).expanduser() if config_path else default_config_path(env)
+    chosen = config_path or env.get("AGENT_CONFIG")
+    chosen = Path(chosen).expanduser() if chosen else None
     files = [user] if user.is_file() else []
     if chosen is not None and (not files or chosen.resolve() != user.resolve()):
         files.append(chosen)

@@ -19,7 +19,6 @@ from agentcli.agents.parsers import ANSWER_VALUE, maybe_json
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentFinish
 from agentcli.type_schema import best_error, schema_of
-from agentcli.type_schema import is_typeddict as _is_typeddict
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class ResponseFormat:
         if isinstance(spec, type) and dataclasses.is_dataclass(spec):
             target = spec
             return cls(schema_of(spec), lambda v: _build_dataclass(target, v), spec.__name__)
-        if _is_typeddict(spec):
+        if typing.is_typeddict(spec):
             return cls(schema_of(spec), dict, spec.__name__)
         raise ConfigError(
             f"response_format must be a JSON Schema dict, a dataclass or a TypedDict, got {spec!r}"

@@ -33,16 +33,11 @@ def json_type(hint: object, *, nullable: bool = True) -> dict[str, Any]:
         if nullable and type(None) in args:
             return {"anyOf": [inner, {"type": "null"}]}
         return inner
-    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or is_typeddict(hint)):
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or typing.is_typeddict(hint)):
         return schema_of(hint)
     simple = {str: "string", int: "integer", float: "number", bool: "boolean",
               list: "array", dict: "object"}
     return {"type": simple[hint]} if hint in simple else {}
-
-
-def is_typeddict(cls: type) -> bool:
-    """Whether ``cls`` is a TypedDict class."""
-    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__required_keys__")
 
 
 def schema_of(cls: type) -> dict[str, Any]:
