@@ -29,38 +29,32 @@ class Price:
 
 PriceTable = dict[str, dict[str, Price]]
 
-# USD per 1M tokens: {input, output}. A model matches its exact name, else the longest
+# USD per 1M tokens (input, output). A model matches its exact name, else the longest
 # listed name it starts with (gpt-4o-mini-2024-07-18 uses gpt-4o-mini). Local servers
 # cost nothing. Override with `prices: FILE` (YAML of the same shape) in the config.
-_BUILT_IN: dict[str, dict[str, dict[str, float]]] = {
+_BUILT_IN: PriceTable = {
     "openai": {
-        "gpt-4o": {"input": 2.5, "output": 10.0},
-        "gpt-4o-mini": {"input": 0.15, "output": 0.6},
-        "gpt-4.1": {"input": 2.0, "output": 8.0},
-        "gpt-4.1-mini": {"input": 0.4, "output": 1.6},
-        "gpt-4.1-nano": {"input": 0.1, "output": 0.4},
-        "gpt-3.5-turbo": {"input": 0.5, "output": 1.5},
-        "o4-mini": {"input": 1.1, "output": 4.4},
+        "gpt-4o": Price(2.5, 10.0),
+        "gpt-4o-mini": Price(0.15, 0.6),
+        "gpt-4.1": Price(2.0, 8.0),
+        "gpt-4.1-mini": Price(0.4, 1.6),
+        "gpt-4.1-nano": Price(0.1, 0.4),
+        "gpt-3.5-turbo": Price(0.5, 1.5),
+        "o4-mini": Price(1.1, 4.4),
     },
     "dashscope": {
-        "qwen-turbo": {"input": 0.05, "output": 0.2},
-        "qwen-plus": {"input": 0.4, "output": 1.2},
-        "qwen-max": {"input": 1.6, "output": 6.4},
+        "qwen-turbo": Price(0.05, 0.2),
+        "qwen-plus": Price(0.4, 1.2),
+        "qwen-max": Price(1.6, 6.4),
     },
     "deepseek": {
-        "deepseek-chat": {"input": 0.27, "output": 1.1},
-        "deepseek-reasoner": {"input": 0.55, "output": 2.19},
+        "deepseek-chat": Price(0.27, 1.1),
+        "deepseek-reasoner": Price(0.55, 2.19),
     },
     "openrouter": {},
-    "ollama": {
-        "*": {"input": 0.0, "output": 0.0},
-    },
-    "vllm": {
-        "*": {"input": 0.0, "output": 0.0},
-    },
-    "lmstudio": {
-        "*": {"input": 0.0, "output": 0.0},
-    },
+    "ollama": {"*": Price(0.0, 0.0)},
+    "vllm": {"*": Price(0.0, 0.0)},
+    "lmstudio": {"*": Price(0.0, 0.0)},
 }
 
 
@@ -90,7 +84,7 @@ def _parse(data: object, where: str) -> PriceTable:
 @lru_cache(maxsize=8)
 def load_prices(path: str | None = None) -> PriceTable:
     """The built-in table, with ``path`` (a YAML file) layered on top."""
-    table = _parse(_BUILT_IN, "built-in prices")
+    table = {provider: dict(models) for provider, models in _BUILT_IN.items()}
     if path:
         from agentcli.yaml_loader import load_mapping
 
