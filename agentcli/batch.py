@@ -45,7 +45,7 @@ class BatchItem:
 
     id: str
     input: str
-    expect: Any = None
+    expect: object = None
     problem: str | None = None
 
 
@@ -233,7 +233,7 @@ def _numbers(text: str) -> list[float]:
     return out
 
 
-def is_correct(answer: str, expected: Any, *, rel_tol: float = 1e-6) -> bool:
+def is_correct(answer: str, expected: object, *, rel_tol: float = 1e-6) -> bool:
     """Normalised string match, or the same number (within ``rel_tol``) as the answer's."""
     if normalise(answer) == normalise(str(expected)):
         return True
