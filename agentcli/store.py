@@ -92,7 +92,8 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
-        self._scrub = Scrubber()  # redaction for this store's writes (see _scrubber)
+        # Redaction for this store's writes: each write refreshes it with the secrets known then.
+        self._scrub = Scrubber()
         try:
             if str(path) != ":memory:":
                 create_private(self.path)
@@ -126,10 +127,6 @@ class Store:
         """Close the connection."""
         self.db.close()
 
-    def _scrubber(self) -> Scrubber:
-        """The redaction for one write, with the secrets known now."""
-        return self._scrub.refresh()
-
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         self.db.execute("BEGIN IMMEDIATE")
@@ -160,7 +157,7 @@ class Store:
 
     def log_run(self, rec: RunRecord) -> int:
         """Log one run (question, steps, answer, model, tokens, timing); returns its id."""
-        scrub = self._scrubber()
+        scrub = self._scrub.refresh()
         with self._tx() as db:
             return self._insert_run(db, rec, scrub, (scrub.text(rec.question),
                                                      scrub.text(rec.answer)))
@@ -235,7 +232,7 @@ class Store:
         """
         assert rec.session is not None, "a turn belongs to a session"
         session, now = rec.session, iso()
-        scrub = self._scrubber()
+        scrub = self._scrub.refresh()
         shown = scrub.text(rec.question), scrub.text(rec.answer)
         state = _json(memory_state, scrub)
         with self._tx() as db:
@@ -278,7 +275,7 @@ class Store:
             self._check_version(db, session, expected_version)
             db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state, self._scrubber()), iso(), session))
+                       (_json(memory_state, self._scrub.refresh()), iso(), session))
             return self._version(db, session)
 
     def drop_last_turn(self, session: str, memory_state: Mapping[str, object], *,
@@ -292,7 +289,7 @@ class Store:
                        (session,))
             db.execute("UPDATE sessions SET memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state, self._scrubber()), session))
+                       (_json(memory_state, self._scrub.refresh()), session))
             return self._version(db, session)
 
     @staticmethod
@@ -392,4 +389,4 @@ def session_markdown(name: str, turns: list[dict[str, Any]]) -> str:
 
 def open_store(db_path: str | None, env: Mapping[str, str] | None = None) -> Store:
     """The store at ``db_path`` (a setting) or the default location."""
-    return Store(Path(db_path).expanduser() if db_path else default_db_path(env))
+    return Store(db_path or default_db_path(env))
