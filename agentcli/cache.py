@@ -15,7 +15,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel, TokenSink, report
@@ -33,8 +32,8 @@ def cache_key(
     model: str,
     messages: Sequence[Message],
     stop: Sequence[str] | None,
-    tools: Sequence[dict[str, Any]] | None,
-    params: dict[str, Any],
+    tools: Sequence[Mapping[str, object]] | None,
+    params: Mapping[str, object],
 ) -> str:
     """The SHA-256 hex digest identifying one request."""
     record = {

@@ -62,9 +62,9 @@ class Conversation:
             self._stored = self.memory.to_state()
         return self._stored
 
-    def inputs(self, question: str) -> dict[str, Any]:
+    def inputs(self, question: str) -> dict[str, object]:
         """The executor inputs: the question and, for agents that read it, the history."""
-        inputs: dict[str, Any] = {"input": question}
+        inputs: dict[str, object] = {"input": question}
         if self.uses_memory:
             inputs["chat_history"] = self.memory.messages()
         return inputs

@@ -30,7 +30,7 @@ class ResponseFormat:
     name: str = "answer"
 
     @classmethod
-    def of(cls, spec: ResponseFormat | Mapping[str, Any] | type) -> ResponseFormat:
+    def of(cls, spec: ResponseFormat | Mapping[str, object] | type) -> ResponseFormat:
         """From a JSON Schema dict, a dataclass or a TypedDict; a bad schema is a ConfigError."""
         if isinstance(spec, ResponseFormat):
             return spec
@@ -72,7 +72,7 @@ class ResponseFormat:
         return self.build(value)
 
 
-def _build_dataclass(cls: type, value: Any) -> Any:
+def _build_dataclass(cls: type, value: Mapping[str, object]) -> object:
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for name, item in dict(value).items():

@@ -6,7 +6,10 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # A JSON value as json.loads returns it (what a model, a file or the store hands back).
 JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | None"
@@ -64,7 +67,7 @@ def _refuse(uri: str) -> NoReturn:
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
+def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved)."""
     import jsonschema
     from referencing import Registry
@@ -73,7 +76,8 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
-def best_error(schema: Mapping[str, Any], value: object) -> Any:
+def best_error(schema: Mapping[str, Any], value: object
+               ) -> jsonschema.exceptions.ValidationError | None:
     """The most relevant validation error of ``value`` against ``schema``, or None."""
     import jsonschema
 
