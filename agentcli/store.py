@@ -162,9 +162,8 @@ class Store:
             return self._insert_run(db, rec, scrub, (scrub.text(rec.question),
                                                      scrub.text(rec.answer)))
 
-    def runs(self, *, limit: int = 20, query: str | None = None,
-                   model: str | None = None, since: float | None = None
-                   ) -> list[dict[str, Any]]:
+    def runs(self, *, limit: int = 20, query: str | None = None, model: str | None = None,
+             since: float | None = None) -> list[dict[str, Any]]:
         """Recent runs, newest first, filtered by search text, model and start time."""
         where: list[str] = ["1=1"]
         args: list[str | int] = []
