@@ -42,7 +42,7 @@ def test_requests_under_a_run_deadline_start_no_thread(server: MockOpenAIServer,
 
     async def run() -> list[str]:
         texts = []
-        async with deadline.adeadline_scope(30):
+        with deadline.deadline_scope(30):
             for i in range(3):
                 texts.append((await llm.arequest(ChatRequest((user(f"q{i}"),)))).text)
                 chunks: list[str] = []
