@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+
+from agentcli.type_schema import JSON
 
 MAX_DEPTH = 48
 
@@ -35,7 +36,7 @@ _STRING_BODY = {
 }
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
-_LITERALS: dict[str, Any] = {
+_LITERALS: dict[str, JSON] = {
     "true": True, "True": True, "false": False, "False": False,
     "null": None, "None": None, "none": None, "undefined": None,
 }
@@ -104,7 +105,7 @@ class _Reader:
             else:
                 return pos
 
-    def value(self, pos: int, depth: int) -> tuple[Any, int]:
+    def value(self, pos: int, depth: int) -> tuple[JSON, int]:
         if depth > MAX_DEPTH:
             raise JsonRepairError("nested too deeply", pos)
         pos = self.skip(pos)
@@ -150,87 +151,88 @@ class _Reader:
                 return _unescape(text[pos + 1 : end], quote), end + 1
             i = end + 1  # a stray quote inside the string
 
-    def obj(self, pos: int, depth: int) -> tuple[dict[str, Any], int]:
-        text, out = self.text, dict[str, Any]()
+    def _members(self, pos: int, close: str, read: Callable[[int], int | None],
+                 more: Callable[[int, bool], object]) -> int:
+        """The loop objects and arrays share: skip commas, stop at ``close``, and read one
+        member with ``read`` (None: the container ended before it). After a member with no
+        comma, ``more(pos, newline_between)`` says whether the next one follows anyway."""
+        text = self.text
         while True:
             pos = self.skip(pos)
             if pos >= self.n:
-                return out, self.n
+                return self.n
             c = text[pos]
-            if c == "}":
-                return out, pos + 1
+            if c == close:
+                return pos + 1
             if c == ",":
                 pos += 1
                 continue
-            key: Any
-            if c in "\"'":
+            end = read(pos)
+            if end is None:
+                return pos
+            after = self.skip(end)
+            if after >= self.n:
+                return self.n
+            c = text[after]
+            if c == ",":
+                pos = after + 1
+            elif c == close:
+                return after + 1
+            elif more(after, "\n" in text[end:after]):
+                pos = after  # a missing comma before the next member
+            else:
+                return end
+
+    def obj(self, pos: int, depth: int) -> tuple[dict[str, JSON], int]:
+        text, out = self.text, dict[str, JSON]()
+
+        def member(pos: int) -> int | None:
+            key: str
+            if text[pos] in "\"'":
                 key, pos = self.string(pos)
             else:
                 m = _KEY_WORD.match(text, pos)
                 if m is None:  # text that cannot be a key: the object ended here
-                    return out, pos
+                    return None
                 key = m.group().rstrip()
                 pos += len(key)
             pos = self.skip(pos)
             if pos >= self.n:
-                return out, self.n
+                return self.n
             if text[pos] not in ":=":
                 raise JsonRepairError("expected ':' after a key", pos)
-            out[str(key)], pos = self.value(pos + 1, depth)
-            after = self.skip(pos)
-            if after >= self.n:
-                return out, self.n
-            c = text[after]
-            if c == ",":
-                pos = after + 1
-            elif c == "}":
-                return out, after + 1
-            elif c in "\"'" and ("\n" in text[pos:after] or _KEY_AHEAD.match(text, after)):
-                pos = after  # a missing comma before the next key
-            else:
-                return out, pos
+            out[key], pos = self.value(pos + 1, depth)
+            return pos
 
-    def arr(self, pos: int, depth: int) -> tuple[list[Any], int]:
-        text, out = self.text, list[Any]()
-        while True:
-            pos = self.skip(pos)
-            if pos >= self.n:
-                return out, self.n
-            c = text[pos]
-            if c == "]":
-                return out, pos + 1
-            if c == ",":
-                pos += 1
-                continue
-            if c == "}":
-                return out, pos
-            item, pos = self.value(pos, depth)
-            out.append(item)
-            after = self.skip(pos)
-            if after >= self.n:
-                return out, self.n
-            c = text[after]
-            if c == ",":
-                pos = after + 1
-            elif c == "]":
-                return out, after + 1
-            elif c in "{[\"'" and "\n" in text[pos:after]:
-                pos = after
-            else:
-                return out, pos
+        def more(at: int, newline: bool) -> object:
+            return text[at] in "\"'" and (newline or _KEY_AHEAD.match(text, at))
+
+        return out, self._members(pos, "}", member, more)
+
+    def arr(self, pos: int, depth: int) -> tuple[list[JSON], int]:
+        text, out = self.text, list[JSON]()
+
+        def item(pos: int) -> int | None:
+            if text[pos] == "}":
+                return None
+            value, end = self.value(pos, depth)
+            out.append(value)
+            return end
+
+        return out, self._members(pos, "]", item, lambda at, nl: nl and text[at] in "{[\"'")
 
 
-def parse_prefix(text: str, start: int = 0) -> tuple[Any, int]:
+def parse_prefix(text: str, start: int = 0) -> tuple[JSON, int]:
     """Read one JSON value at ``start``, repairing it; return it and the index after it."""
     try:
         value, end = _STRICT.raw_decode(text, start)
-        return value, end
+        return value, int(end)
     except (ValueError, RecursionError):
         pass
     return _Reader(text).value(start, 0)
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> JSON:
     """Parse a whole text as JSON, repairing it; raise ValueError when it is not JSON."""
     stripped = text.strip()
     value, end = parse_prefix(stripped, 0)
@@ -239,7 +241,7 @@ def loads(text: str) -> Any:
     return value
 
 
-def iter_values(text: str, max_attempts: int = 500) -> Iterator[tuple[int, Any, int]]:
+def iter_values(text: str, max_attempts: int = 500) -> Iterator[tuple[int, object, int]]:
     """Yield ``(start, value, end)`` for each JSON object or list of objects found in free text."""
     pos = 0
     for _ in range(max_attempts):
@@ -270,7 +272,7 @@ def norm_key(key: str) -> str:
     return "".join(ch for ch in key.lower() if ch.isalnum())
 
 
-def find_tool_call(value: Any, depth: int = 0) -> tuple[str, bool, Any] | None:
+def find_tool_call(value: object, depth: int = 0) -> tuple[str, bool, JSON] | None:
     """``(tool, has_input, input)`` of the first tool-call-shaped object in a JSON value."""
     if depth > 4:
         return None

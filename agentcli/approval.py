@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from agentcli.middleware import Approval
 from agentcli.tools.base import Tool, ToolInput
@@ -38,7 +38,7 @@ _LABELS = {
 
 def describe_call(tool: Tool, tool_input: ToolInput) -> str:
     """Exactly what will run: the command, the code, method + URL + body, or the path(s)."""
-    args: dict[str, Any] = tool_input if isinstance(tool_input, dict) else {}
+    args: Mapping[str, object] = tool_input if isinstance(tool_input, dict) else {}
     text = tool_input if isinstance(tool_input, str) else None
     name = tool.name
     if name.startswith("requests_"):
@@ -74,12 +74,8 @@ class ApprovalPolicy:
         self.ask = ask
         self.always: set[str] = set()
 
-    def policy_for(self, tool: Tool) -> str:
-        """The configured policy for ``tool`` (``ask`` unless set)."""
-        return self.policy.get(tool.name, "ask")
-
     def __call__(self, tool: Tool, tool_input: ToolInput) -> Approval:
-        policy = self.policy_for(tool)
+        policy = self.policy.get(tool.name, "ask")
         if policy == "deny":
             return Approval(False, f"tool_policy denies {tool.name}")
         if policy == "allow":

@@ -45,7 +45,7 @@ class BatchItem:
 
     id: str
     input: str
-    expect: Any = None
+    expect: object = None
     problem: str | None = None
 
 
@@ -233,7 +233,7 @@ def _numbers(text: str) -> list[float]:
     return out
 
 
-def is_correct(answer: str, expected: Any, *, rel_tol: float = 1e-6) -> bool:
+def is_correct(answer: str, expected: object, *, rel_tol: float = 1e-6) -> bool:
     """Normalised string match, or the same number (within ``rel_tol``) as the answer's."""
     if normalise(answer) == normalise(str(expected)):
         return True
@@ -304,40 +304,39 @@ async def run_batch(
     with path.open("a", encoding="utf-8") as fh:
         if torn:
             fh.write("\n")  # an interrupted write left half a line: start clean
-
-        def emit(line: dict[str, Any]) -> None:
-            _append(fh, line)
-            summary.add(line)
-            if on_line is not None:
-                on_line(line)
-
-        queue: asyncio.Queue[BatchItem] = asyncio.Queue()
-        for item in todo:
-            queue.put_nowait(item)
+        pending = iter(todo)  # shared by the workers: each item is taken once
 
         async def worker() -> None:
-            while not queue.empty():
-                item = queue.get_nowait()
-                t0 = time.perf_counter()
-                if item.problem:
-                    emit(_error_line(item, "InputError", "input", item.problem, 0.0))
-                    continue
-                try:
-                    result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
-                except Exception as err:  # one failing item is one error line, never a crash
-                    message = str(err) or type(err).__name__
-                    if not isinstance(err, AgentCliError):
-                        message = f"internal error: {type(err).__name__}: {message}"
-                    emit(_error_line(item, type(err).__name__, _error_kind(err), message,
-                                     time.perf_counter() - t0))
-                else:
-                    emit(_result_line(item, result, time.perf_counter() - t0))
+            for item in pending:
+                line = await _run_item(executor, item, handlers)
+                _append(fh, line)
+                summary.add(line)
+                if on_line is not None:
+                    on_line(line)
 
         # Model clients are pooled per event loop (models/http_pool.py): nothing to set up.
         workers = max(1, min(concurrency, len(todo) or 1))
         await asyncio.gather(*(worker() for _ in range(workers)))
     summary.wall = time.perf_counter() - started
     return summary
+
+
+async def _run_item(executor: AgentExecutor, item: BatchItem,
+                    handlers: list[BaseCallbackHandler]) -> dict[str, Any]:
+    """The OUT line of one item: its result, or its error (one failing item is one error
+    line, never a crash)."""
+    if item.problem:
+        return _error_line(item, "InputError", "input", item.problem, 0.0)
+    t0 = time.perf_counter()
+    try:
+        result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
+    except Exception as err:
+        message = str(err) or type(err).__name__
+        if not isinstance(err, AgentCliError):
+            message = f"internal error: {type(err).__name__}: {message}"
+        return _error_line(item, type(err).__name__, _error_kind(err), message,
+                           time.perf_counter() - t0)
+    return _result_line(item, result, time.perf_counter() - t0)
 
 
 def _append(fh: IO[str], line: dict[str, Any]) -> None:

@@ -15,10 +15,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ConfigError
-from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, report
 from agentcli.paths import cache_dir
 from agentcli.redact import redact_data
 from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
@@ -33,8 +32,8 @@ def cache_key(
     model: str,
     messages: Sequence[Message],
     stop: Sequence[str] | None,
-    tools: Sequence[dict[str, Any]] | None,
-    params: dict[str, Any],
+    tools: Sequence[Mapping[str, object]] | None,
+    params: Mapping[str, object],
 ) -> str:
     """The SHA-256 hex digest identifying one request."""
     record = {
@@ -71,46 +70,33 @@ def _open(path: Path) -> sqlite3.Connection:
                           "pass --no-cache") from None
 
 
-class CachedChatModel(BaseChatModel):
+class CachedChatModel(WrapperModel):
     """Answers repeated requests from SQLite; misses go to ``inner`` and are stored."""
 
-    def __init__(self, inner: BaseChatModel, path: str | Path, *, params: Any = None) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.supports_tools = inner.supports_tools
+    def __init__(self, inner: BaseChatModel, path: str | Path, *,
+                 params: Mapping[str, object] | None = None) -> None:
+        super().__init__(inner)
         self.params = dict(params or {})  # e.g. temperature: part of the key
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db = _open(self.path)
-        self.hits = 0
-        self.misses = 0
 
-    def _key(self, messages: Sequence[Message], stop: Sequence[str] | None,
-             tools: Sequence[dict[str, Any]] | None, params: dict[str, Any]) -> str:
-        return cache_key(self.name, messages, stop, tools, {**self.params, **params})
-
-    def _get(self, key: str) -> ChatResult | None:
+    def _hit(self, key: str, on_token: TokenSink | None) -> ChatResult | None:
+        """The stored reply for ``key`` (its text replayed to ``on_token``), or None."""
         with self._lock:
             row = self._db.execute("SELECT result FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         data = json.loads(row[0])
-        self.hits += 1
         report("response served from cache", kind="cache_hit", key=key[:16])
+        if on_token is not None and data["text"]:
+            on_token(data["text"])
         return ChatResult(
             data["text"], tuple(ToolCall(**c) for c in data["tool_calls"]),
             data["finish_reason"], Usage(), data.get("model", ""),
         )
 
-    def _hit(self, key: str, on_token: TokenSink | None) -> ChatResult | None:
-        """The stored reply for ``key`` (its text replayed to ``on_token``), or None."""
-        hit = self._get(key)
-        if hit is not None and on_token is not None and hit.text:
-            on_token(hit.text)
-        return hit
-
     def _put(self, key: str, result: ChatResult) -> None:
-        self.misses += 1
         # What is kept on disk is redacted; the caller still gets the reply as the model sent it.
         blob = json.dumps(redact_data(asdict(replace(result, usage=Usage()))), ensure_ascii=False)
         with self._lock:
@@ -121,7 +107,8 @@ class CachedChatModel(BaseChatModel):
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
         """A cached reply, or the inner model's (then stored)."""
-        key = self._key(request.messages, request.stop, request.tools, request.params())
+        key = cache_key(self.name, request.messages, request.stop, request.tools,
+                        {**self.params, **request.params()})
         hit = self._hit(key, on_token)
         if hit is not None:
             return hit

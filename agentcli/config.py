@@ -17,6 +17,7 @@ from agentcli import config_values as cv  # the value checks of the table below
 from agentcli.config_values import Check
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
+from agentcli.mcp.config import check_servers
 from agentcli.paths import user_config_file
 
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
@@ -121,12 +122,12 @@ class Settings:
         cv.choice("ask", "auto"), "AGENT_APPROVE",
         "dangerous calls: ask before each, or auto (run them)", "ask", trust="never")
     tools_module: list[str] = _setting(
-        cv.path_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
+        cv.name_list, "AGENT_TOOLS_MODULE", "Python files defining @tool tools", factory=list,
         trust="never")
     yaml_tools: list[dict[str, Any]] = _setting(
         cv.yaml_tools, None, "command and http tools declared in YAML", factory=list)
     mcp_servers: dict[str, dict[str, Any]] = _setting(
-        cv.mcp_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
+        check_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
     retry: dict[str, float] = _setting(
         cv.retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
         "overrides max_retries", factory=dict)
@@ -216,11 +217,55 @@ def _provider(model: str | None) -> str | None:
 FIELDS: dict[str, Field] = {
     f.name: f.metadata["field"] for f in fields(Settings) if "field" in f.metadata
 }
+# Variables read outside the settings table: what a project's .env may do with each (see
+# TrustClass; settings carry theirs in their row) and what it does. The XDG_* ones are the
+# directories (agentcli/paths.py).
+OTHER_VARIABLES: dict[str, tuple[TrustClass, str]] = {
+    "AGENT_CONFIG": ("never", "path of a YAML config file (read over the user config)"),
+    "OPENBLAS_NUM_THREADS": (
+        "free", "left alone when set; else the Calculator loads numexpr on one thread"),
+    "AGENT_REALMODEL_CACHE": (
+        "trust", "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)"),
+    "AGENT_SERVE_TOKEN": ("never", "bearer token `agent serve` requires (unset: a new one is "
+                          "generated and printed at start)"),
+    "FORCE_TERMINAL": (
+        "free", "draw tables for a terminal even when stdout is piped (as Rich does)"),
+    # where your traces go: trust, and never while content capture is on (project_trust.py)
+    "OTEL_EXPORTER_OTLP_ENDPOINT": (
+        "trust", "OpenTelemetry collector (OTLP); set: traces are exported"),
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": (
+        "trust", "full OTLP traces URL (over the one above)"),
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": ("trust", "full OTLP metrics URL (GenAI metrics)"),
+    "OTEL_EXPORTER_OTLP_PROTOCOL": (
+        "free", "http/protobuf (default) or grpc (needs its exporter)"),
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": (
+        "free", "as OTEL_EXPORTER_OTLP_PROTOCOL, for traces"),
+    "OTEL_EXPORTER_OTLP_TIMEOUT": (
+        "free", "milliseconds per export, retries included (default: 500)"),
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": ("free", "as OTEL_EXPORTER_OTLP_TIMEOUT, for traces"),
+    "OTEL_TRACES_EXPORTER": (
+        "trust", "otlp (default), console (stderr), none; set: traces are exported"),
+    "OTEL_METRICS_EXPORTER": (
+        "trust", "otlp, console, none (default: as OTEL_TRACES_EXPORTER)"),
+    "OTEL_SERVICE_NAME": ("free", "service.name of exported spans (default agentcli)"),
+    "OTEL_SDK_DISABLED": ("free", "true: no OpenTelemetry export, whatever else says"),
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": (
+        "trust", "true: spans carry prompts, replies and tool text (redacted)"),
+    "AGENT_TRUST_PROJECT_MCP": (
+        "never", "1: trust the working directory's .mcp.json for this process"),
+    "VISUAL": ("never", "the editor `agent templates edit` opens (else EDITOR)"),
+    "EDITOR": ("never", "the editor `agent templates edit` opens when VISUAL is unset"),
+    "XDG_CONFIG_HOME": (
+        "never", "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)"),
+    "XDG_DATA_HOME": (
+        "never", "sessions, run logs, model list cache: $XDG_DATA_HOME/agentcli"),
+    "XDG_CACHE_HOME": ("never", "response cache: $XDG_CACHE_HOME/agentcli (~/.cache)"),
+}
 # Settings whose mapping values merge key by key across layers instead of replacing.
 _MERGED = frozenset({"aliases", "model_options"})
 
 
-def _checked(key: str, value: Any, where: str) -> Any:
+def _checked(key: str, value: object, where: str) -> object:
     from agentcli.models.options import OptionError
 
     spec = FIELDS.get(key)
@@ -255,40 +300,20 @@ def resolve_alias(name: str, aliases: Mapping[str, str]) -> str:
     )
 
 
-def read_yaml(path: Path) -> dict[str, Any]:
+def read_yaml(path: Path) -> dict[str, object]:
     """Read a YAML mapping; errors name the file and the line."""
-    import yaml
-
-    from agentcli.yaml_loader import load_yaml
+    from agentcli.yaml_loader import load_mapping
 
     text = read_small_text(path, "config file", "check --config or $AGENT_CONFIG")
-    try:
-        data = load_yaml(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or "invalid YAML"
-        raise ConfigError(f"{path}{where}: {problem}; fix the YAML syntax") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of key: value")
-    return data
-
-
-def default_config_path(env: Mapping[str, str]) -> Path | None:
-    """``$AGENT_CONFIG``, else the user config file if it exists."""
-    if env.get("AGENT_CONFIG"):
-        return Path(env["AGENT_CONFIG"]).expanduser()
-
-    candidate = user_config_file(env)
-    return candidate if candidate.is_file() else None
+    return load_mapping(text, str(path), "fix the YAML syntax (a mapping of key: value)")
 
 
 def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list[Path]:
-    """The YAML files read, lowest precedence first: the user config, then --config."""
+    """The YAML files read, lowest precedence first: the user config, then --config (else
+    ``$AGENT_CONFIG``)."""
     user = user_config_file(env)
-    chosen = Path(config_path).expanduser() if config_path else default_config_path(env)
+    chosen = config_path or env.get("AGENT_CONFIG")
+    chosen = Path(chosen).expanduser() if chosen else None
     files = [user] if user.is_file() else []
     if chosen is not None and (not files or chosen.resolve() != user.resolve()):
         files.append(chosen)
@@ -302,7 +327,7 @@ def _flag_label(key: str) -> str:
 def load_settings(
     config_path: str | Path | None = None,
     *,
-    flags: Mapping[str, Any] | None = None,
+    flags: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Merge defaults, the user config, a YAML file, the environment and flags.
@@ -315,13 +340,13 @@ def load_settings(
     sources: dict[str, str] = {}
     owner: list[str | None] = [None]  # the model in force where base_url was last set
 
-    def put(key: str, value: Any, label: str) -> None:
-        if key in _MERGED and isinstance(values.get(key), dict):
+    def put(key: str, value: object, label: str) -> None:
+        if key in _MERGED and isinstance(values.get(key), dict) and isinstance(value, dict):
             value = {**values[key], **value}
         values[key] = value
         sources[key] = label
 
-    def layer_done(keys: Any) -> None:
+    def layer_done(keys: Mapping[str, object]) -> None:
         if "base_url" in keys:
             owner[0] = values.get("model")
 
@@ -336,7 +361,7 @@ def load_settings(
         for key, raw in data.items():
             put(str(key), _checked(str(key), raw, str(source)), str(source))
         layer_done(data)
-    env_values: dict[str, Any] = {}
+    env_values: dict[str, object] = {}
     for key, spec in FIELDS.items():
         if spec.env and env.get(spec.env, "") != "":
             env_values[key] = _checked(key, env[spec.env], f"environment {spec.env}")

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Any
 
-from agentcli.config import FIELDS, Field, Settings
+from agentcli.config import FIELDS, OTHER_VARIABLES, Field, Settings
 from agentcli.models.presets import PRESETS
 
 _PRECEDENCE = (
@@ -21,49 +19,8 @@ _PRECEDENCE = (
 )
 _GENERATED = "# Generated from the settings table in agentcli/config.py by\n" \
     "# `python -m agentcli.config_docs --write`; edit the table, not this file.\n"
-# Variables read outside the settings table, with what they do.
-OTHER_VARIABLES: dict[str, str] = {
-    "AGENT_CONFIG": "path of a YAML config file (read over the user config)",
-    "OPENBLAS_NUM_THREADS": "left alone when set; else the Calculator loads numexpr on one thread",
-    "AGENT_REALMODEL_CACHE": "where tests/realmodel installs llama.cpp and SmolLM2 (tests only)",
-    "AGENT_SERVE_TOKEN": "bearer token `agent serve` requires (unset: a new one is generated "
-                         "and printed at start)",
-    "FORCE_TERMINAL": "draw tables for a terminal even when stdout is piped (as Rich does)",
-    "OTEL_EXPORTER_OTLP_ENDPOINT": "OpenTelemetry collector (OTLP); set: traces are exported",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "full OTLP traces URL (over the one above)",
-    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "full OTLP metrics URL (GenAI metrics)",
-    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf (default) or grpc (needs its exporter)",
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "as OTEL_EXPORTER_OTLP_PROTOCOL, for traces",
-    "OTEL_EXPORTER_OTLP_TIMEOUT": "milliseconds per export, retries included (default: 500)",
-    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "as OTEL_EXPORTER_OTLP_TIMEOUT, for traces",
-    "OTEL_TRACES_EXPORTER": "otlp (default), console (stderr), none; set: traces are exported",
-    "OTEL_METRICS_EXPORTER": "otlp, console, none (default: as OTEL_TRACES_EXPORTER)",
-    "OTEL_SERVICE_NAME": "service.name of exported spans (default agentcli)",
-    "OTEL_SDK_DISABLED": "true: no OpenTelemetry export, whatever else says",
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT":
-        "true: spans carry prompts, replies and tool text (redacted)",
-    "AGENT_TRUST_PROJECT_MCP": "1: trust the working directory's .mcp.json for this process",
-    "VISUAL": "the editor `agent templates edit` opens (else EDITOR)",
-    "EDITOR": "the editor `agent templates edit` opens when VISUAL is unset",
-}
-DIRECTORY_VARIABLES: dict[str, str] = {
-    "XDG_CONFIG_HOME": "user config and stored keys: $XDG_CONFIG_HOME/agentcli (~/.config)",
-    "XDG_DATA_HOME": "sessions, run logs, model list cache: $XDG_DATA_HOME/agentcli",
-    "XDG_CACHE_HOME": "response cache: $XDG_CACHE_HOME/agentcli (~/.cache)",
-}
 
-
-def _default(name: str) -> Any:
-    for f in fields(Settings):
-        if f.name == name:
-            if f.default is not MISSING:
-                return f.default
-            if f.default_factory is not MISSING:
-                return f.default_factory()
-    raise KeyError(name)
-
-
-def _yaml_value(value: Any) -> str:
+def _yaml_value(value: object) -> str:
     import yaml
 
     text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip()
@@ -81,9 +38,11 @@ def render_default_yaml() -> str:
     out = ["# agentcli settings: every key with its built-in default. Copy this file, change\n"
            "# what you need, and point --config or $AGENT_CONFIG at it.\n", _PRECEDENCE,
            _GENERATED]
+    defaults = Settings()
     for name, spec in FIELDS.items():
         env = f" (env {spec.env})" if spec.env else ""
-        out.append("\n" + _comment(spec.help + env) + f"{name}: {_yaml_value(_default(name))}\n")
+        value = _yaml_value(getattr(defaults, name))
+        out.append("\n" + _comment(spec.help + env) + f"{name}: {value}\n")
     return "".join(out)
 
 
@@ -98,8 +57,9 @@ def render_env_example() -> str:
            "# (`agent trust`), some never (the gates, tool modules, AGENT_CONFIG): see\n"
            "# docs/security.md, \"Project files\".\n",
            _PRECEDENCE, _GENERATED, "\n# --- settings (see configs/default.yaml) ---\n"]
-    for name, help_text in OTHER_VARIABLES.items():
-        out.append(_env_line(name, help_text))
+    for name, (_, help_text) in OTHER_VARIABLES.items():
+        if not name.startswith("XDG_"):
+            out.append(_env_line(name, help_text))
     settings: list[tuple[str, Field]] = [(k, f) for k, f in FIELDS.items() if f.env]
     for key, spec in settings:
         assert spec.env is not None
@@ -112,8 +72,9 @@ def render_env_example() -> str:
             out.append(_env_line(preset.base_url_env,
                                  f"{preset.name} endpoint (default {preset.base_url})"))
     out.append("\n# --- directories (standard XDG variables, usually left unset) ---\n")
-    for name, help_text in DIRECTORY_VARIABLES.items():
-        out.append(_env_line(name, help_text, commented=True))
+    for name, (_, help_text) in OTHER_VARIABLES.items():
+        if name.startswith("XDG_"):
+            out.append(_env_line(name, help_text, commented=True))
     return "".join(out)
 
 

@@ -8,13 +8,26 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agentcli.mcp.config import check_servers
-
-Check = Callable[[Any], Any]
+Check = Callable[[object], object]
 
 
-def positive_int_or_none(v: Any) -> int | None:
-    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", ""}):
+def _null(v: object, *also: str) -> bool:
+    """None, or a string spelling it ("none", "null", empty, and ``also``)."""
+    return v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", "", *also})
+
+
+def _number(v: object, convert: Callable[[str | int | float], float], what: str) -> float:
+    """``convert(v)`` for a number or numeric string (never a bool), else ValueError(what)."""
+    if isinstance(v, bool) or not isinstance(v, str | int | float):
+        raise ValueError(what)
+    try:
+        return convert(v)
+    except (ValueError, OverflowError):
+        raise ValueError(what) from None
+
+
+def positive_int_or_none(v: object) -> int | None:
+    if _null(v):
         return None
     text = v.strip() if isinstance(v, str) else v
     if isinstance(text, str) and text.isdigit():
@@ -24,28 +37,18 @@ def positive_int_or_none(v: Any) -> int | None:
     return text
 
 
-def positive_float_or_none(v: Any) -> float | None:
-    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", ""}):
+def positive_float_or_none(v: object) -> float | None:
+    if _null(v):
         return None
-    if isinstance(v, bool):
-        raise ValueError("a positive number of seconds or null")
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise ValueError("a positive number of seconds or null") from None
+    f = _number(v, float, "a positive number of seconds or null")
     if not math.isfinite(f) or f <= 0:  # nan, inf, zero and negatives are all mistakes
         raise ValueError("a positive, finite number or null")
     return f
 
 
 def float_range(lo: float, hi: float) -> Check:
-    def check(v: Any) -> float:
-        if isinstance(v, bool):
-            raise ValueError(f"a number from {lo} to {hi}")
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"a number from {lo} to {hi}") from None
+    def check(v: object) -> float:
+        f = _number(v, float, f"a number from {lo} to {hi}")
         if not lo <= f <= hi:  # also false for nan
             raise ValueError(f"a number from {lo} to {hi}")
         return f
@@ -54,13 +57,10 @@ def float_range(lo: float, hi: float) -> Check:
 
 
 def int_range(lo: int, hi: int) -> Check:
-    def check(v: Any) -> int:
-        if isinstance(v, bool) or (isinstance(v, str) and not v.strip().lstrip("-").isdigit()):
+    def check(v: object) -> int:
+        if isinstance(v, str) and not v.strip().lstrip("-").isdigit():
             raise ValueError(f"an integer from {lo} to {hi}")
-        try:
-            n = int(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"an integer from {lo} to {hi}") from None
+        n = int(_number(v, int, f"an integer from {lo} to {hi}"))
         if not lo <= n <= hi:
             raise ValueError(f"an integer from {lo} to {hi}")
         return n
@@ -68,7 +68,7 @@ def int_range(lo: int, hi: int) -> Check:
     return check
 
 
-def boolean(v: Any) -> bool:
+def boolean(v: object) -> bool:
     if isinstance(v, bool):
         return v
     if isinstance(v, str) and v.strip().lower() in {"1", "true", "yes", "on"}:
@@ -78,14 +78,12 @@ def boolean(v: Any) -> bool:
     raise ValueError("true or false")
 
 
-def bool_or_none(v: Any) -> bool | None:
-    if v is None or (isinstance(v, str) and v.strip().lower() in {"none", "null", "auto", ""}):
-        return None
-    return boolean(v)
+def bool_or_none(v: object) -> bool | None:
+    return None if _null(v, "auto") else boolean(v)
 
 
 def choice(*options: str) -> Check:
-    def check(v: Any) -> str:
+    def check(v: object) -> str:
         if not isinstance(v, str) or v not in options:
             raise ValueError("one of " + ", ".join(options))
         return v
@@ -93,7 +91,7 @@ def choice(*options: str) -> Check:
     return check
 
 
-def str_or_none(v: Any) -> str | None:
+def str_or_none(v: object) -> str | None:
     if v is None:
         return None
     if not isinstance(v, str) or not v.strip():
@@ -101,7 +99,7 @@ def str_or_none(v: Any) -> str | None:
     return v.strip()
 
 
-def name_list(v: Any) -> list[str]:
+def name_list(v: object) -> list[str]:
     if isinstance(v, str):
         return [s.strip() for s in v.split(",") if s.strip()]
     if isinstance(v, list) and all(isinstance(s, str) for s in v):
@@ -109,7 +107,7 @@ def name_list(v: Any) -> list[str]:
     raise ValueError("a list of names (or a comma-separated string)")
 
 
-def parsing_errors(v: Any) -> bool | str:
+def parsing_errors(v: object) -> bool | str:
     if isinstance(v, bool):
         return v
     if isinstance(v, str):
@@ -121,7 +119,7 @@ def parsing_errors(v: Any) -> bool | str:
     raise ValueError("true, false, or the text to send back to the model")
 
 
-def mapping(v: Any) -> dict[str, Any]:
+def mapping(v: object) -> dict[str, Any]:
     if v is None:
         return {}
     if not isinstance(v, dict):
@@ -129,7 +127,7 @@ def mapping(v: Any) -> dict[str, Any]:
     return dict(v)
 
 
-def tool_policy(v: Any) -> dict[str, str]:
+def tool_policy(v: object) -> dict[str, str]:
     table = mapping(v)
     for name, policy in table.items():
         if policy not in ("allow", "ask", "deny"):
@@ -137,21 +135,13 @@ def tool_policy(v: Any) -> dict[str, str]:
     return {str(k): str(p) for k, p in table.items()}
 
 
-def yaml_tools(v: Any) -> list[dict[str, Any]]:
+def yaml_tools(v: object) -> list[dict[str, Any]]:
     from agentcli.tools.yaml_tools import check_definitions
 
     return check_definitions(v)
 
 
-def mcp_servers(v: Any) -> dict[str, dict[str, Any]]:
-    return check_servers(v)
-
-
-def path_list(v: Any) -> list[str]:
-    return name_list(v)
-
-
-def retry(v: Any) -> dict[str, float]:
+def retry(v: object) -> dict[str, float]:
     allowed = {"attempts", "backoff_base", "backoff_max"}
     if v is None:
         return {}
@@ -168,7 +158,7 @@ def retry(v: Any) -> dict[str, float]:
     return out
 
 
-def aliases(v: Any) -> dict[str, str]:
+def aliases(v: object) -> dict[str, str]:
     table = mapping(v)
     for name, target in table.items():
         if not isinstance(target, str) or ("/" not in target and ":" not in target):
@@ -178,7 +168,7 @@ def aliases(v: Any) -> dict[str, str]:
     return {str(k): str(t).strip() for k, t in table.items()}
 
 
-def model_options(v: Any) -> dict[str, Any]:
+def model_options(v: object) -> dict[str, Any]:
     from agentcli.models.options import check_options
 
     return check_options(v)

@@ -14,10 +14,13 @@ import contextlib
 import contextvars
 import math
 import time
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from agentcli.errors import DeadlineExceeded
+
+if TYPE_CHECKING:
+    import httpx
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "agentcli_deadline", default=None
@@ -77,27 +80,8 @@ def deadline_scope(seconds: float | None) -> Iterator[float | None]:
         _deadline.reset(token)
 
 
-@contextlib.asynccontextmanager
-async def adeadline_scope(seconds: float | None) -> AsyncIterator[float | None]:
-    """:func:`deadline_scope` for async code, which also cancels the awaited work at the
-    deadline and raises :class:`DeadlineExceeded` in its place."""
-    import asyncio  # lazily: the CLI's cold start does not need it
-
-    with deadline_scope(seconds) as at:
-        try:
-            async with asyncio.timeout_at(at):
-                yield at
-        except TimeoutError:
-            if not expired():
-                raise
-            raise DeadlineExceeded(
-                "the run reached the time limit (max_execution_time); the work in flight "
-                "was cancelled"
-            ) from None
-
-
 @contextlib.contextmanager
-def socket_watchdog(response: Any, at: float | None) -> Iterator[None]:
+def socket_watchdog(response: httpx.Response, at: float | None) -> Iterator[None]:
     """Shut an httpx response's socket down at ``at``, so a read blocked mid-body returns.
 
     A read timeout restarts with every byte, so a server trickling one byte at a time (or an

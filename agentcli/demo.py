@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.create import initialize_agent
 from agentcli.models.fake import FakeChatModel
 from agentcli.models.replay import RecordingChatModel
-from agentcli.schema import Message
+from agentcli.schema import Message, RunResult
 from agentcli.tools import load_tools
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None
     return f"ollama/{names[0]}" if names else None
 
 
-def record_demo_cassette(path: Path) -> Any:
+def record_demo_cassette(path: Path) -> RunResult:
     """Re-record the demo cassette from the seed replies through today's prompts."""
     llm = RecordingChatModel(FakeChatModel(list(SEED_REPLIES), name=DEMO_MODEL), path)
     tools = load_tools(["llm-math"], llm=llm)

@@ -77,7 +77,7 @@ class DeadlineExceeded(AgentCliError):
     provider failure, so fallbacks and retries do not catch it.
     """
 
-    exit_code = 3
+    exit_code = exit_codes.LIMIT
 
 
 class SessionConflictError(AgentCliError):

@@ -120,11 +120,3 @@ def apply_stored_keys(env: dict[str, str]) -> dict[str, str]:
         if not env.get(variable):
             env[variable] = value
     return env
-
-
-def stored_key_values(env: Mapping[str, str] | None = None) -> list[str]:
-    """Every stored key value, for the redactor; [] when the file is absent or refused."""
-    try:
-        return [v for v in read_keys(env).values() if v]
-    except ConfigError:
-        return []

@@ -50,26 +50,27 @@ _TABLES = {
 }
 _TIME_COLUMNS = {"sessions": ("created", "updated"), "runs": ("started",),
                  "turns": ("created",), "run_steps": ()}
-_INDEX = """
-CREATE INDEX IF NOT EXISTS turns_session ON turns(session, id);
-CREATE INDEX IF NOT EXISTS run_steps_tool ON run_steps(tool);
-CREATE VIRTUAL TABLE IF NOT EXISTS runs_fts USING fts5(
-    question, answer, steps, content=[runs], content_rowid=[id]);
-CREATE TRIGGER IF NOT EXISTS runs_ai AFTER INSERT ON runs BEGIN
+# Run one by one inside the migration's transaction (executescript would commit it).
+_INDEX = (
+    "CREATE INDEX IF NOT EXISTS turns_session ON turns(session, id)",
+    "CREATE INDEX IF NOT EXISTS run_steps_tool ON run_steps(tool)",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS runs_fts USING fts5(
+    question, answer, steps, content=[runs], content_rowid=[id])""",
+    """CREATE TRIGGER IF NOT EXISTS runs_ai AFTER INSERT ON runs BEGIN
     INSERT INTO runs_fts (rowid, question, answer, steps)
     VALUES (new.id, new.question, new.answer, new.steps);
-END;
-CREATE TRIGGER IF NOT EXISTS runs_ad AFTER DELETE ON runs BEGIN
+END""",
+    """CREATE TRIGGER IF NOT EXISTS runs_ad AFTER DELETE ON runs BEGIN
     INSERT INTO runs_fts (runs_fts, rowid, question, answer, steps)
     VALUES ('delete', old.id, old.question, old.answer, old.steps);
-END;
-CREATE TRIGGER IF NOT EXISTS runs_au AFTER UPDATE ON runs BEGIN
+END""",
+    """CREATE TRIGGER IF NOT EXISTS runs_au AFTER UPDATE ON runs BEGIN
     INSERT INTO runs_fts (runs_fts, rowid, question, answer, steps)
     VALUES ('delete', old.id, old.question, old.answer, old.steps);
     INSERT INTO runs_fts (rowid, question, answer, steps)
     VALUES (new.id, new.question, new.answer, new.steps);
-END;
-"""
+END""",
+)
 # Columns an old file may lack (added by versions 2 and 3), with how to add them.
 _LATE_COLUMNS = {"runs": {"meta": "TEXT"},
                  "sessions": {"memory_version": "INTEGER NOT NULL DEFAULT 0", "tools": "TEXT"}}
@@ -144,19 +145,10 @@ def _migrate(db: sqlite3.Connection) -> None:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
         if any(columns.get(c) != "TEXT" for c in _TIME_COLUMNS[table]):
             _rebuild(db, table, create)
-    _run_script(db, _INDEX)
+    for statement in _INDEX:
+        db.execute(statement)
     db.execute("INSERT INTO runs_fts (runs_fts) VALUES ('rebuild')")
     _split_steps(db)
-
-
-def _run_script(db: sqlite3.Connection, script: str) -> None:
-    """Each statement of ``script`` inside the open transaction (executescript would commit)."""
-    statement = ""
-    for line in script.strip().splitlines(keepends=True):
-        statement += line
-        if sqlite3.complete_statement(statement):
-            db.execute(statement)
-            statement = ""
 
 
 def _rebuild(db: sqlite3.Connection, table: str, create: str) -> None:

@@ -15,6 +15,7 @@ spans (the MCP SDK's) nest under ours. Nothing here is imported unless export is
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from collections.abc import Mapping
@@ -89,8 +90,7 @@ def signal_endpoint(env: Mapping[str, str], signal: str = "traces") -> str:
 class OtelExport:
     """The tracer (and meter) provider this command reports to; :meth:`close` flushes ours."""
 
-    def __init__(self, env: Mapping[str, str],
-                 request_options: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         try:
             from opentelemetry import metrics, trace
         except ImportError:
@@ -108,15 +108,14 @@ class OtelExport:
             self.provider = self._build(env)
             if type(trace.get_tracer_provider()).__name__ == "ProxyTracerProvider":
                 trace.set_tracer_provider(self.provider)  # libraries' spans go out with ours
-        self.handler = self.new_handler(request_options)
+        self.handler = self.new_handler()
 
-    def new_handler(self, request_options: Mapping[str, Any] | None = None,
-                    agent_name: str = "agentcli") -> Any:
+    def new_handler(self, agent_name: str = "agentcli") -> Any:
         """An :class:`~agentcli.callbacks.otel.OtelHandler` reporting to these providers."""
         from agentcli.callbacks.otel import OtelHandler
 
         handler = OtelHandler(self.provider, meter_provider=self.meter_provider, env=self._env,
-                              request_options=request_options, agent_name=agent_name)
+                              agent_name=agent_name)
         self._handlers.append(handler)
         return handler
 
@@ -143,12 +142,12 @@ class OtelExport:
         self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
         self.provider._agentcli_built = True
         for name in names:
-            exporter = _span_exporter(name, env, self._timeout)
+            exporter = _exporter("traces", name, env, self._timeout)
             if name == "otlp":
                 self.endpoint = signal_endpoint(env)
                 exporter = self._tally = _Tally(exporter)
             self.provider.add_span_processor(BatchSpanProcessor(exporter))
-        readers = [PeriodicExportingMetricReader(_metric_exporter(n, env, self._timeout))
+        readers = [PeriodicExportingMetricReader(_exporter("metrics", n, env, self._timeout))
                    for n in metric_names]
         self.meter_provider = MeterProvider(resource=resource, metric_readers=readers,
                                             shutdown_on_exit=False)
@@ -175,40 +174,31 @@ class OtelExport:
             provider.shutdown()
 
 
-def _span_exporter(name: str, env: Mapping[str, str], timeout: float) -> Any:
+# (the console exporter, the OTLP one over http/protobuf, over grpc) per signal
+_EXPORTER_CLASSES = {
+    "traces": ("opentelemetry.sdk.trace.export.ConsoleSpanExporter",
+               "opentelemetry.exporter.otlp.proto.http.trace_exporter.OTLPSpanExporter",
+               "opentelemetry.exporter.otlp.proto.grpc.trace_exporter.OTLPSpanExporter"),
+    "metrics": ("opentelemetry.sdk.metrics.export.ConsoleMetricExporter",
+                "opentelemetry.exporter.otlp.proto.http.metric_exporter.OTLPMetricExporter",
+                "opentelemetry.exporter.otlp.proto.grpc.metric_exporter.OTLPMetricExporter"),
+}
+
+
+def _exporter(signal: str, name: str, env: Mapping[str, str], timeout: float) -> Any:
+    """The ``name`` exporter (console or otlp) of ``signal`` (traces or metrics)."""
+    console, http, grpc = _EXPORTER_CLASSES[signal]
+    path = console if name == "console" else grpc if _protocol(env) == "grpc" else http
+    module, _, cls = path.rpartition(".")
+    try:
+        exporter = getattr(importlib.import_module(module), cls)
+    except ImportError:
+        if path != grpc:
+            raise
+        raise ConfigError(_grpc_missing()) from None
     if name == "console":  # stderr: stdout is the answer's
-        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
-
-        return ConsoleSpanExporter(out=sys.stderr)
-    if _protocol(env) == "grpc":
-        try:
-            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
-                OTLPSpanExporter as Grpc,
-            )
-        except ImportError:
-            raise ConfigError(_grpc_missing()) from None
-        return Grpc(endpoint=signal_endpoint(env), timeout=timeout)
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-    return OTLPSpanExporter(endpoint=signal_endpoint(env), timeout=timeout)
-
-
-def _metric_exporter(name: str, env: Mapping[str, str], timeout: float) -> Any:
-    if name == "console":
-        from opentelemetry.sdk.metrics.export import ConsoleMetricExporter
-
-        return ConsoleMetricExporter(out=sys.stderr)
-    if _protocol(env) == "grpc":
-        try:
-            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
-                OTLPMetricExporter as Grpc,
-            )
-        except ImportError:
-            raise ConfigError(_grpc_missing()) from None
-        return Grpc(endpoint=signal_endpoint(env, "metrics"), timeout=timeout)
-    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-
-    return OTLPMetricExporter(endpoint=signal_endpoint(env, "metrics"), timeout=timeout)
+        return exporter(out=sys.stderr)
+    return exporter(endpoint=signal_endpoint(env, signal), timeout=timeout)
 
 
 def _grpc_missing() -> str:

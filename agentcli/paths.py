@@ -46,19 +46,14 @@ def keys_file(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / "keys.json"
 
 
-def secret_files(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
-    """agentcli's own files that hold secrets: never read as input (``-f``, ``-A``, configs)."""
-    return (keys_file(env),)
-
-
 def secret_file(path: str | Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """The secret file (:func:`secret_files`) that ``path`` is, through any symlink or hard
-    link (same device and inode), or None."""
+    """The agentcli file holding secrets (the keys file) that ``path`` is, through any symlink
+    or hard link (same device and inode), or None: such a file is never read as input."""
     try:
         found = os.stat(path)
     except (OSError, ValueError):
         return None
-    for secret in secret_files(env):
+    for secret in (keys_file(env),):
         try:
             known = os.stat(secret)
         except OSError:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.files import read_small_text
 from agentcli.schema import Usage
 
 
@@ -30,42 +29,36 @@ class Price:
 
 PriceTable = dict[str, dict[str, Price]]
 
-# USD per 1M tokens: {input, output}. A model matches its exact name, else the longest
+# USD per 1M tokens (input, output). A model matches its exact name, else the longest
 # listed name it starts with (gpt-4o-mini-2024-07-18 uses gpt-4o-mini). Local servers
 # cost nothing. Override with `prices: FILE` (YAML of the same shape) in the config.
-_BUILT_IN: dict[str, dict[str, dict[str, float]]] = {
+_BUILT_IN: PriceTable = {
     "openai": {
-        "gpt-4o": {"input": 2.5, "output": 10.0},
-        "gpt-4o-mini": {"input": 0.15, "output": 0.6},
-        "gpt-4.1": {"input": 2.0, "output": 8.0},
-        "gpt-4.1-mini": {"input": 0.4, "output": 1.6},
-        "gpt-4.1-nano": {"input": 0.1, "output": 0.4},
-        "gpt-3.5-turbo": {"input": 0.5, "output": 1.5},
-        "o4-mini": {"input": 1.1, "output": 4.4},
+        "gpt-4o": Price(2.5, 10.0),
+        "gpt-4o-mini": Price(0.15, 0.6),
+        "gpt-4.1": Price(2.0, 8.0),
+        "gpt-4.1-mini": Price(0.4, 1.6),
+        "gpt-4.1-nano": Price(0.1, 0.4),
+        "gpt-3.5-turbo": Price(0.5, 1.5),
+        "o4-mini": Price(1.1, 4.4),
     },
     "dashscope": {
-        "qwen-turbo": {"input": 0.05, "output": 0.2},
-        "qwen-plus": {"input": 0.4, "output": 1.2},
-        "qwen-max": {"input": 1.6, "output": 6.4},
+        "qwen-turbo": Price(0.05, 0.2),
+        "qwen-plus": Price(0.4, 1.2),
+        "qwen-max": Price(1.6, 6.4),
     },
     "deepseek": {
-        "deepseek-chat": {"input": 0.27, "output": 1.1},
-        "deepseek-reasoner": {"input": 0.55, "output": 2.19},
+        "deepseek-chat": Price(0.27, 1.1),
+        "deepseek-reasoner": Price(0.55, 2.19),
     },
     "openrouter": {},
-    "ollama": {
-        "*": {"input": 0.0, "output": 0.0},
-    },
-    "vllm": {
-        "*": {"input": 0.0, "output": 0.0},
-    },
-    "lmstudio": {
-        "*": {"input": 0.0, "output": 0.0},
-    },
+    "ollama": {"*": Price(0.0, 0.0)},
+    "vllm": {"*": Price(0.0, 0.0)},
+    "lmstudio": {"*": Price(0.0, 0.0)},
 }
 
 
-def _parse(data: Any, where: str) -> PriceTable:
+def _parse(data: object, where: str) -> PriceTable:
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -91,18 +84,12 @@ def _parse(data: Any, where: str) -> PriceTable:
 @lru_cache(maxsize=8)
 def load_prices(path: str | None = None) -> PriceTable:
     """The built-in table, with ``path`` (a YAML file) layered on top."""
-    table = _parse(_BUILT_IN, "built-in prices")
+    table = {provider: dict(models) for provider, models in _BUILT_IN.items()}
     if path:
-        import yaml
+        from agentcli.yaml_loader import load_mapping
 
-        from agentcli.yaml_loader import load_yaml
-
-        try:
-            extra = load_yaml(Path(path).expanduser().read_text(encoding="utf-8"))
-        except OSError as err:
-            raise ConfigError(f"cannot read price file {path}: {err.strerror}") from None
-        except yaml.YAMLError as err:
-            raise ConfigError(f"price file {path}: invalid YAML ({err})") from None
+        text = read_small_text(path, "price file", "check prices: in the config")
+        extra = load_mapping(text, f"price file {path}", "fix the YAML syntax")
         for provider, models in _parse(extra, str(path)).items():
             table.setdefault(provider, {}).update(models)
     return table

@@ -3,9 +3,10 @@
 A ``.env`` found above the working directory and a ``.mcp.json`` in it come with the project
 you cloned. What each variable of a project ``.env`` may do is its trust class
 (:data:`agentcli.config.TrustClass`): the row of the settings table for a setting,
-:data:`OTHER_VARIABLES` for the rest, ``trust`` for anything unknown. ``free`` variables load;
-``trust`` ones load once you trust the file (``agent trust``, or "y" on a terminal);
-``never`` ones are ignored with one line on stderr. A ``.mcp.json``'s servers all need trust.
+:data:`agentcli.config.OTHER_VARIABLES` for the rest, ``trust`` for anything unknown.
+``free`` variables load; ``trust`` ones load once you trust the file (``agent trust``, or "y"
+on a terminal); ``never`` ones are ignored with one line on stderr. A ``.mcp.json``'s servers
+all need trust.
 
 Trust is kept per file in one store, keyed on the path as found (never resolved: a symlink
 cannot borrow another project's trust) and the SHA-256 of the content, so a changed file is
@@ -21,7 +22,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from agentcli.config import FIELDS, TrustClass
+from agentcli.config import FIELDS, OTHER_VARIABLES, TrustClass
 from agentcli.errors import ConfigError
 from agentcli.project_files import find_env_file, read_project_file, set_trust, trust_state
 from agentcli.tools.registry import registry
@@ -29,19 +30,6 @@ from agentcli.tools.registry import registry
 _CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 _NEVER = "a project file may never set it; set it in your own environment or config"
-# Variables read outside the settings table (settings carry their class in their row).
-OTHER_VARIABLES: dict[str, TrustClass] = {
-    "AGENT_CONFIG": "never", "AGENT_TRUST_PROJECT_MCP": "never", "AGENT_SERVE_TOKEN": "never",
-    "VISUAL": "never", "EDITOR": "never", "XDG_CONFIG_HOME": "never",
-    "XDG_DATA_HOME": "never", "XDG_CACHE_HOME": "never",
-    "OPENBLAS_NUM_THREADS": "free", "FORCE_TERMINAL": "free",
-    "OTEL_EXPORTER_OTLP_PROTOCOL": "free", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "free",
-    "OTEL_EXPORTER_OTLP_TIMEOUT": "free", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "free",
-    "OTEL_SERVICE_NAME": "free", "OTEL_SDK_DISABLED": "free",
-    # where your traces go: trust, and never while content capture is on
-    "OTEL_EXPORTER_OTLP_ENDPOINT": "trust", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "trust",
-    _CAPTURE: "trust",
-}
 
 
 # --- a project .env -----------------------------------------------------------------------
@@ -54,7 +42,7 @@ def trust_class(name: str) -> TrustClass:
         if spec.env == name:
             return spec.trust
     if name in OTHER_VARIABLES:
-        return OTHER_VARIABLES[name]
+        return OTHER_VARIABLES[name][0]
     for preset in PRESETS.values():
         if name == preset.base_url_env:
             return "own-key"

@@ -17,6 +17,7 @@ The model itself may see file contents the user allowed; only what is kept or sh
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import threading
@@ -46,7 +47,7 @@ _remembered: frozenset[str] = frozenset()  # replaced, never changed: see secret
 # (0.3 us). ``os.environ._data`` is a CPython detail: this module is the only place agentcli
 # reads one, kept for the row ``bench/redact_env.py`` measures; without ``_data`` (another
 # Python) every call takes the public path.
-_from_environ: tuple[dict[Any, Any], frozenset[str], list[str]] | None = None
+_from_environ: tuple[dict[object, object], frozenset[str], list[str]] | None = None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -77,7 +78,7 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     first so a key containing another is removed whole."""
     global _from_environ
     remembered, known = _remembered, _from_environ
-    raw: dict[Any, Any] | None = getattr(os.environ, "_data", None) if env is None else None
+    raw: dict[object, object] | None = getattr(os.environ, "_data", None) if env is None else None
     if raw is not None and known is not None and known[1] is remembered and known[0] == raw:
         return list(known[2])
     source = os.environ if env is None else env
@@ -139,7 +140,7 @@ def open_secret(text: str, env: Mapping[str, str] | None = None) -> int:
 
 def redact_data(value: Any, env: Mapping[str, str] | None = None) -> Any:
     """:func:`redact` applied to every string inside JSON-like data (dicts, lists, tuples)."""
-    return _redact_data(value, secret_values(env))
+    return Scrubber().refresh(env).data(value)
 
 
 class Scrubber:
@@ -154,8 +155,8 @@ class Scrubber:
     def __init__(self) -> None:
         self._secrets: list[str] | None = None
         self._kept: dict[str, str] = {}
-        self._json: dict[tuple[str, ...], str] = {}
-        self._prefix: tuple[list[list[str]], str] = ([], "")  # items seen, their JSON
+        self._json: dict[tuple[object, ...], str] = {}
+        self._prefix: tuple[list[list[object]], str] = ([], "")  # items seen, their JSON
 
     def refresh(self, env: Mapping[str, str] | None = None) -> Scrubber:
         """Read the secrets now (environment and remembered values); returns ``self``."""
@@ -177,7 +178,7 @@ class Scrubber:
         if not all(isinstance(i, list | tuple) and all(type(x) is str for x in i) for i in new):
             self._prefix = ([], "")
             return ", ".join([self.json_of(i) if isinstance(i, list | tuple)
-                              else json_dumps(self.data(i)) for i in items])
+                              else json.dumps(self.data(i)) for i in items])
         if new:  # the known items grow in place: nothing seen is copied or encoded again
             added = [self.json_of(i) for i in new]
             known += [list(i) for i in new]
@@ -185,11 +186,9 @@ class Scrubber:
             self._prefix = (known, joined)
         return joined
 
-    def json_of(self, items: list[Any] | tuple[Any, ...]) -> str:
+    def json_of(self, items: list[object] | tuple[object, ...]) -> str:
         """``json.dumps(self.data(items))``, encoded once for a list of strings (a chat
         turn)."""
-        import json
-
         if not all(type(x) is str for x in items):  # 1 == 1.0 == True: not a key
             return json.dumps(self.data(items))
         key = tuple(items)
@@ -224,22 +223,3 @@ class Scrubber:
         if isinstance(value, list | tuple):
             return [self.data(v) for v in value]
         return value
-
-
-def json_dumps(value: Any) -> str:
-    """``json.dumps`` (imported when first needed)."""
-    import json
-
-    return json.dumps(value)
-
-
-def _redact_data(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        return _redact(value, secrets)
-    if value is None or isinstance(value, int | float):  # most leaves: no ABC check
-        return value
-    if isinstance(value, dict | Mapping):
-        return {k: _redact_data(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redact_data(v, secrets) for v in value]
-    return value

@@ -7,18 +7,16 @@ their turns is what the user asked for by naming them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from agentcli.errors import ConfigError
+from agentcli.paths import data_dir
 
 
 def logs_off_path(env: Mapping[str, str] | None = None) -> Path:
     """The marker file whose presence turns run logging off."""
-    env = os.environ if env is None else env
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "logs-off"
+    return data_dir(env) / "logs-off"
 
 
 def logging_enabled(env: Mapping[str, str] | None = None) -> bool:

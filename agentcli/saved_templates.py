@@ -85,19 +85,9 @@ class SavedTemplate:
 
 def parse_template(name: str, text: str, where: str) -> SavedTemplate:
     """A template from its YAML text; errors name the file and the key."""
-    import yaml
+    from agentcli.yaml_loader import load_mapping
 
-    from agentcli.yaml_loader import load_yaml
-
-    try:
-        data = load_yaml(text)
-    except yaml.YAMLError as err:
-        why = getattr(err, "problem", None) or err.__class__.__name__
-        raise ConfigError(f"{where}: invalid YAML ({why}); fix it with "
-                          f"agent templates edit {name}") from None
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where}: the top level must be a mapping (prompt:, system:, ...)")
+    data = load_mapping(text, where, f"fix it with agent templates edit {name}")
     unknown = sorted(set(map(str, data)) - set(KEYS))
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(KEYS)}")

@@ -26,20 +26,13 @@ if TYPE_CHECKING:
     from agentcli.store import Store
 
 
-def memory_kind(settings: Settings) -> str:
-    """The memory kind that keeps the turns. ``auto`` keeps the latest turns within
-    ``memory_max_tokens``, so a turn costs the same at turn 2 and at turn 200 (the session's
-    transcript keeps every turn); ``none`` keeps a buffer: turns are saved even when the model
-    is shown none of them."""
-    if settings.memory == "auto":
-        return "tokens"
-    return "buffer" if settings.memory == "none" else settings.memory
-
-
 def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
-    """An empty memory of the configured kind and size."""
-    return make_memory(memory_kind(settings), k=settings.memory_k,
-                       max_tokens=settings.memory_max_tokens, llm=llm)
+    """An empty memory of the configured kind and size. ``auto`` keeps the latest turns within
+    ``memory_max_tokens`` (tokens memory), so a turn costs the same at turn 2 and at turn 200
+    (the session's transcript keeps every turn); ``none`` keeps a buffer: turns are saved
+    even when the model is shown none of them."""
+    kind = {"auto": "tokens", "none": "buffer"}.get(settings.memory, settings.memory)
+    return make_memory(kind, k=settings.memory_k, max_tokens=settings.memory_max_tokens, llm=llm)
 
 
 def reads_memory(settings: Settings, agent: str) -> bool:
@@ -69,9 +62,9 @@ class Conversation:
             self._stored = self.memory.to_state()
         return self._stored
 
-    def inputs(self, question: str) -> dict[str, Any]:
+    def inputs(self, question: str) -> dict[str, object]:
         """The executor inputs: the question and, for agents that read it, the history."""
-        inputs: dict[str, Any] = {"input": question}
+        inputs: dict[str, object] = {"input": question}
         if self.uses_memory:
             inputs["chat_history"] = self.memory.messages()
         return inputs

@@ -19,12 +19,16 @@ Anywhere else the option is simply not set and closing checkpoints as before.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 _NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, SQLite >= 3.16
 
@@ -76,21 +80,17 @@ def _set_with_ctypes(db: sqlite3.Connection) -> bool:
     return rc == 0 and done.value == 1
 
 
-_lib: list[Any] = []
-
-
-def _library() -> Any:
+@functools.cache
+def _library() -> ctypes.CDLL | None:
     """The SQLite library the ``_sqlite3`` module is linked against (loaded once)."""
-    if not _lib:
-        import _sqlite3
-        import ctypes
+    import _sqlite3
+    import ctypes
 
-        try:
-            lib: Any = ctypes.CDLL(_sqlite3.__file__)
-            lib.sqlite3_db_filename.restype = ctypes.c_char_p
-            lib.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-            lib.sqlite3_db_config.restype = ctypes.c_int
-        except (OSError, AttributeError):
-            lib = None
-        _lib.append(lib)
-    return _lib[0]
+    try:
+        lib = ctypes.CDLL(_sqlite3.__file__)
+        lib.sqlite3_db_filename.restype = ctypes.c_char_p
+        lib.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.sqlite3_db_config.restype = ctypes.c_int
+    except (OSError, AttributeError):
+        return None
+    return lib

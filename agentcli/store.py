@@ -56,10 +56,10 @@ class SessionInfo:
     tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
 
-def _json(data: Any, scrub: Scrubber) -> str:
+def _json(data: Mapping[str, object], scrub: Scrubber) -> str:
     """Stored JSON, secrets redacted (see :mod:`agentcli.redact`). A memory state's turns
     are each encoded once (a session's state holds every earlier turn at each write)."""
-    turns = data.get("turns") if isinstance(data, dict) else None
+    turns = data.get("turns")
     if not isinstance(turns, list):
         return json.dumps(scrub.data(data))
     head = json.dumps(scrub.data({k: v for k, v in data.items() if k != "turns"}))
@@ -82,12 +82,18 @@ def _when_unlocked(step: Callable[[], None], *, attempts: int = 50) -> None:
             time.sleep(0.1)
 
 
+# A session row and its number of turns (``n``).
+_SESSIONS = ("SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session = s.name) AS n "
+             "FROM sessions s")
+
+
 class Store:
     """Sessions, turns and run logs in one SQLite file."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
-        self._scrub = Scrubber()  # redaction for this store's writes (see _scrubber)
+        # Redaction for this store's writes: each write refreshes it with the secrets known then.
+        self._scrub = Scrubber()
         try:
             if str(path) != ":memory:":
                 create_private(self.path)
@@ -110,9 +116,7 @@ class Store:
         """Inside a write transaction: refuse when the memory changed since ``expected``."""
         if expected is None:
             return
-        row = db.execute("SELECT memory_version FROM sessions WHERE name = ?",
-                         (session,)).fetchone()
-        current = int(row["memory_version"]) if row else 0
+        current = self._version(db, session)
         if current != expected:
             raise SessionConflictError(
                 f"session {session!r} memory changed (version {current}, this chat read "
@@ -122,10 +126,6 @@ class Store:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
-
-    def _scrubber(self) -> Scrubber:
-        """The redaction for one write, with the secrets known now."""
-        return self._scrub.refresh()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -157,31 +157,16 @@ class Store:
 
     def log_run(self, rec: RunRecord) -> int:
         """Log one run (question, steps, answer, model, tokens, timing); returns its id."""
-        scrub = self._scrubber()
+        scrub = self._scrub.refresh()
         with self._tx() as db:
             return self._insert_run(db, rec, scrub, (scrub.text(rec.question),
                                                      scrub.text(rec.answer)))
 
-    def runs(self, *, limit: int = 20, query: str | None = None) -> list[dict[str, Any]]:
-        """The most recent runs, newest first; ``query`` is a full-text search."""
-        if query:
-            sql = ("SELECT runs.* FROM runs_fts JOIN runs ON runs.id = runs_fts.rowid "
-                   "WHERE runs_fts MATCH ? ORDER BY runs.id DESC LIMIT ?")
-            try:
-                rows = self.db.execute(sql, (_fts_query(query), limit)).fetchall()
-            except sqlite3.OperationalError as err:
-                raise _bad_search(query, err) from None
-        else:
-            rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?",
-                                   (limit,)).fetchall()
-        return [_run_row(r) | {"options": _run_row(r)["meta"].get("options", {})} for r in rows]
-
-    def query_runs(self, *, limit: int = 20, query: str | None = None,
-                   model: str | None = None, since: float | None = None
-                   ) -> list[dict[str, Any]]:
+    def runs(self, *, limit: int = 20, query: str | None = None, model: str | None = None,
+             since: float | None = None) -> list[dict[str, Any]]:
         """Recent runs, newest first, filtered by search text, model and start time."""
         where: list[str] = ["1=1"]
-        args: list[Any] = []
+        args: list[str | int] = []
         if query:
             where.append("runs.id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
             args.append(_fts_query(query))
@@ -211,16 +196,12 @@ class Store:
     # -- sessions -----------------------------------------------------------------------
     def session(self, name: str) -> SessionInfo | None:
         """One session, or None."""
-        row = self.db.execute(
-            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session = s.name) AS n "
-            "FROM sessions s WHERE name = ?", (name,)).fetchone()
+        row = self.db.execute(f"{_SESSIONS} WHERE name = ?", (name,)).fetchone()
         return _info(row) if row else None
 
     def sessions(self) -> list[SessionInfo]:
         """Every session, most recently used first."""
-        rows = self.db.execute(
-            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session = s.name) AS n "
-            "FROM sessions s ORDER BY updated DESC").fetchall()
+        rows = self.db.execute(f"{_SESSIONS} ORDER BY updated DESC").fetchall()
         return [_info(r) for r in rows]
 
     def ensure_session(self, name: str, *, model: str | None = None,
@@ -240,7 +221,7 @@ class Store:
             db.execute("UPDATE sessions SET agent = ?, tools = ? WHERE name = ?",
                        (agent, json.dumps(tools), name))
 
-    def add_turn(self, rec: RunRecord, *, memory_state: dict[str, Any],
+    def add_turn(self, rec: RunRecord, *, memory_state: Mapping[str, object],
                  expected_version: int | None = None) -> int:
         """Commit a finished turn of session ``rec.session``, its run log and the new memory
         state in one transaction.
@@ -250,7 +231,7 @@ class Store:
         """
         assert rec.session is not None, "a turn belongs to a session"
         session, now = rec.session, iso()
-        scrub = self._scrubber()
+        scrub = self._scrub.refresh()
         shown = scrub.text(rec.question), scrub.text(rec.answer)
         state = _json(memory_state, scrub)
         with self._tx() as db:
@@ -266,7 +247,7 @@ class Store:
                        "VALUES (?,?,?,?,?)", (session, run_id, *shown, now))
         return run_id
 
-    def adopt_run(self, session: str, run_id: int, memory_state: dict[str, Any], *,
+    def adopt_run(self, session: str, run_id: int, memory_state: Mapping[str, object], *,
                   agent: str | None = None) -> None:
         """Start session ``session`` from a logged run (its first turn), in one transaction.
 
@@ -286,17 +267,17 @@ class Store:
                                               now))
             db.execute("UPDATE runs SET session = ? WHERE id = ?", (session, run_id))
 
-    def save_memory(self, session: str, memory_state: dict[str, Any], *,
+    def save_memory(self, session: str, memory_state: Mapping[str, object], *,
                     expected_version: int | None = None) -> int:
         """Replace the stored memory state (after /clear); returns the new memory version."""
         with self._tx() as db:
             self._check_version(db, session, expected_version)
             db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state, self._scrubber()), iso(), session))
+                       (_json(memory_state, self._scrub.refresh()), iso(), session))
             return self._version(db, session)
 
-    def drop_last_turn(self, session: str, memory_state: dict[str, Any], *,
+    def drop_last_turn(self, session: str, memory_state: Mapping[str, object], *,
                        expected_version: int | None = None) -> int:
         """Remove a session's last turn (for /retry) and store the memory as it was before;
         returns the new memory version. With ``expected_version``, only if nobody else wrote
@@ -307,7 +288,7 @@ class Store:
                        (session,))
             db.execute("UPDATE sessions SET memory_state = ?, "
                        "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state, self._scrubber()), session))
+                       (_json(memory_state, self._scrub.refresh()), session))
             return self._version(db, session)
 
     @staticmethod
@@ -333,7 +314,7 @@ class Store:
         return cur.rowcount > 0
 
 
-def _column(text: str | None, kind: type) -> Any:
+def _column(text: str | None, kind: type) -> object:
     """A JSON column (``steps``: a list of objects, ``meta``: an object), or None when the
     stored value is not that (a damaged or hand-edited file)."""
     try:
@@ -407,4 +388,4 @@ def session_markdown(name: str, turns: list[dict[str, Any]]) -> str:
 
 def open_store(db_path: str | None, env: Mapping[str, str] | None = None) -> Store:
     """The store at ``db_path`` (a setting) or the default location."""
-    return Store(Path(db_path).expanduser() if db_path else default_db_path(env))
+    return Store(db_path or default_db_path(env))

@@ -19,7 +19,6 @@ from agentcli.agents.parsers import ANSWER_VALUE, maybe_json
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentFinish
 from agentcli.type_schema import best_error, schema_of
-from agentcli.type_schema import is_typeddict as _is_typeddict
 
 
 @dataclass(frozen=True)
@@ -31,7 +30,7 @@ class ResponseFormat:
     name: str = "answer"
 
     @classmethod
-    def of(cls, spec: ResponseFormat | Mapping[str, Any] | type) -> ResponseFormat:
+    def of(cls, spec: ResponseFormat | Mapping[str, object] | type) -> ResponseFormat:
         """From a JSON Schema dict, a dataclass or a TypedDict; a bad schema is a ConfigError."""
         if isinstance(spec, ResponseFormat):
             return spec
@@ -42,7 +41,7 @@ class ResponseFormat:
         if isinstance(spec, type) and dataclasses.is_dataclass(spec):
             target = spec
             return cls(schema_of(spec), lambda v: _build_dataclass(target, v), spec.__name__)
-        if _is_typeddict(spec):
+        if typing.is_typeddict(spec):
             return cls(schema_of(spec), dict, spec.__name__)
         raise ConfigError(
             f"response_format must be a JSON Schema dict, a dataclass or a TypedDict, got {spec!r}"
@@ -73,7 +72,7 @@ class ResponseFormat:
         return self.build(value)
 
 
-def _build_dataclass(cls: type, value: Any) -> Any:
+def _build_dataclass(cls: type, value: Mapping[str, object]) -> object:
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for name, item in dict(value).items():
@@ -99,7 +98,7 @@ def _json_in(text: str) -> Any:
     return value
 
 
-def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> None:
+def check_schema(schema: Mapping[str, object], source: str = "response_format") -> None:
     """Refuse a schema that is not valid JSON Schema, or whose ``$ref`` points outside itself
     or only round in a circle, naming what is wrong."""
     import jsonschema
@@ -131,7 +130,7 @@ def check_schema(schema: Mapping[str, Any], source: str = "response_format") -> 
                                   f"({' -> '.join([*seen, ref])}); point it at a real schema")
 
 
-def _refs(node: Any, depth: int = 0) -> list[str]:
+def _refs(node: object, depth: int = 0) -> list[str]:
     if depth > 200:
         return []
     if isinstance(node, dict):
@@ -142,10 +141,10 @@ def _refs(node: Any, depth: int = 0) -> list[str]:
     return []
 
 
-def _pointer(schema: Mapping[str, Any], ref: str, source: str) -> Any:
+def _pointer(schema: Mapping[str, object], ref: str, source: str) -> object:
     from urllib.parse import unquote
 
-    node: Any = schema
+    node: object = schema
     for part in [p for p in ref[1:].split("/") if p]:
         key = unquote(part).replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and key in node:

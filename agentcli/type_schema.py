@@ -6,10 +6,16 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+
+if TYPE_CHECKING:
+    import jsonschema
+
+# A JSON value as json.loads returns it (what a model, a file or the store hands back).
+JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | None"
 
 
-def json_type(hint: Any, *, nullable: bool = True) -> dict[str, Any]:
+def json_type(hint: object, *, nullable: bool = True) -> dict[str, Any]:
     """A JSON Schema fragment for a Python type hint (nested dataclasses included).
 
     ``nullable=False`` reads ``X | None`` as ``X`` (a tool argument that may be left out).
@@ -30,16 +36,11 @@ def json_type(hint: Any, *, nullable: bool = True) -> dict[str, Any]:
         if nullable and type(None) in args:
             return {"anyOf": [inner, {"type": "null"}]}
         return inner
-    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or is_typeddict(hint)):
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or typing.is_typeddict(hint)):
         return schema_of(hint)
     simple = {str: "string", int: "integer", float: "number", bool: "boolean",
               list: "array", dict: "object"}
     return {"type": simple[hint]} if hint in simple else {}
-
-
-def is_typeddict(cls: type) -> bool:
-    """Whether ``cls`` is a TypedDict class."""
-    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__required_keys__")
 
 
 def schema_of(cls: type) -> dict[str, Any]:
@@ -59,14 +60,14 @@ def schema_of(cls: type) -> dict[str, Any]:
     }
 
 
-def _refuse(uri: str) -> Any:
+def _refuse(uri: str) -> NoReturn:
     """References are resolved inside the schema only: nothing is ever fetched."""
     from referencing.exceptions import NoSuchResource
 
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
+def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved)."""
     import jsonschema
     from referencing import Registry
@@ -75,7 +76,8 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
-def best_error(schema: Mapping[str, Any], value: Any) -> Any:
+def best_error(schema: Mapping[str, Any], value: object
+               ) -> jsonschema.exceptions.ValidationError | None:
     """The most relevant validation error of ``value`` against ``schema``, or None."""
     import jsonschema
 

@@ -7,19 +7,20 @@ flow mapping that replaces the key's whole block (the comments inside that block
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+import yaml
 
 from agentcli.config import _checked, read_yaml
 from agentcli.errors import ConfigError
+from agentcli.files import write_atomic
 from agentcli.paths import user_config_file
+from agentcli.yaml_loader import load_yaml
 
 
-def read_user_value(key: str, env: Mapping[str, str] | None = None) -> Any:
+def read_user_value(key: str, env: Mapping[str, str] | None = None) -> object:
     """The value of ``key`` in the user config file (None when the file or key is absent)."""
     path = user_config_file(env)
     return read_yaml(path).get(key) if path.is_file() else None
@@ -41,23 +42,18 @@ def _with_line(text: str, key: str, line: str) -> str:
     return "\n".join([*lines[:start], line, *lines[end:]]) + "\n"
 
 
-def set_user_value(key: str, value: Any, env: Mapping[str, str] | None = None) -> Path:
+def set_user_value(key: str, value: object, env: Mapping[str, str] | None = None) -> Path:
     """Write ``key: value`` in the user config file (atomically); other lines are kept."""
     path = user_config_file(env)
     _checked(key, value, str(path))  # the same check a later load applies
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     line = f"{key}: {json.dumps(value, ensure_ascii=False)}"  # JSON values are valid YAML
     text = _with_line(text, key, line)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if read_yaml(Path(tmp)).get(key) != value:  # a block value spanning lines, say
-            raise ConfigError(f"could not set {key} in {path}: edit the file by hand")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    try:  # the file as written must read back as this value (not so after a block value)
+        same = load_yaml(text)[key] == value
+    except (yaml.YAMLError, TypeError, KeyError):
+        same = False
+    if not same:
+        raise ConfigError(f"could not set {key} in {path}: edit the file by hand")
+    write_atomic(path, text)
     return path

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from agentcli.errors import ConfigError
+
 MAX_YAML_NODES = 1_000_000  # values of a document with every alias expanded
 
 
@@ -31,7 +33,7 @@ class _Loader(yaml.SafeLoader):
 
     aliased = False
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             self.aliased = True
         return super().compose_node(parent, index)
@@ -75,3 +77,20 @@ def load_yaml(text: str) -> Any:
         raise YAMLBombError("values nested too deeply") from None
     finally:
         loader.dispose()
+
+
+def load_mapping(text: str, where: str, fix: str) -> dict[str, Any]:
+    """A YAML document that is a mapping (``{}`` when empty); otherwise a one-line
+    ConfigError naming ``where`` (and the line of a syntax error) and ending with ``fix``."""
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{where}{line}: {problem}; {fix}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: the top level must be a mapping; {fix}")
+    return data

@@ -70,9 +70,16 @@ def main() -> None:
                         mock.add_reply("Final Answer: 4")
                     samples[side].append(timed([*args, "-c", str(cfg)], env))
             rows.append((label, *(statistics.median(samples[s]) for s in samples)))
+        started = []  # both servers start (side by side since Core v4; one after the other before)
+        for _ in range(repeat):
+            mock.add_reply("Final Answer: 4")
+            started.append(timed(["run", "2+2", "-m", "openai/any", "-q", "-c", str(with_mcp),
+                                  "--tools", "ev.echo,fs.list_allowed_directories",
+                                  "--allow-dangerous-tools"], env))
     print(f"median of {repeat}, ms        none   two MCP servers (cached, unused)")
     for label, none, two in rows:
         print(f"{label:<22} {none:7.0f}   {two:7.0f}   ({two - none:+.0f})")
+    print(f"{'run (both servers start)':<30}   {statistics.median(started):7.0f}")
 
 
 if __name__ == "__main__":

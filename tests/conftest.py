@@ -11,10 +11,13 @@ from typing import Any
 
 import pytest
 
-from agentcli.models.presets import provider_env_prefixes
+from agentcli.models.presets import PRESETS
 
-# OTEL_: a developer's collector settings must not switch export on in tests
-_ENV_PREFIXES = ("AGENT_", "OTEL_", *provider_env_prefixes())  # the presets' own
+# OTEL_: a developer's collector settings must not switch export on in tests; then the prefix
+# of every registered provider's variables (OPENAI_, DASHSCOPE_, ...)
+_ENV_PREFIXES = ("AGENT_", "OTEL_", *sorted({
+    name.split("_", 1)[0] + "_" for p in PRESETS.values() for name in (p.key_env, p.base_url_env)
+    if name}))
 
 
 # A shell starts a background job (`pytest ... &`) with SIGINT ignored, and a child process

@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context
@@ -40,7 +40,22 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.redact import redact
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.util.types import AttributeValue
+
+    from agentcli.events import (
+        End,
+        Finish,
+        ModelEnd,
+        ModelError,
+        ModelStart,
+        Observation,
+        RunError,
+        RunEvent,
+        Start,
+        ToolError,
+        ToolStart,
+    )
     from agentcli.schema import ChatRequest, ChatResult, Message
 
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -74,8 +89,8 @@ class _RunSpans:
     """The open spans of one run."""
 
     agent: _Open
-    started: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)  # chat
-    # span id -> when it started and its metric attributes
+    # chat span id -> when it started and its metric attributes
+    started: dict[int, tuple[float, dict[str, AttributeValue]]] = field(default_factory=dict)
     chats: dict[str | None, list[_Open]] = field(default_factory=dict)  # by parent call
     tools: dict[str, _Open] = field(default_factory=dict)  # by call id (or tool name)
     errors: dict[str, str] = field(default_factory=dict)  # call key -> error.type
@@ -103,7 +118,7 @@ def error_type(error: BaseException) -> str:
     return str(status) if isinstance(status, int) and status > 0 else type(error).__name__
 
 
-def _server(url: str) -> dict[str, Any]:
+def _server(url: str) -> dict[str, AttributeValue]:
     """``server.address`` / ``server.port`` of a base URL (never its path or credentials)."""
     try:
         parts = urlsplit(url)
@@ -118,15 +133,12 @@ def _server(url: str) -> dict[str, Any]:
 class OtelHandler(BaseCallbackHandler):
     """Emits ``invoke_agent`` / ``chat`` / ``execute_tool`` spans for every run it observes."""
 
-    def __init__(self, tracer_provider: Any = None, *, env: Mapping[str, str] | None = None,
-                 capture_content: bool | None = None,
-                 request_options: Mapping[str, Any] | None = None,
-                 meter_provider: Any = None, agent_name: str = "agentcli") -> None:
+    def __init__(self, tracer_provider: trace.TracerProvider | None = None, *,
+                 env: Mapping[str, str] | None = None, capture_content: bool | None = None,
+                 meter_provider: MeterProvider | None = None, agent_name: str = "agentcli") -> None:
         from opentelemetry import metrics
 
         self._env = dict(os.environ if env is None else env)
-        # the options the model object adds to every request (temperature...): not in events
-        self._options = dict(request_options or {})
         self._agent_name = agent_name  # a run's own name (run_name) wins
         self._tracer = trace.get_tracer("agentcli", tracer_provider=tracer_provider)
         meter = metrics.get_meter("agentcli", meter_provider=meter_provider)
@@ -170,7 +182,7 @@ class OtelHandler(BaseCallbackHandler):
 
     # -- the events ------------------------------------------------------------------------
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Open or close the span this event starts or ends."""
         run_id = str(kw.get("run_id") or "")
         with self._lock:
@@ -186,9 +198,9 @@ class OtelHandler(BaseCallbackHandler):
             if event.kind in ("end", "error"):  # a failed run raises: no End follows
                 self._runs.pop(run_id, None)
 
-    def _start(self, run_id: str, event: Any, parent: Any) -> None:
+    def _start(self, run_id: str, event: Start, parent: object) -> None:
         name, inputs = event.name or self._agent_name, event.inputs
-        attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
+        attrs: dict[str, AttributeValue] = {"gen_ai.operation.name": "invoke_agent",
                                  "gen_ai.agent.name": name, "agentcli.run_id": run_id}
         conversation = next((event.metadata[k] for k in _CONVERSATION_KEYS
                              if event.metadata.get(k)), None)
@@ -211,11 +223,11 @@ class OtelHandler(BaseCallbackHandler):
         self._runs[run_id] = _RunSpans(_Open(span))  # not made current: Start and End may
         # come from different tasks, and a run's spans are parented explicitly
 
-    def _on_model_start(self, run: _RunSpans, event: Any) -> None:
+    def _on_model_start(self, run: _RunSpans, event: ModelStart) -> None:
         provider, model = _split(event.model)
         parent = run.tools.get(event.parent) if event.parent else None
         under = (parent or run.agent).span
-        common: dict[str, Any] = {"gen_ai.operation.name": "chat",
+        common: dict[str, AttributeValue] = {"gen_ai.operation.name": "chat",
                                   "gen_ai.provider.name": provider,
                                   "gen_ai.request.model": model, **_server(event.server)}
         if not run.started:  # the run's first request names the agent's model
@@ -228,7 +240,7 @@ class OtelHandler(BaseCallbackHandler):
         run.started[id(span)] = (time.perf_counter(), common)
         run.chats.setdefault(event.parent, []).append(self._enter(span))
 
-    def _on_model_end(self, run: _RunSpans, event: Any) -> None:
+    def _on_model_end(self, run: _RunSpans, event: ModelEnd) -> None:
         opened = self._pop_chat(run, event.parent)
         if opened is not None:
             self._result_attrs(opened.span, event.result)
@@ -241,24 +253,24 @@ class OtelHandler(BaseCallbackHandler):
                 self._tokens.record(count, {**attrs, "gen_ai.token.type": kind})
             self._leave(opened)
 
-    def _on_model_error(self, run: _RunSpans, event: Any) -> None:
+    def _on_model_error(self, run: _RunSpans, event: ModelError) -> None:
         opened = self._pop_chat(run, event.parent)
         if opened is not None:
             self._fail(opened.span, error_type(event.error), str(event.error))
             self._measure(run, opened.span, {"error.type": error_type(event.error)})
             self._leave(opened)
 
-    def _on_tool_start(self, run: _RunSpans, event: Any) -> None:
+    def _on_tool_start(self, run: _RunSpans, event: ToolStart) -> None:
         key = event.call_id or event.tool
         span = self._tool_span(run, event.tool, event.call_id)
         if self._capture:
             span.set_attribute("gen_ai.tool.call.arguments", self._json(event.tool_input))
         run.tools[key] = self._enter(span)
 
-    def _on_tool_error(self, run: _RunSpans, event: Any) -> None:
+    def _on_tool_error(self, run: _RunSpans, event: ToolError) -> None:
         run.errors[event.call_id or event.tool] = error_type(event.error)
 
-    def _on_observation(self, run: _RunSpans, event: Any) -> None:
+    def _on_observation(self, run: _RunSpans, event: Observation) -> None:
         action = event.step.action
         key = action.tool_call_id or action.tool
         opened = run.tools.pop(key, None)
@@ -273,17 +285,17 @@ class OtelHandler(BaseCallbackHandler):
             self._fail(span, error or event.status, None)
         self._leave(opened)
 
-    def _on_finish(self, run: _RunSpans, event: Any) -> None:
+    def _on_finish(self, run: _RunSpans, event: Finish) -> None:
         if self._capture:
             run.agent.span.set_attribute("gen_ai.output.messages", self._json(
                 [{"role": "assistant", "parts": [{"type": "text", "content": event.output}],
                   "finish_reason": "stop"}]))
 
-    def _on_error(self, run: _RunSpans, event: Any) -> None:
+    def _on_error(self, run: _RunSpans, event: RunError) -> None:
         self._fail(run.agent.span, error_type(event.error), str(event.error))
         self._close(run)
 
-    def _on_end(self, run: _RunSpans, event: Any) -> None:
+    def _on_end(self, run: _RunSpans, event: End) -> None:
         result = event.result
         span = run.agent.span
         span.set_attribute("gen_ai.usage.input_tokens", result.usage.prompt_tokens)
@@ -306,7 +318,7 @@ class OtelHandler(BaseCallbackHandler):
     # -- helpers ---------------------------------------------------------------------------
 
     def _measure(self, run: _RunSpans, span: trace.Span,
-                 extra: Mapping[str, Any]) -> dict[str, Any]:
+                 extra: Mapping[str, AttributeValue]) -> dict[str, AttributeValue]:
         """Record the request's duration; returns the metric attributes it used."""
         started, common = run.started.pop(id(span), (time.perf_counter(), {}))
         attrs = {**common, **extra}
@@ -314,7 +326,7 @@ class OtelHandler(BaseCallbackHandler):
         return attrs
 
     def _tool_span(self, run: _RunSpans, tool: str, call_id: str | None) -> trace.Span:
-        attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
+        attrs: dict[str, AttributeValue] = {"gen_ai.operation.name": "execute_tool",
                                  "gen_ai.tool.name": tool, "gen_ai.tool.type": "function"}
         if call_id:
             attrs["gen_ai.tool.call.id"] = call_id
@@ -348,9 +360,9 @@ class OtelHandler(BaseCallbackHandler):
         span.set_status(trace.Status(trace.StatusCode.ERROR, message))
 
     def _request_attrs(self, request: ChatRequest,
-                       own: Mapping[str, Any]) -> dict[str, Any]:
-        attrs: dict[str, Any] = {}
-        options = {**self._options, **own, **request.options}  # as the body merges them
+                       own: Mapping[str, object]) -> dict[str, AttributeValue]:
+        attrs: dict[str, AttributeValue] = {}
+        options = {**own, **request.options}  # as the body merges them
         for key, name in _OPTIONS.items():
             value = options.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
@@ -374,7 +386,7 @@ class OtelHandler(BaseCallbackHandler):
         if result.finish_reason:
             span.set_attribute("gen_ai.response.finish_reasons", [result.finish_reason])
         if self._capture:
-            parts: list[dict[str, Any]] = [{"type": "text", "content": result.text}]
+            parts: list[dict[str, object]] = [{"type": "text", "content": result.text}]
             parts += [{"type": "tool_call", "id": c.id, "name": c.name,
                        "arguments": c.arguments} for c in result.tool_calls]
             span.set_attribute("gen_ai.output.messages", self._json(
@@ -384,13 +396,13 @@ class OtelHandler(BaseCallbackHandler):
     def _text(self, text: str) -> str:
         return redact(text, self._env)
 
-    def _json(self, value: Any) -> str:
+    def _json(self, value: object) -> str:
         return self._text(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _message(message: Message) -> dict[str, Any]:
+def _message(message: Message) -> dict[str, object]:
     """A message in the GenAI conventions' shape (role and parts)."""
-    parts: list[dict[str, Any]] = []
+    parts: list[dict[str, object]] = []
     if message.content:
         parts.append({"type": "text", "content": message.content})
     parts += [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}

@@ -16,7 +16,6 @@ from agentcli.batch import check_out_path, exit_code_for, outcome_counts, read_i
 from agentcli.cli.approve import build_approver
 from agentcli.cli.consoles import console, report_tool_warnings
 from agentcli.cli.observe import Observers
-from agentcli.cli.running import sent_options
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.runtime import build_executor, build_model
@@ -49,8 +48,7 @@ def run_batch_command(
     err = console(stderr=True)
     llm = build_model(settings, env)
     observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,
-                          otel=otel_wanted(settings.otel, env),
-                          model_options=sent_options(settings))
+                          otel=otel_wanted(settings.otel, env))
     try:
         warned: list[str] = []
         executor = build_executor(settings, llm, approver=build_approver(settings, yes),

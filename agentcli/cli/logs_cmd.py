@@ -74,7 +74,7 @@ def _list(n: int, json_out: bool, query: str | None, model: str | None, since: s
     n = min(n, _MAX_COUNT)  # more than SQLite's integers: every run
     store = read_store(db, env)
     try:
-        runs = store.query_runs(limit=n, query=query, model=model, since=start)
+        runs = store.runs(limit=n, query=query, model=model, since=start)
     finally:
         store.close()
     if not logging_enabled(env):

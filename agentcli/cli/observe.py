@@ -21,14 +21,13 @@ class Observers:
     prints."""
 
     def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
-                 prices: str | None = None, otel: bool = False,
-                 model_options: Mapping[str, Any] | None = None) -> None:
+                 prices: str | None = None, otel: bool = False) -> None:
         self.metrics = MetricsHandler(load_prices(prices)) if stats else None
         self.otel: Any = None
         if otel:  # opentelemetry is imported only here
             from agentcli.otel_export import OtelExport
 
-            self.otel = OtelExport(env, model_options)
+            self.otel = OtelExport(env)
         self.trace: Any = None
         if trace is not None:
             from agentcli.callbacks.trace import TraceHandler

@@ -155,8 +155,7 @@ class ChatRepl:
         from agentcli.otel_export import otel_wanted
 
         self.observers = Observers(stats=False, trace=None, env=os.environ,
-                                   otel=otel_wanted(settings.otel, os.environ),
-                                   model_options=sent_options(settings))
+                                   otel=otel_wanted(settings.otel, os.environ))
         self.rebuild()
         self.open_session(session)
 

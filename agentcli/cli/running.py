@@ -153,8 +153,7 @@ def execute(
     from agentcli.otel_export import otel_wanted
 
     observers = Observers(stats=stats, trace=trace, env=env, prices=settings.prices,
-                          otel=otel_wanted(settings.otel, env),
-                          model_options=sent_options(settings))
+                          otel=otel_wanted(settings.otel, env))
     timings = TimingsHandler()
     # `run` prints no streamed tokens, so the spinner lasts until each reply is complete.
     spinner = ThinkingSpinner(err, tokens_visible=lambda: False)

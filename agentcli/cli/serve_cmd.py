@@ -137,14 +137,12 @@ def start(host: str, port: int, token: str | None, config: Path | None,
 
 def _otel(agents: dict[str, Any], env: dict[str, str]) -> Any:
     """OpenTelemetry export of every served run (a handler on each agent), or None."""
-    from agentcli.cli.running import sent_options
     from agentcli.otel_export import OtelExport, otel_wanted
 
     first = next(iter(agents.values()))
     if not otel_wanted(first.settings.otel, env):
         return None
-    export = OtelExport(env, sent_options(first.settings))
+    export = OtelExport(env)
     for served in agents.values():
-        served.executor.callbacks.append(
-            export.new_handler(sent_options(served.settings), agent_name=served.name))
+        served.executor.callbacks.append(export.new_handler(agent_name=served.name))
     return export

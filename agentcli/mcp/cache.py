@@ -6,13 +6,13 @@ Files live in ``$XDG_DATA_HOME/agentcli/mcp/`` beside the servers' stderr logs. 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentcli.mcp.config import ServerConfig
+from agentcli.paths import data_dir
 
 _VERSION = 1
 
@@ -39,20 +39,13 @@ class ToolInfo:
                    notes.get("readOnlyHint"), notes.get("destructiveHint"))
 
 
-def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_DATA_HOME/agentcli/mcp`` (``~/.local/share`` by default)."""
-    env = os.environ if env is None else env
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "agentcli" / "mcp"
-
-
 def log_path(name: str) -> Path:
     """Where server ``name`` writes its stderr."""
-    return data_dir() / "logs" / f"{name}.log"
+    return data_dir() / "mcp" / "logs" / f"{name}.log"
 
 
 def _cache_file(conf: ServerConfig) -> Path:
-    return data_dir() / "tools" / f"{conf.name}-{conf.digest()}.json"
+    return data_dir() / "mcp" / "tools" / f"{conf.name}-{conf.digest()}.json"
 
 
 def cached_tools(conf: ServerConfig) -> list[ToolInfo] | None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from agentcli.errors import ConfigError
 from agentcli.paths import MCP_PROJECT_FILE
@@ -92,7 +92,7 @@ def expand_vars(value: str, where: str, env: Mapping[str, str] | None = None) ->
     return _VAR.sub(sub, value)
 
 
-def _str_map(value: Any, what: str) -> tuple[tuple[str, str], ...]:
+def _str_map(value: object, what: str) -> tuple[tuple[str, str], ...]:
     if value is None:
         return ()
     if not isinstance(value, Mapping) or not all(
@@ -102,7 +102,7 @@ def _str_map(value: Any, what: str) -> tuple[tuple[str, str], ...]:
     return tuple((k, str(v)) for k, v in value.items())
 
 
-def _seconds(value: Any, what: str, default: float) -> float:
+def _seconds(value: object, what: str, default: float) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
@@ -110,7 +110,7 @@ def _seconds(value: Any, what: str, default: float) -> float:
     return float(value)
 
 
-def _attempts(value: Any) -> int:
+def _attempts(value: object) -> int:
     if value is None:
         return RECONNECT_ATTEMPTS
     if isinstance(value, bool) or not isinstance(value, int) or not (
@@ -120,7 +120,7 @@ def _attempts(value: Any) -> int:
     return value
 
 
-def _tool_danger(value: Any) -> tuple[tuple[str, bool], ...]:
+def _tool_danger(value: object) -> tuple[tuple[str, bool], ...]:
     if value is None:
         return ()
     if not isinstance(value, Mapping) or not all(
@@ -129,7 +129,7 @@ def _tool_danger(value: Any) -> tuple[tuple[str, bool], ...]:
     return tuple((k, v == "dangerous") for k, v in value.items())
 
 
-def _transport(name: str, conf: Mapping[str, Any]) -> Transport:
+def _transport(name: str, conf: Mapping[str, object]) -> Transport:
     kind = conf.get("type", conf.get("transport"))
     if kind is not None:
         if kind not in _TRANSPORTS:
@@ -142,7 +142,7 @@ def _transport(name: str, conf: Mapping[str, Any]) -> Transport:
     raise ValueError("needs a 'command' (stdio) or a 'url' (http, sse)")
 
 
-def parse_server(name: Any, conf: Any) -> ServerConfig:
+def parse_server(name: object, conf: object) -> ServerConfig:
     """Validate one server entry; ValueError says what is wrong (the caller adds where)."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"server name {name!r} must be 1-40 letters, digits, _ or -")
@@ -185,7 +185,7 @@ def parse_server(name: Any, conf: Any) -> ServerConfig:
         raise ValueError(f"server {name!r}: {err}") from None
 
 
-def check_servers(value: Any) -> dict[str, dict[str, Any]]:
+def check_servers(value: object) -> dict[str, dict[str, object]]:
     """The ``mcp_servers`` config check: validate every entry, keep the raw mappings."""
     if value is None:
         return {}
@@ -196,7 +196,7 @@ def check_servers(value: Any) -> dict[str, dict[str, Any]]:
     return {str(k): dict(v) for k, v in value.items()}
 
 
-def merge_config_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
+def merge_config_keys(data: dict[str, object], where: str) -> dict[str, object]:
     """Accept ``mcpServers`` (the format other MCP clients use) as ``mcp_servers``."""
     if "mcpServers" not in data:
         return data
@@ -211,7 +211,7 @@ def merge_config_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
     return {**data, "mcp_servers": {**ours, **theirs}}
 
 
-def project_servers(directory: Path | None = None) -> dict[str, Any]:
+def project_servers(directory: Path | None = None) -> dict[str, object]:
     """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one); a
     symlinked, foreign, oversized or non-regular file is refused (agentcli/project_trust.py)."""
     path = (directory or Path.cwd()) / PROJECT_FILE
@@ -228,9 +228,9 @@ def project_servers(directory: Path | None = None) -> dict[str, Any]:
     return servers
 
 
-def server_configs(settings_or_mapping: Any) -> dict[str, ServerConfig]:
+def server_configs(settings_or_mapping: object) -> dict[str, ServerConfig]:
     """Parsed server configs from settings (plus ``.mcp.json``; the YAML wins) or a mapping."""
-    project: dict[str, Any] = {}
+    project: dict[str, object] = {}
     if isinstance(settings_or_mapping, Mapping):
         raw, where = dict(settings_or_mapping), "mcp_servers"
     else:

@@ -62,6 +62,50 @@ def session_terminated(err: BaseException) -> bool:
     return _code(err) == _INVALID_REQUEST and str(err) == "Session terminated"
 
 
+class _EndWatch:
+    """The session's read stream (the SDK's ``ReadStream`` protocol), noting when it ends:
+    the server went away. The SDK keeps no public "connection closed" state, so we keep ours."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.ended = False
+
+    def __getattr__(self, name: str) -> Any:  # e.g. ``last_context`` of a context stream
+        return getattr(self._stream, name)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self.ended = True
+            raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.__anext__()
+        except (StopAsyncIteration, anyio.ClosedResourceError):
+            self.ended = True
+            raise
+
+    async def __aenter__(self) -> _EndWatch:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        self.ended = True  # the session is done reading: nothing more will arrive
+        return bool(await self._stream.__aexit__(*exc))
+
+
 class ServerConnection:
     """One MCP server: start, call, reconnect once, close. Methods are coroutines on the loop."""
 
@@ -71,6 +115,7 @@ class ServerConnection:
         self.tools: list[ToolInfo] = []
         self.starts = 0
         self._session: Any = None
+        self._read: _EndWatch | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
@@ -85,8 +130,7 @@ class ServerConnection:
         """True while the session is open and its transport has not reached EOF."""
         if self._session is None or self._task is None or self._task.done():
             return False
-        dispatcher = getattr(self._session, "_dispatcher", None)
-        return not getattr(dispatcher, "_closed", False)
+        return self._read is not None and not self._read.ended
 
     def _stderr_tail(self) -> str:
         if self.conf.transport != "stdio":
@@ -134,10 +178,11 @@ class ServerConnection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await open_transport(self.conf, stack)
+                self._read = _EndWatch(read)
                 session = await stack.enter_async_context(ClientSession(
-                    read, write, list_roots_callback=self._list_roots,
+                    self._read, write, list_roots_callback=self._list_roots,
                     message_handler=self._on_message,
-                    client_info=mt.Implementation(name="agentcli", version=_version())))
+                    client_info=mt.Implementation(name="agentcli", version=str(__version__))))
                 await session.initialize()
                 self._session = session
                 if not ready.done():
@@ -188,9 +233,9 @@ class ServerConnection:
     async def _refresh_until_current(self) -> None:
         while self._stale:
             self._stale = False
-            await self._refresh_tools()
+            await self.refresh_tools()
 
-    async def _refresh_tools(self) -> None:
+    async def refresh_tools(self) -> None:
         """The server changed its tools: the running agent is offered the new list (see
         :func:`agentcli.mcp.pool.tools_version`). The disk cache keeps the list the server
         starts with: a tool added during one session is not one a fresh server has."""
@@ -332,29 +377,27 @@ class ServerConnection:
             raise ToolInputError(f"{label} failed: {text}")
         return text
 
-    async def list_resources(self) -> list[dict[str, Any]]:
-        """Every resource the server lists (all pages, within the bounds of :meth:`_pages`)."""
-        async def fetch(params: Any) -> Any:
-            return await self._request(f"{self.conf.name} resources/list",
-                                       lambda: self._session.list_resources(params=params))
+    async def _listed(self, label: str, method: str, field: str) -> list[dict[str, Any]]:
+        """Every item of one of the server's lists (``field`` of each page of ``method``): all
+        pages within the bounds of :meth:`_pages`, each page one :meth:`_request`."""
+        async def fetch(params: object) -> Any:
+            return await self._request(f"{self.conf.name} {label}",
+                                       lambda: getattr(self._session, method)(params=params))
 
-        return [_dump(r) for r in await self._pages("resources", fetch,
-                                                    lambda page: page.resources)]
+        pages = await self._pages(field.replace("_", " "), fetch, lambda p: getattr(p, field))
+        return [_dump(item) for item in pages]
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource the server lists."""
+        return await self._listed("resources/list", "list_resources", "resources")
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
-        """The server's resource templates (``resources/templates/list``, all pages); none
-        when the server has no resources capability."""
+        """The server's resource templates; none when it has no resources capability."""
         caps = getattr(self._session, "server_capabilities", None) if self.alive else None
         if caps is not None and getattr(caps, "resources", None) is None:
             return []
-
-        async def fetch(params: Any) -> Any:
-            return await self._request(f"{self.conf.name} resources/templates/list",
-                                       lambda: self._session.list_resource_templates(
-                                           params=params))
-
-        return [_dump(t) for t in await self._pages("resource templates", fetch,
-                                                    lambda page: page.resource_templates)]
+        return await self._listed("resources/templates/list", "list_resource_templates",
+                                  "resource_templates")
 
     async def read_resource(self, uri: str) -> ContentText:
         """One resource's contents as text (binary as placeholders and content parts)."""
@@ -363,13 +406,8 @@ class ServerConnection:
         return resource_text(_dump(result).get("contents") or [])
 
     async def list_prompts(self) -> list[dict[str, Any]]:
-        """The server's prompts with their arguments (all pages, within the bounds of
-        :meth:`_pages`)."""
-        async def fetch(params: Any) -> Any:
-            return await self._request(f"{self.conf.name} prompts/list",
-                                       lambda: self._session.list_prompts(params=params))
-
-        return [_dump(p) for p in await self._pages("prompts", fetch, lambda page: page.prompts)]
+        """The server's prompts with their arguments."""
+        return await self._listed("prompts/list", "list_prompts", "prompts")
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> list[dict[str, Any]]:
         """A prompt's messages, each ``{role, text}``."""
@@ -391,7 +429,3 @@ class ServerConnection:
             with contextlib.suppress(BaseException):
                 await task
         self._session = None
-
-
-def _version() -> str:
-    return str(__version__)

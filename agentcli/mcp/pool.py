@@ -1,5 +1,6 @@
-"""The process's MCP connections by server config: started on first use, in parallel when many
-are needed at once, closed at exit. Keyed by the whole config, not the server's name: two
+"""The process's MCP connections by server config: started on first use, side by side when
+several are needed at once (one start per config however many callers wait for it), closed at
+exit. Keyed by the whole config, not the server's name: two
 agents in one process that configure a same-named server differently each keep their own."""
 
 from __future__ import annotations
@@ -7,17 +8,17 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
-from agentcli.errors import ToolLoadError
+from agentcli._sync import run_sync
 from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.config import ServerConfig
-from agentcli.mcp.connection import ServerConnection, require_sdk, run_sync
+from agentcli.mcp.connection import ServerConnection, require_sdk
 
-_POOL: dict[ServerConfig, ServerConnection] = {}  # the portal's connections (see _sync.py)
-_lock = threading.Lock()
+# Both live on the portal loop (see _sync.py) and are read and changed only there: no lock.
+_POOL: dict[ServerConfig, ServerConnection] = {}
+_STARTING: dict[ServerConfig, asyncio.Task[ServerConnection]] = {}  # one start per config
 
 
 def _budget(confs: Iterable[ServerConfig]) -> float:
@@ -25,89 +26,68 @@ def _budget(confs: Iterable[ServerConfig]) -> float:
     return max((c.startup_timeout for c in confs), default=30.0) * 2 + 15
 
 
-def _keep(conn: ServerConnection) -> None:
-    _POOL[conn.conf] = conn
+async def _start(conf: ServerConfig, roots: tuple[Path, ...]) -> ServerConnection:
+    conn = ServerConnection(conf, roots or [Path.cwd()])
+    await conn.start()
+    _POOL[conf] = conn
     # At exit, close the servers before the portal finalises its loop's async generators
     # (exit hooks run last-registered first; the portal registers its own when it starts).
     atexit.unregister(close_all)
     atexit.register(close_all)
+    return conn
 
 
-def _stale(conf: ServerConfig) -> ServerConnection | None:
-    """The pooled connection for ``conf``, if it is running."""
-    return _POOL.get(conf)
+def _forget(conf: ServerConfig, task: asyncio.Task[ServerConnection]) -> None:
+    _STARTING.pop(conf, None)
+    if not task.cancelled():
+        task.exception()  # its waiters were told; nobody else needs to hear it
+
+
+async def connect(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConnection:
+    """The started connection to ``conf``, starting it now if needed (on the portal): servers
+    of different configs start side by side, callers of one config share its one start; new
+    ``roots`` are declared to a running server."""
+    roots = tuple(roots)
+    conn = _POOL.get(conf)
+    if conn is None:
+        task = _STARTING.get(conf)
+        if task is None:
+            task = asyncio.create_task(_start(conf, roots))
+            _STARTING[conf] = task
+            task.add_done_callback(lambda done: _forget(conf, done))
+        conn = await asyncio.shield(task)  # a caller that gives up does not stop the start
+    if roots and roots != conn.roots:
+        await conn.set_roots(roots)
+    return conn
 
 
 def get_connection(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConnection:
-    """The started connection to ``conf`` (starting it now if needed); new ``roots`` are
-    declared to a running server."""
-    roots = tuple(roots)
-    with _lock:
-        conn = _stale(conf)
-        if conn is None:
-            require_sdk()
-            conn = ServerConnection(conf, roots or [Path.cwd()])
-            run_sync(conn.start(), _budget([conf]))
-            _keep(conn)
-        elif roots and tuple(roots) != conn.roots:
-            run_sync(conn.set_roots(roots), _budget([conf]))
-        return conn
-
-
-def start_many(
-    confs: Mapping[str, ServerConfig], roots: Iterable[Path] = ()
-) -> dict[str, list[ToolInfo] | ToolLoadError]:
-    """Start the servers not yet running, all at once; each result is its tools or its error."""
+    """:func:`connect` for sync callers (any thread; several at once start side by side)."""
     require_sdk()
-    roots = tuple(roots) or (Path.cwd(),)
-    with _lock:
-        out: dict[str, list[ToolInfo] | ToolLoadError] = {}
-        fresh = []
-        for name, conf in confs.items():
-            conn = _stale(conf)
-            if conn is not None:
-                out[name] = conn.tools
-            else:
-                fresh.append(ServerConnection(conf, roots))
-
-        async def start_all() -> list[list[ToolInfo] | BaseException]:
-            return await asyncio.gather(*(c.start() for c in fresh), return_exceptions=True)
-
-        results = run_sync(start_all(), _budget(c.conf for c in fresh)) if fresh else []
-        for conn, result in zip(fresh, results, strict=True):
-            if isinstance(result, ToolLoadError):
-                out[conn.conf.name] = result
-            elif isinstance(result, BaseException):
-                raise result
-            else:
-                _keep(conn)
-                out[conn.conf.name] = result
-        return out
+    return run_sync(connect(conf, roots), _budget([conf]))
 
 
 def refresh(conf: ServerConfig) -> list[ToolInfo]:
     """Ask a running server for its tools again (starting it if needed); the cache follows."""
-    running = _POOL.get(conf) is not None
-    conn = get_connection(conf)
-    if not running:  # it just started: its list is fresh
-        return conn.tools
-
     async def again() -> list[ToolInfo]:
-        await conn._refresh_tools()
+        running = conf in _POOL
+        conn = await connect(conf)
+        if running:  # else it just started: its list is fresh
+            await conn.refresh_tools()
         return conn.tools
 
+    require_sdk()
     return run_sync(again(), _budget([conf]))
 
 
 def close_all() -> None:
     """Close every connection (stdio servers exit); used at interpreter exit."""
-    with _lock:
-        conns = list(_POOL.values())
-        _POOL.clear()
-    if not conns:
+    if not _POOL:
         return
 
     async def close() -> None:
+        conns = list(_POOL.values())
+        _POOL.clear()
         await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
 
     with contextlib.suppress(Exception):  # exiting anyway; a stuck server must not hang us

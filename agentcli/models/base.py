@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -79,6 +79,12 @@ class BaseChatModel:
 
     name: str = "model"
     supports_tools: bool = True
+    base_url: str = ""  # where requests go ("" for an in-process model): ModelStart.server
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request whose own options are ``params`` (temperature,
+        max_tokens...): ``ModelStart.options``, what a trace records as sent."""
+        return {}
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
@@ -154,29 +160,39 @@ class BaseChatModel:
         """Release pooled connections (no-op by default)."""
 
 
-class ObservedModel(BaseChatModel):
+class WrapperModel(BaseChatModel):
+    """A model around another (recording, caching, fallback): its name, tool support,
+    endpoint and request options are the inner model's, and closing it closes that one."""
+
+    def __init__(self, inner: BaseChatModel) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self.base_url = inner.base_url
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """The inner model's options."""
+        return self.inner.own_options(params)
+
+    def close(self) -> None:
+        """Close the inner model."""
+        self.inner.close()
+
+
+class ObservedModel(WrapperModel):
     """A model whose requests made during a tool call are the run's: ``ModelStart``/``ModelEnd``
     events with the tool call as parent, their usage and cost counted towards the run's totals
     and budgets. What :func:`agentcli.tools.registry.build_spec` hands an LLM-backed tool;
     every other attribute is the wrapped model's."""
 
-    def __init__(self, model: BaseChatModel) -> None:
-        self.wrapped = model
-        self.name = model.name
-        self.supports_tools = model.supports_tools
-
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.wrapped, name)
+        return getattr(self.inner, name)
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
         """The wrapped model's request, reported as the run's when a tool call is in progress."""
-        with _watched(self.wrapped, request.messages, request.stop, request.tools) as done:
-            return done(await self.wrapped.arequest(request, on_token))
-
-    def close(self) -> None:
-        """Close the wrapped model."""
-        self.wrapped.close()
+        with _watched(self.inner, request.messages, request.stop, request.tools) as done:
+            return done(await self.inner.arequest(request, on_token))
 
 
 def observed(model: BaseChatModel | None) -> BaseChatModel | None:

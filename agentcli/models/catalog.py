@@ -15,15 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from agentcli.files import write_atomic
 from agentcli.models.presets import CUSTOM, PRESETS
+from agentcli.models.structured import is_local_url
 from agentcli.paths import data_dir
 
 CACHE_SECONDS = 24 * 3600
 TIMEOUT_SECONDS = 2.0
-_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass
@@ -42,10 +41,6 @@ class Endpoint:
     def to_dict(self) -> dict[str, Any]:
         """The endpoint as JSON-ready data."""
         return asdict(self)
-
-
-def _is_local(url: str) -> bool:
-    return (urlparse(url).hostname or "") in _LOCAL_HOSTS
 
 
 def endpoints(
@@ -68,7 +63,7 @@ def endpoints(
             key, source = "set", "keys file" if preset.key_env in stored else "environment"
         else:
             key, source = ("missing" if preset.key_required else "not needed"), None
-        configured = bool(secret) or bool(url_override) or _is_local(url)
+        configured = bool(secret) or bool(url_override) or is_local_url(url)
         endpoint = Endpoint(preset.name, url.rstrip("/"), preset.key_env, key, source,
                             configured)
         out.append((endpoint, secret or None))

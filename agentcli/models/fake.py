@@ -9,7 +9,7 @@ from typing import Any
 
 from agentcli.errors import ProviderError
 from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
-from agentcli.schema import ChatResult, Message, Usage
+from agentcli.schema import ChatRequest, ChatResult, Message, Usage
 
 Reply = str | ChatResult | BaseException
 ReplyFn = Callable[[list[Message]], Reply]
@@ -53,20 +53,12 @@ class FakeChatModel(BaseChatModel):
             )
         return self._replies.pop(0)
 
-    def generate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """Return the next scripted reply, cut at the first stop string."""
-        msgs = list(messages)
-        self.requests.append(
-            FakeRequest(msgs, list(stop) if stop else None, list(tools) if tools else None, params)
-        )
+        msgs, stop = list(request.messages), list(request.stop) or None
+        self.requests.append(FakeRequest(msgs, stop, list(request.tools) or None,
+                                         request.params()))
         reply = self._next(msgs)
         if isinstance(reply, BaseException):
             raise reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcli.errors import ModelOutputError, ProviderError
-from agentcli.models.base import BaseChatModel, TokenSink, report
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, report
 from agentcli.schema import ChatRequest, ChatResult
 
 # Statuses that say "fix your request or your key"; another model will not help.
@@ -17,7 +17,7 @@ def should_fall_back(err: ProviderError) -> bool:
     return isinstance(err, ModelOutputError) or err.status not in _FINAL_STATUSES
 
 
-class FallbackChatModel(BaseChatModel):
+class FallbackChatModel(WrapperModel):
     """Calls ``models[0]``; when it fails with a retryable/exhausted error, the next one.
 
     Each switch is reported as ``on_text(kind="fallback")`` on the call in progress.
@@ -27,8 +27,8 @@ class FallbackChatModel(BaseChatModel):
     def __init__(self, models: Sequence[BaseChatModel]) -> None:
         if not models:
             raise ValueError("FallbackChatModel needs at least one model")
+        super().__init__(models[0])  # requests are reported as the primary's
         self.models = list(models)
-        self.name = self.models[0].name
         self.supports_tools = all(m.supports_tools for m in self.models)
 
     def _switch(self, index: int, err: ProviderError) -> None:

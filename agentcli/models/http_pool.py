@@ -15,7 +15,7 @@ callers reach the models through the portal loop (``agentcli._sync``), so they s
   shard is full. One run uses one client; a batch with 256 requests in flight uses 256, each
   with one connection, as a bare client per worker would.
 - **TLS**: a verified SSL context (the CA bundle, ~40 ms to load) is built once per process and
-  only for ``https://`` URLs; ``http://`` clients are built without any SSL context.
+  only for ``https://`` URLs; ``http://`` clients get one that loads no CA bundle.
 """
 
 from __future__ import annotations
@@ -56,21 +56,11 @@ def tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-class _PlainAsyncTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport over an httpcore pool built without an SSL context (http:// URLs)."""
-
-    def __init__(self, limits: httpx.Limits) -> None:
-        import httpcore
-
-        # httpcore creates (verified) TLS lazily, so an https URL sent here still works.
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=None, max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry, socket_options=SOCKET_OPTIONS,
-        )
-
-
-
+@functools.cache
+def _no_ca_context() -> ssl.SSLContext:
+    """For ``http://`` pools: a context that loads no CA bundle (the ~40 ms), yet still
+    verifies, so an ``https`` URL could never pass through one unverified."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 class _NoCookies(httpx.Cookies):
@@ -81,21 +71,27 @@ class _NoCookies(httpx.Cookies):
         """Keep no cookie."""
 
 
-def _cookieless(client: httpx.AsyncClient) -> httpx.AsyncClient:
-    client._cookies = _NoCookies()
-    return client
+class _CookielessClient(httpx.AsyncClient):
+    """An ``AsyncClient`` whose ``cookies`` (the store httpx reads and fills) keeps nothing."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return _NO_COOKIES
+
+    @cookies.setter
+    def cookies(self, cookies: object) -> None:
+        """Set none."""
+
+
+_NO_COOKIES = _NoCookies()
 
 
 def _async_client(https: bool) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
     # No client-wide timeout: each request passes its model's own.
-    if https:
-        return _cookieless(httpx.AsyncClient(timeout=None, follow_redirects=False,
-                                             transport=httpx.AsyncHTTPTransport(
-                                                 verify=tls_context(), limits=limits,
-                                                 socket_options=SOCKET_OPTIONS)))
-    return _cookieless(httpx.AsyncClient(timeout=None, transport=_PlainAsyncTransport(limits),
-                                         follow_redirects=False))
+    transport = httpx.AsyncHTTPTransport(verify=tls_context() if https else _no_ca_context(),
+                                         limits=limits, socket_options=SOCKET_OPTIONS)
+    return _CookielessClient(timeout=None, follow_redirects=False, transport=transport)
 
 
 class _Shard:
@@ -201,10 +197,3 @@ async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:
         async with asyncio.timeout(timeout):  # no task of its own (wait_for makes one)
             async for _ in lines:
                 pass
-
-
-async def close_loop_clients() -> None:
-    """Close the running loop's pools now (the loop also does it when it shuts down)."""
-    pools = _loop_pools.pop(asyncio.get_running_loop(), {})
-    for pool in pools.values():
-        await pool.aclose()

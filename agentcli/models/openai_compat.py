@@ -49,7 +49,6 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         backoff_base: float = 0.5,
         backoff_max: float = 20.0,
         extra_headers: dict[str, str] | None = None,
-        client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
         on_retry: Callable[[dict[str, Any]], None] | None = None,
         options: dict[str, Any] | None = None,
@@ -85,8 +84,6 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         # Keys and custom header values (often tokens) never reach an error, log or trace.
         remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
                                     if is_secret_name(k))])
-        if async_client is None and client is not None:  # a test's MockTransport serves both
-            async_client = httpx.AsyncClient(transport=client._transport)  # type: ignore[arg-type]
         self._async_client = async_client
         self.on_retry = on_retry  # told about each retry: attempt, delay, status, error
         # Local servers (llama.cpp, Ollama, LM Studio, vLLM on this machine) serve one request

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
 
 EXTRA = "extra."
 _RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "stop"})
@@ -21,11 +20,11 @@ class OptionError(ValueError):
     """A model option that is unknown or out of range (the message is complete)."""
 
 
-def _number(lo: float, hi: float) -> Callable[[Any], float]:
-    def check(value: Any) -> float:
+def _number(lo: float, hi: float) -> Callable[[object], float]:
+    def check(value: object) -> float:
         if isinstance(value, bool):
             raise ValueError
-        number = float(value)
+        number = float(str(value))
         if not lo <= number <= hi:
             raise ValueError
         return number
@@ -33,8 +32,8 @@ def _number(lo: float, hi: float) -> Callable[[Any], float]:
     return check
 
 
-def _integer(minimum: int | None) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
+def _integer(minimum: int | None) -> Callable[[object], int]:
+    def check(value: object) -> int:
         if isinstance(value, bool | float):
             raise ValueError
         number = int(str(value).strip())
@@ -46,7 +45,7 @@ def _integer(minimum: int | None) -> Callable[[Any], int]:
 
 
 # name -> (check, what is allowed)
-KNOWN: dict[str, tuple[Callable[[Any], Any], str]] = {
+KNOWN: dict[str, tuple[Callable[[object], object], str]] = {
     "temperature": (_number(0.0, 2.0), "a number from 0 to 2"),
     "top_p": (_number(0.0, 1.0), "a number from 0 to 1"),
     "max_tokens": (_integer(1), "a positive integer (tokens per reply)"),
@@ -65,7 +64,7 @@ def _unknown(key: str) -> OptionError:
     )
 
 
-def _text_value(text: str) -> Any:
+def _text_value(text: str) -> object:
     """A value typed on the command line: JSON when it parses (true, 3, {...}), else text."""
     try:
         return json.loads(text)
@@ -73,7 +72,7 @@ def _text_value(text: str) -> Any:
         return text
 
 
-def check_option(key: str, value: Any) -> tuple[str, Any]:
+def check_option(key: str, value: object) -> tuple[str, object]:
     """Validate one option; returns its canonical key (``extra.NAME`` kept) and value."""
     key = str(key).strip()
     if key.startswith(EXTRA):
@@ -94,13 +93,13 @@ def check_option(key: str, value: Any) -> tuple[str, Any]:
         raise OptionError(f"model option {key!r} must be {allowed}, got {value!r}") from None
 
 
-def check_options(raw: Any) -> dict[str, Any]:
+def check_options(raw: object) -> dict[str, object]:
     """Validate a mapping of options; a nested ``extra: {NAME: value}`` is flattened."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
         raise OptionError("model_options must be a mapping of option: value")
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in raw.items():
         if key == "extra" and isinstance(value, Mapping):
             for name, inner in value.items():
@@ -112,7 +111,7 @@ def check_options(raw: Any) -> dict[str, Any]:
     return out
 
 
-def parse_pairs(pairs: list[tuple[str, str]] | None) -> dict[str, Any] | None:
+def parse_pairs(pairs: list[tuple[str, str]] | None) -> dict[str, object] | None:
     """``-o KEY VALUE`` pairs as a raw mapping (validated later with the other settings).
 
     An ``extra.NAME`` value is read as JSON when it parses (``true``, ``3``, ``{...}``).
@@ -123,11 +122,11 @@ def parse_pairs(pairs: list[tuple[str, str]] | None) -> dict[str, Any] | None:
             for key, value in pairs}
 
 
-def request_fields(options: Mapping[str, Any]) -> dict[str, Any]:
+def request_fields(options: Mapping[str, object]) -> dict[str, object]:
     """The fields to merge into a request body (``extra.`` prefixes removed)."""
     return {key.removeprefix(EXTRA): value for key, value in options.items()}
 
 
-def effective_options(temperature: float, options: Mapping[str, Any]) -> dict[str, Any]:
+def effective_options(temperature: float, options: Mapping[str, object]) -> dict[str, object]:
     """Every option a request carries: the ``temperature`` setting, then the model options."""
     return {"temperature": temperature, **request_fields(options)}

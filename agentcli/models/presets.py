@@ -69,12 +69,6 @@ def get_preset(name: str, presets: Mapping[str, Preset] | None = None) -> Preset
     return preset
 
 
-def provider_env_prefixes() -> tuple[str, ...]:
-    """The prefix of every registered provider's variables (``OPENAI_``, ``DASHSCOPE_``, ...)."""
-    names = {v for p in PRESETS.values() for v in (p.key_env, p.base_url_env) if v}
-    return tuple(sorted({name.split("_", 1)[0] + "_" for name in names}))
-
-
 def parse_spec(spec: str) -> tuple[str, str]:
     """Split ``provider/model`` (the model may itself contain slashes)."""
     provider, sep, model = spec.strip().partition("/")

@@ -11,7 +11,7 @@ from typing import Any
 
 from agentcli.errors import ConfigError, ReplayMissError
 from agentcli.files import write_atomic
-from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, cut_at_stop
 from agentcli.redact import redact_data
 from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
 
@@ -137,15 +137,13 @@ class ReplayChatModel(BaseChatModel):
         )
 
 
-class RecordingChatModel(BaseChatModel):
+class RecordingChatModel(WrapperModel):
     """Wraps a model and appends each request/response pair to a cassette, written atomically."""
 
     def __init__(self, inner: BaseChatModel, path: str | Path) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.path = Path(path)
         check_writable(self.path)
-        self.name = inner.name
-        self.supports_tools = inner.supports_tools
         self._lock = threading.Lock()
         self._data: dict[str, Any] = {
             "version": CASSETTE_VERSION, "model": inner.name, "interactions": []
@@ -169,7 +167,3 @@ class RecordingChatModel(BaseChatModel):
                 raise ConfigError(f"cannot write the cassette {self.path}: "
                                   f"{err.strerror or err}") from None
         return result
-
-    def close(self) -> None:
-        """Close the wrapped model."""
-        self.inner.close()

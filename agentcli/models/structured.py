@@ -14,12 +14,9 @@ and for a custom base URL on this machine the llama.cpp one (the most common loc
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
-Mechanism = Literal["json_schema", "llamacpp", "guided_json"]
-MECHANISMS: tuple[str, ...] = ("json_schema", "llamacpp", "guided_json")
-MODES: tuple[str, ...] = ("auto", "on", "off")
 _SCHEMA_NAME = "agent_action"  # OpenAI requires a name beside the schema
 # Words in an error body that show the server objected to the schema field itself. A 400 or
 # 422 is a refusal by definition, so looser words do; a 500 (llama-cpp-python answers an

@@ -6,12 +6,9 @@ Calculator on a plain expression). A call raises one clear ConfigError naming th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel, TokenSink
-from agentcli.schema import ChatResult, Message
+from agentcli.schema import ChatRequest, ChatResult
 
 
 class UnconfiguredModel(BaseChatModel):
@@ -22,15 +19,8 @@ class UnconfiguredModel(BaseChatModel):
     def __init__(self, tool: str) -> None:
         self.tool = tool
 
-    def generate(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        on_token: TokenSink | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
+                       ) -> ChatResult:
         """Refuse: say which tool needed a model and how to give it one."""
         raise ConfigError(f"tool {self.tool!r} needs a language model for this input; "
                           "pass --model provider/model (or set AGENT_MODEL)")

@@ -306,20 +306,16 @@ class RequestBody:
             own["max_tokens"] = self.local_max_tokens
         return own
 
-    def _payload(
+    def _fields(
         self,
-        messages: Sequence[Message],
         stop: Sequence[str] | None,
         tools: Sequence[dict[str, Any]] | None,
         params: dict[str, Any],
         *,
         stream: bool,
     ) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "model": self.model,
-            "messages": [m.to_openai() for m in messages],
-            **self.own_options(params),
-        }
+        """Every field of the request body but its messages."""
+        payload: dict[str, Any] = {"model": self.model, **self.own_options(params)}
         stops = [s for s in (stop or ()) if s]
         if stops:
             payload["stop"] = stops[:_MAX_SERVER_STOPS]
@@ -344,13 +340,12 @@ class RequestBody:
         *,
         stream: bool,
     ) -> bytes:
-        """The request body: :meth:`_payload` as JSON, assembled from each message's own JSON
-        (encoded once per message, :meth:`Message.wire_json`), so a long history costs a join,
-        not a new encoding, on every request."""
-        rest = self._payload((), stop, tools, params, stream=stream)
-        del rest["messages"]
-        head = json.dumps(rest, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return f'{{"messages":[{self._joined(messages)}],{head[1:]}'.encode()
+        """The request body as JSON, assembled from each message's own JSON (encoded once per
+        message, :meth:`Message.wire_json`), so a long history costs a join, not a new
+        encoding, on every request."""
+        rest = json.dumps(self._fields(stop, tools, params, stream=stream), ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False)
+        return f'{{"messages":[{self._joined(messages)}],{rest[1:]}'.encode()
 
     def _joined(self, messages: Sequence[Message]) -> str:
         """The messages' JSON joined by commas; the part for the messages the last request

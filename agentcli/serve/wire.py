@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from agentcli.schema import Message, Usage, assistant, system, user
 
@@ -34,7 +33,7 @@ class WireError(Exception):
         self.code = code
         self.param = param
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, object]:
         """The OpenAI-style error body."""
         return error_body(str(self), type=self.type, code=self.code, param=self.param)
 
@@ -50,10 +49,10 @@ class ChatCall:
     include_usage: bool = False
     want_trace: bool = False
     session: str | None = None
-    schema: dict[str, Any] | None = None  # response_format: the JSON Schema of the answer
+    schema: dict[str, object] | None = None  # response_format: the JSON Schema of the answer
 
 
-def read_json(raw: bytes) -> Any:
+def read_json(raw: bytes) -> object:
     """The request body as JSON; a body that is not JSON, or nested too deep to read, is a
     400 like any other bad body."""
     try:
@@ -63,7 +62,7 @@ def read_json(raw: bytes) -> Any:
                         code="invalid_json") from None
 
 
-def parse_chat(body: Any, headers: Mapping[str, str]) -> ChatCall:
+def parse_chat(body: object, headers: Mapping[str, str]) -> ChatCall:
     """Check a request body; the last message must be the user's question."""
     if not isinstance(body, dict):
         raise WireError(400, "the request body must be a JSON object")
@@ -98,7 +97,7 @@ def parse_chat(body: Any, headers: Mapping[str, str]) -> ChatCall:
     )
 
 
-def _message(raw: Any, index: int) -> tuple[str, str]:
+def _message(raw: object, index: int) -> tuple[str, str]:
     where = f"messages[{index}]"
     if not isinstance(raw, dict):
         raise WireError(400, f"{where} must be an object with `role` and `content`",
@@ -125,14 +124,14 @@ def _message(raw: Any, index: int) -> tuple[str, str]:
                     param=where)
 
 
-def _schema(value: Any) -> dict[str, Any] | None:
+def _schema(value: object) -> dict[str, object] | None:
     """The JSON Schema a ``response_format`` asks the answer to match (None: plain text)."""
     kind = value.get("type") if isinstance(value, dict) else value
     if value is None or kind == "text":
         return None
     if kind == "json_object":
         return {"type": "object"}
-    spec = value.get("json_schema") if kind == "json_schema" else None
+    spec = value.get("json_schema") if isinstance(value, dict) and kind == "json_schema" else None
     schema = spec.get("schema") if isinstance(spec, dict) else None
     if not isinstance(schema, dict):
         raise WireError(400, "`response_format` must be {type: text}, {type: json_object} or "
@@ -141,7 +140,7 @@ def _schema(value: Any) -> dict[str, Any] | None:
     return schema
 
 
-def _session(value: Any) -> str | None:
+def _session(value: object) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str) or len(value) > _MAX_SESSION or not value.isprintable():
@@ -163,7 +162,7 @@ def usage_body(usage: Usage) -> dict[str, int]:
 
 
 def completion(cid: str, model: str, content: str, finish: str, usage: Usage,
-               extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               extra: Mapping[str, object] | None = None) -> dict[str, object]:
     """A non-streamed ``chat.completion`` holding the agent's answer."""
     return {
         "id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
@@ -174,8 +173,8 @@ def completion(cid: str, model: str, content: str, finish: str, usage: Usage,
     }
 
 
-def chunk(cid: str, model: str, delta: Mapping[str, Any], finish: str | None = None,
-          *, usage: Usage | None = None) -> dict[str, Any]:
+def chunk(cid: str, model: str, delta: Mapping[str, object], finish: str | None = None,
+          *, usage: Usage | None = None) -> dict[str, object]:
     """One ``chat.completion.chunk``; a usage chunk has no choices."""
     base = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
             "model": model}
@@ -186,12 +185,12 @@ def chunk(cid: str, model: str, delta: Mapping[str, Any], finish: str | None = N
 
 
 def error_body(message: str, *, type: str, code: str | None = None,
-               param: str | None = None) -> dict[str, Any]:
+               param: str | None = None) -> dict[str, object]:
     """An OpenAI-style error object."""
     return {"error": {"message": message, "type": type, "code": code, "param": param}}
 
 
-def sse_data(value: Mapping[str, Any] | str) -> str:
+def sse_data(value: Mapping[str, object] | str) -> str:
     """One server-sent event carrying JSON (or the literal ``[DONE]``)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return f"data: {text}\n\n"

@@ -10,7 +10,7 @@ itself (configs, transports, connections, pool) is :mod:`agentcli.mcp`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
 from agentcli.paths import MCP_PROJECT_FILE
+from agentcli.schema import ContentText
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.sandbox import tool_root
 
@@ -66,19 +67,19 @@ def _call_budget(conf: ServerConfig) -> float:
     return conf.call_timeout * 2 + conf.reconnect_budget() + 15
 
 
-def _tool(conf: ServerConfig, conn: Any, name: str, description: str,
-          schema: dict[str, Any] | None, call: Any) -> Tool:
+def _tool(conf: ServerConfig, name: str, description: str, schema: dict[str, Any] | None,
+          call: Callable[..., Coroutine[object, object, ContentText]]) -> Tool:
     from agentcli.mcp.connection import run_async, run_sync
 
     label = f"{conf.name}.{name}"
 
-    def run(*args: Any, **kw: Any) -> Any:
+    def run(*args: object, **kw: object) -> ContentText:
         try:
             return run_sync(call(*args, **kw), _call_budget(conf))
         except TimeoutError:
             raise ToolInputError(f"{label} did not answer in time") from None
 
-    async def arun(*args: Any, **kw: Any) -> Any:
+    async def arun(*args: object, **kw: object) -> ContentText:
         return await run_async(call(*args, **kw))
 
     return Tool(label, description, func=run, coroutine=arun, args_schema=schema,
@@ -88,7 +89,7 @@ def _tool(conf: ServerConfig, conn: Any, name: str, description: str,
 def make_tool(conf: ServerConfig, conn: Any, info: ToolInfo) -> Tool:
     """One server tool, flagged dangerous per :func:`tool_danger`."""
     dangerous, reason = tool_danger(conf, info)
-    tool = _tool(conf, conn, info.name, info.description or info.title or info.name,
+    tool = _tool(conf, info.name, info.description or info.title or info.name,
                  info.input_schema, lambda **kw: conn.call(info.name, kw))
     return replace(tool, dangerous=dangerous, danger_reason=reason)
 
@@ -98,7 +99,7 @@ def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
     schema = {"type": "object", "properties": {"uri": {"type": "string",
                                                        "description": "The resource URI."}},
               "required": ["uri"]}
-    return _tool(conf, conn, RESOURCE_TOOL, _RESOURCE_DOC.format(server=conf.name), schema,
+    return _tool(conf, RESOURCE_TOOL, _RESOURCE_DOC.format(server=conf.name), schema,
                  lambda uri: conn.read_resource(uri))
 
 
@@ -145,19 +146,12 @@ class MCPToolInfo:
     schema: dict[str, Any] | None = None
 
 
-def _parsed(server: str, conf: Any) -> Any:
+def _parsed(server: str, conf: ServerConfig | Mapping[str, object]) -> ServerConfig:
     """The parsed config for ``conf`` (a raw mapping is parsed on the way)."""
     return parse({server: conf})[server] if isinstance(conf, Mapping) else conf
 
 
-def close_servers() -> None:
-    """Close every MCP server this process started (tests; the client also does it at exit)."""
-    from agentcli.mcp.pool import close_all  # the pool imports the SDK's plumbing lazily
-
-    close_all()
-
-
-def server_configs(settings: Any) -> dict[str, Any]:
+def server_configs(settings: object) -> dict[str, ServerConfig]:
     """The configured MCP servers by name: parsed and checked, nothing started."""
     if settings is None or not (isinstance(settings, Mapping)
                                 or getattr(settings, "mcp_servers", None)
@@ -166,20 +160,22 @@ def server_configs(settings: Any) -> dict[str, Any]:
     return dict(parse(settings))
 
 
-def _info(conf: Any, info: Any) -> MCPToolInfo:
+def _info(conf: ServerConfig, info: ToolInfo) -> MCPToolInfo:
     dangerous, reason = tool_danger(conf, info)
     return MCPToolInfo(info.name, info.description or "", dangerous, reason,
                        dict(info.input_schema or {}) or None)
 
 
-def cached_tools(server: str, conf: Any) -> list[MCPToolInfo] | None:
+def cached_tools(server: str, conf: ServerConfig | Mapping[str, object]
+                 ) -> list[MCPToolInfo] | None:
     """The tool list seen the last time this server (with this config) ran; None if never."""
     conf = _parsed(server, conf)
     found = cached(conf)
     return None if found is None else [_info(conf, i) for i in found]
 
 
-def cached_tool(server: str, conf: Any, name: str) -> Tool | None:
+def cached_tool(server: str, conf: ServerConfig | Mapping[str, object], name: str
+                ) -> Tool | None:
     """Tool ``name`` of ``server`` as the model would see it, built from the cached list
     without starting the server (for display: it has no connection to call)."""
     conf = _parsed(server, conf)
@@ -195,7 +191,7 @@ def server_roots(tool_settings: Mapping[str, Any]) -> list[Path]:
         return [Path.cwd()]
 
 
-def refresh_tools(server: str, conf: Any) -> list[MCPToolInfo]:
+def refresh_tools(server: str, conf: ServerConfig | Mapping[str, object]) -> list[MCPToolInfo]:
     """Start the server, list its tools and update the cache."""
     conf = _parsed(server, conf)
     return [_info(conf, i) for i in list_tools(server, conf, refresh=True)]

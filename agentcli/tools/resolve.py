@@ -24,6 +24,7 @@ from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, registry, renamed_error
 
 if TYPE_CHECKING:
+    from agentcli.mcp.config import ServerConfig
     from agentcli.models.base import BaseChatModel
 
 
@@ -33,7 +34,7 @@ class Catalog:
 
     specs: dict[str, ToolSpec] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)  # display name -> registry name
-    servers: dict[str, Any] = field(default_factory=dict)  # MCP server name -> its config
+    servers: dict[str, ServerConfig] = field(default_factory=dict)  # MCP server name -> config
     module_tools: list[str] = field(default_factory=list)  # loaded without being named
     warnings: list[str] = field(default_factory=list)  # a broken plugin: said, not fatal
 

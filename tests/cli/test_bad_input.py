@@ -85,6 +85,8 @@ def _setup(case: str, tmp: Path) -> None:
         (tmp / "c.sqlite").write_bytes(b"this is not a database" * 100)
     if case == "out-dir":
         (tmp / "in.jsonl").write_text('{"input": "q"}\n')
+    elif case == "prices-yaml":
+        (tmp / "prices.yaml").write_text("openai:\n  gpt-4o: {input: 1\n")
 
 
 @pytest.mark.parametrize(("case", "args", "stdin", "env", "code", "words"), [
@@ -103,6 +105,10 @@ def _setup(case: str, tmp: Path) -> None:
      "is a directory"),
     ("long-error", ["run", "q", "-m", "replay:" + "missing-" * 20 + ".json"], b"", {}, 2,
      "does not exist"),
+    ("prices-yaml", ["run", "q", "-m", "openai/any"], b"",
+     {**NO_SERVER, "AGENT_PRICES": "prices.yaml"}, 2, "price file prices.yaml line 3"),
+    ("prices-missing", ["run", "q", "-m", "openai/any"], b"",
+     {**NO_SERVER, "AGENT_PRICES": "nope.yaml"}, 2, "price file nope.yaml does not exist"),
 ])
 def test_bad_input_is_one_clear_line(case: str, args: list[str], stdin: bytes,
                                      env: dict[str, str], code: int, words: str,

@@ -14,10 +14,19 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
-from agentcli.keys import stored_key_values
+from agentcli.errors import ConfigError
+from agentcli.keys import read_keys
 from agentcli.paths import keys_file
 
 runner = CliRunner()
+
+
+def stored_key_values() -> list[str]:
+    """Every stored key value; [] when the file is absent or refused."""
+    try:
+        return [v for v in read_keys().values() if v]
+    except ConfigError:
+        return []
 SECRET = "sk-stored-secret-4242"
 
 

@@ -55,7 +55,7 @@ def test_options_are_sent_in_every_request_and_shown(mock_server: Any, tmp_path:
 
     store = Store(db)
     try:
-        assert store.runs()[0]["options"] == shown
+        assert store.runs()[0]["meta"]["options"] == shown
     finally:
         store.close()
 
@@ -153,7 +153,7 @@ def test_batch_and_chat_take_the_same_model_flags(mock_server: Any, tmp_path: Pa
 
     store = Store(tmp_path / "c.db")
     try:
-        assert store.runs()[0]["options"] == {"temperature": 0.0, "top_p": 0.25}
+        assert store.runs()[0]["meta"]["options"] == {"temperature": 0.0, "top_p": 0.25}
     finally:
         store.close()
 

@@ -42,12 +42,11 @@ def test_requests_under_a_run_deadline_start_no_thread(server: MockOpenAIServer,
 
     async def run() -> list[str]:
         texts = []
-        async with deadline.adeadline_scope(30):
+        with deadline.deadline_scope(30):
             for i in range(3):
                 texts.append((await llm.arequest(ChatRequest((user(f"q{i}"),)))).text)
                 chunks: list[str] = []
                 texts.append((await llm.arequest(ChatRequest((user("s"),)), chunks.append)).text)
-        await http_pool.close_loop_clients()
         return texts
 
     assert asyncio.run(run()) == ["Final Answer: ok"] * 6

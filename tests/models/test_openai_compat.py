@@ -373,7 +373,8 @@ def delta(**fields: object) -> dict[str, object]:
 def transport_model(handler: object, **options: object) -> tuple[OpenAICompatModel, httpx.Client]:
     client = httpx.Client(transport=httpx.MockTransport(handler))  # type: ignore[arg-type]
     model = OpenAICompatModel("m", base_url="http://testserver/v1", api_key=KEY,
-                              client=client, **options)  # type: ignore[arg-type]
+                              async_client=httpx.AsyncClient(transport=httpx.MockTransport(
+                                  handler)), **options)  # type: ignore[arg-type]
     return model, client
 
 

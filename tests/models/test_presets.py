@@ -140,14 +140,3 @@ def test_created_model_talks_to_the_mock_server() -> None:
         model = create_model("vllm/mock-model", env={"VLLM_BASE_URL": srv.base_url})
         assert model.generate([user("ping")]).text == "pong"
         assert "Authorization" not in srv.requests[0].headers
-
-
-def test_provider_env_prefixes_come_from_the_presets() -> None:
-    from agentcli.models.presets import PRESETS, provider_env_prefixes
-
-    prefixes = provider_env_prefixes()
-    assert {"OPENAI_", "DASHSCOPE_", "DEEPSEEK_", "OLLAMA_", "VLLM_", "LMSTUDIO_", "LLAMACPP_",
-            "OPENROUTER_"} == set(prefixes)
-    for preset in PRESETS.values():
-        for name in (preset.key_env, preset.base_url_env):
-            assert name is None or name.startswith(prefixes)

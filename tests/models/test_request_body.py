@@ -26,8 +26,9 @@ def test_body_is_the_payload_as_json() -> None:
     for stream in (False, True):
         params = {"seed": 3}
         body = m._body(msgs, ["\nObservation:"], [TOOL], params, stream=stream)
-        assert json.loads(body) == m._payload(msgs, ["\nObservation:"], [TOOL], params,
-                                               stream=stream)
+        assert json.loads(body) == {
+            "messages": [x.to_openai() for x in msgs],
+            **m._fields(["\nObservation:"], [TOOL], params, stream=stream)}
         assert "☃".encode() in body  # not escaped, as httpx's json= sends it
 
 

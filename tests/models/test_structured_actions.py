@@ -52,10 +52,10 @@ def model_with(handler: Any, **kw: Any) -> tuple[OpenAICompatModel, list[dict[st
         bodies.append(body)
         return handler(body)  # type: ignore[no-any-return]
 
-    client = httpx.Client(transport=httpx.MockTransport(record))
+    client = httpx.AsyncClient(transport=httpx.MockTransport(record))
     options: dict[str, Any] = {"structured_mechanism": "llamacpp", **kw}
     return OpenAICompatModel("m", base_url="http://127.0.0.1:9/v1", api_key=None,
-                             client=client, max_retries=0, **options), bodies
+                             async_client=client, max_retries=0, **options), bodies
 
 
 # -- the schema ---------------------------------------------------------------------------
@@ -117,8 +117,7 @@ def test_each_server_kind_gets_its_own_field() -> None:
 def test_auto_decides_per_preset(spec: str, base_url: str | None, field: str | None) -> None:
     model = create_model(spec, env={"OPENAI_API_KEY": "k", "DASHSCOPE_API_KEY": "k"},
                          base_url=base_url)
-    payload = model._payload(MESSAGES, None, None, {"response_schema": {"type": "object"}},
-                             stream=False)
+    payload = model._fields(None, None, {"response_schema": {"type": "object"}}, stream=False)
     assert "response_schema" not in payload
     if field is None:
         assert "response_format" not in payload and "guided_json" not in payload
@@ -280,9 +279,9 @@ def test_local_read_timeout_is_not_retried_and_names_the_setting() -> None:
         calls.append(1)
         raise httpx.ReadTimeout("timed out", request=request)
 
-    client = httpx.Client(transport=httpx.MockTransport(slow))
+    client = httpx.AsyncClient(transport=httpx.MockTransport(slow))
     model = OpenAICompatModel("m", base_url="http://127.0.0.1:9/v1", api_key=None,
-                              client=client, max_retries=3, local=True, backoff_base=0.0)
+                              async_client=client, max_retries=3, local=True, backoff_base=0.0)
     with pytest.raises(ProviderError) as info:
         model.generate(MESSAGES)
     assert len(calls) == 1
@@ -330,7 +329,7 @@ def test_a_500_that_names_no_field_is_still_retried(monkeypatch: pytest.MonkeyPa
         return httpx.Response(200, json=reply(BLOB))
 
     model = OpenAICompatModel("m", base_url="http://127.0.0.1:9/v1", api_key=None,
-                              client=httpx.Client(transport=httpx.MockTransport(flaky)),
+                              async_client=httpx.AsyncClient(transport=httpx.MockTransport(flaky)),
                               max_retries=2, structured_mechanism="llamacpp")
     assert model.generate(MESSAGES, response_schema={"type": "object"}).text == BLOB
     assert len(bodies) == 3 and all("response_format" in b for b in bodies)

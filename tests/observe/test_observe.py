@@ -139,9 +139,10 @@ def test_cache_hits_skip_the_model_and_carry_zero_usage(tmp_path: Path) -> None:
     second = executor(again).invoke("q", callbacks=[metrics])
     assert first.output == second.output == "6"
     assert metrics.summary()["cache_hits"] == 2 and second.usage.total_tokens == 0
-    other = CachedChatModel(FakeChatModel([FINAL], name="fake"), tmp_path / "c.sqlite")
+    inner = FakeChatModel([FINAL], name="fake")
+    other = CachedChatModel(inner, tmp_path / "c.sqlite")
     assert executor(other).invoke("another question").output == "6"  # a miss
-    assert other.misses == 1
+    assert len(inner.requests) == 1
     cached.close()
     again.close()
     other.close()
@@ -173,6 +174,20 @@ def test_fallback_does_not_hide_auth_errors_and_raises_the_last() -> None:
 def test_cache_async_roundtrip(tmp_path: Path) -> None:
     cached = CachedChatModel(FakeChatModel([ChatResult("hi", usage=Usage(3, 1))]), tmp_path / "a")
     assert asyncio.run(cached.agenerate([])).usage == Usage(3, 1)
-    assert asyncio.run(cached.agenerate([])).text == "hi"
-    assert cached.hits == 1
+    again = asyncio.run(cached.agenerate([]))
+    assert again.text == "hi" and again.usage == Usage()  # a hit: it cost nothing
     cached.close()
+
+
+def test_fallback_reports_the_primarys_endpoint_and_options() -> None:
+    """What a trace reads from ModelStart: where the primary sends and what it adds."""
+    from agentcli.events import model_start
+    from agentcli.models.presets import create_model
+    from agentcli.schema import ChatRequest
+
+    primary = create_model("vllm/m", env={"VLLM_BASE_URL": "http://127.0.0.1:9/v1"},
+                           temperature=0.5)
+    start = model_start(ChatRequest.of([], None, None),
+                        FallbackChatModel([primary, FakeChatModel([FINAL])]))
+    assert start.server == "http://127.0.0.1:9/v1"
+    assert start.options["temperature"] == 0.5 and start.options["max_tokens"] > 0  # local

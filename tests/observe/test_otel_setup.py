@@ -74,6 +74,24 @@ def test_run_spans_and_metrics_follow_the_genai_conventions(
     assert tokens["output"].sum == chat.attributes["gen_ai.usage.output_tokens"]
 
 
+def test_wrapped_models_put_the_sent_options_and_server_on_the_span(
+    mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
+) -> None:
+    """--record and --cache wrap the model: the span still reads what the inner model sent,
+    from ModelStart alone (no second copy of the options handed to the exporter)."""
+    mock_server.add_reply("Final Answer: 75")
+    proc = agent(*MODEL, "-o", "max_tokens", "48", "-o", "temperature", "0.25", "--cache",
+                 "--record", str(tmp_path / "run.json"),
+                 env=otel_env(mock_server, receiver, tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    body = mock_server.requests[-1].body
+    (run,) = receiver.roots()
+    chat = run.children[0].attributes
+    assert (chat["gen_ai.request.max_tokens"], chat["gen_ai.request.temperature"]) == (
+        body["max_tokens"], body["temperature"]) == (48, 0.25)
+    assert (chat["server.address"], chat["server.port"]) == ("127.0.0.1", mock_server.port)
+
+
 def test_a_local_servers_default_max_tokens_is_on_the_span_as_sent(
     mock_server: Any, receiver: OtlpReceiver, tmp_path: Path
 ) -> None:

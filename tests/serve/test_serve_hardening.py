@@ -254,3 +254,12 @@ def test_response_format_gives_the_runs_structured_output(serve: Any,
     with pytest.raises(openai.BadRequestError, match="response_format"):
         client(served).chat.completions.create(
             model="agent", messages=ASK, response_format={"type": "json_schema"})
+
+
+def test_a_bare_string_response_format_is_a_400_not_a_crash() -> None:
+    from agentcli.serve.wire import WireError, parse_chat
+
+    body = {"messages": [{"role": "user", "content": "q"}], "response_format": "json_schema"}
+    with pytest.raises(WireError) as info:
+        parse_chat(body, {})
+    assert info.value.status == 400 and info.value.param == "response_format"

@@ -9,7 +9,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.mcp import server_configs
 from agentcli.mcp.cache import ToolInfo, cached_tools, log_path
 from agentcli.mcp.config import ServerConfig
-from agentcli.mcp.pool import start_many
+from agentcli.mcp.connection import require_sdk
+from agentcli.mcp.pool import get_connection
 from agentcli.tools import load_tools
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.mcp import (
@@ -71,6 +73,20 @@ def _register_failure(conf: ServerConfig, err: ToolLoadError, into: list[ToolSpe
                          needs=ToolNeeds(extra="mcp"), source="MCP"))
 
 
+def start_each(confs: Mapping[str, ServerConfig]) -> dict[str, list[ToolInfo] | ToolLoadError]:
+    """Start the servers side by side (as resolve_tools does); each result is its tools or its
+    error."""
+    def one(conf: ServerConfig) -> list[ToolInfo] | ToolLoadError:
+        try:
+            return get_connection(conf).tools
+        except ToolLoadError as err:
+            return err
+
+    require_sdk()
+    with ThreadPoolExecutor(max_workers=len(confs)) as threads:
+        return dict(zip(confs, threads.map(one, confs.values()), strict=True))
+
+
 def register_mcp_servers(servers: dict[str, dict[str, Any]], into: list[ToolSpec], *,
                          start: bool = True, warnings: list[str] | None = None) -> list[str]:
     """Put every server's tool specs (source MCP) in ``into``; return the tool names.
@@ -88,7 +104,7 @@ def register_mcp_servers(servers: dict[str, dict[str, Any]], into: list[ToolSpec
         else:
             names += _register_server(conf, cached, into)
     if missing and start:
-        for name, result in start_many(missing).items():
+        for name, result in start_each(missing).items():
             if isinstance(result, ToolLoadError):
                 if warnings is not None:
                     warnings.append(str(result))
@@ -274,18 +290,41 @@ def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
     assert data["server"] == "calc" and "GREETING" not in json.dumps(data)
 
 
-def test_servers_start_in_parallel(tmp_path: Path) -> None:
-    # each server waits for the other's start-up mark: only a parallel start gets both up
-    def waits_for(me: str, other: str) -> dict[str, Any]:
-        script = (f"touch {tmp_path / me}; i=0; while [ ! -e {tmp_path / other} ]; do "
-                  f"i=$((i+1)); [ $i -gt 200 ] && exit 9; sleep 0.05; done; "
-                  f"exec {sys.executable} {SERVER}")
-        return {"command": "sh", "args": ["-c", script], "startup_timeout": 30}
+def _recording(events: Path, me: str, waits_for: str | None = None) -> dict[str, Any]:
+    """A server that appends ``start ME`` to ``events`` when launched and ``ready ME`` just
+    before it serves; with ``waits_for``, it is ready only once that server has started (or
+    gives up after ~10 s: a start that waits for the other to finish fails)."""
+    wait = (f"i=0; while ! grep -q 'start {waits_for}' {events}; do i=$((i+1)); "
+            f"[ $i -gt 200 ] && exit 9; sleep 0.05; done; " if waits_for else "sleep 0.3; ")
+    script = f"echo start {me} >> {events}; {wait}echo ready {me} >> {events}; " \
+             f"exec {sys.executable} {SERVER}"
+    return {"command": "sh", "args": ["-c", script], "startup_timeout": 30}
 
-    from agentcli.mcp.pool import start_many
 
-    results = start_many(server_configs({"a": waits_for("a", "b"), "b": waits_for("b", "a")}))
-    assert all(isinstance(r, list) and r for r in results.values()), results
+def test_servers_start_side_by_side(tmp_path: Path) -> None:
+    """Two slow servers through the product path (resolve_tools): both start before either is
+    ready, and each started once."""
+    from agentcli.mcp import pool
+    from agentcli.tools.resolve import resolve_tools
+
+    events = tmp_path / "events"
+    servers = {"a": _recording(events, "a", "b"), "b": _recording(events, "b", "a")}
+    tools = resolve_tools(["a.add", "b.add"], servers, allow_dangerous_tools=True)
+    assert sorted(t.name for t in tools) == ["a.add", "b.add"]
+    lines = events.read_text().split("\n")[:4]
+    assert sorted(lines[:2]) == ["start a", "start b"], lines
+    assert sorted(lines[2:]) == ["ready a", "ready b"], lines
+    assert [c.starts for c in pool._POOL.values() if c.conf.name in ("a", "b")] == [1, 1]
+
+
+def test_one_start_per_server_config_however_many_callers(tmp_path: Path) -> None:
+    """Four threads ask at once for one slow server: it starts once, all get its connection."""
+    events = tmp_path / "events"
+    conf = server_configs({"slow": _recording(events, "slow")})["slow"]
+    with ThreadPoolExecutor(max_workers=4) as threads:
+        conns = list(threads.map(lambda _: get_connection(conf), range(4)))
+    assert all(c is conns[0] for c in conns) and conns[0].starts == 1
+    assert events.read_text().split() == ["start", "slow", "ready", "slow"]
 
 
 def test_two_agents_with_a_same_named_server_keep_their_own_connections() -> None:

@@ -12,9 +12,10 @@ import pytest
 
 from agentcli.config import Settings
 from agentcli.errors import ToolLoadError
+from agentcli.mcp.pool import close_all
 from agentcli.models.fake import FakeChatModel
 from agentcli.tools import load_tools
-from agentcli.tools.mcp import cached_tools, close_servers
+from agentcli.tools.mcp import cached_tools
 from agentcli.tools.resolve import build_catalog, check_names, resolve_tools
 from agentcli.tools.yaml_tools import check_definitions
 
@@ -24,7 +25,7 @@ ECHO_SERVER = str(Path(__file__).parent / "fixtures" / "mcp_echo_server.py")
 @pytest.fixture
 def mcp_closed() -> Any:
     yield
-    close_servers()
+    close_all()
 
 
 def settings(**kw: Any) -> Settings:
