@@ -15,8 +15,9 @@ from agentcli._sync import iterate, run_sync
 from agentcli.agents.saved import save_agent
 from agentcli.callbacks.manager import RunConfig
 from agentcli.events import End, RunEvent
-from agentcli.loop import AgentLoop, Config, Inputs, ParsingErrorHandler, Trim
+from agentcli.loop import AgentLoop, Config, Inputs, Trim
 from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncate_middle
+from agentcli.recovery import ParsingErrorHandler
 from agentcli.runnable import RunnableSequence, as_runnable
 from agentcli.schema import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL, RunResult
 

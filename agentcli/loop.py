@@ -25,7 +25,6 @@ from collections.abc import (
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
-from agentcli.agents.parsers import ANSWER_VALUE
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
@@ -52,7 +51,15 @@ from agentcli.middleware import (
     deny_all,
     overriding,
 )
-from agentcli.recovery import asks_last, call_key, has_result, is_answer, with_repeats
+from agentcli.recovery import (
+    ParsingErrorHandler,
+    asks_last,
+    call_key,
+    has_result,
+    is_answer,
+    parse_error_observation,
+    with_repeats,
+)
 from agentcli.run import (
     EXPIRED,
     CallModel,
@@ -83,7 +90,6 @@ if TYPE_CHECKING:
     from agentcli.pricing import PriceTable
     from agentcli.structured import ResponseFormat
 
-ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
 Inputs = str | Mapping[str, object] | None
 Config = RunConfig | Mapping[str, object] | Iterable[BaseCallbackHandler] | CallbackManager | None
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
@@ -166,7 +172,7 @@ class AgentLoop:
         # asked before each model request: a new tool list when a source changed (an MCP
         # server's tools/list_changed), else None
         self.tool_refresh = tool_refresh
-        self._check_injections()
+        self.schema.check_tools(self.tools)
 
     @property
     def middleware(self) -> list[AgentMiddleware]:
@@ -176,17 +182,6 @@ class AgentLoop:
         if self.max_tokens is not None or self.max_cost is not None:
             built.append(Budget(self.max_tokens, self.max_cost))
         return [*built, *self.user_middleware]
-
-    def _check_injections(self) -> None:
-        """A tool asking for a state field the schema lacks is a setup error, found early."""
-        for t in self.tools:
-            for inj in t.injected:
-                if inj.source == "field" and inj.field not in self.schema.fields:
-                    raise ConfigError(
-                        f"tool {t.name!r} injects state field {inj.field!r}, which the state "
-                        f"schema does not declare (fields: {', '.join(sorted(self.schema.fields))})"
-                        "; declare it in the state schema or fix the tool"
-                    )
 
     # ------------------------------------------------------------------ starting a run
     def start(self, inputs: str | Mapping[str, object], config: Config = None) -> Run:
@@ -241,16 +236,6 @@ class AgentLoop:
             view["input"] = f"{view['input']}\n\n{summary.content}"
         return view
 
-    def _parse_error_observation(self, err: OutputParserError) -> str:
-        handler = self.handle_parsing_errors
-        if handler is False:
-            raise err
-        if handler is True:
-            return err.observation
-        if isinstance(handler, str):
-            return handler
-        return handler(err)
-
     def _update(self, run: Run, updates: Sequence[Mapping[str, object]]) -> str | None:
         """Apply updates in order; returns a ``jump_to`` target if one was set."""
         if not updates:
@@ -269,18 +254,6 @@ class AgentLoop:
         run.repeats = run.repeats + 1 if key == run.last_key else 1
         run.last_key = key
         return self.stall_limit is not None and run.repeats >= self.stall_limit
-
-    def _check_answer(self, run: Run, finish: AgentFinish) -> AgentFinish:
-        """With a response format, the answer must validate (else OutputParserError)."""
-        if self.response_format is None:
-            return finish
-        value = self.response_format.parse(finish)
-        run.values["structured_response"] = value
-        raw = finish.return_values.get(ANSWER_VALUE)
-        if raw is not None:  # the answer is the whole object, not one of its fields
-            return AgentFinish({**finish.return_values,
-                                "output": json.dumps(raw, ensure_ascii=False)}, finish.log)
-        return finish
 
     def _loop(self, run: Run) -> Generator[Effect, Any, RunResult]:
         middleware = run.middleware
@@ -314,8 +287,8 @@ class AgentLoop:
                 continue
             try:
                 decision = self.agent.decide(result)
-                if isinstance(decision, AgentFinish):
-                    decision = self._check_answer(run, decision)
+                if isinstance(decision, AgentFinish) and self.response_format is not None:
+                    decision = self.response_format.answer(decision, run.values)
             except OutputParserError as err:
                 if self.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
@@ -326,7 +299,7 @@ class AgentLoop:
                         return (yield from self._finish(run, run.last_text(), "finished"))
                     reason = "no_answer"  # the CLI: asked once more, else exit 3, no answer
                     break
-                observation = self._parse_error_observation(err)
+                observation = parse_error_observation(self.handle_parsing_errors, err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
                 step = AgentStep(action, observation)
                 self._update(run, [{"messages": [Message("assistant", result.text),

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agentcli import _json_repair
+from agentcli.errors import OutputParserError
 from agentcli.schema import (
     EXAMPLE_VALUES,
     FORCE_STOP_MESSAGE,
@@ -159,3 +161,17 @@ def with_repeats(
             results[call_key(action)] = done[0].text
         out.append(done)
     return out
+
+
+ParsingErrorHandler = bool | str | Callable[[OutputParserError], str]
+
+
+def parse_error_observation(handler: ParsingErrorHandler, err: OutputParserError) -> str:
+    """What the model is told of a reply that did not parse (``handle_parsing_errors``):
+    False re-raises, True sends the parser's own hint, a string or a function's result is sent
+    as it is."""
+    if handler is False:
+        raise err
+    if handler is True:
+        return err.observation
+    return handler if isinstance(handler, str) else handler(err)

@@ -19,11 +19,14 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from agentcli.errors import ConfigError
 from agentcli.schema import Message, ToolCall
 from agentcli.type_schema import best_error, json_type
+
+if TYPE_CHECKING:
+    from agentcli.tools.base import Tool
 
 Reducer = Callable[[Any, Any], Any]
 
@@ -163,6 +166,17 @@ class StateSchema:
                 omit_input=bool(vis and vis.omit_input), omit_output=bool(vis and vis.omit_output),
             )
         return cls(out)
+
+    def check_tools(self, tools: Iterable[Tool]) -> None:
+        """A tool asking for a state field this schema lacks is a setup error, found early."""
+        for t in tools:
+            for inj in t.injected:
+                if inj.source == "field" and inj.field not in self.fields:
+                    raise ConfigError(
+                        f"tool {t.name!r} injects state field {inj.field!r}, which the state "
+                        f"schema does not declare (fields: {', '.join(sorted(self.fields))})"
+                        "; declare it in the state schema or fix the tool"
+                    )
 
     def extend(self, extra: Iterable[StateField]) -> StateSchema:
         """This schema plus more fields (YAML ``state:`` declarations)."""

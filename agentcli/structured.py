@@ -71,6 +71,17 @@ class ResponseFormat:
             )
         return self.build(value)
 
+    def answer(self, finish: AgentFinish, values: dict[str, object]) -> AgentFinish:
+        """The run's answer checked against the schema (else OutputParserError): the value goes
+        to ``values["structured_response"]``, and an answer given as the whole object (not one
+        of its fields) becomes its JSON text."""
+        values["structured_response"] = self.parse(finish)
+        raw = finish.return_values.get(ANSWER_VALUE)
+        if raw is None:
+            return finish
+        return AgentFinish({**finish.return_values, "output": json.dumps(raw, ensure_ascii=False)},
+                           finish.log)
+
 
 def _build_dataclass(cls: type, value: Mapping[str, object]) -> object:
     hints = typing.get_type_hints(cls)
