@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from agentcli.agents._prefix import PrefixCache
+from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.prompt_parts import human_text, take_parts
 from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
 from agentcli.agents.prompts import builtin_text, load, render, template_name
@@ -60,6 +61,7 @@ class Agent(ABC):
     prompt_options: ClassVar[Literal["text", "chat"]] = "chat"
     # True when the reply is one JSON action blob: a schema (structured actions) can constrain it.
     json_blob: ClassVar[bool] = False
+    quoted_names: ClassVar[bool] = False  # True when the prompt shows tool names "quoted"
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
                  system_extra: str = "", action_schema: dict[str, Any] | None = None,
@@ -71,15 +73,24 @@ class Agent(ABC):
         self.action_schema = action_schema  # constrains each action blob (structured actions)
         self.prompt_style = prompt_style  # "full", or "compact" for small models
         self.llm: BaseChatModel | None = None  # the model an executor uses unless given one
+        self.setup()
 
-    def prompt(self, base: str, *, quoted_names: bool = False, **values: str) -> str:
+    def setup(self) -> None:  # noqa: B027 - an optional hook: most types override it
+        """Build the prompt and parser from the tools (the last step of ``__init__``)."""
+
+    def tool_values(self, no_tools: str = "") -> dict[str, str]:
+        """``{tools}`` (``name: description`` lines, or ``no_tools``) and ``{tool_names}``."""
+        return {"tools": tool_lines(self.tools) or no_tools,
+                "tool_names": ", ".join(self.allowed_tools)}
+
+    def prompt(self, base: str, **values: str) -> str:
         """The prompt file ``base`` filled in; its compact variant for the compact style.
 
         A template the user replaced (``--prompt``) always wins over the compact variant.
         """
         name = base if base in self.templates else prompt_name(base, self.prompt_style)
         if name != base:
-            values = {**values, **compact_values(self.tools, quoted_names=quoted_names)}
+            values = {**values, **compact_values(self.tools, quoted_names=self.quoted_names)}
         return render(self.text(name), **values)
 
     def text(self, name: str) -> str:
@@ -113,7 +124,7 @@ class Agent(ABC):
         clone.tools = list(tools)
         return clone
 
-    def question(self, inputs: Mapping[str, Any]) -> str:
+    def question(self, inputs: Mapping[str, object]) -> str:
         """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
         question = inputs["input"]
         return human_text(self.templates, question if isinstance(question, str) else
@@ -125,7 +136,7 @@ class Agent(ABC):
         return [t.name for t in self.tools]
 
     @abstractmethod
-    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+    def request(self, state: Mapping[str, object], *, final: bool = False) -> ChatRequest:
         """The model request for the next step; ``final`` asks for an answer now, no tools."""
 
     @abstractmethod
@@ -179,14 +190,14 @@ class TextAgent(Agent):
 
     @abstractmethod
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """The prompt for this step; ``final`` adds the answer-now instruction."""
 
-    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+    def request(self, state: Mapping[str, object], *, final: bool = False) -> ChatRequest:
         """The prompt built from the steps so far, with this type's stop sequences (and the
         action schema, where one constrains replies; never on the answer-now request)."""
-        steps = state.get("intermediate_steps") or ()
+        steps = cast("Sequence[AgentStep]", state.get("intermediate_steps") or ())
         schema = self.action_schema
         if final and schema is not None:  # answer now: only the final-answer branch is allowed
             from agentcli.agents.action_schema import final_only
@@ -198,6 +209,27 @@ class TextAgent(Agent):
     def decide(self, result: ChatResult) -> Decision:
         """Parse the model's text."""
         return self.parser.parse(result.text)
+
+
+class JsonBlobAgent(TextAgent):
+    """A chat type whose system message is its main template filled with the tools, and
+    whose model replies with one JSON action blob (or ``Final Answer``) per turn."""
+
+    json_blob: ClassVar[bool] = True
+    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
+    single_input: ClassVar[bool] = True  # False: tools with several arguments are shown too
+    no_tools: ClassVar[str] = ""  # what ``{tools}`` says when there are none
+
+    def setup(self) -> None:
+        """The JSON-blob parser and the system prompt."""
+        if self.single_input:
+            require_single_input(self.agent_type, self.tools)
+        self.parser = JsonBlobOutputParser()
+        self.system_prompt = self.with_instructions(self.system_text())
+
+    def system_text(self) -> str:
+        """The main template filled with the tools."""
+        return self.prompt(str(self.main_template), **self.tool_values(self.no_tools)).strip()
 
 
 def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False) -> str:
@@ -249,10 +281,10 @@ def final_instruction() -> str:
     return load("final_answer").strip()
 
 
-def chat_history(inputs: Mapping[str, Any]) -> list[Message]:
+def chat_history(inputs: Mapping[str, object]) -> list[Message]:
     """The memory's prior turns (``inputs["chat_history"]``), or none."""
-    history = inputs.get("chat_history") or []
-    return [m for m in history if isinstance(m, Message)]
+    history = inputs.get("chat_history")
+    return [m for m in history if isinstance(m, Message)] if isinstance(history, list | tuple) else []
 
 
 def history_text(messages: Sequence[Message]) -> str:

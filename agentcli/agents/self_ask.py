@@ -96,7 +96,7 @@ class SelfAskAgent(TextAgent):
         self.parser = SelfAskOutputParser(search.name)
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """The few-shot prompt with each follow-up and its intermediate answer replayed."""
         pad = "".join(

@@ -16,7 +16,7 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from agentcli import _json_repair
 from agentcli.agents.base import Agent, chat_history
@@ -78,9 +78,9 @@ class ToolCallingAgent(Agent):
         self.system_prompt = self.with_instructions(base)
 
     # -- prompt -------------------------------------------------------------------------
-    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+    def request(self, state: Mapping[str, object], *, final: bool = False) -> ChatRequest:
         """System, history, then the conversation so far (calls and their tool messages)."""
-        turns = list(state.get("messages") or ())
+        turns = list(cast("Sequence[Message]", state.get("messages") or ()))
         messages = [system(self.system_prompt), *chat_history(state),
                     *(with_media(turns) if self.tool_media else turns)]
         if final:  # no tools: a structured answer can be constrained to its schema natively
