@@ -284,7 +284,9 @@ def final_instruction() -> str:
 def chat_history(inputs: Mapping[str, object]) -> list[Message]:
     """The memory's prior turns (``inputs["chat_history"]``), or none."""
     history = inputs.get("chat_history")
-    return [m for m in history if isinstance(m, Message)] if isinstance(history, list | tuple) else []
+    if not isinstance(history, list | tuple):
+        return []
+    return [m for m in history if isinstance(m, Message)]
 
 
 def history_text(messages: Sequence[Message]) -> str:

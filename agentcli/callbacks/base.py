@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from agentcli.events import RunEvent, ToolInput
 
 
 class BaseCallbackHandler:
@@ -30,44 +30,44 @@ class BaseCallbackHandler:
     raise_error: bool = False  # a failing handler is logged, never raised, whatever this says
     run_inline: bool = False
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Any event of the run, typed (see :mod:`agentcli.events`)."""
 
-    def on_chain_start(self, inputs: dict[str, Any], **kw: Any) -> None:
+    def on_chain_start(self, inputs: dict[str, Any], **kw: object) -> None:
         """A run started."""
 
-    def on_chain_end(self, outputs: dict[str, Any], **kw: Any) -> None:
+    def on_chain_end(self, outputs: dict[str, Any], **kw: object) -> None:
         """A run ended with an answer (or a stop)."""
 
-    def on_chain_error(self, error: BaseException, **kw: Any) -> None:
+    def on_chain_error(self, error: BaseException, **kw: object) -> None:
         """A run failed."""
 
-    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
+    def on_llm_start(self, messages: list[Message], **kw: object) -> None:
         """A model request is about to be sent."""
 
-    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+    def on_llm_new_token(self, token: str, **kw: object) -> None:
         """A streamed token arrived."""
 
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+    def on_llm_end(self, result: ChatResult, **kw: object) -> None:
         """A model request completed."""
 
-    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
+    def on_llm_error(self, error: BaseException, **kw: object) -> None:
         """A model request failed."""
 
-    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
+    def on_agent_action(self, action: AgentAction, **kw: object) -> None:
         """The agent chose a tool."""
 
-    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
+    def on_agent_finish(self, finish: AgentFinish, **kw: object) -> None:
         """The agent gave its final answer."""
 
-    def on_tool_start(self, tool: str, tool_input: str | dict[str, Any], **kw: Any) -> None:
+    def on_tool_start(self, tool: str, tool_input: ToolInput, **kw: object) -> None:
         """A tool is about to run."""
 
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
+    def on_tool_end(self, observation: str, **kw: object) -> None:
         """A tool returned; ``observation`` is what the model will read."""
 
-    def on_tool_error(self, error: BaseException, **kw: Any) -> None:
+    def on_tool_error(self, error: BaseException, **kw: object) -> None:
         """A tool raised (its error becomes the observation)."""
 
-    def on_text(self, text: str, **kw: Any) -> None:
+    def on_text(self, text: str, **kw: object) -> None:
         """Free-form text worth showing (notices, parse-error recoveries, limits)."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import json
 import logging
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -14,24 +17,12 @@ from agentcli.callbacks.run_ids import CallIds, as_uuid
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
+    from agentcli.schema import Message
 
 log = logging.getLogger("agentcli.callbacks")
 
 _HOOKS = tuple(name for name in vars(BaseCallbackHandler) if name.startswith("on_"))
 _LEGACY_HOOKS = tuple(h for h in _HOOKS if h != "on_event")
-
-
-def _uses_hooks(handler: BaseCallbackHandler) -> bool:
-    """Whether a handler overrides any LangChain-style ``on_*`` hook (else it reads events)."""
-    cls = type(handler)
-    known = _USES_HOOKS.get(cls)
-    if known is None:
-        known = _USES_HOOKS[cls] = any(
-            getattr(cls, h, None) is not getattr(BaseCallbackHandler, h) for h in _LEGACY_HOOKS)
-    return known
-
-
-_USES_HOOKS: dict[type, bool] = {}  # per handler class: a fact of the class, not a setting
 
 # LangChain's opt-out flags on a handler, and the hooks (and typed event kinds) each one mutes
 _IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_",
@@ -39,37 +30,39 @@ _IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain"
 _EVENT_HOOK = {"model_start": "on_llm_start", "model_end": "on_llm_", "model_error": "on_llm_",
                "token": "on_llm_", "action": "on_agent_", "finish": "on_agent_",
                "start": "on_chain_", "end": "on_chain_", "error": "on_chain_"}
-
-
 # Hooks whose LangChain signature starts with ``serialized`` (a dict naming the component)
 _SERIALIZED = ("on_llm_start", "on_tool_start", "on_chain_start")
 
 
-def _wants_serialized(method: Any) -> bool:
-    """Whether a hook is written LangChain's way: ``(serialized, X, ...)``."""
-    func = getattr(method, "__func__", method)
-    known = _ARITY.get(func)
-    if known is None:
-        import inspect
-
-        try:
-            params = list(inspect.signature(method).parameters.values())
-        except (TypeError, ValueError):
-            params = []
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        known = _ARITY[func] = len(positional) >= 2 and positional[0].name == "serialized"
-    return known
+def _uses_hooks(handler: BaseCallbackHandler) -> bool:
+    """Whether a handler overrides any LangChain-style ``on_*`` hook (else it reads events)."""
+    cls = type(handler)
+    if cls not in _USES_HOOKS:
+        _USES_HOOKS[cls] = any(getattr(cls, h, None) is not getattr(BaseCallbackHandler, h)
+                               for h in _LEGACY_HOOKS)
+    return _USES_HOOKS[cls]
 
 
-_ARITY: dict[Any, bool] = {}  # per hook function: a fact of the code
+_USES_HOOKS: dict[type, bool] = {}  # per handler class: a fact of the class, not a setting
 
 
-def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tuple[Any, ...]:
+@cache
+def _wants_serialized(func: Callable[..., object]) -> bool:
+    """Whether a hook function is written LangChain's way: ``(self, serialized, X, ...)``."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = names[1:] if names[:1] == ["self"] else names
+    return len(names) >= 2 and names[0] == "serialized"
+
+
+def _langchain_args(hook: str, args: tuple[object, ...], kw: Mapping[str, object],
+                    ) -> tuple[object, ...]:
     """Our hook's arguments in LangChain's shape: ``serialized`` first; prompts as text."""
-    import json
-
     if hook == "on_llm_start":
-        messages = args[0]
+        messages = cast("list[Message]", args[0])
         text = "\n".join(f"{m.role}: {m.content}" for m in messages)
         return {"name": str(kw.get("model") or "")}, [text]
     if hook == "on_tool_start":
@@ -80,7 +73,7 @@ def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tup
     return {"name": str(kw.get("name") or "AgentExecutor")}, *args
 
 
-def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> bool:
+def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[object, ...]) -> bool:
     """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
     if not (getattr(handler, "ignore_llm", False) or getattr(handler, "ignore_agent", False)
             or getattr(handler, "ignore_chain", False)
@@ -121,7 +114,7 @@ class CallbackManager:
         """A manager for a nested run (a tool's own model call) sharing these handlers."""
         return CallbackManager(self.handlers, parent_run_id=self.run_id)
 
-    def emit(self, hook: str, *args: Any, **kw: Any) -> None:
+    def emit(self, hook: str, *args: object, **kw: object) -> None:
         """Call ``hook`` on every handler that has it."""
         if hook not in _HOOKS:
             raise AttributeError(f"unknown callback hook {hook!r}")
@@ -132,7 +125,7 @@ class CallbackManager:
                 continue
             try:
                 method = getattr(handler, hook)
-                if hook in _SERIALIZED and _wants_serialized(method):
+                if hook in _SERIALIZED and _wants_serialized(getattr(method, "__func__", method)):
                     method(*_langchain_args(hook, args, kw), **kw)
                 else:
                     method(*args, **kw)
@@ -157,20 +150,6 @@ class CallbackManager:
         if legacy is not None:
             hook, args, kw = legacy
             self.emit(hook, *args, **kw, run_id=as_uuid(own), parent_run_id=as_uuid(parent))
-
-    def __getattr__(self, name: str) -> Any:
-        if name in _HOOKS:
-            return lambda *args, **kw: self.emit(name, *args, **kw)
-        raise AttributeError(name)
-
-
-def ensure_manager(
-    callbacks: CallbackManager | Iterable[BaseCallbackHandler] | None,
-) -> CallbackManager:
-    """Turn None, a list of handlers or a manager into a manager."""
-    if isinstance(callbacks, CallbackManager):
-        return callbacks
-    return CallbackManager(callbacks or ())
 
 
 def handlers_of(
@@ -227,7 +206,7 @@ class RunConfig:
         return replace(self, callbacks=(*self.callbacks, *more)) if more else self
 
 
-def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
+def legacy_form(event: RunEvent) -> tuple[str, tuple[object, ...], dict[str, object]] | None:
     """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
     if isinstance(event, ev.Start):
         return "on_chain_start", (event.inputs,), {

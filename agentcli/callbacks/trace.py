@@ -103,7 +103,7 @@ class TraceHandler(BaseCallbackHandler):
                            {**kw, "kind": "recovered", "reason": reason})
         elif event.kind == "end":
             self._stops.pop(run, None)
-            args = ({**args[0], "answer": real_answer(event.result)},)
+            args = ({**event.result.to_dict(), "answer": real_answer(event.result)},)
         self.write(hook, args, {**kw, **extra})
 
     def write(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
