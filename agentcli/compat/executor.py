@@ -30,7 +30,7 @@ class CallbackManagerForChainRun:
         self.verbose = verbose
         self.run_id = manager.run_id
 
-    def on_text(self, text: str, color: str | None = None, end: str = "", **kw: Any) -> None:
+    def on_text(self, text: str, color: str | None = None, end: str = "", **kw: object) -> None:
         """Tell the handlers; print it (in ``color``) when the executor is verbose."""
         self.manager.emit("on_text", text, color=color, **kw)
         if self.verbose:
@@ -47,7 +47,7 @@ class CallbackManagerForChainRun:
 class CallbackManagerForLLMRun:
     """``run_manager`` in a LangChain-style model's ``_generate`` (agentcli passes None)."""
 
-    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+    def on_llm_new_token(self, token: str, **kw: object) -> None:
         """Tokens reach the run through ``on_token``; nothing to do here."""
 
 
@@ -89,7 +89,7 @@ class AgentExecutor(_Executor):
         return run_sync(_Executor.ainvoke(self, inputs, config))
 
 
-def _as_result(inputs: Mapping[str, Any], out: Mapping[str, Any]) -> RunResult:
+def _as_result(inputs: Mapping[str, object], out: Mapping[str, object]) -> RunResult:
     """What ``_call`` returned (a plain dict, say a fallback answer) as a result dict."""
     output = str(out.get("output", ""))
     extra = {k: v for k, v in out.items() if k not in ("output", "input")}
