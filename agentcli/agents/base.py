@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from agentcli.agents._prefix import PrefixCache
+from agentcli.agents._prefix import scratchpad as scratchpad  # text types' prior work
 from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.prompt_parts import human_text, take_parts
 from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
@@ -230,18 +231,6 @@ class JsonBlobAgent(TextAgent):
     def system_text(self) -> str:
         """The main template filled with the tools."""
         return self.prompt(str(self.main_template), **self.tool_values(self.no_tools)).strip()
-
-
-def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False) -> str:
-    """Replay the steps as prior work: each log, its observation, then ``Thought:``.
-
-    A log that follows a ``Thought:`` already written (every step after the first, and the
-    first when the prompt ends with one) loses its own leading ``Thought:`` so it never doubles.
-    """
-    # Incremental: each call renders only the steps added since the last one (agents/_pad.py).
-    from agentcli.agents._pad import scratchpad_text
-
-    return scratchpad_text(steps, starts_after_thought)
 
 
 def work_as_turns(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.pricing import cost_of
+from agentcli.pricing import PriceTable, cost_of
 
 if TYPE_CHECKING:
     from agentcli.events import ModelEnd, RunEvent
@@ -37,14 +37,13 @@ def _rate(errors: int, total: int) -> float | None:
 class MetricsHandler(BaseCallbackHandler):
     """Collects what a run cost: calls, tokens in/out, latencies, tool time, errors, USD."""
 
-    def __init__(self, prices: Any = None) -> None:
-        self._prices = prices  # a pricing.PriceTable; None loads the built-in table lazily
+    def __init__(self, prices: PriceTable | None = None) -> None:
+        self._prices = prices  # None loads the built-in table lazily
         self._lock = threading.Lock()
         self.reset()
 
     def reset(self) -> None:
         """Start counting afresh (LangChain handlers' ``reset_metrics``)."""
-        self._llm_started: dict[str, list[float]] = {}
         self._tool_started: dict[tuple[str, str], list[float]] = {}
         self.llm_latencies: list[float] = []
         self.llm_calls = 0
@@ -64,24 +63,17 @@ class MetricsHandler(BaseCallbackHandler):
 
     reset_metrics = reset
 
-    @staticmethod
-    def _rid(kw: dict[str, Any]) -> str:
-        return str(kw.get("run_id") or "")
-
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Count what each event says (the one observer API)."""
-        rid = self._rid(kw)
+        rid = str(kw.get("run_id") or "")
         with self._lock:
             if isinstance(event, ev.Start):
                 self.runs += 1
             elif isinstance(event, ev.RunError):
                 self.run_errors += 1
-            elif isinstance(event, ev.ModelStart):
-                self._llm_started.setdefault(rid, []).append(time.perf_counter())
             elif isinstance(event, ev.ModelEnd):
-                self._model_end(rid, event)
+                self._model_end(event)
             elif isinstance(event, ev.ModelError):
-                self._llm_elapsed(rid)
                 self.llm_errors += 1
             elif isinstance(event, ev.ToolStart):
                 self._tool_started.setdefault((rid, event.tool), []).append(time.perf_counter())
@@ -92,23 +84,12 @@ class MetricsHandler(BaseCallbackHandler):
             elif isinstance(event, ev.Notice):
                 self._notice(event.topic)
 
-    def _llm_elapsed(self, rid: str) -> float | None:
-        starts = self._llm_started.get(rid)
-        if not starts:
-            return None
-        started = starts.pop()
-        if not starts:
-            del self._llm_started[rid]
-        return time.perf_counter() - started
-
-    def _model_end(self, rid: str, event: ModelEnd) -> None:
+    def _model_end(self, event: ModelEnd) -> None:
         result = event.result
         model = str(event.model or result.model or "")
         cost = event.cost if event.cost is not None else cost_of(model, result.usage,
                                                                   self._prices)
-        elapsed = self._llm_elapsed(rid)
-        if elapsed is not None:
-            self.llm_latencies.append(elapsed)
+        self.llm_latencies.append(event.elapsed)
         self.llm_calls += 1
         self.prompt_tokens += result.usage.prompt_tokens
         self.completion_tokens += result.usage.completion_tokens
