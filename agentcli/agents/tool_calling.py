@@ -131,8 +131,9 @@ class ToolCallingAgent(Agent):
         return AgentFinish({"output": result.text.strip()}, result.text)
 
     def finish(self, result: ChatResult) -> AgentFinish:
-        """The forced answer; a server that ignored the missing tools may still send calls."""
-        return _final(result)
+        """The forced answer: the reply's text only. A server that ignored the missing tools
+        may still send calls; those are no answer (empty text), and the run ends without one."""
+        return AgentFinish({"output": result.text.strip()}, result.text)
 
     def explain(self, error: ProviderError) -> ProviderError:
         """A 400 about tools means the server cannot do native calls: say what to use instead."""
@@ -161,22 +162,14 @@ def with_media(messages: Sequence[Message]) -> list[Message]:
     """
     out: list[Message] = []
     pending: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role != "tool" and pending:
+    for message in [*messages, None]:  # None: the end, where the last group is flushed
+        if (message is None or message.role != "tool") and pending:
             out.append(Message("user", load("tool_media").strip(), parts=tuple(pending)))
             pending = []
-        out.append(message)
-        if message.role == "tool":
-            pending += message.parts
-    if pending:
-        out.append(Message("user", load("tool_media").strip(), parts=tuple(pending)))
+        if message is not None:
+            out.append(message)
+            pending += message.parts if message.role == "tool" else ()
     return out
-
-
-def _final(result: ChatResult) -> AgentFinish:
-    """The forced answer: the reply's text only. A server that ignored the missing tools may
-    still send calls; those are no answer (empty text), and the run ends without one."""
-    return AgentFinish({"output": result.text.strip()}, result.text)
 
 
 def _arguments_text(tool_input: str | dict[str, Any]) -> str:
