@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from agentcli.agents.base import Agent
 
 FINAL_ANSWER = "Final Answer"
-SCHEMA_NAME = "agent_action"  # the name OpenAI requires beside a json_schema
 # A bound on text inputs and answers: without it a small model fills the string until the
 # token cap (one measured SmolLM2 reply: 1,024 tokens of Calculator "input", 75 s).
 MAX_INPUT_CHARS = 400

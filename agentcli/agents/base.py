@@ -123,6 +123,7 @@ class Agent(ABC):
 
         clone = copy.copy(self)
         clone.tools = list(tools)
+        clone.setup()  # its prompt and parser over the new tools
         return clone
 
     def question(self, inputs: Mapping[str, object]) -> str:

@@ -426,11 +426,9 @@ def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidat
     tool_input = clean_input(raw_input)
     if norm_name(tool) in _FINAL_TOOLS:
         return _finish(pos, tool_input, raw)
-    if structured:
-        parsed = maybe_json(tool_input)
-        return _Candidate(pos, AgentAction(tool, parsed if isinstance(parsed, dict) else tool_input,
-                                           raw))
-    return _Candidate(pos, AgentAction(tool, tool_input, raw))
+    parsed = maybe_json(tool_input) if structured else None  # an object for structured tools
+    return _Candidate(pos, AgentAction(tool, parsed if isinstance(parsed, dict) else tool_input,
+                                       raw))
 
 
 def _blob_candidates(text: str, raw: str, structured: bool) -> list[_Candidate]:

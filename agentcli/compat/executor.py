@@ -16,7 +16,7 @@ from typing import Any
 from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
 from agentcli.executor import AgentExecutor as _Executor
-from agentcli.executor import Config, Inputs
+from agentcli.executor import Config, Inputs, _given
 from agentcli.schema import RunResult
 
 
@@ -63,9 +63,7 @@ class AgentExecutor(_Executor):
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
         """Run through ``self._call`` (LangChain's hook) and return the result dict."""
-        given = input if inputs is None else inputs
-        if given is None:
-            raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
+        given = _given(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
         conf = RunConfig.of(config).adding(callbacks)
         manager = CallbackManager([*self.callbacks, *conf.callbacks])

@@ -47,10 +47,10 @@ class BaseTool(Tool):
                   if p.name not in _MANAGED and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         schema = _schema(given["args_schema"])
         if schema is None and len(params) > 1:
-            schema = {k: v for k, v in schema_from_function(run).items()}
+            schema = schema_from_function(run)
             for managed in _MANAGED:
-                schema.get("properties", {}).pop(managed, None)
-            schema["required"] = [r for r in schema.get("required", []) if r not in _MANAGED]
+                schema["properties"].pop(managed, None)
+            schema["required"] = [r for r in schema["required"] if r not in _MANAGED]
         has_async = cls._arun is not BaseTool._arun
         Tool.__init__(self, name, str(given["description"] or ""), func=self._call_run,
                       coroutine=self._call_arun if has_async else None, args_schema=schema,
