@@ -194,12 +194,14 @@ def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], int]:
                 f"{raw[:200]!r}. Call it again with a JSON object of its arguments.",
             ) from None
         return value, 1
-    if isinstance(value, str):  # double-encoded arguments
-        inner = maybe_json(value)
-        return (inner, 1) if isinstance(inner, dict) else ({"input": value}, 1)
-    if not isinstance(value, dict):
-        return {"input": value}, 1
-    return value, 0
+    return (value, 0) if isinstance(value, dict) else (_as_arguments(value), 1)
+
+
+def _as_arguments(value: object) -> dict[str, Any]:
+    """Arguments as an object: a JSON string (double-encoded arguments) decoded, any other
+    value as ``{"input": value}``."""
+    decoded = maybe_json(value) if isinstance(value, str) else value
+    return decoded if isinstance(decoded, dict) else {"input": value}
 
 
 def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -219,11 +221,5 @@ def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any
             call = _json_repair.find_tool_call(item)
             if call is None or call[0] not in names:
                 continue
-            args = call[2] if call[1] else {}
-            if isinstance(args, str):
-                decoded = maybe_json(args)
-                args = decoded if isinstance(decoded, dict) else {"input": args}
-            elif not isinstance(args, dict):
-                args = {"input": args}
-            found.append((call[0], args))
+            found.append((call[0], _as_arguments(call[2]) if call[1] else {}))
     return found[:20]
