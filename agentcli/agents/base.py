@@ -11,7 +11,7 @@ from agentcli.agents._prefix import PrefixCache
 from agentcli.agents._prefix import scratchpad as scratchpad  # text types' prior work
 from agentcli.agents.parsers import JsonBlobOutputParser
 from agentcli.agents.prompt_parts import human_text, take_parts
-from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
+from agentcli.agents.prompt_style import argument_names, compact_values, prompt_name, tool_lines
 from agentcli.agents.prompts import builtin_text, load, render, template_name
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
@@ -288,10 +288,9 @@ def history_text(messages: Sequence[Message]) -> str:
 def require_single_input(agent_type: str, tools: Sequence[Tool]) -> None:
     """Text formats pass one string per call: refuse tools that need several arguments."""
     for t in tools:
-        props = (t.args_schema or {}).get("properties") or {}
-        if t.is_structured and len(props) > 1:
+        if names := argument_names(t):
             raise ConfigError(
                 f"the agent type {agent_type!r} passes one text input per call, but the tool "
-                f"{t.name!r} takes several arguments ({', '.join(props)}); use --agent "
+                f"{t.name!r} takes several arguments ({', '.join(names)}); use --agent "
                 "structured-chat-zero-shot-react-description or --agent tool-calling"
             )
