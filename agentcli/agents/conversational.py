@@ -23,7 +23,7 @@ from agentcli.agents.base import (
     history_text,
     require_single_input,
 )
-from agentcli.agents.parsers import ReActOutputParser
+from agentcli.agents.parsers import ReActOutputParser, labelled_answer
 from agentcli.agents.prompts import render
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, assistant, system, user
@@ -45,12 +45,9 @@ class ConversationalOutputParser:
         """Parse one reply of the conversational text format."""
         ai = _AI_LABEL.search(text)
         action = _ACTION_LABEL.search(text)
-        if ai is not None and (action is None or ai.start() < action.start()):
-            reply = text[ai.end():]
-            turn = _NEXT_TURN.search(reply)
-            reply = (reply[: turn.start()] if turn else reply).strip()
-            if reply:
-                return AgentFinish({"output": reply}, text)
+        reply = labelled_answer(text, ai, action, _NEXT_TURN)
+        if reply is not None:
+            return reply
         try:
             return self._react.parse(text)
         except OutputParserError as err:

@@ -152,6 +152,18 @@ def maybe_json(text: str) -> Any:
     return value if isinstance(value, (dict, list)) else text
 
 
+def labelled_answer(text: str, label: re.Match[str] | None, rival: re.Match[str] | None,
+                    end: re.Pattern[str]) -> AgentFinish | None:
+    """The answer after ``label`` (``AI:``, ``So the final answer is:``) up to ``end``, when
+    the label comes before its ``rival`` (an action) and the answer is not empty."""
+    if label is None or (rival is not None and rival.start() < label.start()):
+        return None
+    answer = text[label.end():]
+    stop = end.search(answer)
+    answer = (answer[: stop.start()] if stop else answer).strip()
+    return AgentFinish({"output": answer}, text) if answer else None
+
+
 class ReActOutputParser:
     """Parses the text ReAct format (``Action:`` / ``Action Input:`` / ``Final Answer:``)."""
 
