@@ -18,7 +18,6 @@ from importlib.resources import files
 from agentcli.schema import EXAMPLE_ANSWER, EXAMPLE_CALCULATION
 from agentcli.tools.base import Tool
 
-STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
 # The compact prompts' worked example, in each format (it ends the way a step ends). SmolLM2
