@@ -22,8 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import legacy_form
+from agentcli.callbacks.base import BaseCallbackHandler, legacy_form
 from agentcli.outcome import real_answer
 from agentcli.redact import open_word, redact
 from agentcli.schema import FORCE_STOP_MESSAGE, stop_words
