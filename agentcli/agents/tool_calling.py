@@ -138,20 +138,18 @@ class ToolCallingAgent(Agent):
     def explain(self, error: ProviderError) -> ProviderError:
         """A 400 about tools means the server cannot do native calls: say what to use instead."""
         message = str(error)
-        if error.status == 400 and self.tool_media and any(
+        if error.status != 400:
+            return error
+        if self.tool_media and any(
                 word in message.lower() for word in ("image", "audio", "vision", "multimodal")):
-            return ProviderError(
-                f"{message}; this model does not seem to accept the images or audio a tool "
-                "returned: set tool_media: off in the config (or AGENT_TOOL_MEDIA=off)",
-                provider=error.provider, status=error.status,
-            )
-        if error.status == 400 and "tool" in message.lower():
-            return ProviderError(
-                f"{message}; this model or server does not seem to support native tool "
-                f"calling, use a text agent type such as {TEXT_AGENT_HINT}",
-                provider=error.provider, status=error.status,
-            )
-        return error
+            hint = ("this model does not seem to accept the images or audio a tool returned: "
+                    "set tool_media: off in the config (or AGENT_TOOL_MEDIA=off)")
+        elif "tool" in message.lower():
+            hint = ("this model or server does not seem to support native tool calling, use a "
+                    f"text agent type such as {TEXT_AGENT_HINT}")
+        else:
+            return error
+        return ProviderError(f"{message}; {hint}", provider=error.provider, status=error.status)
 
 
 def with_media(messages: Sequence[Message]) -> list[Message]:
