@@ -35,7 +35,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from agentcli import _json_repair
 from agentcli.agents.action_text import (
@@ -45,9 +45,9 @@ from agentcli.agents.action_text import (
     clean_input,
     drop_dangling_fence,
     is_code,
+    maybe_json,
     norm_name,
     tool_name,
-    unfence,
 )
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
@@ -127,29 +127,6 @@ class _Candidate:
     result: AgentAction | AgentFinish | None = None
     problem: str = ""  # "input" (an action without input) or "placeholder"
     tool: str = ""
-
-
-def maybe_json(text: str) -> Any:
-    """Return the JSON object or list that ``text`` holds (repairing it), else ``text`` as is."""
-    stripped = text.strip()
-    if stripped.startswith(("```", "~~~")):
-        stripped = unfence(stripped)
-    if stripped.startswith('"'):  # a JSON string that itself holds JSON
-        try:
-            inner = json.loads(stripped)
-        except ValueError:
-            return text
-        if isinstance(inner, str) and inner.lstrip().startswith(("{", "[", "```")):
-            value = maybe_json(inner)
-            return value if isinstance(value, (dict, list)) else text
-        return text
-    if not stripped.startswith(("{", "[")):
-        return text
-    try:
-        value = _json_repair.loads(stripped)
-    except (ValueError, RecursionError):
-        return text
-    return value if isinstance(value, (dict, list)) else text
 
 
 def labelled_answer(text: str, label: re.Match[str] | None, rival: re.Match[str] | None,
