@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from agentcli.agents._prefix import PrefixCache
 from agentcli.agents._prefix import scratchpad as scratchpad  # text types' prior work
 from agentcli.agents.parsers import JsonBlobOutputParser
-from agentcli.agents.prompt_parts import human_text, take_parts
+from agentcli.agents.prompt_parts import take_parts
 from agentcli.agents.prompt_style import argument_names, compact_values, prompt_name, tool_lines
 from agentcli.agents.prompts import builtin_text, load, render, template_name
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
@@ -20,9 +20,11 @@ from agentcli.schema import (
     AgentStep,
     ChatRequest,
     ChatResult,
+    ContentText,
     Decision,
     Message,
     assistant,
+    media_parts,
     user,
 )
 from agentcli.tools.base import Tool
@@ -127,10 +129,16 @@ class Agent(ABC):
         return clone
 
     def question(self, inputs: Mapping[str, object]) -> str:
-        """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
+        """The first user message of a chat prompt: the input (in ``human_message``, if set;
+        a :class:`~agentcli.schema.ContentText` input keeps its attachments)."""
         question = inputs["input"]
-        return human_text(self.templates, question if isinstance(question, str) else
-                          str(question))
+        question = question if isinstance(question, str) else str(question)
+        template = self.templates.get("human_message")
+        if template is None:
+            return question
+        text = render(template, input=str(question), agent_scratchpad="").strip()
+        parts = media_parts(question)
+        return ContentText(text, parts) if parts else text
 
     @property
     def allowed_tools(self) -> list[str]:
