@@ -5,12 +5,13 @@ O(steps) per step (O(n²) per run). A :class:`PrefixCache` keeps what was built 
 keyed by the first step's identity (and a variant), and builds only the steps added since.
 The cached prefix is compared with the list it is asked about (identity first, then
 equality, in C), so a trimmed, edited or unrelated list is simply built again: the result is
-always what a full build gives. Used for the scratchpad (``_pad.py``) and for the work as
-chat turns (``base.work_as_turns``).
+always what a full build gives. Used for the scratchpad (:func:`scratchpad`, below) and for
+the work as chat turns (``base.work_as_turns``).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -56,3 +57,36 @@ class PrefixCache(Generic[T]):
             if len(self._runs) > MAX_RUNS:
                 self._runs.popitem(last=False)
         return value
+
+
+_LEADING_THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.I)
+
+
+def render_steps(steps: Sequence[AgentStep], *, first_index: int = 0,
+                 starts_after_thought: bool = False) -> str:
+    """Steps as prior work: each log, its observation, then ``Thought:`` (no cache)."""
+    parts = []
+    for i, step in enumerate(steps, first_index):
+        log = step.action.log.strip()
+        if i > 0 or starts_after_thought:
+            if log[:7].lower() == "thought":  # cheap test first: this runs for every step
+                log = _LEADING_THOUGHT.sub("", log)
+            log = " " + log
+        parts.append(f"{log}\nObservation: {step.observation}\nThought:")
+    return "".join(parts)
+
+
+_SCRATCHPADS: PrefixCache[str] = PrefixCache(str.__add__)
+
+
+def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False) -> str:
+    """Replay the steps as prior work: each log, its observation, then ``Thought:``.
+
+    A log that follows a ``Thought:`` already written (every step after the first, and the
+    first when the prompt ends with one) loses its own leading ``Thought:`` so it never doubles.
+    Incremental: each call renders only the steps added since the last one.
+    """
+    if not steps:
+        return ""
+    return _SCRATCHPADS.get(steps, starts_after_thought, lambda rest, first: render_steps(
+        rest, first_index=first, starts_after_thought=starts_after_thought))

@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentcli.agents.prompt_style import argument_names
 from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.agents.base import Agent
 
 FINAL_ANSWER = "Final Answer"
-SCHEMA_NAME = "agent_action"  # the name OpenAI requires beside a json_schema
 # A bound on text inputs and answers: without it a small model fills the string until the
 # token cap (one measured SmolLM2 reply: 1,024 tokens of Calculator "input", 75 s).
 MAX_INPUT_CHARS = 400
@@ -43,7 +43,7 @@ def action_schema(
     ``action_input`` must be, instead of text.
     """
     names = [t.name for t in tools]
-    structured = [t for t in tools if _takes_object(t)]
+    structured = [t for t in tools if argument_names(t)]
     answer = _clean(answer_schema) if answer_schema is not None else dict(_TEXT)
     if not structured and answer_schema is None:
         return _branch([*names, final_action], answer)
@@ -85,14 +85,8 @@ def _branch(actions: list[str], action_input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _takes_object(tool: Tool) -> bool:
-    """Whether the tool's input is an object of several named arguments."""
-    props = (tool.args_schema or {}).get("properties") or {}
-    return tool.is_structured and len(props) > 1
-
-
 def _input_schema(tool: Tool) -> dict[str, Any]:
-    if not _takes_object(tool):
+    if not argument_names(tool):
         return dict(_TEXT)
     schema: dict[str, Any] = _clean(tool.args_schema or {})
     schema.setdefault("type", "object")

@@ -1,6 +1,7 @@
 """The text of an ``Action:`` line and its ``Action Input``, as small models write them:
 the tool's name without quotes, bold or a description, a code expression told apart from a
-tool, ``tool("x")`` call forms, and an input without fences, quotes or trailing notes."""
+tool, ``tool("x")`` call forms, and an input without fences, quotes or trailing notes (and
+the JSON it may hold: :func:`maybe_json`)."""
 
 from __future__ import annotations
 
@@ -124,3 +125,26 @@ def blob_input(value: Any, structured: bool) -> str | dict[str, Any]:
 def norm_name(name: str) -> str:
     """A name compared loosely: lower case, ``_`` and ``-`` as spaces."""
     return " ".join(name.lower().replace("_", " ").replace("-", " ").split())
+
+
+def maybe_json(text: str) -> object:
+    """Return the JSON object or list that ``text`` holds (repairing it), else ``text`` as is."""
+    stripped = text.strip()
+    if stripped.startswith(("```", "~~~")):
+        stripped = unfence(stripped)
+    if stripped.startswith('"'):  # a JSON string that itself holds JSON
+        try:
+            inner = json.loads(stripped)
+        except ValueError:
+            return text
+        if isinstance(inner, str) and inner.lstrip().startswith(("{", "[", "```")):
+            value = maybe_json(inner)
+            return value if isinstance(value, (dict, list)) else text
+        return text
+    if not stripped.startswith(("{", "[")):
+        return text
+    try:
+        value = _json_repair.loads(stripped)
+    except (ValueError, RecursionError):
+        return text
+    return value if isinstance(value, (dict, list)) else text

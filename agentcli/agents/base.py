@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from agentcli.agents._prefix import PrefixCache
-from agentcli.agents.prompt_parts import human_text, take_parts
-from agentcli.agents.prompt_style import compact_values, prompt_name, tool_lines
+from agentcli.agents._prefix import scratchpad as scratchpad  # text types' prior work
+from agentcli.agents.parsers import JsonBlobOutputParser
+from agentcli.agents.prompt_parts import take_parts
+from agentcli.agents.prompt_style import argument_names, compact_values, prompt_name, tool_lines
 from agentcli.agents.prompts import builtin_text, load, render, template_name
 from agentcli.errors import ConfigError, OutputParserError, ProviderError
 from agentcli.schema import (
@@ -18,9 +20,11 @@ from agentcli.schema import (
     AgentStep,
     ChatRequest,
     ChatResult,
+    ContentText,
     Decision,
     Message,
     assistant,
+    media_parts,
     user,
 )
 from agentcli.tools.base import Tool
@@ -60,6 +64,7 @@ class Agent(ABC):
     prompt_options: ClassVar[Literal["text", "chat"]] = "chat"
     # True when the reply is one JSON action blob: a schema (structured actions) can constrain it.
     json_blob: ClassVar[bool] = False
+    quoted_names: ClassVar[bool] = False  # True when the prompt shows tool names "quoted"
 
     def __init__(self, tools: Sequence[Tool], *, response_schema: dict[str, Any] | None = None,
                  system_extra: str = "", action_schema: dict[str, Any] | None = None,
@@ -71,15 +76,24 @@ class Agent(ABC):
         self.action_schema = action_schema  # constrains each action blob (structured actions)
         self.prompt_style = prompt_style  # "full", or "compact" for small models
         self.llm: BaseChatModel | None = None  # the model an executor uses unless given one
+        self.setup()
 
-    def prompt(self, base: str, *, quoted_names: bool = False, **values: str) -> str:
+    def setup(self) -> None:  # noqa: B027 - an optional hook: most types override it
+        """Build the prompt and parser from the tools (the last step of ``__init__``)."""
+
+    def tool_values(self, no_tools: str = "") -> dict[str, str]:
+        """``{tools}`` (``name: description`` lines, or ``no_tools``) and ``{tool_names}``."""
+        return {"tools": tool_lines(self.tools) or no_tools,
+                "tool_names": ", ".join(self.allowed_tools)}
+
+    def prompt(self, base: str, **values: str) -> str:
         """The prompt file ``base`` filled in; its compact variant for the compact style.
 
         A template the user replaced (``--prompt``) always wins over the compact variant.
         """
         name = base if base in self.templates else prompt_name(base, self.prompt_style)
         if name != base:
-            values = {**values, **compact_values(self.tools, quoted_names=quoted_names)}
+            values = {**values, **compact_values(self.tools, quoted_names=self.quoted_names)}
         return render(self.text(name), **values)
 
     def text(self, name: str) -> str:
@@ -111,13 +125,20 @@ class Agent(ABC):
 
         clone = copy.copy(self)
         clone.tools = list(tools)
+        clone.setup()  # its prompt and parser over the new tools
         return clone
 
-    def question(self, inputs: Mapping[str, Any]) -> str:
-        """The first user message of a chat prompt: the input (in ``human_message``, if set)."""
+    def question(self, inputs: Mapping[str, object]) -> str:
+        """The first user message of a chat prompt: the input (in ``human_message``, if set;
+        a :class:`~agentcli.schema.ContentText` input keeps its attachments)."""
         question = inputs["input"]
-        return human_text(self.templates, question if isinstance(question, str) else
-                          str(question))
+        question = question if isinstance(question, str) else str(question)
+        template = self.templates.get("human_message")
+        if template is None:
+            return question
+        text = render(template, input=str(question), agent_scratchpad="").strip()
+        parts = media_parts(question)
+        return ContentText(text, parts) if parts else text
 
     @property
     def allowed_tools(self) -> list[str]:
@@ -125,7 +146,7 @@ class Agent(ABC):
         return [t.name for t in self.tools]
 
     @abstractmethod
-    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+    def request(self, state: Mapping[str, object], *, final: bool = False) -> ChatRequest:
         """The model request for the next step; ``final`` asks for an answer now, no tools."""
 
     @abstractmethod
@@ -179,14 +200,14 @@ class TextAgent(Agent):
 
     @abstractmethod
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """The prompt for this step; ``final`` adds the answer-now instruction."""
 
-    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+    def request(self, state: Mapping[str, object], *, final: bool = False) -> ChatRequest:
         """The prompt built from the steps so far, with this type's stop sequences (and the
         action schema, where one constrains replies; never on the answer-now request)."""
-        steps = state.get("intermediate_steps") or ()
+        steps = cast("Sequence[AgentStep]", state.get("intermediate_steps") or ())
         schema = self.action_schema
         if final and schema is not None:  # answer now: only the final-answer branch is allowed
             from agentcli.agents.action_schema import final_only
@@ -200,16 +221,25 @@ class TextAgent(Agent):
         return self.parser.parse(result.text)
 
 
-def scratchpad(steps: Sequence[AgentStep], *, starts_after_thought: bool = False) -> str:
-    """Replay the steps as prior work: each log, its observation, then ``Thought:``.
+class JsonBlobAgent(TextAgent):
+    """A chat type whose system message is its main template filled with the tools, and
+    whose model replies with one JSON action blob (or ``Final Answer``) per turn."""
 
-    A log that follows a ``Thought:`` already written (every step after the first, and the
-    first when the prompt ends with one) loses its own leading ``Thought:`` so it never doubles.
-    """
-    # Incremental: each call renders only the steps added since the last one (agents/_pad.py).
-    from agentcli.agents._pad import scratchpad_text
+    json_blob: ClassVar[bool] = True
+    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
+    single_input: ClassVar[bool] = True  # False: tools with several arguments are shown too
+    no_tools: ClassVar[str] = ""  # what ``{tools}`` says when there are none
 
-    return scratchpad_text(steps, starts_after_thought)
+    def setup(self) -> None:
+        """The JSON-blob parser and the system prompt."""
+        if self.single_input:
+            require_single_input(self.agent_type, self.tools)
+        self.parser = JsonBlobOutputParser()
+        self.system_prompt = self.with_instructions(self.system_text())
+
+    def system_text(self) -> str:
+        """The main template filled with the tools."""
+        return self.prompt(str(self.main_template), **self.tool_values(self.no_tools)).strip()
 
 
 def work_as_turns(
@@ -249,9 +279,11 @@ def final_instruction() -> str:
     return load("final_answer").strip()
 
 
-def chat_history(inputs: Mapping[str, Any]) -> list[Message]:
+def chat_history(inputs: Mapping[str, object]) -> list[Message]:
     """The memory's prior turns (``inputs["chat_history"]``), or none."""
-    history = inputs.get("chat_history") or []
+    history = inputs.get("chat_history")
+    if not isinstance(history, list | tuple):
+        return []
     return [m for m in history if isinstance(m, Message)]
 
 
@@ -264,10 +296,9 @@ def history_text(messages: Sequence[Message]) -> str:
 def require_single_input(agent_type: str, tools: Sequence[Tool]) -> None:
     """Text formats pass one string per call: refuse tools that need several arguments."""
     for t in tools:
-        props = (t.args_schema or {}).get("properties") or {}
-        if t.is_structured and len(props) > 1:
+        if names := argument_names(t):
             raise ConfigError(
                 f"the agent type {agent_type!r} passes one text input per call, but the tool "
-                f"{t.name!r} takes several arguments ({', '.join(props)}); use --agent "
+                f"{t.name!r} takes several arguments ({', '.join(names)}); use --agent "
                 "structured-chat-zero-shot-react-description or --agent tool-calling"
             )

@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from agentcli.agents.base import (
+    JsonBlobAgent,
     TextAgent,
     chat_history,
     final_instruction,
     history_text,
     require_single_input,
 )
-from agentcli.agents.parsers import JsonBlobOutputParser, ReActOutputParser
-from agentcli.agents.prompt_style import tool_lines
+from agentcli.agents.parsers import ReActOutputParser, labelled_answer
 from agentcli.agents.prompts import render
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, assistant, system, user
-from agentcli.tools.base import Tool
 
 # "AI:" (or "**AI:**") at the start of a line; the reply runs to a "Human:" turn, if any.
 _AI_LABEL = re.compile(r"(?m)^[ \t>*_]{0,4}AI[*_]{0,2}[ \t]*[:：][*_]{0,2}[ \t]*")
@@ -46,12 +45,9 @@ class ConversationalOutputParser:
         """Parse one reply of the conversational text format."""
         ai = _AI_LABEL.search(text)
         action = _ACTION_LABEL.search(text)
-        if ai is not None and (action is None or ai.start() < action.start()):
-            reply = text[ai.end():]
-            turn = _NEXT_TURN.search(reply)
-            reply = (reply[: turn.start()] if turn else reply).strip()
-            if reply:
-                return AgentFinish({"output": reply}, text)
+        reply = labelled_answer(text, ai, action, _NEXT_TURN)
+        if reply is not None:
+            return reply
         try:
             return self._react.parse(text)
         except OutputParserError as err:
@@ -81,18 +77,16 @@ class ConversationalAgent(TextAgent):
     uses_memory: ClassVar[bool] = True
     stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\nHuman:")
 
-    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(tools, **kw)
+    def setup(self) -> None:
+        """The parser and the template with the tools filled in."""
         require_single_input(self.agent_type, self.tools)
         self.parser = ConversationalOutputParser()
         self.template = render(
             self.with_instructions(self.text("conversational").rstrip("\n"), before=True),
-            tools=tool_lines(self.tools) or "(no tools)",
-            tool_names=", ".join(self.allowed_tools),
-        )
+            **self.tool_values("(no tools)"))
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """One prompt: the tools, the earlier conversation, the input and the work so far."""
         pad = "".join(
@@ -108,31 +102,20 @@ class ConversationalAgent(TextAgent):
                             chat_history=history, agent_scratchpad=pad))]
 
 
-class ChatConversationalAgent(TextAgent):
+class ChatConversationalAgent(JsonBlobAgent):
     """Chat ReAct for multi-turn chat: history as messages, JSON blobs, "Final Answer" action."""
 
     agent_type: ClassVar[str] = "chat-conversational-react-description"
     main_template: ClassVar[str | None] = "chat_conversational_system"
-    json_blob: ClassVar[bool] = True
     summary: ClassVar[str] = (
         "Multi-turn chat agent: history as messages, one JSON action blob per turn, the reply "
         'as the "Final Answer" action. For chat models in a conversation.'
     )
     uses_memory: ClassVar[bool] = True
-    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
-
-    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(tools, **kw)
-        require_single_input(self.agent_type, self.tools)
-        self.parser = JsonBlobOutputParser()
-        self.system_prompt = self.with_instructions(self.prompt(
-            "chat_conversational_system",
-            tools=tool_lines(self.tools) or "(no tools)",
-            tool_names=", ".join(self.allowed_tools),
-        ).strip())
+    no_tools: ClassVar[str] = "(no tools)"
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """System, history, the input, then each step as the reply and the tool's response."""
         messages = [system(self.system_prompt), *chat_history(inputs),

@@ -33,8 +33,9 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from agentcli import _json_repair
 from agentcli.agents.action_text import (
@@ -44,9 +45,9 @@ from agentcli.agents.action_text import (
     clean_input,
     drop_dangling_fence,
     is_code,
+    maybe_json,
     norm_name,
     tool_name,
-    unfence,
 )
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
@@ -128,27 +129,16 @@ class _Candidate:
     tool: str = ""
 
 
-def maybe_json(text: str) -> Any:
-    """Return the JSON object or list that ``text`` holds (repairing it), else ``text`` as is."""
-    stripped = text.strip()
-    if stripped.startswith(("```", "~~~")):
-        stripped = unfence(stripped)
-    if stripped.startswith('"'):  # a JSON string that itself holds JSON
-        try:
-            inner = json.loads(stripped)
-        except ValueError:
-            return text
-        if isinstance(inner, str) and inner.lstrip().startswith(("{", "[", "```")):
-            value = maybe_json(inner)
-            return value if isinstance(value, (dict, list)) else text
-        return text
-    if not stripped.startswith(("{", "[")):
-        return text
-    try:
-        value = _json_repair.loads(stripped)
-    except (ValueError, RecursionError):
-        return text
-    return value if isinstance(value, (dict, list)) else text
+def labelled_answer(text: str, label: re.Match[str] | None, rival: re.Match[str] | None,
+                    end: re.Pattern[str]) -> AgentFinish | None:
+    """The answer after ``label`` (``AI:``, ``So the final answer is:``) up to ``end``, when
+    the label comes before its ``rival`` (an action) and the answer is not empty."""
+    if label is None or (rival is not None and rival.start() < label.start()):
+        return None
+    answer = text[label.end():]
+    stop = end.search(answer)
+    answer = (answer[: stop.start()] if stop else answer).strip()
+    return AgentFinish({"output": answer}, text) if answer else None
 
 
 class ReActOutputParser:
@@ -367,33 +357,36 @@ class _Reply:
         return text.strip()
 
 
-def _final_candidates(reply: _Reply, raw: str) -> list[_Candidate]:
-    out = []
-    finals = [i for i, m in enumerate(reply.markers) if m.kind == "final"][:50]
-    for i in finals:
-        answer, value = drop_dangling_fence(reply.section(i, inline=False)), None
-        if answer.startswith(("```", "~~~", "{")):  # Final Answer: {"action": "Final Answer", ...}
-            fields = _json_repair.find_tool_call(maybe_json(answer))
-            if fields is not None and fields[1] and norm_name(fields[0]) in _FINAL_TOOLS:
-                answer, value = _as_text(fields[2]), fields[2]
-        out.append(_finish(reply.markers[i].start, answer, raw, value))
-        if out[-1].result is not None:
-            break
+def _first_usable(found: Iterable[_Candidate | None]) -> list[_Candidate]:
+    """The first candidate with a result, plus the first one without before it (its problem
+    explains a failure); later ones are never built."""
+    out: list[_Candidate] = []
+    for candidate in found:
+        if candidate is not None and (candidate.result is not None or not out):
+            out.append(candidate)
+            if candidate.result is not None:
+                break
     return out
+
+
+def _final_candidates(reply: _Reply, raw: str) -> list[_Candidate]:
+    finals = [i for i, m in enumerate(reply.markers) if m.kind == "final"][:50]
+    return _first_usable(_final_at(reply, i, raw) for i in finals)
+
+
+def _final_at(reply: _Reply, i: int, raw: str) -> _Candidate:
+    answer, value = drop_dangling_fence(reply.section(i, inline=False)), None
+    if answer.startswith(("```", "~~~", "{")):  # Final Answer: {"action": "Final Answer", ...}
+        fields = _json_repair.find_tool_call(maybe_json(answer))
+        if fields is not None and fields[1] and norm_name(fields[0]) in _FINAL_TOOLS:
+            answer, value = _as_text(fields[2]), fields[2]
+    return _finish(reply.markers[i].start, answer, raw, value)
 
 
 def _action_candidates(reply: _Reply, raw: str, structured: bool) -> list[_Candidate]:
     """The first complete text action, plus the first incomplete one before it."""
-    out: list[_Candidate] = []
     actions = [i for i, m in enumerate(reply.markers) if m.kind == "action"][:50]
-    for i in actions:
-        found = _text_action(reply, i, raw, structured)
-        if found is not None:
-            if found.result is not None or not out:
-                out.append(found)
-            if found.result is not None:
-                break
-    return out
+    return _first_usable(_text_action(reply, i, raw, structured) for i in actions)
 
 
 def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidate | None:
@@ -422,11 +415,9 @@ def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidat
     tool_input = clean_input(raw_input)
     if norm_name(tool) in _FINAL_TOOLS:
         return _finish(pos, tool_input, raw)
-    if structured:
-        parsed = maybe_json(tool_input)
-        return _Candidate(pos, AgentAction(tool, parsed if isinstance(parsed, dict) else tool_input,
-                                           raw))
-    return _Candidate(pos, AgentAction(tool, tool_input, raw))
+    parsed = maybe_json(tool_input) if structured else None  # an object for structured tools
+    return _Candidate(pos, AgentAction(tool, parsed if isinstance(parsed, dict) else tool_input,
+                                       raw))
 
 
 def _blob_candidates(text: str, raw: str, structured: bool) -> list[_Candidate]:
@@ -438,25 +429,22 @@ def _blob_candidates(text: str, raw: str, structured: bool) -> list[_Candidate]:
 
 
 def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
-    out: list[_Candidate] = []
-    for start, value, _end in _json_repair.iter_values(text):
-        fields = _json_repair.find_tool_call(value)
-        if fields is None:
-            continue
-        tool, has_input, tool_input = fields
-        tool = MD_ESCAPE.sub(r"\1", tool)
-        if norm_name(tool) in _FINAL_TOOLS:
-            found = _finish(start, _as_text(tool_input) if has_input else "", raw,
-                            tool_input if has_input else None)
-        elif not has_input:  # {"action": "get_time"}: a call without arguments, as LangChain
-            found = _Candidate(start, AgentAction(tool, {}, raw))
-        else:
-            found = _Candidate(start, AgentAction(tool, blob_input(tool_input, structured), raw))
-        if found.result is not None or not out:
-            out.append(found)
-        if found.result is not None:
-            break
-    return out
+    return _first_usable(_blob_at(start, value, raw, structured)
+                         for start, value, _end in _json_repair.iter_values(text))
+
+
+def _blob_at(start: int, value: object, raw: str, structured: bool) -> _Candidate | None:
+    fields = _json_repair.find_tool_call(value)
+    if fields is None:
+        return None
+    tool, has_input, tool_input = fields
+    tool = MD_ESCAPE.sub(r"\1", tool)
+    if norm_name(tool) in _FINAL_TOOLS:
+        return _finish(start, _as_text(tool_input) if has_input else "", raw,
+                       tool_input if has_input else None)
+    if not has_input:  # {"action": "get_time"}: a call without arguments, as LangChain
+        return _Candidate(start, AgentAction(tool, {}, raw))
+    return _Candidate(start, AgentAction(tool, blob_input(tool_input, structured), raw))
 
 
 # An answer that ran past its blob's closing brace: '1058 }\nThe answer is 1058. The
@@ -464,7 +452,7 @@ def _blobs(text: str, raw: str, structured: bool) -> list[_Candidate]:
 _SPILLED = re.compile(r'([^{}\n]*?)\s*"?\s*\}\s*(?:\n|$)')
 
 
-def _finish(pos: int, answer: str, raw: str, value: Any = None) -> _Candidate:
+def _finish(pos: int, answer: str, raw: str, value: object = None) -> _Candidate:
     """A final answer; ``value`` is the blob's JSON answer (an object or a list), kept whole
     beside its text for a run that needs a structured answer."""
     spilled = _SPILLED.match(answer)
@@ -472,7 +460,7 @@ def _finish(pos: int, answer: str, raw: str, value: Any = None) -> _Candidate:
         answer = spilled.group(1).strip()
     if answer.strip() in ("", "...", "…") or _is_placeholder(answer):
         return _Candidate(pos, problem="placeholder")
-    values: dict[str, Any] = {"output": answer}
+    values: dict[str, object] = {"output": answer}
     if isinstance(value, dict | list):
         values[ANSWER_VALUE] = value
     return _Candidate(pos, AgentFinish(values, raw))
@@ -486,7 +474,7 @@ def _is_placeholder(answer: str) -> bool:
     return norm in _PLACEHOLDERS or "final answer to the original" in norm
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     if isinstance(value, str):
         return value.strip()
     if value is None:

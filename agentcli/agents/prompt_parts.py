@@ -12,12 +12,10 @@ follows it as turns, so an ``{agent_scratchpad}`` in it must end it),
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from agentcli.agents.prompts import builtin_text, check_template, render, template_name, variables
+from agentcli.agents.prompts import builtin_text, check_template, template_name, variables
 from agentcli.errors import ConfigError
-from agentcli.schema import ContentText, media_parts
 
 if TYPE_CHECKING:
     from agentcli.agents.base import Agent
@@ -84,14 +82,3 @@ def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
                               "AgentAction or AgentFinish")
         out["output_parser"] = parser
     return out
-
-
-def human_text(templates: Mapping[str, str], question: str) -> str:
-    """The first user message: the question in the ``human_message`` template, if any (a
-    :class:`~agentcli.schema.ContentText` question keeps its attachments)."""
-    template = templates.get("human_message")
-    if template is None:
-        return question
-    text = render(template, input=str(question), agent_scratchpad="").strip()
-    parts = media_parts(question)
-    return ContentText(text, parts) if parts else text

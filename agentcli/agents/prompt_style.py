@@ -18,7 +18,6 @@ from importlib.resources import files
 from agentcli.schema import EXAMPLE_ANSWER, EXAMPLE_CALCULATION
 from agentcli.tools.base import Tool
 
-STYLES = ("auto", "full", "compact")
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
 # The compact prompts' worked example, in each format (it ends the way a step ends). SmolLM2
@@ -100,9 +99,15 @@ def short_description(description: str, limit: int = _DESCRIPTION_CHARS) -> str:
     return f"{first} {hint}".strip()
 
 
-def _tool_line(tool: Tool) -> str:
+def argument_names(tool: Tool) -> list[str]:
+    """The names of a tool's arguments when it takes several (none for a one-input tool)."""
     props = (tool.args_schema or {}).get("properties") or {}
-    args = f"({', '.join(props)})" if tool.is_structured and len(props) > 1 else ""
+    return list(props) if tool.is_structured and len(props) > 1 else []
+
+
+def _tool_line(tool: Tool) -> str:
+    names = argument_names(tool)
+    args = f"({', '.join(names)})" if names else ""
     return f"{tool.name}{args}: {short_description(tool.description)}"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from agentcli.agents.base import (
     TextAgent,
@@ -12,10 +12,8 @@ from agentcli.agents.base import (
     scratchpad,
 )
 from agentcli.agents.parsers import ReActOutputParser
-from agentcli.agents.prompt_style import tool_lines
 from agentcli.agents.prompts import render
 from agentcli.schema import AgentStep, ContentText, Message, media_parts, user
-from agentcli.tools.base import Tool
 
 
 class ReActAgent(TextAgent):
@@ -27,16 +25,15 @@ class ReActAgent(TextAgent):
     summary: ClassVar[str] = "Text ReAct (Thought/Action/Action Input); any model, any size."
     stop: ClassVar[tuple[str, ...]] = ("\nObservation:", "\n\tObservation:")
 
-    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(tools, **kw)
+    def setup(self) -> None:
+        """The parser and the template with the tools filled in."""
         require_single_input(self.agent_type, self.tools)
         self.parser = ReActOutputParser()
-        self.template = self.with_instructions(self.prompt(
-            "react", tools=tool_lines(self.tools), tool_names=", ".join(self.allowed_tools),
-        ), before=True)
+        self.template = self.with_instructions(self.prompt("react", **self.tool_values()),
+                                               before=True)
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """The ReAct prompt with the scratchpad after the last ``Thought:``."""
         pad = scratchpad(steps, starts_after_thought=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from agentcli.agents.base import TextAgent, final_instruction
+from agentcli.agents.parsers import labelled_answer
 from agentcli.agents.prompts import render
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message, user
@@ -40,12 +41,9 @@ class SelfAskOutputParser:
         """The first of: a final answer, the last follow-up question."""
         final = _FINAL.search(text)
         follow = list(_FOLLOW_UP.finditer(text))
-        if final is not None and (not follow or final.start() < follow[0].start()):
-            answer = text[final.end():]
-            block = _NEXT_BLOCK.search(answer)
-            answer = (answer[: block.start()] if block else answer).strip()
-            if answer:
-                return AgentFinish({"output": answer}, text)
+        answer = labelled_answer(text, final, follow[0] if follow else None, _NEXT_BLOCK)
+        if answer is not None:
+            return answer
         if follow:
             question = text[follow[-1].end():].strip().splitlines()
             if question and question[0].strip():
@@ -96,7 +94,7 @@ class SelfAskAgent(TextAgent):
         self.parser = SelfAskOutputParser(search.name)
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """The few-shot prompt with each follow-up and its intermediate answer replayed."""
         pad = "".join(

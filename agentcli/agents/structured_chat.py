@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from agentcli.agents.base import TextAgent, chat_history, work_as_turns
-from agentcli.agents.parsers import JsonBlobOutputParser
+from agentcli.agents.base import JsonBlobAgent, chat_history, work_as_turns
 from agentcli.schema import AgentStep, Message, system
 from agentcli.tools.base import Tool
 
@@ -23,31 +22,29 @@ def tool_schemas(tools: Sequence[Tool]) -> str:
     return "\n".join(lines)
 
 
-class StructuredChatAgent(TextAgent):
+class StructuredChatAgent(JsonBlobAgent):
     """Like the chat agent, but the prompt shows argument schemas and the answer is an action."""
 
     agent_type: ClassVar[str] = "structured-chat-zero-shot-react-description"
     main_template: ClassVar[str | None] = "structured_chat_system"
-    json_blob: ClassVar[bool] = True
     summary: ClassVar[str] = (
         "Chat ReAct whose JSON blob carries several named arguments; answers with the "
         '"Final Answer" action. For tools that take more than one input.'
     )
     accepts: ClassVar[str] = "any tools, including multi-argument (schemas in the prompt)"
     uses_memory: ClassVar[bool] = True
-    stop: ClassVar[tuple[str, ...]] = ("Observation:",)
+    single_input: ClassVar[bool] = False
+    quoted_names: ClassVar[bool] = True
 
-    def __init__(self, tools: Sequence[Tool], **kw: Any) -> None:
-        super().__init__(tools, **kw)
-        self.parser = JsonBlobOutputParser()
-        self.system_prompt = self.with_instructions(self.prompt(
-            "structured_chat_system", quoted_names=True,
-            tools=tool_schemas(self.tools),
+    def system_text(self) -> str:
+        """The template with each tool's argument schema and the names quoted."""
+        return self.prompt(
+            "structured_chat_system", tools=tool_schemas(self.tools),
             tool_names=", ".join(json.dumps(n) for n in self.allowed_tools),
-        ).strip())
+        ).strip()
 
     def build_messages(
-        self, steps: Sequence[AgentStep], inputs: Mapping[str, Any], *, final: bool = False
+        self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False
     ) -> list[Message]:
         """System prompt, prior turns, then the question and the work as alternating turns."""
         return [system(self.system_prompt), *chat_history(inputs),

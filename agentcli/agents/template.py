@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from agentcli.agents.prompts import render, variables
 
@@ -25,7 +24,7 @@ class PromptTemplate:
         """A template whose variables are the ``{name}`` placeholders in it."""
         return cls(template)
 
-    def format(self, **values: Any) -> str:
+    def format(self, **values: object) -> str:
         """The text with each variable filled; a missing one is a KeyError naming it."""
         missing = sorted(set(self.input_variables) - set(values))
         if missing:

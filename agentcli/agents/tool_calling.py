@@ -16,7 +16,7 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from agentcli import _json_repair
 from agentcli.agents.base import Agent, chat_history
@@ -78,9 +78,9 @@ class ToolCallingAgent(Agent):
         self.system_prompt = self.with_instructions(base)
 
     # -- prompt -------------------------------------------------------------------------
-    def request(self, state: Mapping[str, Any], *, final: bool = False) -> ChatRequest:
+    def request(self, state: Mapping[str, object], *, final: bool = False) -> ChatRequest:
         """System, history, then the conversation so far (calls and their tool messages)."""
-        turns = list(state.get("messages") or ())
+        turns = list(cast("Sequence[Message]", state.get("messages") or ()))
         messages = [system(self.system_prompt), *chat_history(state),
                     *(with_media(turns) if self.tool_media else turns)]
         if final:  # no tools: a structured answer can be constrained to its schema natively
@@ -131,26 +131,25 @@ class ToolCallingAgent(Agent):
         return AgentFinish({"output": result.text.strip()}, result.text)
 
     def finish(self, result: ChatResult) -> AgentFinish:
-        """The forced answer; a server that ignored the missing tools may still send calls."""
-        return _final(result)
+        """The forced answer: the reply's text only. A server that ignored the missing tools
+        may still send calls; those are no answer (empty text), and the run ends without one."""
+        return AgentFinish({"output": result.text.strip()}, result.text)
 
     def explain(self, error: ProviderError) -> ProviderError:
         """A 400 about tools means the server cannot do native calls: say what to use instead."""
         message = str(error)
-        if error.status == 400 and self.tool_media and any(
+        if error.status != 400:
+            return error
+        if self.tool_media and any(
                 word in message.lower() for word in ("image", "audio", "vision", "multimodal")):
-            return ProviderError(
-                f"{message}; this model does not seem to accept the images or audio a tool "
-                "returned: set tool_media: off in the config (or AGENT_TOOL_MEDIA=off)",
-                provider=error.provider, status=error.status,
-            )
-        if error.status == 400 and "tool" in message.lower():
-            return ProviderError(
-                f"{message}; this model or server does not seem to support native tool "
-                f"calling, use a text agent type such as {TEXT_AGENT_HINT}",
-                provider=error.provider, status=error.status,
-            )
-        return error
+            hint = ("this model does not seem to accept the images or audio a tool returned: "
+                    "set tool_media: off in the config (or AGENT_TOOL_MEDIA=off)")
+        elif "tool" in message.lower():
+            hint = ("this model or server does not seem to support native tool calling, use a "
+                    f"text agent type such as {TEXT_AGENT_HINT}")
+        else:
+            return error
+        return ProviderError(f"{message}; {hint}", provider=error.provider, status=error.status)
 
 
 def with_media(messages: Sequence[Message]) -> list[Message]:
@@ -161,22 +160,14 @@ def with_media(messages: Sequence[Message]) -> list[Message]:
     """
     out: list[Message] = []
     pending: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role != "tool" and pending:
+    for message in [*messages, None]:  # None: the end, where the last group is flushed
+        if (message is None or message.role != "tool") and pending:
             out.append(Message("user", load("tool_media").strip(), parts=tuple(pending)))
             pending = []
-        out.append(message)
-        if message.role == "tool":
-            pending += message.parts
-    if pending:
-        out.append(Message("user", load("tool_media").strip(), parts=tuple(pending)))
+        if message is not None:
+            out.append(message)
+            pending += message.parts if message.role == "tool" else ()
     return out
-
-
-def _final(result: ChatResult) -> AgentFinish:
-    """The forced answer: the reply's text only. A server that ignored the missing tools may
-    still send calls; those are no answer (empty text), and the run ends without one."""
-    return AgentFinish({"output": result.text.strip()}, result.text)
 
 
 def _arguments_text(tool_input: str | dict[str, Any]) -> str:
@@ -201,12 +192,14 @@ def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], int]:
                 f"{raw[:200]!r}. Call it again with a JSON object of its arguments.",
             ) from None
         return value, 1
-    if isinstance(value, str):  # double-encoded arguments
-        inner = maybe_json(value)
-        return (inner, 1) if isinstance(inner, dict) else ({"input": value}, 1)
-    if not isinstance(value, dict):
-        return {"input": value}, 1
-    return value, 0
+    return (value, 0) if isinstance(value, dict) else (_as_arguments(value), 1)
+
+
+def _as_arguments(value: object) -> dict[str, Any]:
+    """Arguments as an object: a JSON string (double-encoded arguments) decoded, any other
+    value as ``{"input": value}``."""
+    decoded = maybe_json(value) if isinstance(value, str) else value
+    return decoded if isinstance(decoded, dict) else {"input": value}
 
 
 def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -226,11 +219,5 @@ def text_tool_calls(text: str, names: set[str]) -> list[tuple[str, dict[str, Any
             call = _json_repair.find_tool_call(item)
             if call is None or call[0] not in names:
                 continue
-            args = call[2] if call[1] else {}
-            if isinstance(args, str):
-                decoded = maybe_json(args)
-                args = decoded if isinstance(decoded, dict) else {"input": args}
-            elif not isinstance(args, dict):
-                args = {"input": args}
-            found.append((call[0], args))
+            found.append((call[0], _as_arguments(call[2]) if call[1] else {}))
     return found[:20]

@@ -1,18 +1,25 @@
 """The callback handler base class: every hook does nothing unless overridden.
 
 Handlers subscribe to the run's event stream (:mod:`agentcli.events`): :meth:`on_event`
-receives each typed event; the ``on_*`` hooks are the same events in LangChain's shape,
-for code written against that API.
+receives each typed event; the ``on_*`` hooks are the same events in LangChain's shape, for
+code written against that API: unless a handler overrides ``on_event``, it calls the hook
+that carries each event (:func:`legacy_form`, the one adapter).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
+from agentcli import events as ev
+from agentcli.callbacks.run_ids import as_uuid
 from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message
 
 if TYPE_CHECKING:
-    from agentcli.events import RunEvent
+    from agentcli.events import RunEvent, ToolInput
 
 
 class BaseCallbackHandler:
@@ -30,44 +37,133 @@ class BaseCallbackHandler:
     raise_error: bool = False  # a failing handler is logged, never raised, whatever this says
     run_inline: bool = False
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
-        """Any event of the run, typed (see :mod:`agentcli.events`)."""
+    def on_event(self, event: RunEvent, **kw: object) -> None:
+        """Any event of the run, typed (see :mod:`agentcli.events`); by default, the
+        LangChain-style hook that carries it, with the call's own ids as ``run_id`` and
+        ``parent_run_id`` (UUIDs, as LangChain's callback managers pass them)."""
+        form = legacy_form(event)
+        if form is None:
+            return
+        hook, args, extra = form
+        method = getattr(self, hook)
+        if getattr(method, "__func__", None) is getattr(BaseCallbackHandler, hook):
+            return  # not overridden: nothing listens to it
+        ids = {"run_id": as_uuid(kw.get("call_run_id")),
+               "parent_run_id": as_uuid(kw.get("call_parent_run_id"))}
+        if hook in _SERIALIZED and _wants_serialized(getattr(method, "__func__", method)):
+            args = _langchain_args(hook, args, extra)
+        method(*args, **extra, **ids)
 
-    def on_chain_start(self, inputs: dict[str, Any], **kw: Any) -> None:
+    def on_chain_start(self, inputs: dict[str, Any], **kw: object) -> None:
         """A run started."""
 
-    def on_chain_end(self, outputs: dict[str, Any], **kw: Any) -> None:
+    def on_chain_end(self, outputs: dict[str, Any], **kw: object) -> None:
         """A run ended with an answer (or a stop)."""
 
-    def on_chain_error(self, error: BaseException, **kw: Any) -> None:
+    def on_chain_error(self, error: BaseException, **kw: object) -> None:
         """A run failed."""
 
-    def on_llm_start(self, messages: list[Message], **kw: Any) -> None:
+    def on_llm_start(self, messages: list[Message], **kw: object) -> None:
         """A model request is about to be sent."""
 
-    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+    def on_llm_new_token(self, token: str, **kw: object) -> None:
         """A streamed token arrived."""
 
-    def on_llm_end(self, result: ChatResult, **kw: Any) -> None:
+    def on_llm_end(self, result: ChatResult, **kw: object) -> None:
         """A model request completed."""
 
-    def on_llm_error(self, error: BaseException, **kw: Any) -> None:
+    def on_llm_error(self, error: BaseException, **kw: object) -> None:
         """A model request failed."""
 
-    def on_agent_action(self, action: AgentAction, **kw: Any) -> None:
+    def on_agent_action(self, action: AgentAction, **kw: object) -> None:
         """The agent chose a tool."""
 
-    def on_agent_finish(self, finish: AgentFinish, **kw: Any) -> None:
+    def on_agent_finish(self, finish: AgentFinish, **kw: object) -> None:
         """The agent gave its final answer."""
 
-    def on_tool_start(self, tool: str, tool_input: str | dict[str, Any], **kw: Any) -> None:
+    def on_tool_start(self, tool: str, tool_input: ToolInput, **kw: object) -> None:
         """A tool is about to run."""
 
-    def on_tool_end(self, observation: str, **kw: Any) -> None:
+    def on_tool_end(self, observation: str, **kw: object) -> None:
         """A tool returned; ``observation`` is what the model will read."""
 
-    def on_tool_error(self, error: BaseException, **kw: Any) -> None:
+    def on_tool_error(self, error: BaseException, **kw: object) -> None:
         """A tool raised (its error becomes the observation)."""
 
-    def on_text(self, text: str, **kw: Any) -> None:
+    def on_text(self, text: str, **kw: object) -> None:
         """Free-form text worth showing (notices, parse-error recoveries, limits)."""
+
+
+# Hooks whose LangChain signature starts with ``serialized`` (a dict naming the component)
+_SERIALIZED = ("on_llm_start", "on_tool_start", "on_chain_start")
+
+
+@cache
+def _wants_serialized(func: Callable[..., object]) -> bool:
+    """Whether a hook function is written LangChain's way: ``(self, serialized, X, ...)``."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = names[1:] if names[:1] == ["self"] else names
+    return len(names) >= 2 and names[0] == "serialized"
+
+
+def _langchain_args(hook: str, args: tuple[object, ...], kw: Mapping[str, object],
+                    ) -> tuple[object, ...]:
+    """Our hook's arguments in LangChain's shape: ``serialized`` first; prompts as text."""
+    if hook == "on_llm_start":
+        messages = cast("list[Message]", args[0])
+        text = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        return {"name": str(kw.get("model") or "")}, [text]
+    if hook == "on_tool_start":
+        tool, tool_input = args
+        shown = tool_input if isinstance(tool_input, str) else json.dumps(
+            tool_input, ensure_ascii=False)
+        return {"name": tool}, shown
+    return {"name": str(kw.get("name") or "AgentExecutor")}, *args
+
+
+def legacy_form(event: RunEvent) -> tuple[str, tuple[object, ...], dict[str, object]] | None:
+    """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
+    if isinstance(event, ev.Start):
+        return "on_chain_start", (event.inputs,), {
+            "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}
+    if isinstance(event, ev.RunError):
+        return "on_chain_error", (event.error,), {}
+    if isinstance(event, ev.ModelStart):
+        return "on_llm_start", (list(event.request.messages),), {"model": event.model}
+    if isinstance(event, ev.ModelToken):
+        return "on_llm_new_token", (event.text,), {}
+    if isinstance(event, ev.ModelEnd):
+        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost}
+    if isinstance(event, ev.ModelError):
+        return "on_llm_error", (event.error,), {"model": event.model}
+    if isinstance(event, ev.ActionEvent):
+        return "on_agent_action", (event.action,), {}
+    if isinstance(event, ev.ToolStart):
+        return "on_tool_start", (event.tool, event.tool_input), {"call_id": event.call_id}
+    if isinstance(event, ev.ToolError):
+        return "on_tool_error", (event.error,), {"tool": event.tool}
+    if isinstance(event, ev.Observation):
+        return "on_tool_end", (event.step.observation,), {
+            "tool": event.step.action.tool, "invalid": event.status == "invalid",
+            "denied": event.status == "denied",
+        }
+    if isinstance(event, ev.ParseError):
+        return "on_text", (
+            f"Could not parse the model's reply; told it: {event.step.observation}",
+        ), {"kind": "parse_error"}
+    if isinstance(event, ev.Notice):
+        return "on_text", (event.text,), {**event.data, "kind": event.topic}
+    if isinstance(event, ev.Limit):
+        from agentcli.schema import stop_words
+
+        return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
+            "kind": "limit", "reason": event.reason}
+    if isinstance(event, ev.Finish):
+        return "on_agent_finish", (event.finish,), {}
+    if isinstance(event, ev.End):
+        return "on_chain_end", (event.result.to_dict(),), {}
+    return None

@@ -8,9 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.run_ids import CallIds, as_uuid
+from agentcli.callbacks.run_ids import CallIds
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -19,20 +18,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("agentcli.callbacks")
 
 _HOOKS = tuple(name for name in vars(BaseCallbackHandler) if name.startswith("on_"))
-_LEGACY_HOOKS = tuple(h for h in _HOOKS if h != "on_event")
-
-
-def _uses_hooks(handler: BaseCallbackHandler) -> bool:
-    """Whether a handler overrides any LangChain-style ``on_*`` hook (else it reads events)."""
-    cls = type(handler)
-    known = _USES_HOOKS.get(cls)
-    if known is None:
-        known = _USES_HOOKS[cls] = any(
-            getattr(cls, h, None) is not getattr(BaseCallbackHandler, h) for h in _LEGACY_HOOKS)
-    return known
-
-
-_USES_HOOKS: dict[type, bool] = {}  # per handler class: a fact of the class, not a setting
 
 # LangChain's opt-out flags on a handler, and the hooks (and typed event kinds) each one mutes
 _IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_",
@@ -40,48 +25,7 @@ _IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain"
 _EVENT_HOOK = {"model_start": "on_llm_start", "model_end": "on_llm_", "model_error": "on_llm_",
                "token": "on_llm_", "action": "on_agent_", "finish": "on_agent_",
                "start": "on_chain_", "end": "on_chain_", "error": "on_chain_"}
-
-
-# Hooks whose LangChain signature starts with ``serialized`` (a dict naming the component)
-_SERIALIZED = ("on_llm_start", "on_tool_start", "on_chain_start")
-
-
-def _wants_serialized(method: Any) -> bool:
-    """Whether a hook is written LangChain's way: ``(serialized, X, ...)``."""
-    func = getattr(method, "__func__", method)
-    known = _ARITY.get(func)
-    if known is None:
-        import inspect
-
-        try:
-            params = list(inspect.signature(method).parameters.values())
-        except (TypeError, ValueError):
-            params = []
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        known = _ARITY[func] = len(positional) >= 2 and positional[0].name == "serialized"
-    return known
-
-
-_ARITY: dict[Any, bool] = {}  # per hook function: a fact of the code
-
-
-def _langchain_args(hook: str, args: tuple[Any, ...], kw: dict[str, Any]) -> tuple[Any, ...]:
-    """Our hook's arguments in LangChain's shape: ``serialized`` first; prompts as text."""
-    import json
-
-    if hook == "on_llm_start":
-        messages = args[0]
-        text = "\n".join(f"{m.role}: {m.content}" for m in messages)
-        return {"name": str(kw.get("model") or "")}, [text]
-    if hook == "on_tool_start":
-        tool, tool_input = args
-        shown = tool_input if isinstance(tool_input, str) else json.dumps(
-            tool_input, ensure_ascii=False)
-        return {"name": tool}, shown
-    return {"name": str(kw.get("name") or "AgentExecutor")}, *args
-
-
-def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[Any, ...]) -> bool:
+def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[object, ...]) -> bool:
     """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
     if not (getattr(handler, "ignore_llm", False) or getattr(handler, "ignore_agent", False)
             or getattr(handler, "ignore_chain", False)
@@ -122,7 +66,7 @@ class CallbackManager:
         """A manager for a nested run (a tool's own model call) sharing these handlers."""
         return CallbackManager(self.handlers, parent_run_id=self.run_id)
 
-    def emit(self, hook: str, *args: Any, **kw: Any) -> None:
+    def emit(self, hook: str, *args: object, **kw: object) -> None:
         """Call ``hook`` on every handler that has it."""
         if hook not in _HOOKS:
             raise AttributeError(f"unknown callback hook {hook!r}")
@@ -132,11 +76,7 @@ class CallbackManager:
             if _ignores(handler, hook, args):
                 continue
             try:
-                method = getattr(handler, hook)
-                if hook in _SERIALIZED and _wants_serialized(method):
-                    method(*_langchain_args(hook, args, kw), **kw)
-                else:
-                    method(*args, **kw)
+                getattr(handler, hook)(*args, **kw)
             except Exception:
                 self.failures += 1
                 log.warning(
@@ -144,34 +84,14 @@ class CallbackManager:
                 )
 
     def dispatch(self, event: RunEvent) -> None:
-        """Send one run event to every handler: ``on_event``; then, for handlers written
-        against LangChain's hooks, the same event as its ``on_*`` hook (the one adapter)."""
+        """Send one run event to every handler's ``on_event`` (whose default calls the
+        LangChain-style ``on_*`` hook that carries it: the one adapter, in the handler base)."""
         if not self.handlers:  # the usual batch item or subprocess run: nobody listens
             return
         if self._ids is None:
             self._ids = CallIds(self.run_id, self.parent_run_id)
         own, parent = self._ids.of(event)
         self.emit("on_event", event, call_run_id=own, call_parent_run_id=parent)
-        if not any(_uses_hooks(h) for h in self.handlers):
-            return
-        legacy = legacy_form(event)
-        if legacy is not None:
-            hook, args, kw = legacy
-            self.emit(hook, *args, **kw, run_id=as_uuid(own), parent_run_id=as_uuid(parent))
-
-    def __getattr__(self, name: str) -> Any:
-        if name in _HOOKS:
-            return lambda *args, **kw: self.emit(name, *args, **kw)
-        raise AttributeError(name)
-
-
-def ensure_manager(
-    callbacks: CallbackManager | Iterable[BaseCallbackHandler] | None,
-) -> CallbackManager:
-    """Turn None, a list of handlers or a manager into a manager."""
-    if isinstance(callbacks, CallbackManager):
-        return callbacks
-    return CallbackManager(callbacks or ())
 
 
 def handlers_of(
@@ -229,47 +149,3 @@ class RunConfig:
             return self
         more = RunConfig.of(callbacks).callbacks
         return replace(self, callbacks=(*self.callbacks, *more)) if more else self
-
-
-def legacy_form(event: RunEvent) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
-    """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
-    if isinstance(event, ev.Start):
-        return "on_chain_start", (event.inputs,), {
-            "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}
-    if isinstance(event, ev.RunError):
-        return "on_chain_error", (event.error,), {}
-    if isinstance(event, ev.ModelStart):
-        return "on_llm_start", (list(event.request.messages),), {"model": event.model}
-    if isinstance(event, ev.ModelToken):
-        return "on_llm_new_token", (event.text,), {}
-    if isinstance(event, ev.ModelEnd):
-        return "on_llm_end", (event.result,), {"model": event.model, "cost": event.cost}
-    if isinstance(event, ev.ModelError):
-        return "on_llm_error", (event.error,), {"model": event.model}
-    if isinstance(event, ev.ActionEvent):
-        return "on_agent_action", (event.action,), {}
-    if isinstance(event, ev.ToolStart):
-        return "on_tool_start", (event.tool, event.tool_input), {"call_id": event.call_id}
-    if isinstance(event, ev.ToolError):
-        return "on_tool_error", (event.error,), {"tool": event.tool}
-    if isinstance(event, ev.Observation):
-        return "on_tool_end", (event.step.observation,), {
-            "tool": event.step.action.tool, "invalid": event.status == "invalid",
-            "denied": event.status == "denied",
-        }
-    if isinstance(event, ev.ParseError):
-        return "on_text", (
-            f"Could not parse the model's reply; told it: {event.step.observation}",
-        ), {"kind": "parse_error"}
-    if isinstance(event, ev.Notice):
-        return "on_text", (event.text,), {**event.data, "kind": event.topic}
-    if isinstance(event, ev.Limit):
-        from agentcli.schema import stop_words
-
-        return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
-            "kind": "limit", "reason": event.reason}
-    if isinstance(event, ev.Finish):
-        return "on_agent_finish", (event.finish,), {}
-    if isinstance(event, ev.End):
-        return "on_chain_end", (event.result.to_dict(),), {}
-    return None

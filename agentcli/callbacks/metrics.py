@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.pricing import cost_of
+from agentcli.pricing import PriceTable, cost_of
 
 if TYPE_CHECKING:
     from agentcli.events import ModelEnd, RunEvent
@@ -34,84 +35,54 @@ def _rate(errors: int, total: int) -> float | None:
     return errors / total if total else None
 
 
+# The events that add one to a count, by kind (notices by topic), and the count's summary key
+_COUNTED = {"start": "runs", "error": "run_errors", "model_error": "model_errors",
+            "tool_error": "tool_errors"}
+_NOTICES = {"retry": "retries", "fallback": "fallbacks", "cache_hit": "cache_hits"}
+
+
 class MetricsHandler(BaseCallbackHandler):
     """Collects what a run cost: calls, tokens in/out, latencies, tool time, errors, USD."""
 
-    def __init__(self, prices: Any = None) -> None:
-        self._prices = prices  # a pricing.PriceTable; None loads the built-in table lazily
+    def __init__(self, prices: PriceTable | None = None) -> None:
+        self._prices = prices  # None loads the built-in table lazily
         self._lock = threading.Lock()
         self.reset()
 
     def reset(self) -> None:
         """Start counting afresh (LangChain handlers' ``reset_metrics``)."""
-        self._llm_started: dict[str, list[float]] = {}
         self._tool_started: dict[tuple[str, str], list[float]] = {}
+        self.counts: Counter[str] = Counter()  # by summary key: runs, model_calls, retries...
         self.llm_latencies: list[float] = []
-        self.llm_calls = 0
-        self.llm_errors = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
         self.cost: float | None = 0.0
         self.unpriced_models: set[str] = set()
-        self.tool_calls = 0
-        self.tool_errors = 0
         self.tool_time = 0.0
-        self.retries = 0
-        self.fallbacks = 0
-        self.cache_hits = 0
-        self.runs = 0
-        self.run_errors = 0
 
     reset_metrics = reset
 
-    @staticmethod
-    def _rid(kw: dict[str, Any]) -> str:
-        return str(kw.get("run_id") or "")
-
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Count what each event says (the one observer API)."""
-        rid = self._rid(kw)
+        rid = str(kw.get("run_id") or "")
         with self._lock:
-            if isinstance(event, ev.Start):
-                self.runs += 1
-            elif isinstance(event, ev.RunError):
-                self.run_errors += 1
-            elif isinstance(event, ev.ModelStart):
-                self._llm_started.setdefault(rid, []).append(time.perf_counter())
+            key = _NOTICES.get(event.topic) if isinstance(event, ev.Notice) else _COUNTED.get(
+                event.kind)
+            if key is not None:
+                self.counts[key] += 1
             elif isinstance(event, ev.ModelEnd):
-                self._model_end(rid, event)
-            elif isinstance(event, ev.ModelError):
-                self._llm_elapsed(rid)
-                self.llm_errors += 1
+                self._model_end(event)
             elif isinstance(event, ev.ToolStart):
                 self._tool_started.setdefault((rid, event.tool), []).append(time.perf_counter())
             elif isinstance(event, ev.Observation):
                 self._tool_done(rid, event.step.action.tool)
-            elif isinstance(event, ev.ToolError):
-                self.tool_errors += 1
-            elif isinstance(event, ev.Notice):
-                self._notice(event.topic)
 
-    def _llm_elapsed(self, rid: str) -> float | None:
-        starts = self._llm_started.get(rid)
-        if not starts:
-            return None
-        started = starts.pop()
-        if not starts:
-            del self._llm_started[rid]
-        return time.perf_counter() - started
-
-    def _model_end(self, rid: str, event: ModelEnd) -> None:
+    def _model_end(self, event: ModelEnd) -> None:
         result = event.result
         model = str(event.model or result.model or "")
         cost = event.cost if event.cost is not None else cost_of(model, result.usage,
                                                                   self._prices)
-        elapsed = self._llm_elapsed(rid)
-        if elapsed is not None:
-            self.llm_latencies.append(elapsed)
-        self.llm_calls += 1
-        self.prompt_tokens += result.usage.prompt_tokens
-        self.completion_tokens += result.usage.completion_tokens
+        self.llm_latencies.append(event.elapsed)
+        self.counts.update(model_calls=1, prompt_tokens=result.usage.prompt_tokens,
+                           completion_tokens=result.usage.completion_tokens)
         if cost is None:
             self.unpriced_models.add(model)
             self.cost = None
@@ -122,38 +93,31 @@ class MetricsHandler(BaseCallbackHandler):
         starts = self._tool_started.get((rid, tool))
         if starts:
             self.tool_time += time.perf_counter() - starts.pop()
-            self.tool_calls += 1
-
-    def _notice(self, topic: str) -> None:
-        if topic == "retry":
-            self.retries += 1
-        elif topic == "fallback":
-            self.fallbacks += 1
-        elif topic == "cache_hit":
-            self.cache_hits += 1
+            self.counts["tool_calls"] += 1
 
     def summary(self) -> dict[str, Any]:
         """The numbers as a JSON-ready dict (latencies in seconds; cost None if unknown)."""
         with self._lock:
-            lat = list(self.llm_latencies)
+            lat, c = list(self.llm_latencies), self.counts
             return {
-                "runs": self.runs,
-                "model_calls": self.llm_calls,
-                "model_errors": self.llm_errors,
-                "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens,
+                "runs": c["runs"],
+                "model_calls": c["model_calls"],
+                "model_errors": c["model_errors"],
+                "prompt_tokens": c["prompt_tokens"],
+                "completion_tokens": c["completion_tokens"],
                 "latency_p50": percentile(lat, 50),
                 "latency_p95": percentile(lat, 95),
                 "latency_p99": percentile(lat, 99),
-                "model_error_rate": _rate(self.llm_errors, self.llm_calls + self.llm_errors),
-                "tool_calls": self.tool_calls,
-                "tool_errors": self.tool_errors,
-                "tool_error_rate": _rate(self.tool_errors, self.tool_calls),
-                "run_errors": self.run_errors,
+                "model_error_rate": _rate(c["model_errors"],
+                                          c["model_calls"] + c["model_errors"]),
+                "tool_calls": c["tool_calls"],
+                "tool_errors": c["tool_errors"],
+                "tool_error_rate": _rate(c["tool_errors"], c["tool_calls"]),
+                "run_errors": c["run_errors"],
                 "tool_time": self.tool_time,
-                "retries": self.retries,
-                "fallbacks": self.fallbacks,
-                "cache_hits": self.cache_hits,
+                "retries": c["retries"],
+                "fallbacks": c["fallbacks"],
+                "cache_hits": c["cache_hits"],
                 "cost_usd": self.cost,
                 "unpriced_models": sorted(self.unpriced_models),
             }

@@ -55,10 +55,10 @@ class CallIds:
         return self.run_id, self.parent_run_id
 
 
-def as_uuid(value: str | None) -> uuid.UUID | str | None:
-    """An id as LangChain passes it (a UUID; an id that is not one stays as given)."""
-    if value is None:
-        return None
+def as_uuid(value: object) -> object:
+    """An id as LangChain passes it (a UUID; an id that is not one, or None, stays as given)."""
+    if not isinstance(value, str):
+        return value
     try:
         return uuid.UUID(value)
     except ValueError:

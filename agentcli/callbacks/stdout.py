@@ -16,7 +16,7 @@ it runs (``on_text``) is not printed: LangChain's tools print it only when verbo
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -58,11 +58,9 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     def _line(self, text: str, end: str = "\n") -> None:
         print(text, end=end, file=self.stream or sys.stdout, flush=True)
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """The run's start and end, each reply that chose a tool, each result, the answer."""
         if isinstance(event, ev.Start):
-            from agentcli.textsafe import safe_text
-
             name = safe_text(event.name or self.name)
             self._line(f"\n\n{_BOLD}> Entering new {name} chain...{_RESET}")
         elif isinstance(event, ev.ActionEvent):

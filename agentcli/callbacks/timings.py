@@ -24,7 +24,7 @@ class TimingsHandler(BaseCallbackHandler):
         self._tool_errors: dict[str, str] = {}
         self.steps: list[dict[str, Any]] = []  # per Observation, in step order: the run_steps
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Time model calls and tool calls from the run's events."""
         if isinstance(event, ev.ModelStart):
             self._llm_started.append(time.perf_counter())

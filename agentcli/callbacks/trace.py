@@ -20,10 +20,9 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
-from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import legacy_form
+from agentcli.callbacks.base import BaseCallbackHandler, legacy_form
 from agentcli.outcome import real_answer
 from agentcli.redact import open_word, redact
 from agentcli.schema import FORCE_STOP_MESSAGE, stop_words
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from agentcli.events import RunEvent
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """A JSON-ready form of events' arguments (dataclasses, messages, exceptions)."""
     if isinstance(value, BaseException):
         return {"type": type(value).__name__, "message": str(value)}
@@ -81,10 +80,10 @@ class TraceHandler(BaseCallbackHandler):
             self._owned = False
         self._env = dict(os.environ if env is None else env)
         self._lock = threading.Lock()
-        self._tokens: dict[Any, str] = {}  # per run: streamed text held until a word ends
-        self._stops: dict[Any, str] = {}  # per run: the limit that stopped its loop
+        self._tokens: dict[object, str] = {}  # per run: streamed text held until a word ends
+        self._stops: dict[object, str] = {}  # per run: the limit that stopped its loop
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Write the event as one line, under its LangChain-style name (the file's format)."""
         form = legacy_form(event)
         if form is None:
@@ -103,10 +102,10 @@ class TraceHandler(BaseCallbackHandler):
                            {**kw, "kind": "recovered", "reason": reason})
         elif event.kind == "end":
             self._stops.pop(run, None)
-            args = ({**args[0], "answer": real_answer(event.result)},)
+            args = ({**event.result.to_dict(), "answer": real_answer(event.result)},)
         self.write(hook, args, {**kw, **extra})
 
-    def write(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    def write(self, event: str, args: tuple[object, ...], kw: dict[str, object]) -> None:
         """Write one event line. Tokens are written a whole word at a time, so that a key
         cut across tokens is redacted."""
         run = kw.get("run_id")
@@ -122,8 +121,8 @@ class TraceHandler(BaseCallbackHandler):
                 self._line("on_llm_new_token", (held,), {"run_id": run})
             self._line(event, args, kw)
 
-    def _line(self, event: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
-        record: dict[str, Any] = {
+    def _line(self, event: str, args: tuple[object, ...], kw: dict[str, object]) -> None:
+        record: dict[str, object] = {
             "ts": round(time.time(), 6),
             "event": event.removeprefix("on_"),
             "run_id": kw.pop("run_id", None),

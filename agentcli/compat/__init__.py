@@ -9,7 +9,7 @@ of agentcli: nothing in the core imports it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Union
 
 from agentcli.agents import AgentType
 from agentcli.agents.template import PromptTemplate
@@ -55,9 +55,9 @@ from agentcli.tools import Tool, tool
 from agentcli.tools.inject import InjectedState, InjectedToolCallId
 
 # What a model takes, for annotations (LangChain's ``LanguageModelInput``)
-LanguageModelInput = Union[str, Sequence[Message], Sequence[Any]]  # noqa: UP007
+LanguageModelInput = Union[str, Sequence[Message], Sequence[object]]  # noqa: UP007
 # LangChain's ``RunnableConfig``: a plain dict with these keys (see RUN_CONFIG_KEYS)
-RunnableConfig = dict[str, Any]
+RunnableConfig = dict[str, object]
 
 __all__ = [
     "AIMessage",

@@ -13,11 +13,12 @@ how to port its ``plan()``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from agentcli.agents import AgentType, agent_class, build_agent
 from agentcli.agents.base import Agent
 from agentcli.agents.template import PromptTemplate
+from agentcli.models.base import BaseChatModel
 from agentcli.tools.base import Tool
 
 PORT_PATH = (
@@ -29,7 +30,7 @@ PORT_PATH = (
 
 
 class _PlanAgent:
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(PORT_PATH.format(name=type(self).__name__))
 
 
@@ -46,45 +47,33 @@ class LLMSingleActionAgent(_PlanAgent):
 
 
 class _Typed:
+    """A prompt-built LangChain agent class: it builds the agentcli type ``agent_type``."""
+
     agent_type: ClassVar[str]
 
     @classmethod
-    def from_llm_and_tools(cls, llm: Any, tools: Sequence[Tool], **kwargs: Any) -> Agent:
+    def from_llm_and_tools(cls, llm: BaseChatModel | None, tools: Sequence[Tool],
+                           **kwargs: object) -> Agent:
         """The agent of this kind over ``tools``, bound to ``llm`` (prompt options as in
         ``agent_kwargs``: prefix, suffix, format_instructions, ...)."""
         return build_agent(cls.agent_type, tools, llm, **kwargs)
 
     @classmethod
-    def create_prompt(cls, tools: Sequence[Tool], **options: Any) -> PromptTemplate:
+    def create_prompt(cls, tools: Sequence[Tool], **options: object) -> PromptTemplate:
         """This kind's prompt over ``tools``."""
         return agent_class(cls.agent_type).create_prompt(tools, **options)
 
 
-class ZeroShotAgent(_Typed):
-    """``zero-shot-react-description``."""
-
-    agent_type = AgentType.ZERO_SHOT_REACT_DESCRIPTION.value
-
-
-class ChatAgent(_Typed):
-    """``chat-zero-shot-react-description``."""
-
-    agent_type = AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION.value
+def _typed(name: str, agent_type: AgentType) -> type[_Typed]:
+    """LangChain's class ``name``, building ``agent_type``."""
+    doc = f"``{agent_type.value}``."
+    return type(name, (_Typed,), {"agent_type": agent_type.value, "__doc__": doc})
 
 
-class StructuredChatAgent(_Typed):
-    """``structured-chat-zero-shot-react-description``."""
-
-    agent_type = AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION.value
-
-
-class ConversationalAgent(_Typed):
-    """``conversational-react-description``."""
-
-    agent_type = AgentType.CONVERSATIONAL_REACT_DESCRIPTION.value
-
-
-class ConversationalChatAgent(_Typed):
-    """``chat-conversational-react-description``."""
-
-    agent_type = AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION.value
+ZeroShotAgent = _typed("ZeroShotAgent", AgentType.ZERO_SHOT_REACT_DESCRIPTION)
+ChatAgent = _typed("ChatAgent", AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION)
+StructuredChatAgent = _typed("StructuredChatAgent",
+                             AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION)
+ConversationalAgent = _typed("ConversationalAgent", AgentType.CONVERSATIONAL_REACT_DESCRIPTION)
+ConversationalChatAgent = _typed("ConversationalChatAgent",
+                                 AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION)

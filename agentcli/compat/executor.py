@@ -16,7 +16,7 @@ from typing import Any
 from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
 from agentcli.executor import AgentExecutor as _Executor
-from agentcli.executor import Config, Inputs
+from agentcli.executor import Config, Inputs, _given
 from agentcli.schema import RunResult
 
 
@@ -30,7 +30,7 @@ class CallbackManagerForChainRun:
         self.verbose = verbose
         self.run_id = manager.run_id
 
-    def on_text(self, text: str, color: str | None = None, end: str = "", **kw: Any) -> None:
+    def on_text(self, text: str, color: str | None = None, end: str = "", **kw: object) -> None:
         """Tell the handlers; print it (in ``color``) when the executor is verbose."""
         self.manager.emit("on_text", text, color=color, **kw)
         if self.verbose:
@@ -47,7 +47,7 @@ class CallbackManagerForChainRun:
 class CallbackManagerForLLMRun:
     """``run_manager`` in a LangChain-style model's ``_generate`` (agentcli passes None)."""
 
-    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+    def on_llm_new_token(self, token: str, **kw: object) -> None:
         """Tokens reach the run through ``on_token``; nothing to do here."""
 
 
@@ -63,9 +63,7 @@ class AgentExecutor(_Executor):
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
         """Run through ``self._call`` (LangChain's hook) and return the result dict."""
-        given = input if inputs is None else inputs
-        if given is None:
-            raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
+        given = _given(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
         conf = RunConfig.of(config).adding(callbacks)
         manager = CallbackManager([*self.callbacks, *conf.callbacks])
@@ -89,7 +87,7 @@ class AgentExecutor(_Executor):
         return run_sync(_Executor.ainvoke(self, inputs, config))
 
 
-def _as_result(inputs: Mapping[str, Any], out: Mapping[str, Any]) -> RunResult:
+def _as_result(inputs: Mapping[str, object], out: Mapping[str, object]) -> RunResult:
     """What ``_call`` returned (a plain dict, say a fallback answer) as a result dict."""
     output = str(out.get("output", ""))
     extra = {k: v for k, v in out.items() if k not in ("output", "input")}

@@ -26,15 +26,33 @@ class ToolCall(TypedDict, total=False):
     """A tool call as LangChain writes it."""
 
     name: str
-    args: dict[str, Any]
+    args: dict[str, object]
     id: str
 
 
 class _ByRole(type):
+    """Calling a message class builds an agentcli :class:`Message` of its role; ``isinstance``
+    checks the role."""
+
     role: Role | None = None
 
     def __instancecheck__(cls, obj: object) -> bool:
         return isinstance(obj, Message) and (cls.role is None or obj.role == cls.role)
+
+    def __call__(cls, content: str = "", *, tool_calls: Sequence[ToolCall] = (),
+                 tool_call_id: str | None = None, name: str | None = None,
+                 **_: object) -> Message:
+        if cls.role is None:
+            raise TypeError("BaseMessage is abstract: build an AIMessage, HumanMessage, "
+                            "SystemMessage or ToolMessage")
+        if cls.role == "tool" and tool_call_id is None:
+            raise TypeError("ToolMessage needs tool_call_id= (the call it answers)")
+        calls = tuple(_Call(str(c.get("id") or f"call_{n}"), str(c.get("name") or ""),
+                            json.dumps(c.get("args") or {}, ensure_ascii=False))
+                      for n, c in enumerate(tool_calls))
+        if cls.role != "tool":  # only a tool result carries a call id and a name
+            return Message(cls.role, content, tool_calls=calls)
+        return Message("tool", content, tool_call_id=tool_call_id, name=name)
 
 
 class BaseMessage(metaclass=_ByRole):
@@ -46,22 +64,11 @@ class AIMessage(metaclass=_ByRole):
 
     role = "assistant"
 
-    def __new__(  # type: ignore[misc]
-        cls, content: str = "", *, tool_calls: Sequence[ToolCall] = (), **_: Any
-    ) -> Message:
-        calls = tuple(_Call(str(c.get("id") or f"call_{n}"), str(c.get("name") or ""),
-                            json.dumps(c.get("args") or {}, ensure_ascii=False))
-                      for n, c in enumerate(tool_calls))
-        return Message("assistant", content, tool_calls=calls)
-
 
 class HumanMessage(metaclass=_ByRole):
     """A user message."""
 
     role = "user"
-
-    def __new__(cls, content: str = "", **_: Any) -> Message:  # type: ignore[misc]
-        return Message("user", content)
 
 
 class SystemMessage(metaclass=_ByRole):
@@ -69,19 +76,11 @@ class SystemMessage(metaclass=_ByRole):
 
     role = "system"
 
-    def __new__(cls, content: str = "", **_: Any) -> Message:  # type: ignore[misc]
-        return Message("system", content)
-
 
 class ToolMessage(metaclass=_ByRole):
     """A tool result answering the call ``tool_call_id``."""
 
     role = "tool"
-
-    def __new__(  # type: ignore[misc]
-        cls, content: str = "", *, tool_call_id: str, name: str | None = None, **_: Any
-    ) -> Message:
-        return Message("tool", content, tool_call_id=tool_call_id, name=name)
 
 
 @dataclass
@@ -96,26 +95,26 @@ class ChatResult:
     """What a LangChain-style ``_generate`` returns."""
 
     generations: list[ChatGeneration]
-    llm_output: dict[str, Any] | None = field(default=None)
+    llm_output: dict[str, object] | None = field(default=None)
 
 
 class BaseChatModel(_Model):
     """A model written LangChain's way: implement ``_generate`` (and ``_llm_type``)."""
 
-    def __init__(self, **_: Any) -> None:
+    def __init__(self, **_: object) -> None:
         self.name = getattr(self, "_llm_type", None) or type(self).__name__
 
     def _generate(self, messages: list[Message], stop: list[str] | None = None,
-                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+                  run_manager: object = None, **kwargs: object) -> ChatResult:
         raise NotImplementedError(f"{type(self).__name__} must implement _generate")
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> BaseChatModel:
+    def bind_tools(self, tools: Sequence[object], **kwargs: object) -> BaseChatModel:
         """The tools reach the model with each request; binding returns the model itself."""
         return self
 
     def generate(self, messages: Sequence[Message], *, stop: Sequence[str] | None = None,
                  tools: Sequence[dict[str, Any]] | None = None,
-                 on_token: TokenSink | None = None, **params: Any) -> _Result:
+                 on_token: TokenSink | None = None, **params: object) -> _Result:
         """One request through ``_generate``."""
         params.pop("response_schema", None)
         out = self._generate(list(messages), stop=list(stop) if stop else None, **params)

@@ -3,9 +3,9 @@ action."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from agentcli.agents.prompts import load, render, variables
 from agentcli.agents.template import PromptTemplate
@@ -81,7 +81,7 @@ class ChatPromptTemplate:
         """The messages' templates, joined."""
         return "\n\n".join(t for _, t in self.messages)
 
-    def format_messages(self, **values: Any) -> list[Message]:
+    def format_messages(self, **values: object) -> list[Message]:
         """The messages with each variable filled; a missing one is a KeyError naming it."""
         missing = sorted(set(self.input_variables) - set(values))
         if missing:
@@ -90,6 +90,6 @@ class ChatPromptTemplate:
         return [Message(_ROLES[role], render(text, **filled))  # type: ignore[arg-type]
                 for role, text in self.messages]
 
-    def invoke(self, values: dict[str, Any], config: Any = None) -> list[Message]:
+    def invoke(self, values: Mapping[str, object], config: object = None) -> list[Message]:
         """``format_messages`` as a runnable step."""
         return self.format_messages(**values)

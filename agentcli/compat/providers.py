@@ -1,26 +1,8 @@
 """LangChain's provider classes as agentcli models: ``ChatTongyi``, ``ChatOpenAI``, ``OpenAI``.
 
 Each takes the constructor arguments LangChain's does and maps them onto one agentcli model
-(``provider/model``, keys and URLs from the environment as the CLI reads them):
-
-==========================================  =============================================
-LangChain argument                          agentcli
-==========================================  =============================================
-``model`` / ``model_name``                  the model name
-``temperature``                             ``temperature``
-``api_key`` / ``openai_api_key`` /          the key (else ``OPENAI_API_KEY`` /
-``dashscope_api_key``                       ``DASHSCOPE_API_KEY``)
-``base_url`` / ``openai_api_base``          the endpoint (else ``OPENAI_BASE_URL`` /
-                                            ``DASHSCOPE_BASE_URL``)
-``top_p``, ``max_tokens``, ``n``, ``seed``,  sent with every request
-``stop``, ``presence_penalty``,
-``frequency_penalty``, ``model_kwargs``
-``max_retries``                             retries on 429/5xx and network errors
-``timeout`` / ``request_timeout``           the read timeout, in seconds
-``default_headers``                         extra HTTP headers
-``streaming``                               accepted; streaming is the executor's choice
-                                            (``AgentExecutor(stream_tokens=True)``)
-==========================================  =============================================
+(``provider/model``, keys and URLs from the environment as the CLI reads them); the arguments
+and what each becomes are listed once, in ``docs/langchain.md`` ("Models").
 """
 
 from __future__ import annotations

@@ -18,12 +18,16 @@ schema comes from the signature (or from ``args_schema``, a pydantic model or a 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
-from agentcli.callbacks.manager import handlers_of
+from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.manager import CallbackManager, handlers_of
+from agentcli.models.base import BaseChatModel
 from agentcli.tools import load_tools as load
 from agentcli.tools.base import Tool, schema_from_function
 
+Handlers = CallbackManager | Iterable[BaseCallbackHandler] | None
 _MANAGED = ("run_manager", "callbacks", "self")
 _OWN = ("name", "description", "args_schema", "return_direct")
 
@@ -34,7 +38,7 @@ class BaseTool(Tool):
     name: str
     description: str = ""
 
-    def __init__(self, **fields: Any) -> None:
+    def __init__(self, **fields: object) -> None:
         cls = type(self)
         given = {k: fields.pop(k, getattr(cls, k, None)) for k in _OWN}
         name = given["name"] if isinstance(given["name"], str) else cls.__name__
@@ -43,10 +47,10 @@ class BaseTool(Tool):
                   if p.name not in _MANAGED and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         schema = _schema(given["args_schema"])
         if schema is None and len(params) > 1:
-            schema = {k: v for k, v in schema_from_function(run).items()}
+            schema = schema_from_function(run)
             for managed in _MANAGED:
-                schema.get("properties", {}).pop(managed, None)
-            schema["required"] = [r for r in schema.get("required", []) if r not in _MANAGED]
+                schema["properties"].pop(managed, None)
+            schema["required"] = [r for r in schema["required"] if r not in _MANAGED]
         has_async = cls._arun is not BaseTool._arun
         Tool.__init__(self, name, str(given["description"] or ""), func=self._call_run,
                       coroutine=self._call_arun if has_async else None, args_schema=schema,
@@ -54,23 +58,23 @@ class BaseTool(Tool):
         for key, value in {**_declared(cls), **fields}.items():  # the subclass's own fields
             object.__setattr__(self, key, value)
 
-    def _run(self, *args: Any, **kwargs: Any) -> Any:
+    def _run(self, *args: Any, **kwargs: Any) -> object:
         raise NotImplementedError(f"{type(self).__name__} must implement _run")
 
-    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+    async def _arun(self, *args: Any, **kwargs: Any) -> object:
         raise NotImplementedError(f"{type(self).__name__} does not support async")
 
-    def _call_run(self, *args: Any, **kwargs: Any) -> Any:
+    def _call_run(self, *args: object, **kwargs: object) -> object:
         return self._run(*args, **kwargs)
 
-    async def _call_arun(self, *args: Any, **kwargs: Any) -> Any:
+    async def _call_arun(self, *args: object, **kwargs: object) -> object:
         return await self._arun(*args, **kwargs)
 
 
-def _declared(cls: type) -> dict[str, Any]:
+def _declared(cls: type) -> dict[str, object]:
     """Defaults of the subclass's own annotated fields written pydantic's way
     (``api_wrapper: W = Field(default_factory=W)``), which no pydantic model fills here."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for klass in reversed(cls.__mro__[:cls.__mro__.index(BaseTool)]):
         for name in getattr(klass, "__annotations__", {}):
             value = vars(klass).get(name)
@@ -85,7 +89,7 @@ def _declared(cls: type) -> dict[str, Any]:
     return values
 
 
-def _schema(args_schema: Any) -> dict[str, Any] | None:
+def _schema(args_schema: object) -> dict[str, Any] | None:
     """A JSON schema from a pydantic model class, or the dict given."""
     if args_schema is None or isinstance(args_schema, dict):
         return args_schema
@@ -98,8 +102,8 @@ def _schema(args_schema: Any) -> dict[str, Any] | None:
     return schema
 
 
-def load_tools(names: list[str], llm: Any = None, callbacks: Any = None, *,
-               callback_manager: Any = None, **options: Any) -> list[Tool]:
+def load_tools(names: list[str], llm: BaseChatModel | None = None, callbacks: Handlers = None,
+               *, callback_manager: Handlers = None, **options: Any) -> list[Tool]:
     """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``."""
     handlers = [*handlers_of(callback_manager), *handlers_of(callbacks)]
     return load(names, llm=llm, callbacks=handlers or None, **options)

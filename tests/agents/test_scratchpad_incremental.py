@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcli.agents._pad import render_steps
+from agentcli.agents._prefix import render_steps
 from agentcli.agents.base import scratchpad
 from agentcli.schema import AgentAction, AgentStep
 

@@ -252,3 +252,16 @@ def test_an_unknown_function_is_answered_with_the_function_names_to_use() -> Non
                               return_intermediate_steps=True).invoke("q")
     observation = result.steps[0].observation
     assert "try one of [dyn__unlock]" in observation and "Did you mean dyn__unlock?" in observation
+
+
+def test_explain_names_the_fix_for_each_kind_of_400() -> None:
+    plain = ToolCallingAgent([])
+    media = ToolCallingAgent([], tool_media=True)
+    refused_media = ProviderError("image_url is not supported", provider="p", status=400)
+    refused_tools = ProviderError("'tools' is not supported", provider="p", status=400)
+    down = ProviderError("tools are down", provider="p", status=503)
+    hint = media.explain(refused_media)
+    assert "tool_media: off" in str(hint) and (hint.status, hint.provider) == (400, "p")
+    assert "use a text agent type" in str(plain.explain(refused_tools))
+    assert plain.explain(refused_media) is refused_media  # no media sent: not our hint
+    assert plain.explain(down) is down

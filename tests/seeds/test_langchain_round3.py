@@ -312,3 +312,29 @@ def test_verbose_tool_calling_agent_says_invoking(capsys: pytest.CaptureFixture[
     plain = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
     assert "\nInvoking: `echo` with `" in plain and "echo: hi" in plain
     assert "Observation:" not in plain and plain.endswith("done\n\n> Finished chain.\n")
+
+
+def test_message_classes_build_agentcli_messages_by_role() -> None:
+    from agentcli.compat import (
+        AIMessage,
+        BaseMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
+    from agentcli.schema import Message
+
+    ai = AIMessage("", tool_calls=[{"name": "search", "args": {"q": "x"}, "id": "c1"}])
+    tool = ToolMessage("found", tool_call_id="c1", name="search")
+    human, system = HumanMessage("hi"), SystemMessage("be brief")
+    assert [m.role for m in (ai, tool, human, system)] == ["assistant", "tool", "user", "system"]
+    assert all(isinstance(m, Message) and isinstance(m, BaseMessage)
+               for m in (ai, tool, human, system))
+    assert isinstance(ai, AIMessage) and not isinstance(human, AIMessage)
+    assert ai.tool_calls[0].name == "search" and json.loads(ai.tool_calls[0].arguments) == {
+        "q": "x"}
+    assert (tool.tool_call_id, tool.name, tool.content) == ("c1", "search", "found")
+    with pytest.raises(TypeError, match="tool_call_id"):
+        ToolMessage("no id")
+    with pytest.raises(TypeError, match="abstract"):
+        BaseMessage("which role?")

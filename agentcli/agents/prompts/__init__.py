@@ -24,13 +24,9 @@ _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @cache
-def _builtin(name: str) -> str:
-    return files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
-
-
 def load(name: str) -> str:
     """The built-in text of ``prompts/<name>.txt``."""
-    return _builtin(name)
+    return files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
 
 
 def render(template: str, **values: str) -> str:
@@ -49,7 +45,7 @@ def template_name(agent: type[Agent]) -> str:
 
 def builtin_text(agent: type[Agent], name: str) -> str:
     """Template ``name`` as the class ships it: its own text (``prompts``) or package data."""
-    return agent.prompts.get(name) or _builtin(name)
+    return agent.prompts.get(name) or load(name)
 
 
 def variables(text: str) -> set[str]:
@@ -100,4 +96,4 @@ def template_in_force(agent: type[Agent], path: str | Path | None = None) -> tup
     name = template_name(agent)
     if name in agent.prompts:
         return agent.prompts[name], f"built-in ({agent.__name__}.prompts[{name!r}])"
-    return _builtin(name), f"built-in ({name}.txt)"
+    return load(name), f"built-in ({name}.txt)"
