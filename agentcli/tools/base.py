@@ -38,6 +38,24 @@ class ToolNeeds:
         return ", ".join(parts) or "-"
 
 
+ToolFactory = Callable[..., "Tool | list[Tool]"]  # called with llm= and the tool settings
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How to build a tool by name, and what it needs (plain data the registry holds)."""
+
+    name: str
+    factory: ToolFactory | None
+    summary: str
+    needs: ToolNeeds = field(default_factory=ToolNeeds)
+    dangerous: bool = False
+    danger_reason: str = ""
+    members: tuple[str, ...] = ()  # a group name expands to these
+    source: str = "built-in"
+    also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
+
+
 @dataclass(frozen=True)
 class Tool:
     """A callable the agent may use.

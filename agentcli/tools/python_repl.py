@@ -10,8 +10,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
@@ -120,7 +120,7 @@ class PythonSession:
         """Stop the interpreter."""
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
-            kill_group(proc)  # type: ignore[arg-type]
+            kill_group(proc)
 
 
 def _strip_fences(code: str) -> str:
@@ -131,7 +131,8 @@ def _strip_fences(code: str) -> str:
     return text
 
 
-def _factory(**settings: Any) -> Tool:
+def python_repl(settings: Mapping[str, object]) -> Tool:
+    """The ``python_repl`` tool: one interpreter for the run."""
     session = PythonSession(
         tool_root(settings, "python_cwd"),
         float_setting(settings, "python_timeout", 30.0),

@@ -4,60 +4,46 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from collections.abc import Mapping
 
+from agentcli.errors import ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.net import fetch
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
-_URL_SCHEMA = {"type": "object", "required": ["url"],
-               "properties": {"url": {"type": "string", "description": "The URL."}}}
+_URL = {"type": "string", "description": "The URL."}
+_URL_SCHEMA = {"type": "object", "required": ["url"], "properties": {"url": _URL}}
 _BODY_SCHEMA = {
     "type": "object", "required": ["url", "data"],
-    "properties": {
-        "url": {"type": "string", "description": "The URL."},
-        "data": {"description": "The body: a JSON object, or text."},
-    },
+    "properties": {"url": _URL, "data": {"description": "The body: a JSON object, or text."}},
 }
 
 
-def _request(method: str, settings: dict[str, Any], url: str, data: Any = None) -> str:
-    headers = {str(k): str(v) for k, v in dict(settings.get("requests_headers") or {}).items()}
-    body: dict[str, Any] = {}
-    if isinstance(data, (dict, list)):
-        body["json_body"] = data
-    elif data is not None:
-        body["content"] = str(data)
-    resp = fetch(
-        method, url.strip(),
-        allow_private=bool_setting(settings, "allow_private_network"),
-        max_bytes=int_setting(settings, "requests_max_bytes", 1_000_000),
-        timeout=float_setting(settings, "requests_timeout", 15.0),
-        headers=headers, **body,
-    )
-    note = "\n...[response cut at the requests_max_bytes cap]" if resp.truncated else ""
-    return (f"HTTP {resp.status}\n{resp.text}{note}" if resp.status >= 400
-            else resp.text + note)
+def make(method: str, with_body: bool, settings: Mapping[str, object]) -> Tool:
+    """The ``requests_<method>`` tool: a URL, and for POST/PUT/PATCH a body."""
+    raw = settings.get("requests_headers") or {}
+    if not isinstance(raw, Mapping):
+        raise ToolLoadError(f"tool_settings requests_headers must be a mapping, got {raw!r}")
+    headers = {str(k): str(v) for k, v in raw.items()}
+    allow_private = bool_setting(settings, "allow_private_network")
+    max_bytes = int_setting(settings, "requests_max_bytes", 1_000_000)
+    timeout = float_setting(settings, "requests_timeout", 15.0)
 
+    def request(url: str, data: object = None) -> str:
+        if isinstance(data, str):
+            with contextlib.suppress(ValueError):
+                data = json.loads(data)
+        resp = fetch(method, url.strip(), allow_private=allow_private, max_bytes=max_bytes,
+                     timeout=timeout, headers=headers,
+                     json_body=data if isinstance(data, dict | list) else None,
+                     content=None if data is None or isinstance(data, dict | list) else str(data))
+        note = "\n...[response cut at the requests_max_bytes cap]" if resp.truncated else ""
+        return (f"HTTP {resp.status}\n{resp.text}{note}" if resp.status >= 400
+                else resp.text + note)
 
-def _make(method: str, with_body: bool) -> Any:
-    name = f"requests_{method.lower()}"
-
-    def factory(**settings: Any) -> Tool:
-        settings.pop("llm", None)
-        if with_body:
-            def run_body(url: str, data: Any) -> str:
-                if isinstance(data, str):
-                    with contextlib.suppress(ValueError):
-                        data = json.loads(data)
-                return _request(method, settings, url, data)
-
-            return Tool(name, f"A portal to the internet. Use this when you need to make a "
-                        f"{method} request. Input: a JSON object with 'url' and 'data' (the "
-                        "body).", func=run_body, args_schema=_BODY_SCHEMA)
-        return Tool(name, f"A portal to the internet. Use this when you need to make a "
-                    f"{method} request to a website. Input should be a URL.",
-                    func=lambda url: _request(method, settings, url), args_schema=_URL_SCHEMA)
-
-    return factory
-
+    what = (f"{method} request. Input: a JSON object with 'url' and 'data' (the body)."
+            if with_body else f"{method} request to a website. Input should be a URL.")
+    return Tool(f"requests_{method.lower()}",
+                f"A portal to the internet. Use this when you need to make a {what}",
+                func=request if with_body else lambda url: request(url),
+                args_schema=_BODY_SCHEMA if with_body else _URL_SCHEMA)

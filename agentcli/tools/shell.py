@@ -6,8 +6,8 @@ import contextlib
 import os
 import signal
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
@@ -57,7 +57,7 @@ def run_bounded(
     return proc.returncode, out or b"", err or b""
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
     """Kill a process started with ``start_new_session`` and everything it spawned."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -67,7 +67,8 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.communicate(timeout=5)
 
 
-def _factory(**settings: Any) -> Tool:
+def terminal(settings: Mapping[str, object]) -> Tool:
+    """The ``terminal`` tool: its directory, timeout and output cap from the settings."""
     cwd = tool_root(settings, "terminal_cwd")
     timeout = float_setting(settings, "terminal_timeout", 30.0)
     max_output = int_setting(settings, "terminal_max_output", 20_000)

@@ -20,7 +20,7 @@ from agentcli.mcp import server_configs
 from agentcli.mcp.cache import ToolInfo, cached_tools, log_path
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.pool import start_many
-from agentcli.tools import load_tools
+from agentcli.tools import ToolSpec, load_tools
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.mcp import (
     RESOURCE_TOOL,
@@ -29,7 +29,6 @@ from agentcli.tools.mcp import (
     server_roots,
     tool_danger,
 )
-from agentcli.tools.spec import ToolSpec
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
