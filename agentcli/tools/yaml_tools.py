@@ -9,10 +9,12 @@ field NAME, filled by the executor (the model never sees or sets it).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Literal, TypedDict, cast
 from urllib.parse import quote
 
 from agentcli.errors import ToolInputError, ToolLoadError
@@ -30,7 +32,23 @@ _KEYS = {"name", "description", "kind", "argv", "args", "method", "url", "header
 _TYPES = {"string", "integer", "number", "boolean"}
 
 
-def _check_one(i: int, d: Any) -> dict[str, Any]:
+class Definition(TypedDict, total=False):
+    """One checked ``yaml_tools`` item (``check_definitions`` has checked every key)."""
+
+    name: str
+    description: str
+    kind: Literal["command", "http"]
+    argv: list[str]
+    args: dict[str, dict[str, object]]  # name -> {type, description, default}
+    method: str
+    url: str
+    headers: dict[str, object]
+    dangerous: bool
+    timeout: float
+    allow_private_network: bool
+
+
+def _check_one(i: int, d: object) -> dict[str, object]:
     where = f"item {i + 1}"
     if not isinstance(d, dict):
         raise ValueError(f"a list of tool definitions ({where} is not a mapping)")
@@ -74,7 +92,7 @@ def _check_one(i: int, d: Any) -> dict[str, Any]:
     return dict(d)
 
 
-def check_definitions(value: Any) -> list[dict[str, Any]]:
+def check_definitions(value: object) -> list[dict[str, object]]:
     """Validate the ``yaml_tools`` list (errors name the tool and the key)."""
     if value is None:
         return []
@@ -83,7 +101,7 @@ def check_definitions(value: Any) -> list[dict[str, Any]]:
     return [_check_one(i, d) for i, d in enumerate(value)]
 
 
-def _schema(d: dict[str, Any]) -> dict[str, Any]:
+def _schema(d: Definition) -> dict[str, object]:
     props = {k: {"type": v.get("type", "string"),
                  **({"description": v["description"]} if "description" in v else {})}
              for k, v in (d.get("args") or {}).items()}
@@ -91,18 +109,18 @@ def _schema(d: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
-def _state_fields(d: dict[str, Any]) -> tuple[Injection, ...]:
+def _state_fields(d: Definition) -> tuple[Injection, ...]:
     """The ``{state.NAME}`` placeholders of a definition, as injected state fields."""
     templates = d["argv"] if d["kind"] == "command" else [d["url"]]
     names = sorted({m for t in templates for m in _PLACEHOLDER.findall(t) if m.startswith(_STATE)})
     return tuple(Injection(name, "field", name.removeprefix(_STATE)) for name in names)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> str:
+def _fill(template: str, values: Mapping[str, object], quote_values: bool = False) -> str:
     def sub(m: re.Match[str]) -> str:
         text = _text(values[m.group(1)])
         return quote(text, safe="") if quote_values else text
@@ -110,7 +128,7 @@ def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> 
     return _PLACEHOLDER.sub(sub, template)
 
 
-def _fill_url(tool: str, template: str, values: dict[str, Any]) -> str:
+def _fill_url(tool: str, template: str, values: Mapping[str, object]) -> str:
     """The URL with its placeholders filled (URL-encoded). A value filled into the path is one
     segment, never more: it may not hold ``/`` or ``\\``, nor make its segment ``.``, ``..`` or
     empty, so ``--state p=..`` or a model's ``../admin`` cannot climb out of the path."""
@@ -135,21 +153,21 @@ def _fill_url(tool: str, template: str, values: dict[str, Any]) -> str:
             + _fill(template[path_end:], values, quote_values=True))
 
 
-def _escape(tool: str, key: str, value: Any, why: str) -> str:
+def _escape(tool: str, key: str, value: object, why: str) -> str:
     return (f"{tool}: the value {_text(value)[:80]!r} for {{{key}}} {why}, which would change "
             "the URL path; give one path segment (a name, not a path)")
 
 
-def _with_defaults(d: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+def _with_defaults(d: Definition, kwargs: dict[str, object]) -> dict[str, object]:
     out = {k: v["default"] for k, v in (d.get("args") or {}).items() if "default" in v}
     return out | kwargs
 
 
-def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
+def _command_tool(d: Definition, settings: Mapping[str, object]) -> Tool:
     cwd = tool_root(settings)
     timeout = float(d.get("timeout", 30))
 
-    def run(**kwargs: Any) -> str:
+    def run(**kwargs: object) -> str:
         values = _with_defaults(d, kwargs)
         argv = [_fill(item, values) for item in d["argv"]]
         try:
@@ -169,7 +187,7 @@ def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
                 args_schema=_schema(d), injected=_state_fields(d))
 
 
-def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
+def _expand_headers(d: Definition) -> dict[str, str]:
     headers = {}
     for key, raw in (d.get("headers") or {}).items():
         def env(m: re.Match[str], key: str = key) -> str:
@@ -182,26 +200,26 @@ def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
+def _http_tool(d: Definition, settings: Mapping[str, object]) -> Tool:
     _expand_headers(d)  # fail at load time when a variable is missing
     method = str(d.get("method", "GET")).upper()
     in_url = set(_PLACEHOLDER.findall(d["url"]))
     allow_private = bool(d.get("allow_private_network")) or bool_setting(
         settings, "allow_private_network")
 
-    def run(**kwargs: Any) -> str:
+    def run(**kwargs: object) -> str:
         values = _with_defaults(d, kwargs)
         rest = {k: v for k, v in values.items() if k not in in_url and not k.startswith(_STATE)}
         url = _fill_url(d["name"], d["url"], values)
-        body: dict[str, Any] = {} if method in ("GET", "DELETE") else {"json_body": rest}
-        if method in ("GET", "DELETE") and rest:
+        in_query = method in ("GET", "DELETE")
+        if in_query and rest:
             import httpx  # lazily: listing tools
 
             # merged, not passed as params=, which would drop a query the template has
-            url = str(httpx.URL(url).copy_merge_params(rest))
+            url = str(httpx.URL(url).copy_merge_params(cast("dict[str, str]", rest)))
         resp = fetch(method, url,
                      headers=_expand_headers(d), allow_private=allow_private,
-                     timeout=float(d.get("timeout", 15)), **body)
+                     timeout=float(d.get("timeout", 15)), json_body=None if in_query else rest)
         prefix = f"HTTP {resp.status}\n" if resp.status >= 400 else ""
         return prefix + resp.text + ("\n...[response cut]" if resp.truncated else "")
 
@@ -209,24 +227,21 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
                 args_schema=_schema(d), injected=_state_fields(d))
 
 
-def yaml_specs(definitions: list[dict[str, Any]]) -> list[ToolSpec]:
-    """A tool spec (source ``YAML``) for each checked definition."""
+def _build(d: Definition, llm: object = None, **settings: object) -> Tool:
+    return _command_tool(d, settings) if d["kind"] == "command" else _http_tool(d, settings)
+
+
+def yaml_specs(definitions: Iterable[Mapping[str, object]]) -> list[ToolSpec]:
+    """A tool spec (source ``YAML``) for each definition ``check_definitions`` checked."""
     specs = []
-    for d in definitions:
+    for checked in definitions:
+        d = cast(Definition, checked)
         kind = d["kind"]
         dangerous = bool(d.get("dangerous", kind == "command" or
                                str(d.get("method", "GET")).upper() != "GET"))
-        build = _command_tool if kind == "command" else _http_tool
-
-        def factory(llm: Any = None, _d: dict[str, Any] = d, _b: Any = build,
-                    **settings: Any) -> Tool:
-            built: Tool = _b(_d, settings)
-            return built
-
         reason = (f"it runs {d['argv'][0]} with arguments the model picks" if kind == "command"
                   else f"it sends {d.get('method', 'GET')} requests to {d['url']}")
-        specs.append(ToolSpec(d["name"], factory, d.get("description") or f"{kind} tool",
-                              dangerous=dangerous, danger_reason=reason if dangerous else "",
-                              source="YAML"))
+        specs.append(ToolSpec(d["name"], functools.partial(_build, d),
+                              d.get("description") or f"{kind} tool", dangerous=dangerous,
+                              danger_reason=reason if dangerous else "", source="YAML"))
     return specs
-
