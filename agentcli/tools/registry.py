@@ -10,9 +10,10 @@ plugin's, a ``--tools-module`` file's, a YAML tool, an MCP server's, or specs ha
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -76,10 +77,10 @@ _BUILTINS: tuple[ToolSpec, ...] = (
     ToolSpec("requests_all", None, "Group: every requests_* tool.", dangerous=True,
              danger_reason=REQUESTS_DANGER,
              members=tuple(f"requests_{m.lower()}" for m, _ in _HTTP_METHODS)),
-    ToolSpec("terminal", _lazy("shell", "terminal"),
+    ToolSpec("terminal", _lazy("processes", "terminal"),
              "Shell commands (timeout, output cap, scrubbed env).",
              dangerous=True, danger_reason=SHELL_DANGER),
-    ToolSpec("python_repl", _lazy("python_repl", "python_repl"),
+    ToolSpec("python_repl", _lazy("processes", "python_repl"),
              "Python in a subprocess, state kept for the run.",
              dangerous=True, danger_reason=PYTHON_DANGER),
     *(ToolSpec(n, _lazy("files", "make", n), s) for n, s in _SAFE_FILES.items()),
@@ -104,6 +105,34 @@ _BUILTINS: tuple[ToolSpec, ...] = (
 def registry() -> Mapping[str, ToolSpec]:
     """The built-in tool specs by name: a constant, read-only table (made on first use)."""
     return MappingProxyType({spec.name: spec for spec in _BUILTINS})
+
+
+# The ``tool_settings`` keys the built-in tools read (one list, checked by a test). A plugin's
+# tool declares the settings it needs in its ``ToolNeeds``; a key that neither lists is
+# refused by ``load_tools`` with a suggestion, instead of being silently ignored.
+BUILTIN_TOOL_SETTINGS = frozenset({
+    "allow_private_network", "arxiv_base_url", "arxiv_timeout", "arxiv_top_k", "ddg_top_k",
+    "files_max_bytes", "files_root", "python_cwd", "python_max_output", "python_timeout",
+    "requests_headers", "requests_max_bytes", "requests_timeout", "searx_host", "searx_timeout",
+    "searx_top_k", "sleep_max", "sql_allow_writes", "sql_max_chars", "sql_max_rows",
+    "sql_timeout", "sqlite_path", "terminal_cwd", "terminal_max_output", "terminal_timeout",
+    "wikipedia_base_url", "wikipedia_lang", "wikipedia_max_chars", "wikipedia_timeout",
+    "wikipedia_top_k",
+    "human_input",  # not a YAML setting: the function the human tool asks with
+})
+
+
+def check_settings(given: Iterable[str], declared: Iterable[str], where: str) -> None:
+    """Raise a TypeError naming each key no tool reads, with the closest known key."""
+    known = BUILTIN_TOOL_SETTINGS | set(declared)
+    hints = []
+    for key in sorted(set(given) - known):
+        close = difflib.get_close_matches(key, sorted(known), n=1)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    if hints:
+        raise TypeError(f"{where} got unknown argument(s) {', '.join(hints)}; it takes names, "
+                        "llm, allow_dangerous_tools, allow, config, callbacks and tool settings "
+                        "such as sqlite_path (see docs/tools.md)")
 
 
 # LangChain's deprecated tool names, and what to load instead

@@ -171,7 +171,7 @@ def _command_tool(d: Definition, settings: Mapping[str, object]) -> Tool:
         values = _with_defaults(d, kwargs)
         argv = [_fill(item, values) for item in d["argv"]]
         try:
-            from agentcli.tools.shell import run_bounded  # lazily: listing tools
+            from agentcli.tools.processes import run_bounded  # lazily: listing tools
 
             code, stdout, stderr = run_bounded(argv, cwd=cwd, timeout=timeout,
                                                what=f"{d['name']} command")

@@ -1,11 +1,17 @@
-"""``python_repl``: Python code in a persistent subprocess (state kept for the run)."""
+"""Tools that run what the model writes in a child process: ``terminal`` (a shell command)
+and ``python_repl`` (Python in a persistent subprocess, state kept for the run). Each runs in
+the tool root with a timeout, an output cap and a scrubbed environment; :func:`run_bounded`
+is also how YAML command tools run their program."""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
+import os
 import queue
 import secrets
+import signal
 import subprocess
 import sys
 import threading
@@ -17,9 +23,70 @@ from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import cap_output, float_setting, int_setting, scrubbed_env, tool_root
-from agentcli.tools.shell import kill_group
 
-DESCRIPTION = (
+SHELL_DESCRIPTION = (
+    "Run shell commands on this machine (POSIX sh). Input should be a valid shell command; "
+    "the output (stdout and stderr) is returned."
+)
+
+
+def run_command(command: str, cwd: Path, timeout: float, max_output: int) -> str:
+    """Run ``command`` through /bin/sh -c; return exit status and combined output."""
+    if not command.strip():
+        raise ToolInputError("terminal needs a command")
+    code, out, _ = run_bounded(["/bin/sh", "-c", command], cwd=cwd, timeout=timeout,
+                               what="command", merge_stderr=True)
+    text = cap_output(out.decode("utf-8", "replace"), max_output)
+    return text if code == 0 else f"[exit status {code}]\n{text}"
+
+
+def run_bounded(
+    argv: list[str], *, cwd: Path, timeout: float, what: str, merge_stderr: bool = False
+) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` in its own session for at most ``timeout`` or the run's time left.
+
+    On expiry the whole process group is killed; :class:`DeadlineExceeded` says the run
+    deadline was the limit, :class:`ToolInputError` that the tool's own timeout was.
+    """
+    limit = deadline.bound(timeout)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        if deadline.expired():
+            raise DeadlineExceeded(
+                f"the {what} was killed (with its children) at the run's time limit"
+            ) from None
+        raise ToolInputError(
+            f"{what} timed out after {timeout:g}s and was killed (with its children)"
+        ) from None
+    return proc.returncode, out or b"", err or b""
+
+
+def kill_group(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
+    """Kill a process started with ``start_new_session`` and everything it spawned."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=5)
+
+
+def terminal(settings: Mapping[str, object]) -> Tool:
+    """The ``terminal`` tool: its directory, timeout and output cap from the settings."""
+    cwd = tool_root(settings, "terminal_cwd")
+    timeout = float_setting(settings, "terminal_timeout", 30.0)
+    max_output = int_setting(settings, "terminal_max_output", 20_000)
+    return Tool("terminal", SHELL_DESCRIPTION,
+                func=lambda cmd: run_command(cmd, cwd, timeout, max_output))
+
+
+PYTHON_DESCRIPTION = (
     "A Python shell. Use this to execute python commands. Input should be valid python code. "
     "Use print(...) to see a value; the value of a final expression is shown too. "
     "Variables persist between calls."
@@ -138,4 +205,4 @@ def python_repl(settings: Mapping[str, object]) -> Tool:
         float_setting(settings, "python_timeout", 30.0),
         int_setting(settings, "python_max_output", 20_000),
     )
-    return Tool("python_repl", DESCRIPTION, func=session.run)
+    return Tool("python_repl", PYTHON_DESCRIPTION, func=session.run)
