@@ -30,20 +30,11 @@ SHELL_DESCRIPTION = (
 )
 
 
-def run_command(command: str, cwd: Path, timeout: float, max_output: int) -> str:
-    """Run ``command`` through /bin/sh -c; return exit status and combined output."""
-    if not command.strip():
-        raise ToolInputError("terminal needs a command")
-    code, out, _ = run_bounded(["/bin/sh", "-c", command], cwd=cwd, timeout=timeout,
-                               what="command", merge_stderr=True)
-    text = cap_output(out.decode("utf-8", "replace"), max_output)
-    return text if code == 0 else f"[exit status {code}]\n{text}"
-
-
-def run_bounded(
-    argv: list[str], *, cwd: Path, timeout: float, what: str, merge_stderr: bool = False
-) -> tuple[int, bytes, bytes]:
-    """Run ``argv`` in its own session for at most ``timeout`` or the run's time left.
+def run_bounded(argv: list[str], *, cwd: Path, timeout: float, what: str, max_output: int,
+                trim: bool = False) -> str:
+    """Run ``argv`` in its own session for at most ``timeout`` or the run's time left; its
+    output (stdout and stderr, capped; ``trim``: without the last line end), after
+    ``[exit status N]`` when it failed.
 
     On expiry the whole process group is killed; :class:`DeadlineExceeded` says the run
     deadline was the limit, :class:`ToolInputError` that the tool's own timeout was.
@@ -51,10 +42,10 @@ def run_bounded(
     limit = deadline.bound(timeout)
     proc = subprocess.Popen(
         argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, start_new_session=True,
+        stderr=subprocess.STDOUT, start_new_session=True,
     )
     try:
-        out, err = proc.communicate(timeout=limit)
+        out, _ = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
         kill_group(proc)
         if deadline.expired():
@@ -64,7 +55,11 @@ def run_bounded(
         raise ToolInputError(
             f"{what} timed out after {timeout:g}s and was killed (with its children)"
         ) from None
-    return proc.returncode, out or b"", err or b""
+    text = (out or b"").decode("utf-8", "replace")
+    if trim:  # `echo hi` prints "hi\n": the observation is "hi", as a shell's $(...) gives
+        text = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
+    text = cap_output(text, max_output)
+    return text if proc.returncode == 0 else f"[exit status {proc.returncode}]\n{text}"
 
 
 def kill_group(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
@@ -82,8 +77,14 @@ def terminal(settings: Mapping[str, object]) -> Tool:
     cwd = tool_root(settings, "terminal_cwd")
     timeout = float_setting(settings, "terminal_timeout", 30.0)
     max_output = int_setting(settings, "terminal_max_output", 20_000)
-    return Tool("terminal", SHELL_DESCRIPTION,
-                func=lambda cmd: run_command(cmd, cwd, timeout, max_output))
+
+    def run(command: str) -> str:
+        if not command.strip():
+            raise ToolInputError("terminal needs a command")
+        return run_bounded(["/bin/sh", "-c", command], cwd=cwd, timeout=timeout,
+                           what="command", max_output=max_output)
+
+    return Tool("terminal", SHELL_DESCRIPTION, func=run)
 
 
 PYTHON_DESCRIPTION = (

@@ -22,7 +22,7 @@ from agentcli.tools.base import Tool
 from agentcli.tools.inject import Injection
 from agentcli.tools.net import fetch
 from agentcli.tools.registry import ToolSpec
-from agentcli.tools.sandbox import bool_setting, cap_output, tool_root
+from agentcli.tools.sandbox import bool_setting, tool_root
 
 _PLACEHOLDER = re.compile(r"\{((?:state\.)?\w+)\}")
 _STATE = "state."
@@ -173,15 +173,10 @@ def _command_tool(d: Definition, settings: Mapping[str, object]) -> Tool:
         try:
             from agentcli.tools.processes import run_bounded  # lazily: listing tools
 
-            code, stdout, stderr = run_bounded(argv, cwd=cwd, timeout=timeout,
-                                               what=f"{d['name']} command")
+            return run_bounded(argv, cwd=cwd, timeout=timeout, what=f"{d['name']} command",
+                               max_output=20_000, trim=True)
         except FileNotFoundError:
             raise ToolInputError(f"{d['name']}: program {argv[0]!r} not found") from None
-        text = (stdout + stderr).decode("utf-8", "replace")
-        # `echo hi` prints "hi\n": the observation is "hi", as a shell's $(...) would give.
-        text = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
-        out = cap_output(text, 20_000)
-        return out if code == 0 else f"[exit status {code}]\n{out}"
 
     return Tool(d["name"], d.get("description") or f"Runs {d['argv'][0]}", func=run,
                 args_schema=_schema(d), injected=_state_fields(d))
