@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from agentcli.errors import ToolInputError
-from agentcli.tools.arguments import STRING_SCHEMA, prepare
+from agentcli.tools.arguments import STRING_SCHEMA, Schema, prepare
 from agentcli.tools.inject import Injection, fill, injections
 from agentcli.tools.naming import wire_name
 from agentcli.type_schema import json_type
@@ -74,7 +74,7 @@ class Tool:
     description: str
     func: Callable[..., object] | None = None
     coroutine: Callable[..., Awaitable[object]] | None = None
-    args_schema: dict[str, Any] | None = None  # JSON Schema: read by the agents' prompts
+    args_schema: Schema | None = None
     return_direct: bool = False
     dangerous: bool = False
     danger_reason: str = ""
@@ -228,7 +228,7 @@ def _docstring_args(doc: str) -> dict[str, str]:
     return out
 
 
-def schema_from_function(func: Callable[..., object]) -> dict[str, Any]:
+def schema_from_function(func: Callable[..., object]) -> Schema:
     """A JSON-object schema from a function's signature and docstring ``Args:`` section."""
     hints = typing.get_type_hints(func)
     arg_docs = _docstring_args(inspect.getdoc(func) or "")

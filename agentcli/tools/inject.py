@@ -11,7 +11,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from agentcli.errors import ToolInputError
 
@@ -39,7 +39,7 @@ class Injection:
     field: str | None = None
 
 
-def injections(func: Callable[..., Any]) -> tuple[Injection, ...]:
+def injections(func: Callable[..., object]) -> tuple[Injection, ...]:
     """The injected parameters of a function, read from its ``Annotated`` hints."""
     try:
         hints = typing.get_type_hints(func, include_extras=True)
@@ -63,11 +63,11 @@ def injections(func: Callable[..., Any]) -> tuple[Injection, ...]:
 def fill(
     tool: str,
     wanted: tuple[Injection, ...],
-    state: Mapping[str, Any] | None,
+    state: Mapping[str, object] | None,
     call_id: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The keyword arguments for the injected parameters of one call."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     current = dict(state or {})
     for inj in wanted:
         if inj.source == "call_id":

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
+
+if TYPE_CHECKING:  # httpx is imported when a request is sent
+    import httpx
 
 DEFAULT_MAX_BYTES = 1_000_000
 DEFAULT_TIMEOUT = 15.0
@@ -106,9 +110,9 @@ def fetch(
     max_bytes: int = DEFAULT_MAX_BYTES,
     timeout: float = DEFAULT_TIMEOUT,
     headers: dict[str, str] | None = None,
-    params: dict[str, Any] | None = None,
+    params: Mapping[str, str | int | float] | None = None,
     content: str | bytes | None = None,
-    json_body: Any = None,
+    json_body: object = None,
 ) -> Response:
     """Send one request, checking every hop (redirects are re-checked), reading at most
     ``max_bytes`` of the body as a stream so a huge response never sits in memory.
@@ -156,7 +160,7 @@ def fetch(
     raise ToolInputError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
 
 
-def _pin(request: Any, ip: str) -> None:
+def _pin(request: httpx.Request, ip: str) -> None:
     """Send ``request`` to ``ip``, keeping the name for the Host header, SNI and the
     certificate check (httpx set ``Host`` from the name when it built the request)."""
     host = request.url.host
@@ -166,7 +170,7 @@ def _pin(request: Any, ip: str) -> None:
     request.url = request.url.copy_with(host=ip)
 
 
-def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
+def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     for chunk in response.iter_bytes():
@@ -179,7 +183,7 @@ def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
     return b"".join(chunks), False
 
 
-def get_json(url: str, params: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT,
+def get_json(url: str, params: Mapping[str, str | int | float], *, timeout: float = DEFAULT_TIMEOUT,
              max_bytes: int = 5_000_000) -> Any:
     """GET a JSON API at a user-configured base URL (the URL is not model-controlled)."""
     import json
