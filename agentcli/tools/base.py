@@ -193,17 +193,10 @@ class Tool:
 
 
 def _result(value: object) -> str | Command:
+    """What a tool function returned, as an observation: text (JSON for data) or a Command."""
     from agentcli.state import Command
 
-    return value if isinstance(value, Command) else _to_text(value)
-
-
-def _text_of(value: str | Command) -> str:
-    return value if isinstance(value, str) else value.observation(None)
-
-
-def _to_text(value: object) -> str:
-    if isinstance(value, str):
+    if isinstance(value, str | Command):
         return value
     if value is None:
         return ""
@@ -211,6 +204,10 @@ def _to_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def _text_of(value: str | Command) -> str:
+    return value if isinstance(value, str) else value.observation(None)
 
 
 def _docstring_args(doc: str) -> dict[str, str]:

@@ -19,6 +19,8 @@ from agentcli.errors import ToolInputError
 class InjectedState:
     """Marks a tool parameter that receives the run state, or one field with ``("name")``."""
 
+    field: str | None = None  # the bare class marks the whole state too
+
     def __init__(self, field: str | None = None) -> None:
         self.field = field
 
@@ -50,9 +52,7 @@ def injections(func: Callable[..., object]) -> tuple[Injection, ...]:
         if name == "return" or typing.get_origin(hint) is not Annotated:
             continue
         for meta in typing.get_args(hint)[1:]:
-            if meta is InjectedState:
-                found.append(Injection(name, "state"))
-            elif isinstance(meta, InjectedState):
+            if meta is InjectedState or isinstance(meta, InjectedState):
                 found.append(Injection(name, "field", meta.field) if meta.field
                              else Injection(name, "state"))
             elif meta is InjectedToolCallId or isinstance(meta, InjectedToolCallId):

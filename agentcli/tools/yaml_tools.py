@@ -27,8 +27,6 @@ from agentcli.tools.sandbox import bool_setting, tool_root
 _PLACEHOLDER = re.compile(r"\{((?:state\.)?\w+)\}")
 _STATE = "state."
 _ENV = re.compile(r"\$\{(\w+)\}")
-_KEYS = {"name", "description", "kind", "argv", "args", "method", "url", "headers",
-         "dangerous", "timeout", "allow_private_network"}
 _TYPES = {"string", "integer", "number", "boolean"}
 
 
@@ -48,6 +46,9 @@ class Definition(TypedDict, total=False):
     allow_private_network: bool
 
 
+_KEYS = frozenset(Definition.__annotations__)
+
+
 def _check_one(i: int, d: object) -> dict[str, object]:
     where = f"item {i + 1}"
     if not isinstance(d, dict):
@@ -56,39 +57,41 @@ def _check_one(i: int, d: object) -> dict[str, object]:
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
         raise ValueError(f"a list of tool definitions ({where}: 'name' must be a word)")
     where = f"tool {name!r}"
+
+    def bad(what: str) -> ValueError:
+        return ValueError(f"valid definitions ({where}: {what})")
+
     unknown = sorted(set(d) - _KEYS)
     if unknown:
         raise ValueError(f"tool definitions with keys {sorted(_KEYS)} ({where} has {unknown})")
     timeout = d.get("timeout", 30)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
             0 < timeout < float("inf")):  # also refuses nan
-        raise ValueError(f"valid definitions ({where}: timeout must be a positive number of "
-                         "seconds)")
+        raise bad("timeout must be a positive number of seconds")
     kind = d.get("kind")
     args = d.get("args") or {}
     if not isinstance(args, dict) or not all(
         isinstance(a, dict) and a.get("type", "string") in _TYPES for a in args.values()
     ):
-        raise ValueError(f"valid definitions ({where}: args must map names to "
-                         "{type: string|integer|number|boolean, description})")
+        raise bad("args must map names to {type: string|integer|number|boolean, description}")
     if kind == "command":
         argv = d.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
-            raise ValueError(f"valid definitions ({where}: argv must be a list of strings)")
+            raise bad("argv must be a list of strings")
         used = {m for a in argv for m in _PLACEHOLDER.findall(a)}
     elif kind == "http":
         if not isinstance(d.get("url"), str) or not d["url"].startswith(("http://", "https://")):
-            raise ValueError(f"valid definitions ({where}: url must be an http(s) URL template)")
+            raise bad("url must be an http(s) URL template")
         if str(d.get("method", "GET")).upper() not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
-            raise ValueError(f"valid definitions ({where}: method must be an HTTP verb)")
+            raise bad("method must be an HTTP verb")
         if not isinstance(d.get("headers") or {}, dict):
-            raise ValueError(f"valid definitions ({where}: headers must be a mapping)")
+            raise bad("headers must be a mapping")
         used = set(_PLACEHOLDER.findall(d["url"]))
     else:
-        raise ValueError(f"valid definitions ({where}: kind must be command or http)")
+        raise bad("kind must be command or http")
     missing = sorted(u for u in used - set(args) if not u.startswith(_STATE))
     if missing:
-        raise ValueError(f"valid definitions ({where}: placeholders {missing} are not in args)")
+        raise bad(f"placeholders {missing} are not in args")
     return dict(d)
 
 
