@@ -32,6 +32,9 @@ REQUESTS_DANGER = ("it sends HTTP requests to any URL the model picks "
                    "(data can leave your machine)")
 FILE_WRITE_DANGER = "it changes files under the tool root"
 _SQL_NEEDS = ToolNeeds(settings=("sqlite_path",))
+_SQL = {"sql_db_list_tables": "SQLite: list tables.",
+        "sql_db_schema": "SQLite: schemas and sample rows.",
+        "sql_db_query": "SQLite: run a query (read-only; sql_allow_writes makes it dangerous)."}
 _HTTP_METHODS = (("GET", False), ("POST", True), ("PUT", True), ("PATCH", True),
                  ("DELETE", False))
 _SAFE_FILES = {"read_file": "Read a file under the root.",
@@ -86,13 +89,7 @@ _BUILTINS: tuple[ToolSpec, ...] = (
     *(ToolSpec(n, _lazy("files", "make", n), s) for n, s in _SAFE_FILES.items()),
     *(ToolSpec(n, _lazy("files", "make", n), s, dangerous=True,
                danger_reason=FILE_WRITE_DANGER) for n, s in _WRITE_FILES.items()),
-    ToolSpec("sql_db_list_tables", _lazy("sql", "list_tables"), "SQLite: list tables.",
-             needs=_SQL_NEEDS),
-    ToolSpec("sql_db_schema", _lazy("sql", "schema"), "SQLite: schemas and sample rows.",
-             needs=_SQL_NEEDS),
-    ToolSpec("sql_db_query", _lazy("sql", "query"),
-             "SQLite: run a query (read-only; sql_allow_writes makes it dangerous).",
-             needs=_SQL_NEEDS),
+    *(ToolSpec(n, _lazy("sql", "make", n), s, needs=_SQL_NEEDS) for n, s in _SQL.items()),
     ToolSpec("human", _lazy("misc", "human"),
              "Ask the person at the terminal (refused without one)."),
     ToolSpec("current_datetime", _lazy("misc", "current_datetime"),

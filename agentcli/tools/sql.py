@@ -157,33 +157,28 @@ def _cap_value(value: object, max_chars: int) -> object:
     return value
 
 
-def _database(settings: Mapping[str, object]) -> SQLiteDatabase:
-    return SQLiteDatabase(
+_DESCRIPTIONS = {
+    "sql_db_list_tables": "Input is an empty string, output is a comma-separated list of "
+                          "tables in the database.",
+    "sql_db_schema": "Input: a comma-separated list of tables. Output: the schema and sample "
+                     "rows for those tables. Call sql_db_list_tables first.",
+    "sql_db_query": "Input: a detailed and correct SQL query. Output: a result from the "
+                    "database. If the query is not correct, an error message is returned.",
+}
+
+
+def make(name: str, settings: Mapping[str, object]) -> Tool:
+    """The SQL tool ``name`` on ``sqlite_path``; ``sql_db_query`` is dangerous when
+    ``sql_allow_writes`` is on."""
+    db = SQLiteDatabase(
         str(settings["sqlite_path"]), writable=bool_setting(settings, "sql_allow_writes"),
         max_rows=int_setting(settings, "sql_max_rows", 100),
         timeout=float_setting(settings, "sql_timeout", 10.0),
         max_chars=int_setting(settings, "sql_max_chars", 20_000),
     )
-
-
-def list_tables(settings: Mapping[str, object]) -> Tool:
-    """``sql_db_list_tables``."""
-    db = _database(settings)
-    return Tool("sql_db_list_tables", "Input is an empty string, output is a comma-separated "
-                "list of tables in the database.", func=lambda _="": ", ".join(db.tables()))
-
-
-def schema(settings: Mapping[str, object]) -> Tool:
-    """``sql_db_schema``."""
-    return Tool("sql_db_schema", "Input: a comma-separated list of tables. Output: the schema "
-                "and sample rows for those tables. Call sql_db_list_tables first.",
-                func=_database(settings).schema)
-
-
-def query(settings: Mapping[str, object]) -> Tool:
-    """``sql_db_query``: dangerous when ``sql_allow_writes`` is on."""
-    db = _database(settings)
-    return Tool("sql_db_query", "Input: a detailed and correct SQL query. Output: a result "
-                "from the database. If the query is not correct, an error message is returned.",
-                func=db.query, dangerous=db.writable,
-                danger_reason=WRITE_DANGER if db.writable else "")
+    runs: dict[str, Callable[[str], str]] = {
+        "sql_db_list_tables": lambda _: ", ".join(db.tables()),
+        "sql_db_schema": db.schema, "sql_db_query": db.query}
+    danger = WRITE_DANGER if name == "sql_db_query" and db.writable else ""
+    return Tool(name, _DESCRIPTIONS[name], func=runs[name], dangerous=bool(danger),
+                danger_reason=danger)
