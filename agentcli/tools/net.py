@@ -1,8 +1,11 @@
-"""HTTP for tools: an SSRF guard, timeouts and a response-size cap (httpx imported lazily)."""
+"""HTTP for tools: an SSRF guard, timeouts and a response-size cap (httpx imported lazily),
+and the ``requests_*`` tools, HTTP from the agent through that guard."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import json
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from agentcli import deadline
-from agentcli.errors import DeadlineExceeded, ToolInputError
+from agentcli.errors import DeadlineExceeded, ToolInputError, ToolLoadError
+from agentcli.tools.base import Tool
+from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
 if TYPE_CHECKING:  # httpx is imported when a request is sent
     import httpx
@@ -186,8 +191,6 @@ def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]
 def get_json(url: str, params: Mapping[str, str | int | float], *, timeout: float = DEFAULT_TIMEOUT,
              max_bytes: int = 5_000_000) -> Any:
     """GET a JSON API at a user-configured base URL (the URL is not model-controlled)."""
-    import json
-
     resp = fetch("GET", url, params=params, allow_private=True, timeout=timeout,
                  max_bytes=max_bytes, headers={"User-Agent": "agentcli (tool)"})
     if resp.status >= 400:
@@ -196,3 +199,41 @@ def get_json(url: str, params: Mapping[str, str | int | float], *, timeout: floa
         return json.loads(resp.text)
     except ValueError:
         raise ToolInputError(f"{url} did not return JSON: {resp.text[:200]!r}") from None
+
+
+_URL = {"type": "string", "description": "The URL."}
+_URL_SCHEMA = {"type": "object", "required": ["url"], "properties": {"url": _URL}}
+_BODY_SCHEMA = {
+    "type": "object", "required": ["url", "data"],
+    "properties": {"url": _URL, "data": {"description": "The body: a JSON object, or text."}},
+}
+
+
+def make(method: str, with_body: bool, settings: Mapping[str, object]) -> Tool:
+    """The ``requests_<method>`` tool: a URL, and for POST/PUT/PATCH a body."""
+    raw = settings.get("requests_headers") or {}
+    if not isinstance(raw, Mapping):
+        raise ToolLoadError(f"tool_settings requests_headers must be a mapping, got {raw!r}")
+    headers = {str(k): str(v) for k, v in raw.items()}
+    allow_private = bool_setting(settings, "allow_private_network")
+    max_bytes = int_setting(settings, "requests_max_bytes", 1_000_000)
+    timeout = float_setting(settings, "requests_timeout", 15.0)
+
+    def request(url: str, data: object = None) -> str:
+        if isinstance(data, str):
+            with contextlib.suppress(ValueError):
+                data = json.loads(data)
+        resp = fetch(method, url.strip(), allow_private=allow_private, max_bytes=max_bytes,
+                     timeout=timeout, headers=headers,
+                     json_body=data if isinstance(data, dict | list) else None,
+                     content=None if data is None or isinstance(data, dict | list) else str(data))
+        note = "\n...[response cut at the requests_max_bytes cap]" if resp.truncated else ""
+        return (f"HTTP {resp.status}\n{resp.text}{note}" if resp.status >= 400
+                else resp.text + note)
+
+    what = (f"{method} request. Input: a JSON object with 'url' and 'data' (the body)."
+            if with_body else f"{method} request to a website. Input should be a URL.")
+    return Tool(f"requests_{method.lower()}",
+                f"A portal to the internet. Use this when you need to make a {what}",
+                func=request if with_body else lambda url: request(url),
+                args_schema=_BODY_SCHEMA if with_body else _URL_SCHEMA)

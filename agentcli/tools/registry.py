@@ -74,7 +74,7 @@ _BUILTINS: tuple[ToolSpec, ...] = (
     ToolSpec("searx-search", _lazy("search", "searx"),
              "Web search through a SearxNG instance.",
              needs=ToolNeeds(settings=("searx_host",))),
-    *(ToolSpec(f"requests_{m.lower()}", _lazy("requests_tools", "make", m, body),
+    *(ToolSpec(f"requests_{m.lower()}", _lazy("net", "make", m, body),
                f"HTTP {m} (SSRF-guarded, size-capped).", dangerous=True,
                danger_reason=REQUESTS_DANGER) for m, body in _HTTP_METHODS),
     ToolSpec("requests_all", None, "Group: every requests_* tool.", dangerous=True,

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-FAMILIES = ("search", "requests_tools", "processes", "files", "sql", "misc", "calculator")
+FAMILIES = ("search", "net", "processes", "files", "sql", "misc", "calculator")
 _PROBE = """
 import json, runpy, ssl, sys
 _tls = ssl.create_default_context
