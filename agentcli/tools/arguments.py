@@ -23,13 +23,18 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolInputError
 from agentcli.type_schema import best_error
 
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
-def string_schema(description: str) -> dict[str, Any]:
+Schema = dict[str, Any]  # a JSON Schema (read here, never built from the model's input)
+
+
+def string_schema(description: str) -> Schema:
     """The schema of a tool that takes one string, named ``input``."""
     return {"type": "object", "properties": {"input": {"type": "string",
                                                        "description": description}},
@@ -41,9 +46,9 @@ SCHEMA_KEYWORDS = frozenset({"required", "type", "properties", "description", "t
 _NUMBER = re.compile(r"\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*")
 
 
-def prepare(tool: str, schema: dict[str, Any], given: Any) -> dict[str, Any]:
+def prepare(tool: str, schema: Schema, given: object) -> dict[str, Any]:
     """The arguments for ``tool``: coerced (the pass above), then checked against ``schema``."""
-    props: dict[str, Any] = schema.get("properties") or {}
+    props: dict[str, Schema] = schema.get("properties") or {}
     args = _coerce(schema, props, given)
     if not isinstance(args, dict):
         raise ToolInputError(_shape(tool, schema, props, args, given, "got plain text"))
@@ -56,14 +61,14 @@ def prepare(tool: str, schema: dict[str, Any], given: Any) -> dict[str, Any]:
     return args
 
 
-def _single(schema: dict[str, Any], props: dict[str, Any]) -> str | None:
+def _single(schema: Schema, props: dict[str, Schema]) -> str | None:
     required = list(schema.get("required") or [])
     if len(props) == 1:
         return next(iter(props))
     return required[0] if len(required) == 1 else None
 
 
-def _coerce(schema: dict[str, Any], props: dict[str, Any], given: Any) -> Any:
+def _coerce(schema: Schema, props: dict[str, Schema], given: object) -> object:
     key = _single(schema, props)
     if isinstance(given, str):
         text = given.strip()
@@ -93,7 +98,7 @@ def _coerce(schema: dict[str, Any], props: dict[str, Any], given: Any) -> Any:
     return {k: _scalar(v, props.get(k) or {}) for k, v in args.items()}
 
 
-def _scalar(value: Any, prop: dict[str, Any]) -> Any:
+def _scalar(value: object, prop: Schema) -> object:
     kind = prop.get("type")
     if isinstance(value, str) and kind in ("number", "integer") and _NUMBER.fullmatch(value):
         number = float(value)
@@ -108,7 +113,7 @@ def _scalar(value: Any, prop: dict[str, Any]) -> Any:
     return value
 
 
-def _type_name(prop: dict[str, Any]) -> str:
+def _type_name(prop: Schema) -> str:
     kind = prop.get("type")
     if isinstance(kind, str):
         return kind
@@ -117,7 +122,7 @@ def _type_name(prop: dict[str, Any]) -> str:
     return "any"
 
 
-def _own_text(value: Any) -> str | None:
+def _own_text(value: object) -> str | None:
     """The model's own text in a value it sent: the text itself, or the ``description`` /
     ``value`` / ``default`` of a value that is a schema."""
     if isinstance(value, str) and value.strip():
@@ -131,7 +136,7 @@ def _own_text(value: Any) -> str | None:
     return None
 
 
-def _placeholder(name: str, prop: dict[str, Any]) -> Any:
+def _placeholder(name: str, prop: Schema) -> object:
     kind = prop.get("type")
     if kind in ("number", "integer"):
         return 0
@@ -141,7 +146,7 @@ def _placeholder(name: str, prop: dict[str, Any]) -> Any:
     return f"<{words[:1].lower()}{words[1:]}>"
 
 
-def _reason(error: Any, props: dict[str, Any]) -> str:
+def _reason(error: ValidationError, props: dict[str, Schema]) -> str:
     """What is wrong, in a few words (from jsonschema's best error)."""
     where = [str(p) for p in error.absolute_path]
     if error.validator == "required":
@@ -153,8 +158,8 @@ def _reason(error: Any, props: dict[str, Any]) -> str:
     return error.message[:200]  # type: ignore[no-any-return]
 
 
-def _shape(tool: str, schema: dict[str, Any], props: dict[str, Any], sent: Any,
-           given: Any, reason: str) -> str:
+def _shape(tool: str, schema: Schema, props: dict[str, Schema], sent: object,
+           given: object, reason: str) -> str:
     """One line: the tool's arguments with their types, and the exact shape to send."""
     required = set(schema.get("required") or [])
     if not props:
@@ -163,7 +168,7 @@ def _shape(tool: str, schema: dict[str, Any], props: dict[str, Any], sent: Any,
                       for k, p in props.items())
     sent_dict = sent if isinstance(sent, dict) else {}
     key = _single(schema, props)
-    shape: dict[str, Any] = {}
+    shape: dict[str, object] = {}
     for name, prop in props.items():
         if name not in required and name not in sent_dict:
             continue

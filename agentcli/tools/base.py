@@ -6,21 +6,25 @@ import inspect
 import json
 import re
 import typing
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentcli.errors import ToolInputError
-from agentcli.tools.arguments import STRING_SCHEMA, prepare
+from agentcli.tools.arguments import STRING_SCHEMA, Schema, prepare
 from agentcli.tools.inject import Injection, fill, injections
 from agentcli.tools.naming import wire_name
 from agentcli.type_schema import json_type
 
 if TYPE_CHECKING:
+    from agentcli.callbacks.base import BaseCallbackHandler
+    from agentcli.callbacks.manager import CallbackManager
     from agentcli.state import Command
 
-ToolInput = str | dict[str, Any]
+    Callbacks = CallbackManager | Iterable[BaseCallbackHandler] | None  # as LangChain takes them
+
+ToolInput = str | dict[str, Any]  # the model's JSON: Any, as its readers index into it
 
 @dataclass(frozen=True)
 class ToolNeeds:
@@ -38,6 +42,24 @@ class ToolNeeds:
         return ", ".join(parts) or "-"
 
 
+ToolFactory = Callable[..., "Tool | list[Tool]"]  # called with llm= and the tool settings
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How to build a tool by name, and what it needs (plain data the registry holds)."""
+
+    name: str
+    factory: ToolFactory | None
+    summary: str
+    needs: ToolNeeds = field(default_factory=ToolNeeds)
+    dangerous: bool = False
+    danger_reason: str = ""
+    members: tuple[str, ...] = ()  # a group name expands to these
+    source: str = "built-in"
+    also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
+
+
 @dataclass(frozen=True)
 class Tool:
     """A callable the agent may use.
@@ -50,9 +72,9 @@ class Tool:
 
     name: str
     description: str
-    func: Callable[..., Any] | None = None
-    coroutine: Callable[..., Awaitable[Any]] | None = None
-    args_schema: dict[str, Any] | None = None
+    func: Callable[..., object] | None = None
+    coroutine: Callable[..., Awaitable[object]] | None = None
+    args_schema: Schema | None = None
     return_direct: bool = False
     dangerous: bool = False
     danger_reason: str = ""
@@ -61,7 +83,7 @@ class Tool:
     source: str = "built-in"
     injected: tuple[Injection, ...] = ()
     # handlers told of each call of this tool, in a run or not (LangChain's tool callbacks)
-    callbacks: tuple[Any, ...] = ()
+    callbacks: tuple[BaseCallbackHandler, ...] = ()
 
     @property
     def is_structured(self) -> bool:
@@ -78,38 +100,28 @@ class Tool:
             return text
         return prepare(self.name, self.args_schema, tool_input)
 
-    def invoke(
-        self,
-        tool_input: ToolInput,
-        *,
-        state: Mapping[str, Any] | None = None,
-        call_id: str | None = None,
-    ) -> str | Command:
-        """Run synchronously with injected values; text or a state ``Command``."""
-        with self._reporting(tool_input, call_id) as told:
-            return told(self._invoke(tool_input, state, call_id))
-
-    def _invoke(self, tool_input: ToolInput, state: Mapping[str, Any] | None,
-                call_id: str | None) -> str | Command:
+    def _call(self, fn: Callable[..., object], tool_input: ToolInput,
+              state: Mapping[str, object] | None, call_id: str | None) -> object:
+        """``fn`` called with the prepared input and the injected values."""
         prepared = self.prepare_input(tool_input)
         extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
-        if self.func is None:
+        return fn(**prepared, **extra) if isinstance(prepared, dict) else fn(prepared, **extra)
+
+    def invoke(self, tool_input: ToolInput, *, state: Mapping[str, object] | None = None,
+               call_id: str | None = None) -> str | Command:
+        """Run synchronously with injected values; text or a state ``Command``."""
+        with self._reporting(tool_input, call_id) as told:
+            if self.func is not None:
+                return told(_result(self._call(self.func, tool_input, state, call_id)))
             if self.coroutine is None:
                 raise ToolInputError(f"tool {self.name!r} has nothing to run")
             from agentcli._sync import run_sync
 
-            return _result(run_sync(self._call_async(prepared, extra)))
-        if isinstance(prepared, dict):
-            return _result(self.func(**prepared, **extra))
-        return _result(self.func(prepared, **extra))
+            pending = self._call(self.coroutine, tool_input, state, call_id)
+            return told(_result(run_sync(cast("Awaitable[object]", pending))))
 
-    async def ainvoke(
-        self,
-        tool_input: ToolInput,
-        *,
-        state: Mapping[str, Any] | None = None,
-        call_id: str | None = None,
-    ) -> str | Command:
+    async def ainvoke(self, tool_input: ToolInput, *, state: Mapping[str, object] | None = None,
+                      call_id: str | None = None) -> str | Command:
         """Async :meth:`invoke`; sync-only tools run in a daemon thread (with the run's
         context: its deadline and callbacks), which a cancelled run abandons."""
         if self.coroutine is None:
@@ -117,8 +129,8 @@ class Tool:
 
             return await in_thread(lambda: self.invoke(tool_input, state=state, call_id=call_id))
         with self._reporting(tool_input, call_id) as told:
-            extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
-            return told(_result(await self._call_async(self.prepare_input(tool_input), extra)))
+            pending = self._call(self.coroutine, tool_input, state, call_id)
+            return told(_result(await cast("Awaitable[object]", pending)))
 
     @contextmanager
     def _reporting(self, tool_input: ToolInput, call_id: str | None
@@ -145,7 +157,7 @@ class Tool:
             manager.dispatch(ToolError(self.name, err, call_id))
             raise
 
-    def with_callbacks(self, callbacks: Any) -> Tool:
+    def with_callbacks(self, callbacks: Callbacks) -> Tool:
         """This tool, also telling ``callbacks`` (handlers or a manager) of each call."""
         from agentcli.callbacks.manager import handlers_of
 
@@ -153,7 +165,7 @@ class Tool:
 
     def run(self, tool_input: ToolInput, verbose: bool | None = None,
             start_color: str | None = "green", color: str | None = "blue",
-            callbacks: Any = None, **_: Any) -> str:
+            callbacks: Callbacks = None, **_: object) -> str:
         """Run synchronously and return the observation text; ``callbacks`` are told too;
         ``verbose`` prints the result in ``color``, as LangChain's ``Tool.run`` does."""
         if verbose:
@@ -165,16 +177,10 @@ class Tool:
         tool = self.with_callbacks(callbacks) if callbacks else self
         return _text_of(tool.invoke(tool_input))
 
-    async def arun(self, tool_input: ToolInput, callbacks: Any = None) -> str:
+    async def arun(self, tool_input: ToolInput, callbacks: Callbacks = None) -> str:
         """Run asynchronously and return the observation text."""
         tool = self.with_callbacks(callbacks) if callbacks else self
         return _text_of(await tool.ainvoke(tool_input))
-
-    async def _call_async(self, prepared: ToolInput, extra: dict[str, Any]) -> Any:
-        assert self.coroutine is not None
-        if isinstance(prepared, dict):
-            return await self.coroutine(**prepared, **extra)
-        return await self.coroutine(prepared, **extra)
 
     def to_openai(self) -> dict[str, Any]:
         """The tool as an OpenAI function-calling schema (the name made API-safe)."""
@@ -186,18 +192,11 @@ class Tool:
         }
 
 
-def _result(value: Any) -> str | Command:
+def _result(value: object) -> str | Command:
+    """What a tool function returned, as an observation: text (JSON for data) or a Command."""
     from agentcli.state import Command
 
-    return value if isinstance(value, Command) else _to_text(value)
-
-
-def _text_of(value: str | Command) -> str:
-    return value if isinstance(value, str) else value.observation(None)
-
-
-def _to_text(value: Any) -> str:
-    if isinstance(value, str):
+    if isinstance(value, str | Command):
         return value
     if value is None:
         return ""
@@ -205,6 +204,10 @@ def _to_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def _text_of(value: str | Command) -> str:
+    return value if isinstance(value, str) else value.observation(None)
 
 
 def _docstring_args(doc: str) -> dict[str, str]:
@@ -222,12 +225,12 @@ def _docstring_args(doc: str) -> dict[str, str]:
     return out
 
 
-def schema_from_function(func: Callable[..., Any]) -> dict[str, Any]:
+def schema_from_function(func: Callable[..., object]) -> Schema:
     """A JSON-object schema from a function's signature and docstring ``Args:`` section."""
     hints = typing.get_type_hints(func)
     arg_docs = _docstring_args(inspect.getdoc(func) or "")
     hidden = {i.param for i in injections(func)}
-    props: dict[str, Any] = {}
+    props: dict[str, object] = {}
     required: list[str] = []
     for name, param in inspect.signature(func).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name in hidden:
@@ -243,23 +246,14 @@ def schema_from_function(func: Callable[..., Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
-def _by_name(fn: Callable[..., Any], param: str, is_async: bool) -> Callable[..., Any]:
+def _by_name(fn: Callable[..., object], param: str) -> Callable[..., object]:
     """``fn`` taking the single model input by its name, so injected parameters may be
-    declared before it."""
-    if is_async:
-        async def acall(text: str, **injected: Any) -> Any:
-            return await fn(**{param: text}, **injected)
-
-        return acall
-
-    def call(text: str, **injected: Any) -> Any:
-        return fn(**{param: text}, **injected)
-
-    return call
+    declared before it (for a coroutine function: returning its awaitable)."""
+    return lambda text, **injected: fn(**{param: text}, **injected)
 
 
 def tool(
-    func: Callable[..., Any] | None = None,
+    func: Callable[..., object] | None = None,
     *,
     name: str | None = None,
     return_direct: bool = False,
@@ -271,7 +265,7 @@ def tool(
     signature becomes a structured tool with a schema from the signature.
     """
 
-    def wrap(fn: Callable[..., Any]) -> Tool:
+    def wrap(fn: Callable[..., object]) -> Tool:
         doc = inspect.getdoc(fn) or ""
         description = doc.split("\n\n")[0].replace("\n", " ").strip() or fn.__name__
         injected = injections(fn)
@@ -280,12 +274,12 @@ def tool(
         hints = typing.get_type_hints(fn)
         single = len(params) == 1 and hints.get(params[0].name, str) is str
         is_async = inspect.iscoroutinefunction(fn)
-        call = _by_name(fn, params[0].name, is_async) if single and injected else fn
+        call = _by_name(fn, params[0].name) if single and injected else fn
         return Tool(
             name=name or fn.__name__,
             description=description,
             func=None if is_async else call,
-            coroutine=call if is_async else None,
+            coroutine=cast("Callable[..., Awaitable[object]]", call) if is_async else None,
             args_schema=None if single else schema_from_function(fn),
             return_direct=return_direct,
             dangerous=dangerous,

@@ -5,12 +5,13 @@ tools or its warnings."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 from agentcli.errors import ToolLoadError
 from agentcli.tools.base import Tool
@@ -31,16 +32,11 @@ class Plugins:
 def _spec_for(obj: Tool | ToolSpec, source: str) -> ToolSpec:
     if isinstance(obj, ToolSpec):
         return replace(obj, source=source)
-
-    def factory(llm: Any = None, _t: Tool = obj, **_: Any) -> Tool:
-        return _t
-
-    summary = obj.description.split(". ")[0][:120]
-    return ToolSpec(obj.name, factory, summary, dangerous=obj.dangerous,
-                    danger_reason=obj.danger_reason, source=source)
+    return ToolSpec(obj.name, lambda **_: obj, obj.description.split(". ")[0][:120],
+                    dangerous=obj.dangerous, danger_reason=obj.danger_reason, source=source)
 
 
-def flatten_plugin(obj: Any) -> list[Tool | ToolSpec]:
+def flatten_plugin(obj: object) -> list[Tool | ToolSpec]:
     """The tools a plugin's entry point gives: a Tool, a ToolSpec, a list, or a function
     returning them."""
     if isinstance(obj, (Tool, ToolSpec)):
@@ -52,16 +48,14 @@ def flatten_plugin(obj: Any) -> list[Tool | ToolSpec]:
     raise TypeError(f"expected a Tool, a ToolSpec or a list of them, got {type(obj).__name__}")
 
 
-def load_plugins(entry_points: Callable[..., Any] | None = None) -> Plugins:
-    """The tools of the installed plugins (``entry_points``: how to find them, importlib's by
-    default); a broken plugin becomes a warning line, a tool named like a built-in a clash."""
+def load_plugins() -> Plugins:
+    """The tools of the installed plugins; a broken plugin becomes a warning line, a tool
+    named like a built-in a clash."""
     found = Plugins()
-    if entry_points is None:
-        if not _may_have_plugins():
-            return found
-        from importlib.metadata import entry_points as found_entry_points
+    if not _may_have_plugins():
+        return found
+    from importlib.metadata import entry_points
 
-        entry_points = found_entry_points
     builtins = registry()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
@@ -119,38 +113,36 @@ def _may_have_plugins() -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class _Module:
-    specs: list[ToolSpec]
-    state_schema: type | None  # `state_schema = MyState` in the file
-
-
-_MODULES: dict[tuple[str, float], _Module] = {}  # (path, mtime) -> what the file declares
-
-
 def module_specs(path: str | Path) -> list[ToolSpec]:
     """Import a Python file (once per version of it) and return a spec for every module-level
     Tool/ToolSpec (source ``module``)."""
-    return _import_module(path).specs
+    return [_spec_for(item, "module") for item in _tools_in(_import_module(path))]
 
 
 def module_state_schema(paths: Iterable[str | Path]) -> type | None:
     """The ``state_schema`` the last of these --tools-module files declares, if any."""
-    found = [m.state_schema for p in paths if (m := _import_module(p)).state_schema]
-    return found[-1] if found else None
+    found = [getattr(_import_module(p), "state_schema", None) for p in paths]
+    return next((t for t in reversed(found) if isinstance(t, type)), None)
 
 
-def _import_module(path: str | Path) -> _Module:
+def _tools_in(module: ModuleType) -> list[Tool | ToolSpec]:
+    return [v for k, v in vars(module).items()
+            if not k.startswith("_") and isinstance(v, (Tool, ToolSpec))]
+
+
+def _import_module(path: str | Path) -> ModuleType:
     file = Path(path).expanduser()
     if not file.is_file():
         raise ToolLoadError(f"--tools-module {file}: no such file")
-    key = (str(file.resolve()), file.stat().st_mtime)
-    if key in _MODULES:
-        return _MODULES[key]
-    mod_name = f"agentcli_user_tools_{abs(hash(key[0]))}"
-    spec = importlib.util.spec_from_file_location(mod_name, file)
+    return _load(str(file.resolve()), file.stat().st_mtime)
+
+
+@functools.cache  # once per version of the file: its top-level code runs once
+def _load(path: str, mtime: float) -> ModuleType:
+    mod_name = f"agentcli_user_tools_{abs(hash(path))}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:
-        raise ToolLoadError(f"--tools-module {file}: not a Python file")
+        raise ToolLoadError(f"--tools-module {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
@@ -158,13 +150,8 @@ def _import_module(path: str | Path) -> _Module:
     except KeyboardInterrupt:
         raise
     except BaseException as err:  # sys.exit in the file, too: one line, not silence
-        raise ToolLoadError(f"--tools-module {file} failed: {load_failure(err)}") from None
-    declared = getattr(module, "state_schema", None)
-    found = [v for k, v in vars(module).items()
-             if not k.startswith("_") and isinstance(v, (Tool, ToolSpec))]
-    if not found:
-        raise ToolLoadError(f"--tools-module {file} defines no tools; decorate functions "
+        raise ToolLoadError(f"--tools-module {path} failed: {load_failure(err)}") from None
+    if not _tools_in(module):
+        raise ToolLoadError(f"--tools-module {path} defines no tools; decorate functions "
                             "with @tool (from agentcli import tool)")
-    _MODULES[key] = _Module([_spec_for(item, "module") for item in found],
-                            declared if isinstance(declared, type) else None)
-    return _MODULES[key]
+    return module

@@ -5,8 +5,8 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ToolInputError
 from agentcli.tools.base import Tool, tool
@@ -15,11 +15,19 @@ from agentcli.tools.sandbox import confined, int_setting, tool_root
 _MAX_LIST = 500
 
 
-def make_file_tools(root: Path, max_bytes: int) -> dict[str, Tool]:
-    """Every file tool bound to ``root``."""
+def make(name: str, settings: Mapping[str, object]) -> Tool:
+    """The file tool ``name``, bound to the tool root."""
+    root = tool_root(settings)
+    max_bytes = int_setting(settings, "files_max_bytes", 200_000)
 
     def rel(p: Path) -> str:
         return str(p.relative_to(root)) or "."
+
+    def a_file(file_path: str) -> Path:
+        path = confined(root, file_path)
+        if not path.is_file():
+            raise ToolInputError(f"no such file: {file_path}")
+        return path
 
     @tool
     def read_file(file_path: str) -> str:
@@ -29,10 +37,7 @@ def make_file_tools(root: Path, max_bytes: int) -> dict[str, Tool]:
         Args:
             file_path: Path relative to the root.
         """
-        path = confined(root, file_path)
-        if not path.is_file():
-            raise ToolInputError(f"no such file: {file_path}")
-        with path.open("rb") as fh:
+        with a_file(file_path).open("rb") as fh:
             data = fh.read(max_bytes + 1)
         note = f"\n...[file cut at {max_bytes:,} bytes]" if len(data) > max_bytes else ""
         return data[:max_bytes].decode("utf-8", "replace") + note
@@ -90,9 +95,7 @@ def make_file_tools(root: Path, max_bytes: int) -> dict[str, Tool]:
             source_path: The file to copy.
             destination_path: Where to copy it.
         """
-        src, dst = confined(root, source_path), confined(root, destination_path)
-        if not src.is_file():
-            raise ToolInputError(f"no such file: {source_path}")
+        src, dst = a_file(source_path), confined(root, destination_path)
         shutil.copy2(src, dst)
         return f"File copied successfully from {rel(src)} to {rel(dst)}."
 
@@ -117,22 +120,11 @@ def make_file_tools(root: Path, max_bytes: int) -> dict[str, Tool]:
         Args:
             file_path: The file to delete.
         """
-        path = confined(root, file_path)
-        if not path.is_file():
-            raise ToolInputError(f"no such file: {file_path}")
+        path = a_file(file_path)
         path.unlink()
         return f"File deleted successfully: {rel(path)}."
 
-    made = [read_file, write_file, list_directory, file_search, copy_file, move_file,
-            file_delete]
-    return {t.name: t for t in made}
-
-
-def _factory(name: str) -> Any:
-    def factory(**settings: Any) -> Tool:
-        tools = make_file_tools(tool_root(settings), int_setting(settings, "files_max_bytes",
-                                                                 200_000))
-        return tools[name]
-
-    return factory
+    made: list[Tool] = [read_file, write_file, list_directory, file_search, copy_file,
+                        move_file, file_delete]
+    return next(t for t in made if t.name == name)
 

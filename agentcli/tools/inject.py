@@ -11,13 +11,15 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from agentcli.errors import ToolInputError
 
 
 class InjectedState:
     """Marks a tool parameter that receives the run state, or one field with ``("name")``."""
+
+    field: str | None = None  # the bare class marks the whole state too
 
     def __init__(self, field: str | None = None) -> None:
         self.field = field
@@ -39,7 +41,7 @@ class Injection:
     field: str | None = None
 
 
-def injections(func: Callable[..., Any]) -> tuple[Injection, ...]:
+def injections(func: Callable[..., object]) -> tuple[Injection, ...]:
     """The injected parameters of a function, read from its ``Annotated`` hints."""
     try:
         hints = typing.get_type_hints(func, include_extras=True)
@@ -50,9 +52,7 @@ def injections(func: Callable[..., Any]) -> tuple[Injection, ...]:
         if name == "return" or typing.get_origin(hint) is not Annotated:
             continue
         for meta in typing.get_args(hint)[1:]:
-            if meta is InjectedState:
-                found.append(Injection(name, "state"))
-            elif isinstance(meta, InjectedState):
+            if meta is InjectedState or isinstance(meta, InjectedState):
                 found.append(Injection(name, "field", meta.field) if meta.field
                              else Injection(name, "state"))
             elif meta is InjectedToolCallId or isinstance(meta, InjectedToolCallId):
@@ -63,11 +63,11 @@ def injections(func: Callable[..., Any]) -> tuple[Injection, ...]:
 def fill(
     tool: str,
     wanted: tuple[Injection, ...],
-    state: Mapping[str, Any] | None,
+    state: Mapping[str, object] | None,
     call_id: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The keyword arguments for the injected parameters of one call."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     current = dict(state or {})
     for inj in wanted:
         if inj.source == "call_id":

@@ -15,7 +15,6 @@ import os
 import re
 import sys
 import warnings
-from typing import Any
 
 from agentcli.errors import ToolInputError
 from agentcli.tools.math_words import normalise
@@ -126,11 +125,11 @@ def _check_exponent(node: ast.BinOp) -> None:
 
 
 class _Rename(ast.NodeTransformer):
-    def visit_Name(self, node: ast.Name) -> Any:
+    def visit_Name(self, node: ast.Name) -> ast.AST:
         node.id = _ALIASES.get(node.id, node.id)
         return node
 
-    def visit_Constant(self, node: ast.Constant) -> Any:
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
         # numexpr works on int64; floats avoid silent integer overflow (2**70).
         if isinstance(node.value, int):
             return ast.copy_location(ast.Constant(float(node.value)), node)

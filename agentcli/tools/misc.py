@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
@@ -18,18 +17,21 @@ HUMAN_DESCRIPTION = (
 )
 
 
-def _human(human_input: Callable[[str], str] | None = None, **_: Any) -> Tool:
-    """``human_input`` is injected by the CLI; without it (no terminal) the tool refuses."""
+def human(settings: Mapping[str, object]) -> Tool:
+    """``human_input`` (a function asking the person) is injected by the CLI; without it (no
+    terminal) the tool refuses."""
+    human_input = settings.get("human_input")
 
     def ask(question: str) -> str:
-        if human_input is None:
+        if not callable(human_input):
             raise ToolInputError("no person is at a terminal to answer; continue without asking")
-        return human_input(question)
+        return str(human_input(question))
 
     return Tool("human", HUMAN_DESCRIPTION, func=ask)
 
 
-def _datetime(**_: Any) -> Tool:
+def current_datetime(settings: Mapping[str, object]) -> Tool:
+    """The current local date and time; the input is ignored."""
     def now(_: str = "") -> str:
         return datetime.now().astimezone().isoformat(timespec="seconds")
 
@@ -37,7 +39,8 @@ def _datetime(**_: Any) -> Tool:
                 "Input is ignored.", func=now)
 
 
-def _sleep(**settings: Any) -> Tool:
+def sleep(settings: Mapping[str, object]) -> Tool:
+    """Wait a number of seconds, at most ``sleep_max`` and the run's time left."""
     limit = float_setting(settings, "sleep_max", 60.0)
 
     def nap(seconds: str) -> str:

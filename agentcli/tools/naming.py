@@ -64,9 +64,9 @@ def tool_lookup(tools: Iterable[T]) -> dict[str, T]:
     return out
 
 
-def readable_name(name: str, tools: Mapping[str, T] | Iterable[T]) -> str:
-    """The tool's own name for a name the model sent (unchanged when unknown)."""
-    lookup = tools if isinstance(tools, Mapping) else tool_lookup(tools)
+def readable_name(name: str, lookup: Mapping[str, T]) -> str:
+    """The tool's own name for a name the model sent (unchanged when unknown); ``lookup``
+    is :func:`tool_lookup`'s."""
     found = lookup.get(name)
     return found.name if found is not None else name
 

@@ -1,15 +1,24 @@
-"""HTTP for tools: an SSRF guard, timeouts and a response-size cap (httpx imported lazily)."""
+"""HTTP for tools: an SSRF guard, timeouts and a response-size cap (httpx imported lazily),
+and the ``requests_*`` tools, HTTP from the agent through that guard."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import json
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from agentcli import deadline
-from agentcli.errors import DeadlineExceeded, ToolInputError
+from agentcli.errors import DeadlineExceeded, ToolInputError, ToolLoadError
+from agentcli.tools.base import Tool
+from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
+
+if TYPE_CHECKING:  # httpx is imported when a request is sent
+    import httpx
 
 DEFAULT_MAX_BYTES = 1_000_000
 DEFAULT_TIMEOUT = 15.0
@@ -106,9 +115,9 @@ def fetch(
     max_bytes: int = DEFAULT_MAX_BYTES,
     timeout: float = DEFAULT_TIMEOUT,
     headers: dict[str, str] | None = None,
-    params: dict[str, Any] | None = None,
+    params: Mapping[str, str | int | float] | None = None,
     content: str | bytes | None = None,
-    json_body: Any = None,
+    json_body: object = None,
 ) -> Response:
     """Send one request, checking every hop (redirects are re-checked), reading at most
     ``max_bytes`` of the body as a stream so a huge response never sits in memory.
@@ -156,7 +165,7 @@ def fetch(
     raise ToolInputError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
 
 
-def _pin(request: Any, ip: str) -> None:
+def _pin(request: httpx.Request, ip: str) -> None:
     """Send ``request`` to ``ip``, keeping the name for the Host header, SNI and the
     certificate check (httpx set ``Host`` from the name when it built the request)."""
     host = request.url.host
@@ -166,7 +175,7 @@ def _pin(request: Any, ip: str) -> None:
     request.url = request.url.copy_with(host=ip)
 
 
-def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
+def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     for chunk in response.iter_bytes():
@@ -179,11 +188,9 @@ def _read_capped(response: Any, max_bytes: int) -> tuple[bytes, bool]:
     return b"".join(chunks), False
 
 
-def get_json(url: str, params: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT,
+def get_json(url: str, params: Mapping[str, str | int | float], *, timeout: float = DEFAULT_TIMEOUT,
              max_bytes: int = 5_000_000) -> Any:
     """GET a JSON API at a user-configured base URL (the URL is not model-controlled)."""
-    import json
-
     resp = fetch("GET", url, params=params, allow_private=True, timeout=timeout,
                  max_bytes=max_bytes, headers={"User-Agent": "agentcli (tool)"})
     if resp.status >= 400:
@@ -192,3 +199,41 @@ def get_json(url: str, params: dict[str, Any], *, timeout: float = DEFAULT_TIMEO
         return json.loads(resp.text)
     except ValueError:
         raise ToolInputError(f"{url} did not return JSON: {resp.text[:200]!r}") from None
+
+
+_URL = {"type": "string", "description": "The URL."}
+_URL_SCHEMA = {"type": "object", "required": ["url"], "properties": {"url": _URL}}
+_BODY_SCHEMA = {
+    "type": "object", "required": ["url", "data"],
+    "properties": {"url": _URL, "data": {"description": "The body: a JSON object, or text."}},
+}
+
+
+def make(method: str, with_body: bool, settings: Mapping[str, object]) -> Tool:
+    """The ``requests_<method>`` tool: a URL, and for POST/PUT/PATCH a body."""
+    raw = settings.get("requests_headers") or {}
+    if not isinstance(raw, Mapping):
+        raise ToolLoadError(f"tool_settings requests_headers must be a mapping, got {raw!r}")
+    headers = {str(k): str(v) for k, v in raw.items()}
+    allow_private = bool_setting(settings, "allow_private_network")
+    max_bytes = int_setting(settings, "requests_max_bytes", 1_000_000)
+    timeout = float_setting(settings, "requests_timeout", 15.0)
+
+    def request(url: str, data: object = None) -> str:
+        if isinstance(data, str):
+            with contextlib.suppress(ValueError):
+                data = json.loads(data)
+        resp = fetch(method, url.strip(), allow_private=allow_private, max_bytes=max_bytes,
+                     timeout=timeout, headers=headers,
+                     json_body=data if isinstance(data, dict | list) else None,
+                     content=None if data is None or isinstance(data, dict | list) else str(data))
+        note = "\n...[response cut at the requests_max_bytes cap]" if resp.truncated else ""
+        return (f"HTTP {resp.status}\n{resp.text}{note}" if resp.status >= 400
+                else resp.text + note)
+
+    what = (f"{method} request. Input: a JSON object with 'url' and 'data' (the body)."
+            if with_body else f"{method} request to a website. Input should be a URL.")
+    return Tool(f"requests_{method.lower()}",
+                f"A portal to the internet. Use this when you need to make a {what}",
+                func=request if with_body else lambda url: request(url),
+                args_schema=_BODY_SCHEMA if with_body else _URL_SCHEMA)

@@ -21,7 +21,7 @@ from agentcli.tools.base import Tool
 from agentcli.tools.custom import load_plugins, module_specs
 from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
-from agentcli.tools.registry import ToolSpec, build_spec, registry, renamed_error
+from agentcli.tools.registry import ToolSpec, build_spec, check_settings, registry, renamed_error
 
 if TYPE_CHECKING:
     from agentcli.mcp.config import ServerConfig
@@ -292,8 +292,6 @@ def load_tools(
     the same gate: they belong to this call only. This is the same resolution path the CLI
     uses (:func:`resolve_tools`).
     """
-    from agentcli.tools.settings_keys import check_settings
-
     specs = list(specs)
     check_settings(settings, (s for spec in [*registry().values(), *specs]
                               for s in spec.needs.settings), "load_tools")

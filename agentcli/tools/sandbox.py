@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.redact import is_secret_name
@@ -38,7 +39,7 @@ def hide_own_environment() -> None:
         _blank_secrets_in_environ_block(ctypes)
 
 
-def _blank_secrets_in_environ_block(ctypes: Any) -> None:
+def _blank_secrets_in_environ_block(ctypes: ModuleType) -> None:
     stat = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
     start, end = int(stat[50 - 3]), int(stat[51 - 3])  # fields 50, 51: env_start, env_end
     block = ctypes.string_at(start, end - start)
@@ -77,7 +78,7 @@ def cap_output(text: str, limit: int) -> str:
     return text[:limit] + f"\n...[output cut at {limit:,} of {len(text):,} characters]"
 
 
-def tool_root(settings: Mapping[str, Any], key: str = "files_root") -> Path:
+def tool_root(settings: Mapping[str, object], key: str = "files_root") -> Path:
     """The directory tools are confined to (default: the current directory)."""
     raw = settings.get(key) or settings.get("files_root") or os.getcwd()
     root = Path(str(raw)).expanduser().resolve()
@@ -115,33 +116,28 @@ def confined(root: Path, path: str) -> Path:
     return resolved
 
 
-def int_setting(settings: Mapping[str, Any], key: str, default: int) -> int:
-    """A positive integer tool setting, or a load error naming it."""
+def float_setting(settings: Mapping[str, object], key: str, default: float) -> float:
+    """A positive (finite) number tool setting, or a load error naming it."""
     value = settings.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
     try:
-        number = int(float(value))
+        number = float(value) if isinstance(value, int | float | str) else math.nan
     except ValueError:
-        number = 0
+        number = math.nan
+    if isinstance(value, bool) or not 0 < number < math.inf:  # nan fails too
+        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
+    return number
+
+
+def int_setting(settings: Mapping[str, object], key: str, default: int) -> int:
+    """A positive integer tool setting (a number is cut to its integer), or a load error."""
+    number = int(float_setting(settings, key, default))
     if number <= 0:
-        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
+        raise ToolLoadError(f"tool_settings {key} must be a positive number, "
+                            f"got {settings.get(key)!r}")
     return number
 
 
-def float_setting(settings: Mapping[str, Any], key: str, default: float) -> float:
-    """A positive float tool setting, or a load error naming it."""
-    value = settings.get(key, default)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ToolLoadError(f"tool_settings {key} must be a number, got {value!r}") from None
-    if not number > 0 or number == float("inf") or isinstance(value, bool):  # nan fails too
-        raise ToolLoadError(f"tool_settings {key} must be a positive number, got {value!r}")
-    return number
-
-
-def bool_setting(settings: Mapping[str, Any], key: str, default: bool = False) -> bool:
+def bool_setting(settings: Mapping[str, object], key: str, default: bool = False) -> bool:
     """A boolean tool setting."""
     value = settings.get(key, default)
     if isinstance(value, str):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from agentcli import deadline as run_deadline
 from agentcli.errors import ToolInputError, ToolLoadError
@@ -24,7 +24,7 @@ _WRITE_PRAGMAS = frozenset({"optimize", "wal_checkpoint", "incremental_vacuum", 
 _MAX_VALUE_BYTES = 1_000_000  # SQLite refuses to build a longer string or blob (zeroblob bombs)
 
 
-def _authorizer(writable: bool) -> Any:
+def _authorizer(writable: bool) -> Callable[..., int]:
     """An SQLite authorizer: nothing may touch another file; read-only means no pragma writes.
 
     VACUUM and VACUUM INTO reach the authorizer as ATTACH (of '' or of the target file).
@@ -149,7 +149,7 @@ def _format_rows(cur: sqlite3.Cursor, max_rows: int, max_chars: int) -> tuple[st
     return "[" + ", ".join(parts) + "]" + note, len(parts)
 
 
-def _cap_value(value: Any, max_chars: int) -> Any:
+def _cap_value(value: object, max_chars: int) -> object:
     if isinstance(value, str) and len(value) > max_chars:
         return value[:max_chars] + f"...[{len(value) - max_chars:,} characters cut]"
     if isinstance(value, bytes) and len(value) > max_chars // 4:
@@ -157,32 +157,28 @@ def _cap_value(value: Any, max_chars: int) -> Any:
     return value
 
 
-def _database(settings: dict[str, Any]) -> SQLiteDatabase:
-    return SQLiteDatabase(
+_DESCRIPTIONS = {
+    "sql_db_list_tables": "Input is an empty string, output is a comma-separated list of "
+                          "tables in the database.",
+    "sql_db_schema": "Input: a comma-separated list of tables. Output: the schema and sample "
+                     "rows for those tables. Call sql_db_list_tables first.",
+    "sql_db_query": "Input: a detailed and correct SQL query. Output: a result from the "
+                    "database. If the query is not correct, an error message is returned.",
+}
+
+
+def make(name: str, settings: Mapping[str, object]) -> Tool:
+    """The SQL tool ``name`` on ``sqlite_path``; ``sql_db_query`` is dangerous when
+    ``sql_allow_writes`` is on."""
+    db = SQLiteDatabase(
         str(settings["sqlite_path"]), writable=bool_setting(settings, "sql_allow_writes"),
         max_rows=int_setting(settings, "sql_max_rows", 100),
         timeout=float_setting(settings, "sql_timeout", 10.0),
         max_chars=int_setting(settings, "sql_max_chars", 20_000),
     )
-
-
-def _list(**settings: Any) -> Tool:
-    db = _database(settings)
-    return Tool("sql_db_list_tables", "Input is an empty string, output is a comma-separated "
-                "list of tables in the database.", func=lambda _="": ", ".join(db.tables()))
-
-
-def _schema(**settings: Any) -> Tool:
-    db = _database(settings)
-    return Tool("sql_db_schema", "Input: a comma-separated list of tables. Output: the schema "
-                "and sample rows for those tables. Call sql_db_list_tables first.",
-                func=db.schema)
-
-
-def _query(**settings: Any) -> Tool:
-    db = _database(settings)
-    writes = bool_setting(settings, "sql_allow_writes")
-    return Tool("sql_db_query", "Input: a detailed and correct SQL query. Output: a result "
-                "from the database. If the query is not correct, an error message is returned.",
-                func=db.query, dangerous=writes, danger_reason=WRITE_DANGER if writes else "")
-
+    runs: dict[str, Callable[[str], str]] = {
+        "sql_db_list_tables": lambda _: ", ".join(db.tables()),
+        "sql_db_schema": db.schema, "sql_db_query": db.query}
+    danger = WRITE_DANGER if name == "sql_db_query" and db.writable else ""
+    return Tool(name, _DESCRIPTIONS[name], func=runs[name], dangerous=bool(danger),
+                danger_reason=danger)

@@ -9,10 +9,12 @@ field NAME, filled by the executor (the model never sees or sets it).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Literal, TypedDict, cast
 from urllib.parse import quote
 
 from agentcli.errors import ToolInputError, ToolLoadError
@@ -20,17 +22,34 @@ from agentcli.tools.base import Tool
 from agentcli.tools.inject import Injection
 from agentcli.tools.net import fetch
 from agentcli.tools.registry import ToolSpec
-from agentcli.tools.sandbox import bool_setting, cap_output, tool_root
+from agentcli.tools.sandbox import bool_setting, tool_root
 
 _PLACEHOLDER = re.compile(r"\{((?:state\.)?\w+)\}")
 _STATE = "state."
 _ENV = re.compile(r"\$\{(\w+)\}")
-_KEYS = {"name", "description", "kind", "argv", "args", "method", "url", "headers",
-         "dangerous", "timeout", "allow_private_network"}
 _TYPES = {"string", "integer", "number", "boolean"}
 
 
-def _check_one(i: int, d: Any) -> dict[str, Any]:
+class Definition(TypedDict, total=False):
+    """One checked ``yaml_tools`` item (``check_definitions`` has checked every key)."""
+
+    name: str
+    description: str
+    kind: Literal["command", "http"]
+    argv: list[str]
+    args: dict[str, dict[str, object]]  # name -> {type, description, default}
+    method: str
+    url: str
+    headers: dict[str, object]
+    dangerous: bool
+    timeout: float
+    allow_private_network: bool
+
+
+_KEYS = frozenset(Definition.__annotations__)
+
+
+def _check_one(i: int, d: object) -> dict[str, object]:
     where = f"item {i + 1}"
     if not isinstance(d, dict):
         raise ValueError(f"a list of tool definitions ({where} is not a mapping)")
@@ -38,43 +57,45 @@ def _check_one(i: int, d: Any) -> dict[str, Any]:
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
         raise ValueError(f"a list of tool definitions ({where}: 'name' must be a word)")
     where = f"tool {name!r}"
+
+    def bad(what: str) -> ValueError:
+        return ValueError(f"valid definitions ({where}: {what})")
+
     unknown = sorted(set(d) - _KEYS)
     if unknown:
         raise ValueError(f"tool definitions with keys {sorted(_KEYS)} ({where} has {unknown})")
     timeout = d.get("timeout", 30)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (
             0 < timeout < float("inf")):  # also refuses nan
-        raise ValueError(f"valid definitions ({where}: timeout must be a positive number of "
-                         "seconds)")
+        raise bad("timeout must be a positive number of seconds")
     kind = d.get("kind")
     args = d.get("args") or {}
     if not isinstance(args, dict) or not all(
         isinstance(a, dict) and a.get("type", "string") in _TYPES for a in args.values()
     ):
-        raise ValueError(f"valid definitions ({where}: args must map names to "
-                         "{type: string|integer|number|boolean, description})")
+        raise bad("args must map names to {type: string|integer|number|boolean, description}")
     if kind == "command":
         argv = d.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
-            raise ValueError(f"valid definitions ({where}: argv must be a list of strings)")
+            raise bad("argv must be a list of strings")
         used = {m for a in argv for m in _PLACEHOLDER.findall(a)}
     elif kind == "http":
         if not isinstance(d.get("url"), str) or not d["url"].startswith(("http://", "https://")):
-            raise ValueError(f"valid definitions ({where}: url must be an http(s) URL template)")
+            raise bad("url must be an http(s) URL template")
         if str(d.get("method", "GET")).upper() not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
-            raise ValueError(f"valid definitions ({where}: method must be an HTTP verb)")
+            raise bad("method must be an HTTP verb")
         if not isinstance(d.get("headers") or {}, dict):
-            raise ValueError(f"valid definitions ({where}: headers must be a mapping)")
+            raise bad("headers must be a mapping")
         used = set(_PLACEHOLDER.findall(d["url"]))
     else:
-        raise ValueError(f"valid definitions ({where}: kind must be command or http)")
+        raise bad("kind must be command or http")
     missing = sorted(u for u in used - set(args) if not u.startswith(_STATE))
     if missing:
-        raise ValueError(f"valid definitions ({where}: placeholders {missing} are not in args)")
+        raise bad(f"placeholders {missing} are not in args")
     return dict(d)
 
 
-def check_definitions(value: Any) -> list[dict[str, Any]]:
+def check_definitions(value: object) -> list[dict[str, object]]:
     """Validate the ``yaml_tools`` list (errors name the tool and the key)."""
     if value is None:
         return []
@@ -83,7 +104,7 @@ def check_definitions(value: Any) -> list[dict[str, Any]]:
     return [_check_one(i, d) for i, d in enumerate(value)]
 
 
-def _schema(d: dict[str, Any]) -> dict[str, Any]:
+def _schema(d: Definition) -> dict[str, object]:
     props = {k: {"type": v.get("type", "string"),
                  **({"description": v["description"]} if "description" in v else {})}
              for k, v in (d.get("args") or {}).items()}
@@ -91,18 +112,18 @@ def _schema(d: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
-def _state_fields(d: dict[str, Any]) -> tuple[Injection, ...]:
+def _state_fields(d: Definition) -> tuple[Injection, ...]:
     """The ``{state.NAME}`` placeholders of a definition, as injected state fields."""
     templates = d["argv"] if d["kind"] == "command" else [d["url"]]
     names = sorted({m for t in templates for m in _PLACEHOLDER.findall(t) if m.startswith(_STATE)})
     return tuple(Injection(name, "field", name.removeprefix(_STATE)) for name in names)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> str:
+def _fill(template: str, values: Mapping[str, object], quote_values: bool = False) -> str:
     def sub(m: re.Match[str]) -> str:
         text = _text(values[m.group(1)])
         return quote(text, safe="") if quote_values else text
@@ -110,7 +131,7 @@ def _fill(template: str, values: dict[str, Any], quote_values: bool = False) -> 
     return _PLACEHOLDER.sub(sub, template)
 
 
-def _fill_url(tool: str, template: str, values: dict[str, Any]) -> str:
+def _fill_url(tool: str, template: str, values: Mapping[str, object]) -> str:
     """The URL with its placeholders filled (URL-encoded). A value filled into the path is one
     segment, never more: it may not hold ``/`` or ``\\``, nor make its segment ``.``, ``..`` or
     empty, so ``--state p=..`` or a model's ``../admin`` cannot climb out of the path."""
@@ -135,41 +156,36 @@ def _fill_url(tool: str, template: str, values: dict[str, Any]) -> str:
             + _fill(template[path_end:], values, quote_values=True))
 
 
-def _escape(tool: str, key: str, value: Any, why: str) -> str:
+def _escape(tool: str, key: str, value: object, why: str) -> str:
     return (f"{tool}: the value {_text(value)[:80]!r} for {{{key}}} {why}, which would change "
             "the URL path; give one path segment (a name, not a path)")
 
 
-def _with_defaults(d: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+def _with_defaults(d: Definition, kwargs: dict[str, object]) -> dict[str, object]:
     out = {k: v["default"] for k, v in (d.get("args") or {}).items() if "default" in v}
     return out | kwargs
 
 
-def _command_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
+def _command_tool(d: Definition, settings: Mapping[str, object]) -> Tool:
     cwd = tool_root(settings)
     timeout = float(d.get("timeout", 30))
 
-    def run(**kwargs: Any) -> str:
+    def run(**kwargs: object) -> str:
         values = _with_defaults(d, kwargs)
         argv = [_fill(item, values) for item in d["argv"]]
         try:
-            from agentcli.tools.shell import run_bounded  # lazily: listing tools
+            from agentcli.tools.processes import run_bounded  # lazily: listing tools
 
-            code, stdout, stderr = run_bounded(argv, cwd=cwd, timeout=timeout,
-                                               what=f"{d['name']} command")
+            return run_bounded(argv, cwd=cwd, timeout=timeout, what=f"{d['name']} command",
+                               max_output=20_000, trim=True)
         except FileNotFoundError:
             raise ToolInputError(f"{d['name']}: program {argv[0]!r} not found") from None
-        text = (stdout + stderr).decode("utf-8", "replace")
-        # `echo hi` prints "hi\n": the observation is "hi", as a shell's $(...) would give.
-        text = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
-        out = cap_output(text, 20_000)
-        return out if code == 0 else f"[exit status {code}]\n{out}"
 
     return Tool(d["name"], d.get("description") or f"Runs {d['argv'][0]}", func=run,
                 args_schema=_schema(d), injected=_state_fields(d))
 
 
-def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
+def _expand_headers(d: Definition) -> dict[str, str]:
     headers = {}
     for key, raw in (d.get("headers") or {}).items():
         def env(m: re.Match[str], key: str = key) -> str:
@@ -182,26 +198,26 @@ def _expand_headers(d: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
+def _http_tool(d: Definition, settings: Mapping[str, object]) -> Tool:
     _expand_headers(d)  # fail at load time when a variable is missing
     method = str(d.get("method", "GET")).upper()
     in_url = set(_PLACEHOLDER.findall(d["url"]))
     allow_private = bool(d.get("allow_private_network")) or bool_setting(
         settings, "allow_private_network")
 
-    def run(**kwargs: Any) -> str:
+    def run(**kwargs: object) -> str:
         values = _with_defaults(d, kwargs)
         rest = {k: v for k, v in values.items() if k not in in_url and not k.startswith(_STATE)}
         url = _fill_url(d["name"], d["url"], values)
-        body: dict[str, Any] = {} if method in ("GET", "DELETE") else {"json_body": rest}
-        if method in ("GET", "DELETE") and rest:
+        in_query = method in ("GET", "DELETE")
+        if in_query and rest:
             import httpx  # lazily: listing tools
 
             # merged, not passed as params=, which would drop a query the template has
-            url = str(httpx.URL(url).copy_merge_params(rest))
+            url = str(httpx.URL(url).copy_merge_params(cast("dict[str, str]", rest)))
         resp = fetch(method, url,
                      headers=_expand_headers(d), allow_private=allow_private,
-                     timeout=float(d.get("timeout", 15)), **body)
+                     timeout=float(d.get("timeout", 15)), json_body=None if in_query else rest)
         prefix = f"HTTP {resp.status}\n" if resp.status >= 400 else ""
         return prefix + resp.text + ("\n...[response cut]" if resp.truncated else "")
 
@@ -209,24 +225,21 @@ def _http_tool(d: dict[str, Any], settings: dict[str, Any]) -> Tool:
                 args_schema=_schema(d), injected=_state_fields(d))
 
 
-def yaml_specs(definitions: list[dict[str, Any]]) -> list[ToolSpec]:
-    """A tool spec (source ``YAML``) for each checked definition."""
+def _build(d: Definition, llm: object = None, **settings: object) -> Tool:
+    return _command_tool(d, settings) if d["kind"] == "command" else _http_tool(d, settings)
+
+
+def yaml_specs(definitions: Iterable[Mapping[str, object]]) -> list[ToolSpec]:
+    """A tool spec (source ``YAML``) for each definition ``check_definitions`` checked."""
     specs = []
-    for d in definitions:
+    for checked in definitions:
+        d = cast(Definition, checked)
         kind = d["kind"]
         dangerous = bool(d.get("dangerous", kind == "command" or
                                str(d.get("method", "GET")).upper() != "GET"))
-        build = _command_tool if kind == "command" else _http_tool
-
-        def factory(llm: Any = None, _d: dict[str, Any] = d, _b: Any = build,
-                    **settings: Any) -> Tool:
-            built: Tool = _b(_d, settings)
-            return built
-
         reason = (f"it runs {d['argv'][0]} with arguments the model picks" if kind == "command"
                   else f"it sends {d.get('method', 'GET')} requests to {d['url']}")
-        specs.append(ToolSpec(d["name"], factory, d.get("description") or f"{kind} tool",
-                              dangerous=dangerous, danger_reason=reason if dangerous else "",
-                              source="YAML"))
+        specs.append(ToolSpec(d["name"], functools.partial(_build, d),
+                              d.get("description") or f"{kind} tool", dangerous=dangerous,
+                              danger_reason=reason if dangerous else "", source="YAML"))
     return specs
-

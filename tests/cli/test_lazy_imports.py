@@ -8,8 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-FAMILIES = ("wikipedia", "arxiv", "search", "requests_tools", "shell", "python_repl", "files",
-            "sql", "misc", "calculator")
+FAMILIES = ("search", "net", "processes", "files", "sql", "misc", "calculator")
 _PROBE = """
 import json, runpy, ssl, sys
 _tls = ssl.create_default_context

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
@@ -144,3 +145,21 @@ def test_tools_show_names_the_function_a_tool_calling_model_calls(tmp_path: Path
     assert result.exit_code == 0, result.stderr
     info = json.loads(result.stdout)
     assert (info["model_name"], info["function_name"]) == ("dyn.unlock", "dyn__unlock")
+
+
+
+@pytest.mark.parametrize(("tool", "settings", "message"), [
+    ("requests_get", "{requests_headers: oops}", "requests_headers must be a mapping"),
+    ("wikipedia", "{wikipedia_top_k: 0}", "wikipedia_top_k must be a positive number"),
+    ("sleep", "{sleep_max: .inf}", "sleep_max must be a positive number"),
+])
+def test_bad_tool_settings_are_refused_at_load_time(
+    tmp_path: Path, tool: str, settings: str, message: str
+) -> None:
+    """A family reads its settings when the tool is built: a bad value is one line and exit 2
+    before the tool runs."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"tool_settings: {settings}\nallow: [{tool}]\n")
+    result = invoke("tools", "call", tool, "x", "-c", str(cfg), "--yes")
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split()) and "Traceback" not in result.stderr

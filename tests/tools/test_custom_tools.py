@@ -198,15 +198,15 @@ def test_plugins_belong_to_the_catalog_that_read_them(monkeypatch: pytest.Monkey
     spec = ToolSpec("plug_spec", lambda **_: Tool("plug_spec", "x", func=lambda s: s), "spec")
     eps = [FakeEntryPoint("good", [greet, spec]), FakeEntryPoint("fn", lambda: greet),
            FakeEntryPoint("bad", ImportError("no module named foo"))]
-    found = load_plugins(lambda group: eps if group == "agentcli.tools" else [])
-    assert [s.name for s in found.specs] == ["plug_spec", "greet"]
-    assert found.warnings == ["plugin 'bad' failed to load: ImportError: no module named foo"]
-    assert "greet" not in registry() and "plug_spec" not in registry()
-
     with monkeypatch.context() as m:  # the plugin is installed for this catalog only
         m.setattr(custom, "_may_have_plugins", lambda: True)
         m.setattr(importlib.metadata, "entry_points",
                   lambda group: eps if group == "agentcli.tools" else [])
+        found = load_plugins()
+        assert [s.name for s in found.specs] == ["plug_spec", "greet"]
+        assert found.warnings == [
+            "plugin 'bad' failed to load: ImportError: no module named foo"]
+        assert "greet" not in registry() and "plug_spec" not in registry()
         with_plugin = build_catalog()
         warned: list[str] = []
         [greeter] = custom_resolve(["greet"], warned)

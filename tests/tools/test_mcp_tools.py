@@ -22,7 +22,7 @@ from agentcli.mcp.cache import ToolInfo, cached_tools, log_path
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.connection import require_sdk
 from agentcli.mcp.pool import get_connection
-from agentcli.tools import load_tools
+from agentcli.tools import ToolSpec, load_tools
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.mcp import (
     RESOURCE_TOOL,
@@ -31,7 +31,6 @@ from agentcli.tools.mcp import (
     server_roots,
     tool_danger,
 )
-from agentcli.tools.spec import ToolSpec
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")

@@ -44,7 +44,7 @@ def test_lookup_by_either_name_and_back() -> None:
     lookup = tool_lookup([echo, calc])
     assert lookup["ev__echo"] is echo and lookup["ev.echo"] is echo
     assert lookup["Calculator"] is calc
-    assert readable_name("ev__echo", [echo, calc]) == "ev.echo"
+    assert readable_name("ev__echo", lookup) == "ev.echo"
     assert readable_name("nope", lookup) == "nope"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agentcli.tools.settings_keys import BUILTIN_TOOL_SETTINGS
+from agentcli.tools.registry import BUILTIN_TOOL_SETTINGS
 
 TOOLS = Path(__file__).resolve().parents[2] / "agentcli" / "tools"
 _READ = re.compile(r"""(?:_setting|tool_root)\(settings,\s*["']([a-z_]+)["']"""

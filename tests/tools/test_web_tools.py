@@ -37,9 +37,9 @@ def test_wikipedia_search_and_summaries(wiki_server: LocalServer) -> None:
 
 
 def test_wikipedia_lang_builds_public_url() -> None:
-    from agentcli.tools.wikipedia import api_url
+    from agentcli.tools.search import wikipedia_url
 
-    assert api_url({"wikipedia_lang": "de"}) == "https://de.wikipedia.org/w/api.php"
+    assert wikipedia_url({"wikipedia_lang": "de"}) == "https://de.wikipedia.org/w/api.php"
 
 
 def test_arxiv_parses_atom(local_server: LocalServer) -> None:

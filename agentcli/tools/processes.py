@@ -1,25 +1,93 @@
-"""``python_repl``: Python code in a persistent subprocess (state kept for the run)."""
+"""Tools that run what the model writes in a child process: ``terminal`` (a shell command)
+and ``python_repl`` (Python in a persistent subprocess, state kept for the run). Each runs in
+the tool root with a timeout, an output cap and a scrubbed environment; :func:`run_bounded`
+is also how YAML command tools run their program."""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
+import os
 import queue
 import secrets
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError
 from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import cap_output, float_setting, int_setting, scrubbed_env, tool_root
-from agentcli.tools.shell import kill_group
 
-DESCRIPTION = (
+SHELL_DESCRIPTION = (
+    "Run shell commands on this machine (POSIX sh). Input should be a valid shell command; "
+    "the output (stdout and stderr) is returned."
+)
+
+
+def run_bounded(argv: list[str], *, cwd: Path, timeout: float, what: str, max_output: int,
+                trim: bool = False) -> str:
+    """Run ``argv`` in its own session for at most ``timeout`` or the run's time left; its
+    output (stdout and stderr, capped; ``trim``: without the last line end), after
+    ``[exit status N]`` when it failed.
+
+    On expiry the whole process group is killed; :class:`DeadlineExceeded` says the run
+    deadline was the limit, :class:`ToolInputError` that the tool's own timeout was.
+    """
+    limit = deadline.bound(timeout)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        if deadline.expired():
+            raise DeadlineExceeded(
+                f"the {what} was killed (with its children) at the run's time limit"
+            ) from None
+        raise ToolInputError(
+            f"{what} timed out after {timeout:g}s and was killed (with its children)"
+        ) from None
+    text = (out or b"").decode("utf-8", "replace")
+    if trim:  # `echo hi` prints "hi\n": the observation is "hi", as a shell's $(...) gives
+        text = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
+    text = cap_output(text, max_output)
+    return text if proc.returncode == 0 else f"[exit status {proc.returncode}]\n{text}"
+
+
+def kill_group(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
+    """Kill a process started with ``start_new_session`` and everything it spawned."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=5)
+
+
+def terminal(settings: Mapping[str, object]) -> Tool:
+    """The ``terminal`` tool: its directory, timeout and output cap from the settings."""
+    cwd = tool_root(settings, "terminal_cwd")
+    timeout = float_setting(settings, "terminal_timeout", 30.0)
+    max_output = int_setting(settings, "terminal_max_output", 20_000)
+
+    def run(command: str) -> str:
+        if not command.strip():
+            raise ToolInputError("terminal needs a command")
+        return run_bounded(["/bin/sh", "-c", command], cwd=cwd, timeout=timeout,
+                           what="command", max_output=max_output)
+
+    return Tool("terminal", SHELL_DESCRIPTION, func=run)
+
+
+PYTHON_DESCRIPTION = (
     "A Python shell. Use this to execute python commands. Input should be valid python code. "
     "Use print(...) to see a value; the value of a final expression is shown too. "
     "Variables persist between calls."
@@ -120,7 +188,7 @@ class PythonSession:
         """Stop the interpreter."""
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
-            kill_group(proc)  # type: ignore[arg-type]
+            kill_group(proc)
 
 
 def _strip_fences(code: str) -> str:
@@ -131,10 +199,11 @@ def _strip_fences(code: str) -> str:
     return text
 
 
-def _factory(**settings: Any) -> Tool:
+def python_repl(settings: Mapping[str, object]) -> Tool:
+    """The ``python_repl`` tool: one interpreter for the run."""
     session = PythonSession(
         tool_root(settings, "python_cwd"),
         float_setting(settings, "python_timeout", 30.0),
         int_setting(settings, "python_max_output", 20_000),
     )
-    return Tool("python_repl", DESCRIPTION, func=session.run)
+    return Tool("python_repl", PYTHON_DESCRIPTION, func=session.run)
