@@ -46,7 +46,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
         "agentcli.create", "agentcli.runtime", "agentcli.config", "agentcli.config_values",
         "agentcli.config_docs",
         "agentcli.user_config", "agentcli.project_trust", "agentcli.keys",
-        "agentcli.saved_templates", "agentcli.session", "agentcli.session_sync",
+        "agentcli.saved_templates", "agentcli.session",
         "agentcli.store", "agentcli.run_logging", "agentcli.otel_export",
     )),
     ("apps", (  # the front doors: nothing below imports them

@@ -12,7 +12,7 @@ from agentcli.errors import SessionConflictError
 from agentcli.memory import make_memory, restore
 from agentcli.outcome import run_record
 from agentcli.schema import RunResult
-from agentcli.session_sync import commit_turn
+from agentcli.session import commit_turn
 from agentcli.store import Store
 
 
@@ -74,7 +74,7 @@ WRITER = """
 import sys
 from agentcli.memory import make_memory, restore
 from agentcli.schema import RunResult
-from agentcli.session_sync import commit_turn
+from agentcli.session import commit_turn
 from agentcli.store import Store
 
 store = Store(sys.argv[1])
