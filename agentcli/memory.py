@@ -64,13 +64,7 @@ class BufferMemory:
     kind: ClassVar[str] = "buffer"
 
     def __init__(self) -> None:
-        self.turns: list[tuple[str, str]] = []
-        # The messages of every turn, made once and extended as turns are added: a long chat
-        # sends the same ones every turn (and each message keeps its wire form). Kept with
-        # the list they were made from, its length and its last turn: a replaced or shorter
-        # list, or another last turn, starts over.
-        self._said: tuple[list[tuple[str, str]], int, tuple[str, str] | None,
-                          list[Message]] = ([], 0, None, [])
+        self.clear()
 
     def _first(self) -> int:
         """The index of the first turn the model is shown."""
@@ -78,23 +72,18 @@ class BufferMemory:
 
     def messages(self) -> list[Message]:
         """User/assistant messages for the kept turns."""
-        first = self._first()
-        turns = self.turns
-        seen, n, last, said = self._said
-        if not _grown_from(turns, seen, n, last):
-            n, said = 0, []
-        for question, answer in turns[n:]:
-            said += (user(question), assistant(answer))
-        self._said = (turns, len(turns), turns[-1] if turns else None, said)
-        return said[2 * first:]
+        return self._said[2 * self._first():]
 
     def add_turn(self, question: str, answer: str) -> None:
-        """Append a turn."""
+        """Append a turn. Its messages are made now, once: a long chat sends the same ones
+        every turn, and each message keeps its wire form."""
         self.turns.append((question, answer))
+        self._said += (user(question), assistant(answer))
 
     def clear(self) -> None:
         """Forget every turn."""
-        self.turns = []
+        self.turns: list[tuple[str, str]] = []
+        self._said: list[Message] = []
 
     def to_state(self) -> dict[str, Any]:
         """The turns as JSON lists (every turn is kept, whatever the view)."""
@@ -102,7 +91,9 @@ class BufferMemory:
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the turns."""
-        self.turns = [(str(q), str(a)) for q, a in state.get("turns", [])]
+        self.clear()
+        for q, a in state.get("turns", []):
+            self.add_turn(str(q), str(a))
 
     def middleware(self) -> list[AgentMiddleware]:
         """Nothing: the turns are kept as they are."""
@@ -128,35 +119,26 @@ class TokenLimitMemory(BufferMemory):
     kind: ClassVar[str] = "tokens"
 
     def __init__(self, max_tokens: int = 2_000) -> None:
-        super().__init__()
         self.max_tokens = max_tokens
-        # The window of the last call: (the list, its length, its last turn, the first kept
-        # index, the kept turns' cost). Turns are only appended between calls, so the next
-        # call looks at the new turns, not at the whole session again.
-        self._window: tuple[list[tuple[str, str]], int, tuple[str, str] | None, int, int] = (
-            [], 0, None, 0, 0)
+        super().__init__()
 
     def _first(self) -> int:
-        """The first of the newest turns whose cost fits in ``max_tokens`` (the longest
-        such tail)."""
-        turns = self.turns
-        seen, n, last, start, used = self._window
-        if not _grown_from(turns, seen, n, last):
-            n, start, used = 0, 0, 0  # replaced or edited: start over
-        for turn in turns[n:]:
-            used += _cost(turn)
-        while start < len(turns) and used > self.max_tokens:
-            used -= _cost(turns[start])
-            start += 1
-        self._window = (turns, len(turns), turns[-1] if turns else None, start, used)
-        return start
+        """The first of the newest turns whose cost fits in ``max_tokens`` (the longest such
+        tail), kept up to date as turns are added, so a turn does not rescan the session."""
+        return self._start
 
+    def add_turn(self, question: str, answer: str) -> None:
+        """Append a turn; the oldest shown turns go while the shown ones cost too much."""
+        super().add_turn(question, answer)
+        self._used += _cost((question, answer))
+        while self._start < len(self.turns) and self._used > self.max_tokens:
+            self._used -= _cost(self.turns[self._start])
+            self._start += 1
 
-def _grown_from(turns: list[tuple[str, str]], seen: list[tuple[str, str]], n: int,
-                last: tuple[str, str] | None) -> bool:
-    """Whether ``turns`` is the list last seen, with its first ``n`` turns (the last of them
-    ``last``) untouched: only turns added since need looking at."""
-    return seen is turns and len(turns) >= n and (not n or turns[n - 1] is last)
+    def clear(self) -> None:
+        """Forget every turn."""
+        super().clear()
+        self._start = self._used = 0
 
 
 def _cost(turn: tuple[str, str]) -> int:

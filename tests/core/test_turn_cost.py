@@ -34,10 +34,10 @@ def test_token_window_matches_a_full_scan_at_every_turn() -> None:
     for i in range(300):
         memory.add_turn("q" * rng.randrange(0, 80), "a" * rng.randrange(0, 120) + str(i))
         assert memory.turns[memory._first():] == brute_force(memory.turns, 60)
-        if i == 150:  # the list replaced (a restore), or edited in place (a retry)
+        if i == 150:  # a restore
             memory.load_state(memory.to_state())
-        if i == 200:
-            memory.turns.pop()
+        if i == 200:  # an undo: the state from before the last turn
+            memory.load_state({"turns": memory.to_state()["turns"][:-1]})
         assert memory.turns[memory._first():] == brute_force(memory.turns, 60)
     memory.clear()
     assert memory.turns[memory._first():] == [] and memory.messages() == []
@@ -121,9 +121,9 @@ def test_messages_are_made_once_yet_follow_every_change(kind: str) -> None:
         memory.add_turn(f"q{i} " + "x" * rng.randrange(40), f"a{i}")
         if i == 40:
             memory.load_state(memory.to_state())  # a restore replaces the list
-        if i == 60:
-            memory.turns.pop()  # a retry drops the last turn...
-            memory.turns.append(("again", "a60"))  # ...and another takes its place
+        if i == 60:  # an undo drops the last turn...
+            memory.load_state({"turns": memory.to_state()["turns"][:-1]})
+            memory.add_turn("again", "a60")  # ...and another takes its place
         if i == 80:
             memory.clear()
         expected = [(m.role, m.content) for q, a in memory.turns[memory._first():]
