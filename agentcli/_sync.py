@@ -253,25 +253,16 @@ async def in_thread(fn: Callable[[], T]) -> T:
     Blocking code never runs on a loop's own thread: a sync model call it makes goes to the
     portal, and ``asyncio.run`` inside a plain-function tool just works.
     """
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[T] = loop.create_future()
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
     ctx = contextvars.copy_context()
 
-    def settle(ok: bool, value: Any) -> None:
-        if not done.done():
-            if ok:
-                done.set_result(value)
-            else:
-                done.set_exception(value)
-
     def job() -> None:
-        value: Any
+        if not done.set_running_or_notify_cancel():
+            return  # the await was cancelled before a worker took the job
         try:
-            value, ok = ctx.run(fn), True
+            done.set_result(ctx.run(fn))
         except BaseException as err:
-            value, ok = err, False
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-            loop.call_soon_threadsafe(settle, ok, value)
+            done.set_exception(err)
 
     _workers.submit(job)
-    return await done
+    return await asyncio.wrap_future(done)  # a loop closed meanwhile is not told

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from agentcli.schema import (
     AgentAction,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
 
 ToolInput = str | dict[str, Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +226,7 @@ _emitter: contextvars.ContextVar[Emitter | None] = contextvars.ContextVar(
 class ToolScope:
     """A tool call in progress: model requests made inside it are events of the run too."""
 
-    emit: Callable[[RunEvent], None]
+    emit: Emitter
     account: Callable[[ChatResult, str], float | None]  # counts usage and cost in the run
     parent: str  # the tool call's id
 
@@ -236,13 +237,17 @@ _tool_scope: contextvars.ContextVar[ToolScope | None] = contextvars.ContextVar(
 
 
 @contextmanager
-def inside_tool(scope: ToolScope) -> Iterator[None]:
-    """Model requests made in this block (by an LLM-backed tool) are the run's events."""
-    token = _tool_scope.set(scope)
+def _bound(var: contextvars.ContextVar[T], value: T) -> Iterator[None]:
+    token = var.set(value)
     try:
         yield
     finally:
-        _tool_scope.reset(token)
+        var.reset(token)
+
+
+def inside_tool(scope: ToolScope) -> AbstractContextManager[None]:
+    """Model requests made in this block (by an LLM-backed tool) are the run's events."""
+    return _bound(_tool_scope, scope)
 
 
 def take_tool_scope() -> ToolScope | None:
@@ -260,17 +265,12 @@ def restore_tool_scope(scope: ToolScope | None) -> None:
         _tool_scope.set(scope)
 
 
-@contextmanager
-def notifying(emit: Callable[[RunEvent], None]) -> Iterator[None]:
+def notifying(emit: Emitter) -> AbstractContextManager[None]:
     """Send :func:`notify` calls made inside this block to ``emit``."""
-    token = _emitter.set(emit)
-    try:
-        yield
-    finally:
-        _emitter.reset(token)
+    return _bound(_emitter, emit)
 
 
-def current_emitter() -> Callable[[RunEvent], None] | None:
+def current_emitter() -> Emitter | None:
     """The emitter of the run in progress, for a callback that will fire in another task
     (an MCP server's progress notifications)."""
     return _emitter.get()

@@ -43,29 +43,19 @@ class StepIndex:
 
 def without_steps(messages: Sequence[Message], kept: set[int]) -> list[Message]:
     """``messages`` less the turns whose steps are all dropped (``kept``: ids of the steps
-    that stay). Messages before the first step (system, history, the question) always stay."""
-    turns = _turns(messages)
-    if not turns:
-        return list(messages)
-    out = list(messages[:turns[0][0]])
-    for start, end in turns:
-        block = messages[start:end]
-        if any(m.step is not None and id(m.step) in kept for m in block) or not any(
-                m.step is not None for m in block):
-            out.extend(block)
-    return out
+    that stay). A turn is an assistant message up to the next; the messages before the first
+    (system, history, the question) close no step and always stay."""
+    turns: list[list[Message]] = [[]]
+    for m in messages:
+        if m.role == "assistant":
+            turns.append([])
+        turns[-1].append(m)
+    return [m for turn in turns if _stays(turn, kept) for m in turn]
 
 
-def _turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
-    """(start, end) of each turn that closes steps: its assistant message up to the next."""
-    starts = [i for i, m in enumerate(messages) if m.role == "assistant"]
-    closing = {i for i, m in enumerate(messages) if m.step is not None}
-    turns = []
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(messages)
-        if any(start < i < end for i in closing):
-            turns.append((start, end))
-    return turns
+def _stays(turn: list[Message], kept: set[int]) -> bool:
+    steps = {id(m.step) for m in turn if m.step is not None}
+    return not steps or not steps.isdisjoint(kept)
 
 
 def closing(messages: object, step: AgentStep) -> object:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -219,17 +220,12 @@ class Message:
 def system(content: str) -> Message:
     """A system message. The same text gives the same (frozen) message: an agent sends its
     system prompt with every request, and a message encodes its JSON once."""
-    if type(content) is not str:
-        return Message("system", content)
-    message = _systems.get(content)
-    if message is None:
-        if len(_systems) >= 64:
-            _systems.clear()
-        message = _systems[content] = Message("system", content)
-    return message
+    return _system(content) if type(content) is str else Message("system", content)
 
 
-_systems: dict[str, Message] = {}
+@functools.lru_cache(maxsize=64)
+def _system(content: str) -> Message:
+    return Message("system", content)
 
 
 def user(content: str) -> Message:
