@@ -27,6 +27,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import contextvars
+import functools
 import queue
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
@@ -50,65 +51,57 @@ def check_no_running_loop(instead: str) -> None:
                            f"it; await {instead} instead")
 
 
-class _Portal:
-    """The process's one event loop for sync callers, on a daemon thread started on first use."""
-
-    def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The portal's loop, started now if it is not running yet."""
-        loop = self._loop
-        if loop is not None:
-            return loop
-        with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="agentcli-portal",
-                                 daemon=True).start()
-                self._loop = loop
-                atexit.register(self._close_pools)
-            return self._loop
-
-    def _close_pools(self) -> None:
-        """At exit: finalise the loop's async generators, which close its HTTP pools (their
-        sockets would otherwise be left to the garbage collector, with a warning each)."""
-        loop = self._loop
-        if loop is not None and loop.is_running():
-            done, _ = self.start(loop.shutdown_asyncgens())
-            with contextlib.suppress(Exception):
-                done.result(2)
-
-    def start(self, awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T],
-                                                       Callable[[], None]]:
-        """Start ``awaitable`` on the loop (in the caller's context); its future and how to
-        cancel it (the task sees ``CancelledError`` and may still return a result)."""
-        loop = self.loop()
-        done: concurrent.futures.Future[T] = concurrent.futures.Future()
-        tasks: list[asyncio.Task[T]] = []
-
-        def settle(task: asyncio.Task[T]) -> None:
-            if task.cancelled():
-                done.cancel()
-            elif (err := task.exception()) is not None:
-                done.set_exception(err)
-            else:
-                done.set_result(task.result())
-
-        def begin() -> None:
-            task = loop.create_task(_await(awaitable))
-            task.add_done_callback(settle)
-            tasks.append(task)
-
-        def cancel() -> None:
-            loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
-
-        loop.call_soon_threadsafe(begin, context=contextvars.copy_context())
-        return done, cancel
+_lock = threading.Lock()
 
 
-_portal = _Portal()
+def _portal() -> asyncio.AbstractEventLoop:
+    """The portal's loop, started now if it is not running yet."""
+    with _lock:
+        return _start_portal()
+
+
+@functools.cache
+def _start_portal() -> asyncio.AbstractEventLoop:
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="agentcli-portal", daemon=True).start()
+    atexit.register(_close_pools, loop)
+    return loop
+
+
+def _close_pools(loop: asyncio.AbstractEventLoop) -> None:
+    """At exit: finalise the loop's async generators, which close its HTTP pools (their
+    sockets would otherwise be left to the garbage collector, with a warning each)."""
+    if loop.is_running():
+        done, _ = _start(loop.shutdown_asyncgens())
+        with contextlib.suppress(Exception):
+            done.result(2)
+
+
+def _start(awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T], Callable[[], None]]:
+    """Start ``awaitable`` on the portal (in the caller's context); its future and how to
+    cancel it (the task sees ``CancelledError`` and may still return a result)."""
+    loop = _portal()
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
+    tasks: list[asyncio.Task[T]] = []
+
+    def settle(task: asyncio.Task[T]) -> None:
+        if task.cancelled():
+            done.cancel()
+        elif (err := task.exception()) is not None:
+            done.set_exception(err)
+        else:
+            done.set_result(task.result())
+
+    def begin() -> None:
+        task = loop.create_task(_await(awaitable))
+        task.add_done_callback(settle)
+        tasks.append(task)
+
+    def cancel() -> None:
+        loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
+
+    loop.call_soon_threadsafe(begin, context=contextvars.copy_context())
+    return done, cancel
 
 
 async def _await(awaitable: Awaitable[T]) -> T:
@@ -126,7 +119,7 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
         if close is not None:
             close()  # never started: no "coroutine was never awaited" warning
         raise
-    done, cancel = _portal.start(coro)
+    done, cancel = _start(coro)
     try:
         return done.result(timeout)
     except concurrent.futures.TimeoutError:
@@ -142,9 +135,9 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
 
 async def on_portal(coro: Coroutine[Any, Any, T]) -> T:
     """Await ``coro`` on the portal from another loop; cancelling the await cancels it there."""
-    if asyncio.get_running_loop() is _portal.loop():
+    if asyncio.get_running_loop() is _portal():
         return await coro
-    done, cancel = _portal.start(coro)
+    done, cancel = _start(coro)
     try:
         return await asyncio.wrap_future(done)
     except asyncio.CancelledError:
@@ -162,7 +155,7 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
     :func:`run_sync` does; the generator may still hand back what it has.
     """
     check_no_running_loop(instead)
-    loop = _portal.loop()
+    loop = _portal()
     # an item (in a tuple), the generator's error, or None at its end
     out: queue.SimpleQueue[tuple[T] | BaseException | None] = queue.SimpleQueue()
     asked = asyncio.Event()
