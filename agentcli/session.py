@@ -14,7 +14,6 @@ kept), and the write is tried again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +24,13 @@ from agentcli.outcome import recorded_answer, run_record
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
     from agentcli.config import Settings
     from agentcli.models.base import BaseChatModel
     from agentcli.store import Store
 
+_ATTEMPTS = 8  # writes tried while other writers keep saving first
 
 def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
     """An empty memory of the configured kind and size. ``auto`` keeps the latest turns within
@@ -91,22 +92,48 @@ class Conversation:
         *,
         model: str | None,
         agent: str | None,
-        options: dict[str, Any] | None = None,
-        meta: dict[str, Any] | None = None,
+        options: Mapping[str, object] | None = None,
+        meta: Mapping[str, object] | None = None,
         on_memory_error: Callable[[Exception], None] | None = None,
     ) -> bool:
-        """Save the finished turn; True when saved. An interrupted turn is only logged."""
+        """Save the finished turn; True when saved. An interrupted turn is only logged.
+
+        The memory ends up holding every writer's turns (see the module's note). A memory that
+        cannot record the turn (e.g. a summary model failing) is reported to
+        ``on_memory_error``; the turn is saved.
+        """
+        record = run_record(question, result, model=model, agent=agent, session=self.name,
+                            options=options, meta=meta)
         if result.stop_reason == "interrupted":
-            self.store.log_run(run_record(question, result, model=model, agent=agent,
-                                          session=self.name, options=options, meta=meta))
+            self.store.log_run(record)
             return False
 
         self._stored = None  # the memory changes now (even if the write then fails)
-        self.version, self._stored = commit_turn(
-            self.store, self.name, self.memory, question, result, version=self.version,
-            model=model, agent=agent, options=options, meta=meta,
-            on_memory_error=on_memory_error)
-        return True
+        for _ in range(_ATTEMPTS):
+            try:
+                self.memory.add_turn(question, recorded_answer(result))  # never the placeholder
+            except Exception as err:
+                if on_memory_error is None:
+                    raise
+                on_memory_error(err)
+            state = self.memory.to_state()
+            try:
+                self.store.add_turn(record, memory_state=state, expected_version=self.version)
+            except SessionConflictError:
+                info = self.store.session(self.name)
+                if info is None:
+                    raise
+                self.memory.clear()  # the stored state replaces ours; our turn goes on top
+                restore(self.memory, info.memory_state)
+                self.version = info.memory_version
+            else:
+                self.version, self._stored = self.version + 1, state
+                return True
+        raise SessionConflictError(
+            f"session {self.name!r} kept changing while this chat saved its turn; the answer "
+            "is in the run log (agent logs) but not in the session: try again or use another "
+            "session"
+        )
 
     def clear(self) -> None:
         """Forget the memory (the transcript stays), whoever wrote it."""
@@ -136,53 +163,4 @@ def open_conversation(
     memory = restore(new_memory(settings, llm), info.memory_state)
     return Conversation(store, name, memory, info.turns,
                         uses_memory=reads_memory(settings, agent), version=info.memory_version)
-
-
-_ATTEMPTS = 8
-
-
-def commit_turn(
-    store: Store,
-    session: str,
-    memory: Memory,
-    question: str,
-    result: RunResult,
-    *,
-    version: int,
-    model: str | None = None,
-    agent: str | None = None,
-    options: Mapping[str, object] | None = None,
-    meta: Mapping[str, object] | None = None,
-    on_memory_error: Callable[[Exception], None] | None = None,
-) -> tuple[int, dict[str, Any]]:
-    """Add the turn to ``memory`` and commit it; return the session's new memory version and
-    the memory state it stored (what ``memory`` now holds).
-
-    ``memory`` ends up holding every writer's turns. A memory that cannot record the turn
-    (e.g. a summary model failing) is reported to ``on_memory_error``; the turn is saved.
-    """
-    for _ in range(_ATTEMPTS):
-        try:
-            memory.add_turn(question, recorded_answer(result))  # never the placeholder
-        except Exception as err:
-            if on_memory_error is None:
-                raise
-            on_memory_error(err)
-        state = memory.to_state()
-        try:
-            record = run_record(question, result, model=model, agent=agent, session=session,
-                                meta=meta, options=options)
-            store.add_turn(record, memory_state=state, expected_version=version)
-            return version + 1, state
-        except SessionConflictError:
-            info = store.session(session)
-            if info is None:
-                raise
-            memory.clear()  # the stored state replaces ours; our turn is added again on top
-            restore(memory, info.memory_state)
-            version = info.memory_version
-    raise SessionConflictError(
-        f"session {session!r} kept changing while this chat saved its turn; the answer is "
-        "in the run log (agent logs) but not in the session: try again or use another session"
-    )
 

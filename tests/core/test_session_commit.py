@@ -9,11 +9,18 @@ from pathlib import Path
 import pytest
 
 from agentcli.errors import SessionConflictError
-from agentcli.memory import make_memory, restore
+from agentcli.memory import Memory, make_memory, restore
 from agentcli.outcome import run_record
 from agentcli.schema import RunResult
-from agentcli.session import commit_turn
+from agentcli.session import Conversation
 from agentcli.store import Store
+
+
+def commit_turn(store: Store, name: str, memory: Memory, question: str, done: RunResult,
+                *, version: int) -> int:
+    conversation = Conversation(store, name, memory, 0, version=version)
+    conversation.commit(question, done, model=None, agent=None)
+    return conversation.version
 
 
 def result(answer: str) -> RunResult:
@@ -38,8 +45,8 @@ def test_two_writers_merge_instead_of_overwriting(tmp_path: Path) -> None:
     a.ensure_session("s")
     mem_a, mem_b = make_memory("buffer"), make_memory("buffer")
     version_a = version_b = 0
-    version_a = commit_turn(a, "s", mem_a, "qa", result("aa"), version=version_a)[0]
-    version_b = commit_turn(b, "s", mem_b, "qb", result("ab"), version=version_b)[0]
+    version_a = commit_turn(a, "s", mem_a, "qa", result("aa"), version=version_a)
+    version_b = commit_turn(b, "s", mem_b, "qb", result("ab"), version=version_b)
     assert mem_b.to_state()["turns"] == [["qa", "aa"], ["qb", "ab"]]
     stored = a.session("s")
     assert stored is not None and stored.memory_state == mem_b.to_state()
@@ -74,7 +81,7 @@ WRITER = """
 import sys
 from agentcli.memory import make_memory, restore
 from agentcli.schema import RunResult
-from agentcli.session import commit_turn
+from agentcli.session import Conversation
 from agentcli.store import Store
 
 store = Store(sys.argv[1])
@@ -83,7 +90,8 @@ for i in range(int(sys.argv[3])):
     info = store.session("s")
     memory = restore(make_memory("buffer"), info.memory_state)
     done = RunResult(output="ok", steps=(), stop_reason="finished")
-    commit_turn(store, "s", memory, f"{tag}{i}", done, version=info.memory_version)
+    Conversation(store, "s", memory, 0, version=info.memory_version).commit(
+        f"{tag}{i}", done, model=None, agent=None)
 """
 
 
