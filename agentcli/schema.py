@@ -181,25 +181,21 @@ class Message:
     def to_openai(self) -> dict[str, Any]:
         """The message as an OpenAI chat-completions dict (built once: messages are frozen,
         and a long chat sends the same history again with every request)."""
-        cached: dict[str, Any] | None = self.__dict__.get("_wire")
-        if cached is None:
-            cached = self._wire_dict()
-            object.__setattr__(self, "_wire", cached)
-        return dict(cached)
+        return dict(self._wire)
 
     def wire_json(self) -> str:
         """:meth:`to_openai` as compact JSON, encoded once (a request body is assembled from
         its messages' JSON, so a long history is not encoded again with every request)."""
-        cached: str | None = self.__dict__.get("_wire_json")
-        if cached is None:
-            import json
+        return self._wire_json
 
-            cached = json.dumps(self.to_openai(), ensure_ascii=False, separators=(",", ":"),
-                                allow_nan=False)
-            object.__setattr__(self, "_wire_json", cached)
-        return cached
+    @functools.cached_property
+    def _wire_json(self) -> str:
+        import json
 
-    def _wire_dict(self) -> dict[str, Any]:
+        return json.dumps(self._wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+    @functools.cached_property
+    def _wire(self) -> dict[str, Any]:
         content: object = self.content
         if self.parts and self.role == "user":
             content = [{"type": "text", "text": self.content}, *self.parts]
@@ -256,6 +252,11 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
         )
 
+    def to_dict(self) -> dict[str, int]:
+        """The three counts as OpenAI names them."""
+        return {"prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens}
+
 
 @dataclass(frozen=True)
 class ChatResult:
@@ -271,10 +272,7 @@ class ChatResult:
     @property
     def llm_output(self) -> dict[str, object]:
         """Usage and model as LangChain's ``LLMResult.llm_output`` holds them."""
-        u = self.usage
-        return {"token_usage": {"prompt_tokens": u.prompt_tokens,
-                                "completion_tokens": u.completion_tokens,
-                                "total_tokens": u.total_tokens}, "model_name": self.model}
+        return {"token_usage": self.usage.to_dict(), "model_name": self.model}
 
 
 @dataclass(frozen=True)
@@ -367,12 +365,6 @@ class RunResult(dict[str, Any]):
         except KeyError:
             return default
 
-    def __reduce__(self) -> tuple[object, ...]:  # pickles (and copies) as the dataclass it is
-        import dataclasses
-
-        return (_rebuild, (type(self), {f.name: getattr(self, f.name)
-                                        for f in dataclasses.fields(self)}))
-
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the result."""
         return {
@@ -381,15 +373,10 @@ class RunResult(dict[str, Any]):
             "limit": self.stop_reason if self.stop_reason in LIMIT_REASONS else None,
             "recovered": self.recovered,
             "steps": self.steps_data(),
-            "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "total_tokens": self.usage.total_tokens,
-                "model_calls": self.model_calls,
-            },
+            "usage": {**self.usage.to_dict(), "model_calls": self.model_calls},
             "elapsed_seconds": round(self.elapsed, 3),
             "stats": self.stats,
-            "state": _jsonable(self.state),
+            "state": self.state_data(),
         }
 
     def steps_data(self) -> list[dict[str, Any]]:
@@ -400,10 +387,6 @@ class RunResult(dict[str, Any]):
     def state_data(self, skip: tuple[str, ...] = ()) -> dict[str, Any]:
         """``to_dict()["state"]`` without the keys in ``skip`` (never converted)."""
         return {str(k): _jsonable(v) for k, v in self.state.items() if k not in skip}
-
-
-def _rebuild(cls: type[RunResult], values: dict[str, Any]) -> RunResult:
-    return cls(**values)
 
 
 def _jsonable(value: object) -> object:
