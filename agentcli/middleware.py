@@ -21,7 +21,6 @@ too (:class:`ObservationCap`, :class:`ApprovalGate`, :class:`Budget`), built fro
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -226,9 +225,8 @@ class Budget(AgentMiddleware):
 
     def before_model(self, state: Mapping[str, Any], run: RunInfo) -> dict[str, Any] | None:
         """Refuse another model call past the budget."""
-        if self.max_tokens is not None and run.usage.total_tokens >= self.max_tokens:
-            raise StopRun("budget")
-        if self.max_cost is not None and run.cost >= self.max_cost:
+        if (self.max_tokens is not None and run.usage.total_tokens >= self.max_tokens) or (
+                self.max_cost is not None and run.cost >= self.max_cost):
             raise StopRun("budget")
         return None
 
@@ -242,25 +240,18 @@ class ToolCallLimit(AgentMiddleware):
             raise ValueError("the call limit must be 0 or more")
         self.limit = limit
         self.tool = tool
-        self._lock = threading.Lock()
-
-    def _allowed(self, call: ToolCallRequest) -> bool:
-        name = call.tool.name
-        if self.tool is not None and name != self.tool:
-            return True
-        key = f"{id(self)}:{name}"
-        with self._lock:
-            count = call.run.memo.get(key, 0)
-            call.run.memo[key] = count + 1
-        return bool(count < self.limit)
-
-    def _refusal(self, call: ToolCallRequest) -> ToolOutcome:
-        return ToolOutcome(f"{call.tool.name} may be called at most {self.limit} time(s) in a "
-                           "run; do not call it again. Use what you have.", "denied")
 
     async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
         """Run the call only while under the limit."""
-        return await handler(call) if self._allowed(call) else self._refusal(call)
+        name = call.tool.name
+        if self.tool is None or name == self.tool:
+            key = f"{id(self)}:{name}"
+            # counted on the run's loop with no await in between: parallel calls cannot race
+            count = call.run.memo[key] = call.run.memo.get(key, 0) + 1
+            if count > self.limit:
+                return ToolOutcome(f"{name} may be called at most {self.limit} time(s) in a "
+                                   "run; do not call it again. Use what you have.", "denied")
+        return await handler(call)
 
 
 class Summarization(AgentMiddleware):
