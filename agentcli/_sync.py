@@ -174,18 +174,14 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
                 return
             out.put((item,))
 
-    def start() -> None:
-        tasks.append(loop.create_task(pump()))
-
-    tasks: list[asyncio.Task[None]] = []
-    loop.call_soon_threadsafe(start, context=contextvars.copy_context())
+    pumped, stop = _start(pump())
     try:
         while True:
             loop.call_soon_threadsafe(asked.set)
             try:
                 got = out.get()
             except KeyboardInterrupt:
-                loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
+                stop()
                 got = out.get()  # the core ends the run as interrupted
                 if isinstance(got, asyncio.CancelledError):
                     raise KeyboardInterrupt from None
@@ -195,13 +191,12 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
                 raise got
             yield got[0]
     finally:
+        stop()  # the pump stops before the generator closes
         aclose = getattr(agen, "aclose", None)
 
-        async def close() -> None:  # on the portal: the pump stops before the generator closes
-            if tasks and not tasks[0].done():
-                tasks[0].cancel()
-                with contextlib.suppress(BaseException):
-                    await tasks[0]
+        async def close() -> None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wrap_future(pumped)
             if aclose is not None:
                 await aclose()
 
