@@ -1,8 +1,8 @@
 """Conversation memory: what earlier turns the model sees, and how that is persisted.
 
-Every kind keeps the same small protocol (:class:`Memory`): ``messages()`` is what goes into
+Every kind (:data:`Memory`) has the same few methods: ``messages()`` is what goes into
 ``inputs["chat_history"]``, ``add_turn`` records a finished question/answer, ``clear`` forgets,
-and ``to_state``/``from_state`` round-trip through JSON so a session survives a restart.
+and ``to_state``/``load_state`` round-trip through JSON so a session survives a restart.
 ``middleware()`` is what a run of the conversation carries for the memory: the summary memory
 asks for its summary there, at the run's end, so the summary is a model call of the run (its
 events, budget and cost), awaited on the async core like every other.
@@ -11,7 +11,7 @@ events, budget and cost), awaited on the async core like every other.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentcli.errors import ConfigError
 from agentcli.middleware import AgentMiddleware, ModelAsk, RunInfo
@@ -27,30 +27,6 @@ SUMMARY_PROMPT = (
     "a new summary. Keep names, numbers and decisions.\n\nCurrent summary:\n{summary}\n\n"
     "New lines of conversation:\nHuman: {question}\nAI: {answer}\n\nNew summary:"
 )
-
-
-class Memory(Protocol):
-    """The memory protocol shared by every kind."""
-
-    kind: ClassVar[str]
-
-    def messages(self) -> list[Message]:
-        """The messages the model will see before the next question."""
-
-    def add_turn(self, question: str, answer: str) -> None:
-        """Record one finished turn."""
-
-    def clear(self) -> None:
-        """Forget everything."""
-
-    def to_state(self) -> dict[str, Any]:
-        """A JSON-ready snapshot."""
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        """Restore a snapshot made by :meth:`to_state`."""
-
-    def middleware(self) -> list[AgentMiddleware]:
-        """What a run of the conversation carries for this memory (``config["middleware"]``)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -217,6 +193,9 @@ class _Summarize(AgentMiddleware):
             memory.folded = (base, question, answer, reply.text.strip())
 
         return ModelAsk(ChatRequest((memory.prompt(question, answer),)), then, memory.llm)
+
+
+Memory = BufferMemory | SummaryMemory  # BufferMemory's subclasses included
 
 
 def make_memory(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.agents import agent_class
 from agentcli.errors import SessionConflictError
-from agentcli.memory import Memory, make_memory, restore
+from agentcli.memory import Memory, SummaryMemory, make_memory, restore
 from agentcli.outcome import recorded_answer, run_record
 from agentcli.schema import RunResult
 
@@ -82,7 +82,7 @@ class Conversation:
 
     def attach_model(self, llm: BaseChatModel) -> None:
         """Summary memory writes its summaries with the conversation's current model."""
-        if hasattr(self.memory, "llm"):
+        if isinstance(self.memory, SummaryMemory):
             self.memory.llm = llm
 
     def commit(
