@@ -203,35 +203,17 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
         run_sync(close(), instead=instead)
 
 
-class _Workers:
-    """Daemon threads kept for blocking work: a thread is started only when none is idle.
-
-    Unlike a ``ThreadPoolExecutor`` (joined at exit), nothing waits for them: a tool the run
-    abandoned at its deadline or on Ctrl-C never keeps the process alive.
-    """
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._idle = 0
-        self._lock = threading.Lock()
-
-    def submit(self, job: Callable[[], None]) -> None:
-        with self._lock:
-            start = self._idle == 0
-            if not start:
-                self._idle -= 1  # that idle worker takes the job
-        self._jobs.put(job)
-        if start:
-            threading.Thread(target=self._work, daemon=True, name="agentcli-worker").start()
-
-    def _work(self) -> None:
-        while True:
-            self._jobs.get()()
-            with self._lock:
-                self._idle += 1
+# Daemon threads kept for blocking work, started only when none is waiting. Unlike a
+# ``ThreadPoolExecutor`` (joined at exit), nothing waits for them: a tool the run abandoned at
+# its deadline or on Ctrl-C never keeps the process alive.
+_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_idle = threading.Semaphore(0)  # one count per worker waiting for a job
 
 
-_workers = _Workers()
+def _work() -> None:
+    while True:
+        _jobs.get()()
+        _idle.release()
 
 
 async def in_thread(fn: Callable[[], T]) -> T:
@@ -252,5 +234,7 @@ async def in_thread(fn: Callable[[], T]) -> T:
         except BaseException as err:
             done.set_exception(err)
 
-    _workers.submit(job)
+    _jobs.put(job)
+    if not _idle.acquire(blocking=False):  # no worker is waiting: start one
+        threading.Thread(target=_work, daemon=True, name="agentcli-worker").start()
     return await asyncio.wrap_future(done)  # a loop closed meanwhile is not told
