@@ -36,19 +36,14 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-def _running() -> bool:
+def check_no_running_loop(instead: str) -> None:
+    """Refuse a blocking call from a thread whose event loop is running (it would stall it)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return False
-    return True
-
-
-def check_no_running_loop(instead: str) -> None:
-    """Refuse a blocking call from a thread whose event loop is running (it would stall it)."""
-    if _running():
-        raise RuntimeError(f"a synchronous call made inside a running event loop would block "
-                           f"it; await {instead} instead")
+        return
+    raise RuntimeError(f"a synchronous call made inside a running event loop would block it; "
+                       f"await {instead} instead")
 
 
 _lock = threading.Lock()
