@@ -10,7 +10,7 @@ events, budget and cost), awaited on the async core like every other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentcli.errors import ConfigError
@@ -21,7 +21,6 @@ from agentcli.schema import ChatRequest, ChatResult, Message, RunResult, assista
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
 
-MEMORY_KINDS = ("buffer", "window", "tokens", "summary")
 SUMMARY_PROMPT = (
     "Progressively summarize the conversation, adding to the previous summary and returning "
     "a new summary. Keep names, numbers and decisions.\n\nCurrent summary:\n{summary}\n\n"
@@ -202,15 +201,12 @@ def make_memory(
     kind: str, *, k: int = 5, max_tokens: int = 2_000, llm: BaseChatModel | None = None
 ) -> Memory:
     """Build a memory by kind name (``buffer``, ``window``, ``tokens``, ``summary``)."""
-    if kind == "buffer":
-        return BufferMemory()
-    if kind == "window":
-        return WindowMemory(k)
-    if kind == "tokens":
-        return TokenLimitMemory(max_tokens)
-    if kind == "summary":
-        return SummaryMemory(llm)
-    raise ConfigError(f"unknown memory kind {kind!r} (choose from: {', '.join(MEMORY_KINDS)})")
+    makers: dict[str, Callable[[], Memory]] = {
+        "buffer": BufferMemory, "window": lambda: WindowMemory(k),
+        "tokens": lambda: TokenLimitMemory(max_tokens), "summary": lambda: SummaryMemory(llm)}
+    if kind not in makers:
+        raise ConfigError(f"unknown memory kind {kind!r} (choose from: {', '.join(makers)})")
+    return makers[kind]()
 
 
 def restore(memory: Memory, state: dict[str, Any] | None) -> Memory:

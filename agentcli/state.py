@@ -210,7 +210,7 @@ class StateSchema:
                     "remove it from the input"
                 )
             spec.check(value, "input field")
-            values[name] = list(add_messages([], value)) if name == "messages" else value
+            values[name] = add_messages([], value) if name == "messages" else value
         return values
 
     def apply(self, values: dict[str, Any], updates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -271,9 +271,7 @@ class Command:
     def observation(self, call_id: str | None) -> str:
         """The text the model reads for this call: its tool message, else a summary."""
         raw = self.update.get("messages")
-        items = raw if isinstance(raw, list | tuple) else ([raw] if raw is not None else [])
-        messages = [as_message(m) for m in items]
-        for m in messages:
+        for m in add_messages([], raw) if raw is not None else []:
             if m.role == "tool" and (call_id is None or m.tool_call_id in (None, call_id)):
                 return m.content
         keys = [k for k in self.update if k != "messages"]
