@@ -30,8 +30,8 @@ import contextvars
 import functools
 import queue
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -103,7 +103,7 @@ async def _await(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
-def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None = None, *,
+def run_sync(coro: Awaitable[T], timeout: float | None = None, *,
              instead: str = "the async method") -> T:
     """Run ``coro`` on the portal and wait for its result (at most ``timeout`` seconds; then,
     or on Ctrl-C, it is cancelled). ``instead`` names the call to await in async code."""
@@ -128,7 +128,7 @@ def run_sync(coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None 
             raise KeyboardInterrupt from None
 
 
-async def on_portal(coro: Coroutine[Any, Any, T]) -> T:
+async def on_portal(coro: Awaitable[T]) -> T:
     """Await ``coro`` on the portal from another loop; cancelling the await cancels it there."""
     if asyncio.get_running_loop() is _portal():
         return await coro

@@ -75,7 +75,7 @@ class Conversation:
             inputs["chat_history"] = self.memory.messages()
         return inputs
 
-    def config(self, **more: Any) -> dict[str, Any]:
+    def config(self, **more: object) -> dict[str, object]:
         """The run config of a turn (``more`` added): the memory's middleware (a summary memory
         asks for its summary within the run)."""
         return {**more, "middleware": self.memory.middleware()}
