@@ -211,8 +211,6 @@ def make_memory(
 
 def restore(memory: Memory, state: dict[str, Any] | None) -> Memory:
     """Load ``state`` into ``memory``; turns saved by a buffer-like kind carry across kinds."""
-    if state:
-        same_family = (state.get("kind") == "summary") == (memory.kind == "summary")
-        if same_family:
-            memory.load_state(state)
+    if state and (state.get("kind") == "summary") == (memory.kind == "summary"):
+        memory.load_state(state)  # the same family: a summary, or turns
     return memory

@@ -90,11 +90,7 @@ class ToolCall:
             except ValueError:
                 return {}
             return value if isinstance(value, dict) else {}
-        if key in ("id", "name"):
-            return getattr(self, key)
-        if key == "type":
-            return "tool_call"
-        raise KeyError(key)
+        return {"id": self.id, "name": self.name, "type": "tool_call"}[key]
 
     def get(self, key: str, default: Any = None) -> Any:
         """``call.get("id")``, as on a dict."""
