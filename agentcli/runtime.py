@@ -114,30 +114,27 @@ def build_executor(
     templates = user_templates(cls, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras, warnings=warnings)
     fmt = None
-    agent_kwargs: dict[str, Any] = {}
     if response_schema is not None:
         from agentcli.structured import ResponseFormat
 
         fmt = ResponseFormat.of(response_schema)
-        agent_kwargs["response_schema"] = fmt.schema
-    if templates:
-        agent_kwargs["templates"] = templates
-    if settings.self_ask_tool and "self_ask_tool" in inspect.signature(cls).parameters:
-        agent_kwargs["self_ask_tool"] = settings.self_ask_tool  # other types have no search tool
-    if settings.system:
-        agent_kwargs["system_extra"] = settings.system
-    if cls.native_tools:  # only tool messages carry media
-        agent_kwargs["tool_media"] = forward_media(settings.tool_media, llm.name)
-
-    action = schema_for_agent(cls, tools, settings.structured_actions,
-                              fmt.schema if fmt is not None else None)
-    if action is not None:  # each JSON-blob request carries it (local servers constrain to it)
-        agent_kwargs["action_schema"] = action
+    schema = fmt.schema if fmt is not None else None
     provider = (settings.model or "").partition("/")[0]
-    local_preset = provider in PRESETS and PRESETS[provider].local  # ollama, llamacpp...
-    agent_kwargs["prompt_style"] = resolve_style(
-        settings.prompt_style, llm.name, local=local_preset,
-        compact_below_b=settings.compact_below_b)
+    takes_search = "self_ask_tool" in inspect.signature(cls).parameters  # self-ask only
+    given: dict[str, Any] = {  # None: not passed (agent types differ in what they take)
+        "response_schema": schema,
+        "templates": templates or None,
+        "self_ask_tool": (settings.self_ask_tool or None) if takes_search else None,
+        "system_extra": settings.system or None,
+        # only tool messages carry media
+        "tool_media": forward_media(settings.tool_media, llm.name) if cls.native_tools else None,
+        # each JSON-blob request carries it (local servers constrain to it)
+        "action_schema": schema_for_agent(cls, tools, settings.structured_actions, schema),
+        "prompt_style": resolve_style(
+            settings.prompt_style, llm.name, compact_below_b=settings.compact_below_b,
+            local=provider in PRESETS and PRESETS[provider].local),  # ollama, llamacpp...
+    }
+    agent_kwargs = {k: v for k, v in given.items() if v is not None}
     return initialize_agent(
         tools,
         llm,
