@@ -88,7 +88,7 @@ def _start(awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T], Calla
             done.set_result(task.result())
 
     def begin() -> None:
-        task = loop.create_task(_await(awaitable))
+        task = asyncio.ensure_future(awaitable)  # a coroutine or any awaitable, as a task
         task.add_done_callback(settle)
         tasks.append(task)
 
@@ -97,10 +97,6 @@ def _start(awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T], Calla
 
     loop.call_soon_threadsafe(begin, context=contextvars.copy_context())
     return done, cancel
-
-
-async def _await(awaitable: Awaitable[T]) -> T:
-    return await awaitable
 
 
 def run_sync(coro: Awaitable[T], timeout: float | None = None, *,
