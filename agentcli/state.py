@@ -158,13 +158,10 @@ class StateSchema:
         out: dict[str, StateField] = {}
         for name, hint in hints.items():
             base, meta = _unwrap(hint)
-            vis = next((m for m in meta if isinstance(m, _Visibility)), None)
-            reducers = [m for m in meta if callable(m) and not isinstance(m, type)]
-            reducer: Reducer | None = reducers[0] if reducers else None
-            out[name] = StateField(
-                name, base, reducer,
-                omit_input=bool(vis and vis.omit_input), omit_output=bool(vis and vis.omit_output),
-            )
+            vis = next((m for m in meta if isinstance(m, _Visibility)), _Visibility(False, False))
+            reducers: list[Reducer] = [m for m in meta if callable(m) and not isinstance(m, type)]
+            out[name] = StateField(name, base, reducers[0] if reducers else None,
+                                   vis.omit_input, vis.omit_output)
         return cls(out)
 
     def check_tools(self, tools: Iterable[Tool]) -> None:
