@@ -51,10 +51,7 @@ def check(what: str = "the run") -> None:
 
 def bound(timeout: float | None) -> float | None:
     """``timeout`` shortened to the time left (None means no limit on either side)."""
-    left = remaining()
-    if left is None:
-        return timeout
-    return left if timeout is None else min(timeout, left)
+    return min((t for t in (timeout, remaining()) if t is not None), default=None)
 
 
 @contextlib.contextmanager

@@ -182,9 +182,7 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
         except AgentCliError as err:
             notify("tools_changed", f"The tools changed, but the new list did not load: {err}")
             return None
-        for refusal in held:
-            notify("tools_changed", f"Held back a new {refusal}")
-        for line in warned:
+        for line in [*(f"Held back a new {refusal}" for refusal in held), *warned]:
             notify("tools_changed", line)
         return tools
 
