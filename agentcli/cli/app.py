@@ -12,7 +12,6 @@ import typer
 from agentcli import __version__, exit_codes
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
-from agentcli.cli.exits import _state
 from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.model_flags import (
     BASE_URL_OPT,
@@ -59,7 +58,6 @@ def main_options(
     ),
 ) -> None:
     """Global options."""
-    _state["debug"] = debug
     if not debug:
         # Libraries (the MCP SDK, httpx) log tracebacks about a misbehaving server straight to
         # stderr; our own error line says what went wrong. --debug shows them.

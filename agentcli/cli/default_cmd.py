@@ -42,7 +42,7 @@ class DefaultRunGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; its errors become one line and an exit code here, once."""
-        with errors_to_exit():
+        with errors_to_exit(debug=bool(ctx.params.get("debug"))):
             return super().invoke(ctx)
 
     def _route(self, ctx: Any, args: list[str]) -> list[str]:
@@ -73,7 +73,7 @@ class DefaultRunGroup(TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         try:
             return super().resolve_command(ctx, args)
-        except typer._click.exceptions.UsageError as err:
+        except typer.TyperException as err:  # click's UsageError ("No such command")
             if args:
                 word = args[0]
                 message = err.message if err.message.endswith("?") else err.message.rstrip(".")
