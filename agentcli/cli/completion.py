@@ -181,6 +181,8 @@ def attach_completions(app: typer.Typer, group: str = "") -> None:
 
 def completion_script(shell: str) -> str:
     """The completion script ``agent --show-completion`` prints, for the named shell."""
+    # Typer's one private import here: its public ``--show-completion`` only prints the script
+    # of the shell it detects, and Typer has no public function taking the shell by name.
     from typer._completion_shared import get_completion_script
 
     return get_completion_script(prog_name="agent", complete_var="_AGENT_COMPLETE", shell=shell)

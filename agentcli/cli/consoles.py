@@ -156,6 +156,9 @@ def is_terminal(out: Console) -> bool:
 def plain_file(out: Console) -> IO[str] | None:
     """The file ``out`` prints to when text goes there unchanged by Rich: a piped console
     without colour that is not recording, quiet or capturing; None when Rich is needed."""
+    # ``_buffer_index`` is Rich's only sign of a capture (``console.capture()``, ``with
+    # console:``); Rich has no public one. This one private read, here only, keeps the plain
+    # path (the piped answer and chat-turn rows of bench/README.md) off captured output.
     if out.record or out.quiet or out._buffer_index:
         return None
     file, _, plain = _facts(out)
