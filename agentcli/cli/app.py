@@ -5,7 +5,7 @@
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -23,6 +23,9 @@ from agentcli.cli.model_flags import (
 )
 from agentcli.cli.startup import global_flags_first, only_the_named_command
 from agentcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentcli.config import Settings
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
@@ -219,7 +222,8 @@ _CONFIG_OPT = typer.Option(None, "--config", "-c", help="YAML config file.")
 _MODULE_OPT = typer.Option(None, "--tools-module", help="Python file(s) with @tool functions.")
 
 
-def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) -> Any:
+def _tool_settings(config: Path | None, tools_module: str | None,
+                   **flags: object) -> "Settings":
     from agentcli.config import load_settings
 
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def run_batch_command(
             task = progress.add_task("batch", total=len(items), errors=0)
             errors = 0
 
-            def advance(line: dict[str, Any]) -> None:
+            def advance(line: Mapping[str, object]) -> None:
                 nonlocal errors
                 errors += "error" in line
                 progress.update(task, advance=1, errors=errors)

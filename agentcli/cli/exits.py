@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -22,10 +22,13 @@ from agentcli import exit_codes
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.textsafe import safe_line, safe_text
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 _MAX_ERROR = 2000  # characters of an error line
 
 
-def _stderr() -> Any:
+def _stderr() -> Console:
     from agentcli.cli.consoles import console
 
     return console(stderr=True)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -12,18 +13,30 @@ from agentcli.cli.environ import environment
 from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
 from agentcli.errors import ConfigError, ToolInputError
 
+if TYPE_CHECKING:
+    from agentcli.config import Settings
+    from agentcli.mcp.config import ServerConfig
+    from agentcli.mcp.connection import ServerConnection
+
+T = TypeVar("T")
+
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
                       no_args_is_help=True, rich_markup_mode=None)
 _CONFIG = typer.Option(None, "--config", "-c", help="YAML config file.")
 _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _server(config: Path | None, name: str | None) -> Any:
+def _configs(config: Path | None) -> dict[str, ServerConfig]:
     from agentcli.config import load_settings
-    from agentcli.mcp.config import find_server, server_configs
+    from agentcli.mcp.config import server_configs
 
-    configs = server_configs(load_settings(config, env=environment()))
-    return configs if name is None else find_server(configs, name)
+    return server_configs(load_settings(config, env=environment()))
+
+
+def _server(config: Path | None, name: str) -> ServerConfig:
+    from agentcli.mcp.config import find_server
+
+    return find_server(_configs(config), name)
 
 
 def _say(text: str) -> None:
@@ -32,7 +45,7 @@ def _say(text: str) -> None:
     print(clean(text, 1_000_000))  # server text: control characters neutralized
 
 
-def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) -> None:
+def _table(rows: list[dict[str, object]], keys: tuple[str, ...], json_out: bool) -> None:
     if json_out:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -43,20 +56,20 @@ def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) ->
                        [line[-1]]).rstrip())
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     """A table cell: yes/no for a flag, as `agent tools list` prints it."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
 
 
-def _consent(conf: Any) -> None:
+def _consent(conf: ServerConfig) -> None:
     """Before starting a server of a project's ``.mcp.json``: on a terminal, ask."""
     if conf.project_file is not None:
         _ask_trust(Path(conf.project_file))
 
 
-def _run(coro_factory: Any, conf: Any) -> Any:
+def _run(coro_factory: Callable[[ServerConnection], Awaitable[T]], conf: ServerConfig) -> T:
     from agentcli.mcp.connection import run_sync
     from agentcli.mcp.pool import get_connection
 
@@ -73,8 +86,8 @@ def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
     from agentcli.mcp.cache import cached_tools
     from agentcli.mcp.trust import is_trusted
 
-    rows = []
-    for name, conf in _server(config, None).items():
+    rows: list[dict[str, object]] = []
+    for name, conf in _configs(config).items():
         cached = cached_tools(conf)
         origin = conf.project_file or "config"
         rows.append({"name": name, "transport": conf.transport,
@@ -165,7 +178,7 @@ def mcp_prompts(
     _table(rows, ("name", "arguments", "description"), json_out)
 
 
-def ask_project_trust(settings: Any) -> None:
+def ask_project_trust(settings: Settings) -> None:
     """On a terminal, ask once whether to trust an untrusted ``.mcp.json`` this run would start
     (its servers' commands shown, on stderr); the answer is kept for the file as it is, "no"
     too. Off a terminal, say nothing: its servers are refused with a one-line error naming

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.metrics import MetricsHandler
@@ -15,6 +15,9 @@ from agentcli.pricing import load_prices
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from agentcli.callbacks.trace import TraceHandler
+    from agentcli.otel_export import OtelExport
+
 
 class Observers:
     """The handlers behind ``--stats`` / ``--trace`` / ``--otel``; ``close()`` flushes and
@@ -22,14 +25,14 @@ class Observers:
 
     def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
                  prices: str | None = None, otel: bool = False,
-                 model_options: Mapping[str, Any] | None = None) -> None:
+                 model_options: Mapping[str, object] | None = None) -> None:
         self.metrics = MetricsHandler(load_prices(prices)) if stats else None
-        self.otel: Any = None
+        self.otel: OtelExport | None = None
         if otel:  # opentelemetry is imported only here
             from agentcli.otel_export import OtelExport
 
             self.otel = OtelExport(env, model_options)
-        self.trace: Any = None
+        self.trace: TraceHandler | None = None
         if trace is not None:
             from agentcli.callbacks.trace import TraceHandler
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -12,6 +12,10 @@ from agentcli import exit_codes
 from agentcli.cli.environ import environment
 from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, model_flags, option_opt, system_opt
 from agentcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentcli.otel_export import OtelExport
+    from agentcli.serve.agents import ServedAgent
 
 INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
 TOKEN_ENV = "AGENT_SERVE_TOKEN"
@@ -66,7 +70,7 @@ def serve(
 
 
 def start(host: str, port: int, token: str | None, config: Path | None,
-          flags: dict[str, Any], env: dict[str, str], *, log: bool | None,
+          flags: dict[str, object], env: dict[str, str], *, log: bool | None,
           no_token: bool = False) -> int:
     """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
     from agentcli.cli.consoles import console, report_tool_warnings
@@ -100,7 +104,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
 
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
-    agents: dict[str, Any] = {}
+    agents: dict[str, ServedAgent] = {}
     store = otel = None
     try:
         agents = build_agents(config, flags, env)
@@ -135,7 +139,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     return exit_codes.OK
 
 
-def _otel(agents: dict[str, Any], env: dict[str, str]) -> Any:
+def _otel(agents: dict[str, ServedAgent], env: dict[str, str]) -> OtelExport | None:
     """OpenTelemetry export of every served run (a handler on each agent), or None."""
     from agentcli.cli.running import sent_options
     from agentcli.otel_export import OtelExport, otel_wanted

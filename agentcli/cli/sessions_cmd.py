@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -13,11 +13,17 @@ from agentcli.cli.environ import environment
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from agentcli.store import Store
+
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
 _DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 
-def _store(db: Path | None) -> Any:
+def _store(db: Path | None) -> Store:
     from agentcli.cli.db import read_store
 
     return read_store(db, environment())
@@ -27,20 +33,20 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _console() -> Any:
+def _console() -> Console:
     from agentcli.cli.consoles import console
 
     return console()
 
 
-def _cell(text: str) -> Any:
+def _cell(text: str) -> Text:
     """Stored text as a table cell: never Rich markup, controls shown visibly."""
     from rich.text import Text
 
     return Text(safe_text(text))
 
 
-def _missing(name: str) -> None:
+def _missing(name: str) -> NoReturn:
     raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
 
 

@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
 
 EXIT = object()  # returned by a command to end the REPL
-Command = Callable[["ChatRepl", str], Any]
+Command = Callable[["ChatRepl", str], object]
 
 
 def _help(repl: ChatRepl, arg: str) -> None:

@@ -17,6 +17,7 @@ from agentcli.cli.consoles import is_terminal
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.status import Status
 
     from agentcli.events import Notice, RunEvent
 
@@ -42,7 +43,7 @@ class ThinkingSpinner(BaseCallbackHandler):
         self.console = console
         self.label = label
         self.tokens_visible = tokens_visible  # streamed tokens hidden: keep spinning
-        self._status: Any = None
+        self._status: Status | None = None
         self._lock = threading.Lock()
 
     @property

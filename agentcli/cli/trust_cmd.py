@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -66,7 +66,7 @@ def load_project_env() -> None:
             _err(f"warning: {line}")
 
 
-def describe_servers(servers: dict[str, Any]) -> list[str]:
+def describe_servers(servers: dict[str, object]) -> list[str]:
     """One line per server of a ``.mcp.json``: all it asks to run or reach, and the danger
     settings that are ignored (only your own config can mark a tool safe)."""
     from agentcli.mcp.text import clean
@@ -88,7 +88,7 @@ def describe_servers(servers: dict[str, Any]) -> list[str]:
     return lines
 
 
-def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
+def ask_mcp_trust(path: Path, servers: dict[str, object]) -> None:
     """Ask on a terminal whether to trust ``path`` (listing every server in it), unless it
     is trusted or declined as it is now; keep the answer."""
     from agentcli.project_files import set_trust, trust_state
