@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 import typer
 
 from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import CONFIG_OPT
 from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
 from agentcli.errors import ConfigError, ToolInputError
 
@@ -22,7 +23,6 @@ T = TypeVar("T")
 
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
                       no_args_is_help=True, rich_markup_mode=None)
-_CONFIG = typer.Option(None, "--config", "-c", help="YAML config file.")
 _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
@@ -81,7 +81,7 @@ def _run(coro_factory: Callable[[ServerConnection], Awaitable[T]], conf: ServerC
 
 
 @mcp_app.command("list")
-def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
+def mcp_list(config: Path | None = CONFIG_OPT, json_out: bool = _JSON) -> None:
     """List the configured servers (from the config and .mcp.json) without starting them."""
     from agentcli.mcp.cache import cached_tools
     from agentcli.mcp.trust import is_trusted
@@ -121,7 +121,7 @@ def _set_trust(directory: Path, trusted: bool | None) -> None:
 def mcp_tools(
     server: str = typer.Argument(..., help="The server name."),
     refresh: bool = typer.Option(False, "--refresh", help="Ask the server, not the cache."),
-    config: Path | None = _CONFIG, json_out: bool = _JSON,
+    config: Path | None = CONFIG_OPT, json_out: bool = _JSON,
 ) -> None:
     """A server's tools and whether each is dangerous (cached list unless --refresh)."""
     from agentcli.tools.mcp import list_tools, tool_danger
@@ -139,7 +139,7 @@ def mcp_tools(
 @mcp_app.command("resources")
 def mcp_resources(
     server: str = typer.Argument(..., help="The server name."),
-    config: Path | None = _CONFIG, json_out: bool = _JSON,
+    config: Path | None = CONFIG_OPT, json_out: bool = _JSON,
 ) -> None:
     """List a server's resources and resource templates (starts the server); read one with
     `agent mcp read SERVER URI` (a template's {placeholders} filled in)."""
@@ -158,7 +158,7 @@ def mcp_resources(
 def mcp_read(
     server: str = typer.Argument(..., help="The server name."),
     uri: str = typer.Argument(..., help="The resource URI."),
-    config: Path | None = _CONFIG,
+    config: Path | None = CONFIG_OPT,
 ) -> None:
     """Print one resource (binary contents as a short placeholder)."""
     _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
@@ -167,7 +167,7 @@ def mcp_read(
 @mcp_app.command("prompts")
 def mcp_prompts(
     server: str = typer.Argument(..., help="The server name."),
-    config: Path | None = _CONFIG, json_out: bool = _JSON,
+    config: Path | None = CONFIG_OPT, json_out: bool = _JSON,
 ) -> None:
     """List a server's prompts; use one in chat as /mcp:SERVER:PROMPT key=value ..."""
     prompts = _run(lambda c: c.list_prompts(), _server(config, server))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import DB_OPT
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from agentcli.store import Store
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
-_DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 
 def _store(db: Path | None) -> Store:
@@ -53,7 +53,7 @@ def _missing(name: str) -> NoReturn:
 @sessions_app.command("list")
 def sessions_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """List sessions, most recently used first."""
     from agentcli.cli.tables import print_rows
@@ -71,7 +71,7 @@ def sessions_list(
 @sessions_app.command("show")
 def sessions_show(
     name: str = typer.Argument(..., help="Session name."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """Print a session's transcript (questions, tool steps, answers)."""
     from agentcli.store import session_markdown
@@ -87,7 +87,7 @@ def sessions_export(
     name: str = typer.Argument(..., help="Session name."),
     output: Path | None = typer.Option(None, "--output", "-o", help="File (default stdout)."),
     json_out: bool = typer.Option(False, "--json", help="JSON instead of Markdown."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """Export a session as Markdown (or JSON with --json)."""
     from agentcli.store import session_markdown
@@ -114,7 +114,7 @@ def sessions_export(
 @sessions_app.command("rm")
 def sessions_rm(
     name: str = typer.Argument(..., help="Session name."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """Delete a session and its turns (its runs stay in the log)."""
     if not _store(db).delete_session(name):
