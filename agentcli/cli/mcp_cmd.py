@@ -103,18 +103,14 @@ def mcp_trust(directory: Path = typer.Argument(Path("."), help="The project dire
               ) -> None:
     """Trust the project's .mcp.json as it is now: its servers may start (asked again if it
     changes)."""
-    _set_trust(directory, True)
+    set_project_trust(directory, True, only_mcp=True)
 
 
 @mcp_app.command("untrust")
 def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project directory.")
                 ) -> None:
     """Forget the trust in a project's .mcp.json: its servers no longer start."""
-    _set_trust(directory, None)
-
-
-def _set_trust(directory: Path, trusted: bool | None) -> None:
-    set_project_trust(directory, trusted, only_mcp=True)
+    set_project_trust(directory, None, only_mcp=True)
 
 
 @mcp_app.command("tools")

@@ -213,6 +213,16 @@ class ChatRepl:
                  "NOT see earlier turns (they are still saved). Choose an agent type that uses "
                  "memory with /agent, or set memory: none to silence this.")
 
+    def reconfigure(self, *, new_model: bool = False, **changes: Any) -> None:
+        """Change settings and rebuild; if the rebuild fails the old settings stay."""
+        old = self.settings
+        self.settings = replace(old, **changes)
+        try:
+            self.rebuild(new_model=new_model)
+        except BaseException:
+            self.settings = old
+            raise
+
     def open_session(self, name: str) -> None:
         """Switch to session ``name`` (created if new) and load its memory; a resumed session
         comes back with the agent type and tools it last used (flags given now win). Its saved
@@ -253,12 +263,9 @@ class ChatRepl:
                  f"--allow {','.join(self.held_back)} (or /tools allow NAME)")
         if not changes or all(getattr(self.settings, k) == v for k, v in changes.items()):
             return
-        old = self.settings
-        self.settings = replace(old, **changes)
         try:
-            self.rebuild()
+            self.reconfigure(**changes)
         except Exception as err:  # e.g. an MCP server's tool that is dangerous now
-            self.settings = old
             self.rebuild()
             warn(self.console, f"could not restore this session's setup ({err}); using "
                  "the current one for now (the saved one is kept)")

@@ -16,7 +16,6 @@ from agentcli.textsafe import safe_json, safe_line, safe_text
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.text import Text
 
     from agentcli.store import Store
 
@@ -37,13 +36,6 @@ def _console() -> Console:
     from agentcli.cli.consoles import console
 
     return console()
-
-
-def _cell(text: str) -> Text:
-    """Stored text as a table cell: never Rich markup, controls shown visibly."""
-    from rich.text import Text
-
-    return Text(safe_text(text))
 
 
 def _missing(name: str) -> NoReturn:

@@ -130,11 +130,7 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
         what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
         raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
     for line in done:
-        print(_safe(line))
-
-
-def _safe(text: str) -> str:
-    return safe_text(text)
+        print(safe_text(line))
 
 
 def trust(
