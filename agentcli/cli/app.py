@@ -35,8 +35,6 @@ tools_app = typer.Typer(help="Inspect the tool registry.", no_args_is_help=True,
                         rich_markup_mode=None)
 agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True,
                          rich_markup_mode=None)
-app.add_typer(tools_app, name="tools")
-app.add_typer(agents_app, name="agents")
 
 def _version(value: bool) -> None:
     if value:
@@ -370,41 +368,28 @@ def chat(
     raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
-from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app
-from agentcli.cli.logs_cmd import logs_app  # noqa: E402
-from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
-
-app.add_typer(sessions_app, name="sessions")
-app.add_typer(logs_app, name="logs")
-app.command("completion")(completion)
-from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
-
-app.add_typer(prompts_app, name="prompts")
-from agentcli.cli.keys_cmd import keys_app  # noqa: E402
-
-app.add_typer(keys_app, name="keys")
-from agentcli.cli.models_cmd import models_app  # noqa: E402
-
-app.add_typer(models_app, name="models")
+# The other commands live in their own modules, registered here once ``app`` exists.
 from agentcli.cli.aliases_cmd import aliases_app  # noqa: E402
-
-app.add_typer(aliases_app, name="aliases")
-from agentcli.cli.templates_cmd import templates_app  # noqa: E402
-
-app.add_typer(templates_app, name="templates")
+from agentcli.cli.completion_cmd import completion  # noqa: E402
+from agentcli.cli.keys_cmd import keys_app  # noqa: E402
+from agentcli.cli.logs_cmd import logs_app  # noqa: E402
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
-
-app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.models_cmd import models_app  # noqa: E402
+from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
+from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
+from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
+from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
+from agentcli.cli.templates_cmd import templates_app  # noqa: E402
 from agentcli.cli.trust_cmd import trust  # noqa: E402
 
-app.command("trust")(trust)
-from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
-
-app.command("plugins")(plugins)
-app.command("install")(install)
-app.command("uninstall")(uninstall)
-from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
-
+for name, group in (("tools", tools_app), ("agents", agents_app), ("sessions", sessions_app),
+                    ("logs", logs_app), ("prompts", prompts_app), ("keys", keys_app),
+                    ("models", models_app), ("aliases", aliases_app),
+                    ("templates", templates_app), ("mcp", mcp_app)):
+    app.add_typer(group, name=name)
+for name, command in (("completion", completion), ("trust", trust), ("plugins", plugins),
+                      ("install", install), ("uninstall", uninstall)):
+    app.command(name)(command)
 app.command("serve", cls=opts.PairCommand)(serve)
 
 
