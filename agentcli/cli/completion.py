@@ -53,16 +53,6 @@ def complete_tools(incomplete: str) -> list[str]:
     return _last_item(incomplete, tool_names())
 
 
-def complete_tool(incomplete: str) -> list[str]:
-    """One tool name."""
-    return _matching(tool_names(), incomplete)
-
-
-def complete_agents(incomplete: str) -> list[str]:
-    """Agent type names."""
-    return _matching(agent_names(), incomplete)
-
-
 def _db(ctx: typer.Context | None) -> Path:
     given = ctx.params.get("db") if ctx is not None else None
     return Path(str(given)).expanduser() if given else default_db_path()
@@ -112,23 +102,27 @@ def complete_runs(ctx: typer.Context, incomplete: str) -> list[str]:
     return _matching(_read(ctx, "SELECT id FROM runs ORDER BY id DESC LIMIT 30"), incomplete)
 
 
-def complete_templates(incomplete: str) -> list[str]:
+def _template_names() -> list[str]:
     """Saved run templates (``agent run --save``)."""
     from agentcli.saved_templates import template_names
 
-    return _matching(template_names(), incomplete)
+    return template_names()
 
 
-def complete_aliases(incomplete: str) -> list[str]:
-    """The user's model aliases."""
-    return _matching(_aliases(), incomplete)
+def _one_of(names: Callable[[], Iterable[str]]) -> Completer:
+    """Complete one name of those ``names()`` gives at the time of asking."""
+    def complete(incomplete: str) -> list[str]:
+        return _matching(names(), incomplete)
+
+    return complete
 
 
 def _choices(*values: str) -> Completer:
-    def complete(incomplete: str) -> list[str]:
-        return _matching(values, incomplete)
+    return _one_of(lambda: values)
 
-    return complete
+
+complete_tool, complete_agents = _one_of(tool_names), _one_of(agent_names)
+complete_templates, complete_aliases = _one_of(_template_names), _one_of(_aliases)
 
 
 OPTION_COMPLETERS: dict[str, Completer] = {

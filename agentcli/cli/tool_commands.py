@@ -80,11 +80,14 @@ def _mcp_infos(
     return found, failed
 
 
-def _mcp_rows(
+_MCP_NEEDS = ToolNeeds(extra="mcp")
+
+
+def _mcp_specs(
     catalog: Catalog, mode: str, err: _Stderr, only: str | None = None
-) -> list[dict[str, Any]]:
-    rows = []
-    mcp_needs = ToolNeeds(extra="mcp")
+) -> list[ToolSpec]:
+    """Listing specs of each MCP server (a group) and its tools."""
+    specs = []
     found, failed = _mcp_infos(catalog, mode, err, only)
     for server, infos in found.items():
         members = [f"{server}.{i.name}" for i in infos or []]
@@ -93,13 +96,13 @@ def _mcp_rows(
         if server in failed:
             text = "MCP server: failed to start (see the warning above)" + (
                 f"; last seen list: {len(members)} tools" if members else "")
-        rows.append(_row(ToolSpec(server, None, text, needs=mcp_needs, source="MCP",
-                                  members=tuple(members))))
-        rows += [_row(ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],
-                               needs=mcp_needs, dangerous=i.dangerous,
-                               danger_reason=i.danger_reason, source="MCP"))
-                 for i in infos or []]
-    return rows
+        specs.append(ToolSpec(server, None, text, needs=_MCP_NEEDS, source="MCP",
+                              members=tuple(members)))
+        specs += [ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],
+                           needs=_MCP_NEEDS, dangerous=i.dangerous,
+                           danger_reason=i.danger_reason, source="MCP")
+                  for i in infos or []]
+    return specs
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
@@ -120,7 +123,7 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     """
     err = _Stderr()
     catalog = _prepare(settings, err)
-    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
+    rows = [_row(s) for s in [*catalog.specs.values(), *_mcp_specs(catalog, mcp, err)]]
     rows.sort(key=lambda r: r["name"])
     if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
         _print_plain(rows)  # piped: tab-separated rows, and no Rich at all (start-up)
@@ -204,14 +207,9 @@ def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:
     if found is None:
         raise catalog.unknown(name)
     server = found[0]
-    rows = {r["name"]: r for r in _mcp_rows(catalog, "all", err, only=server)}
-    row = rows.get(name)
-    if row is None:
-        return ToolSpec(name, None, f"a tool of MCP server {server}", source="MCP",
-                        needs=ToolNeeds(extra="mcp"))
-    return ToolSpec(name, None, row["description"], needs=ToolNeeds(extra="mcp"),
-                    dangerous=row["dangerous"], danger_reason=row["danger_reason"],
-                    members=tuple(row["members"]), source="MCP")
+    specs = {s.name: s for s in _mcp_specs(catalog, "all", err, only=server)}
+    return specs.get(name) or ToolSpec(name, None, f"a tool of MCP server {server}",
+                                       source="MCP", needs=_MCP_NEEDS)
 
 
 def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
