@@ -78,8 +78,6 @@ def log_run(
 
         store = open_store(settings.db_path, env)
         try:
-            from agentcli.agents import DEFAULT_AGENT
-
             store.log_run(run_record(question, result, model=model,
                                      agent=settings.agent or DEFAULT_AGENT,
                                      meta=meta))

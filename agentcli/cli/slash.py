@@ -178,10 +178,6 @@ def _exit(repl: ChatRepl, arg: str) -> object:
     return EXIT
 
 
-def _mcp_prompt(repl: ChatRepl, arg: str) -> None:
-    run_prompt(repl, arg)
-
-
 COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/help": ("", _help, "show this help"),
     "/tools": ("/tools [add|rm|allow NAME]", _tools,
@@ -196,7 +192,7 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/save": ("/save FILE", _save, "write the session transcript as Markdown"),
     "/retry": ("", _retry, "ask the last question again"),
     "/exit": ("", _exit, "quit (Ctrl-D also quits)"),
-    "/mcp:": ("/mcp:SERVER:PROMPT [args]", _mcp_prompt, "ask an MCP server's prompt"),
+    "/mcp:": ("/mcp:SERVER:PROMPT [args]", run_prompt, "ask an MCP server's prompt"),
 }
 
 
