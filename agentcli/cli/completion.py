@@ -13,7 +13,6 @@ import inspect
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import typer
 from typer.models import ArgumentInfo, OptionInfo
@@ -149,7 +148,7 @@ ARGUMENT_COMPLETERS: dict[str, Completer] = {
 }
 
 
-def _attach(callback: Callable[..., Any] | None, group: str) -> None:
+def _attach(callback: Callable[..., object] | None, group: str) -> None:
     if callback is None:
         return
     for param in inspect.signature(callback).parameters.values():

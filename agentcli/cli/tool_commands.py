@@ -22,6 +22,8 @@ from agentcli.tools.resolve import Catalog, build_catalog, resolve_tools
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from agentcli.models.base import BaseChatModel
+
 
 class _Stderr:
     """A stderr console made on first use: piped listings print without importing Rich."""
@@ -155,7 +157,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if spec is None:
         spec = _mcp_spec(catalog, name, err)
     info = _row(spec)
-    schema: Any = None
+    schema: object = None
     if (spec.source == "MCP" and not spec.members) or (
             spec.factory is not None and not spec.needs.settings):
         try:
@@ -212,7 +214,8 @@ def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:
                                        source="MCP", needs=_MCP_NEEDS)
 
 
-def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
+def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool,
+              llm: BaseChatModel | None) -> int:
     """Run one tool directly under the same load-time gate and call-time approval."""
     from rich.text import Text
 
