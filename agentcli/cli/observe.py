@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,16 +60,16 @@ class Observers:
             if warning:
                 console.print(warning, markup=False, highlight=False)
         if self.metrics is not None:
-            print_stats(console, self.metrics)
+            print_metrics(console, "Run stats", self.metrics.rows())
 
 
-def print_stats(console: Console, metrics: MetricsHandler, title: str = "Run stats") -> None:
-    """The metrics as a two-column table."""
-    from rich.table import Table  # only runs with --stats pay for it
+def print_metrics(console: Console, title: str, rows: Iterable[tuple[str, str]]) -> None:
+    """Metrics as a titled two-column table (``--stats``, the batch summary)."""
+    from rich.table import Table  # only runs with --stats (or a batch) pay for it
 
     table = Table(title=title, show_header=False)
     table.add_column("metric", style="bold")
     table.add_column("value", justify="right")
-    for label, value in metrics.rows():
+    for label, value in rows:
         table.add_row(label, value)
     console.print(table)
