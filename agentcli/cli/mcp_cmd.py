@@ -66,7 +66,7 @@ def _cell(value: object) -> str:
 def _consent(conf: ServerConfig) -> None:
     """Before starting a server of a project's ``.mcp.json``: on a terminal, ask."""
     if conf.project_file is not None:
-        _ask_trust(Path(conf.project_file))
+        ask_mcp_trust(Path(conf.project_file))
 
 
 def _run(coro_factory: Callable[[ServerConnection], Awaitable[T]], conf: ServerConfig) -> T:
@@ -191,12 +191,4 @@ def ask_project_trust(settings: Settings) -> None:
     wanted = {t.partition(".")[0] for t in settings.tools}
     if any(c.project_file is not None and n in wanted
            for n, c in server_configs(settings).items()):
-        _ask_trust(path)
-
-
-def _ask_trust(path: Path) -> None:
-    """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
-    trusts them all), unless trusted or declined already as it is now; keep the answer."""
-    from agentcli.mcp.config import project_servers
-
-    ask_mcp_trust(path, project_servers(path.parent))
+        ask_mcp_trust(path)

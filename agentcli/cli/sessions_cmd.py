@@ -66,12 +66,7 @@ def sessions_show(
     db: Path | None = DB_OPT,
 ) -> None:
     """Print a session's transcript (questions, tool steps, answers)."""
-    from agentcli.store import session_markdown
-
-    store = _store(db)
-    if store.session(name) is None:
-        _missing(name)
-    typer.echo(safe_text(session_markdown(name, store.turns(name))))
+    sessions_export(name, output=None, json_out=False, db=db)  # Markdown on stdout
 
 
 @sessions_app.command("export")

@@ -88,10 +88,14 @@ def describe_servers(servers: dict[str, object]) -> list[str]:
     return lines
 
 
-def ask_mcp_trust(path: Path, servers: dict[str, object]) -> None:
-    """Ask on a terminal whether to trust ``path`` (listing every server in it), unless it
-    is trusted or declined as it is now; keep the answer."""
+def ask_mcp_trust(path: Path) -> None:
+    """Ask on a terminal whether to trust the ``.mcp.json`` at ``path``, listing every server
+    in it (a "y" trusts them all), unless it is trusted or declined as it is now; keep the
+    answer."""
+    from agentcli.mcp.config import project_servers
     from agentcli.project_files import set_trust, trust_state
+
+    servers = project_servers(path.parent)  # a broken or linked file is refused here
 
     if not servers or not _on_terminal() or trust_state(path) != "unknown":
         return
