@@ -17,9 +17,9 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from agentcli import exit_codes
 from agentcli.cli.exits import errors_to_exit
 from agentcli.cli.model_flags import PairCommand
+from agentcli.errors import ConfigError
 
 DEFAULT_COMMAND = "run"
 _WORD = re.compile(r"[a-z][a-z0-9_-]*")
@@ -107,7 +107,5 @@ class RunCommand(PairCommand):
             if arg == "-c" and at + 1 < end:
                 value = args[at + 1]
                 if not Path(value).exists() and not value.endswith((".yaml", ".yml")):
-                    from agentcli.cli.exits import fail
-
-                    fail(_CONTINUE_HINT.format(value=value), exit_codes.USAGE)
+                    raise ConfigError(_CONTINUE_HINT.format(value=value))
         return super().parse_args(ctx, args)
