@@ -63,7 +63,7 @@ def system_opt(*names: str) -> Any:
 
 
 def model_flags(base_url: str | None, option: Sequence[Any] | None,
-                system: str | None, prompt: str | None) -> dict[str, Any]:
+                system: str | None, prompt: str | None) -> dict[str, object]:
     """These flags as settings values (None: not given)."""
     from agentcli.models.options import parse_pairs
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.cli.consoles import is_terminal
@@ -70,7 +70,7 @@ class ThinkingSpinner(BaseCallbackHandler):
         if status is not None:
             status.stop()
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Shown while a model thinks; gone when it answers, streams visible tokens, fails,
         or the run ends or is interrupted (notices print above it)."""
         kind = event.kind  # one class per kind (events.py): a string test, at every event

@@ -14,7 +14,7 @@ from agentcli.cli.tables import tsv_lines
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_line, safe_text
-from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.base import Tool, ToolInput, ToolNeeds
 from agentcli.tools.mcp import MCPToolInfo, cached_tool, cached_tools, refresh_tools
 from agentcli.tools.registry import ToolSpec
 from agentcli.tools.resolve import Catalog, build_catalog, resolve_tools
@@ -238,7 +238,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool,
                           with_module_tools=False)
     gate_by_policy(tools, settings.tool_policy)
     tool = tools[0]
-    tool_input: Any = raw_input
+    tool_input: ToolInput = raw_input
     if tool.is_structured and raw_input.strip().startswith("{"):
         with contextlib.suppress(ValueError):
             tool_input = json.loads(raw_input)
