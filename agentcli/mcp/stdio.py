@@ -8,20 +8,22 @@ Ours rather than the SDK's ``stdio_client`` for one reason, the wait: the SDK wa
 the process. A server busy with a request of its own never exits on stdin EOF: the npm
 reference server (server-everything) asks the client for its roots 350 ms after start-up, and
 that unanswerable request keeps node alive until the 2 s run out, so every short ``agent run``
-ended 2 s late. Here a server has :data:`EXIT_GRACE` to exit by itself, which an idle server
-does in milliseconds.
+ended 2 s late. Here a server has :data:`EXIT_GRACE` to exit by itself (an idle one does in
+milliseconds), cut short by a request it sends after its stdin closed: it waits for an answer
+it cannot get.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, TextIO
 
 import anyio
-from anyio.abc import Process
+from anyio.abc import AsyncResource, Process
 
 EXIT_GRACE = 0.5  # s for the server to exit by itself once its stdin is closed
 TERM_GRACE = 2.0  # s after SIGTERM before SIGKILL
@@ -87,26 +89,52 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
 
 
 async def stop(process: Process) -> None:
-    """Close the server's pipes and give it (with whatever it started) :data:`EXIT_GRACE` to
-    exit; then SIGTERM its process group and, after :data:`TERM_GRACE`, SIGKILL it."""
-    for pipe in (process.stdin, process.stdout):
-        if pipe is not None:
-            with contextlib.suppress(OSError, anyio.BrokenResourceError,
-                                     anyio.ClosedResourceError):
-                await pipe.aclose()
-    if await _gone(process, EXIT_GRACE):
-        return
-    for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, TERM_GRACE)):
-        _signal_group(process, sig)
-        if await _gone(process, grace):
+    """Close the server's stdin and give it (with whatever it started) :data:`EXIT_GRACE` to
+    exit, cut short if it asks us something meanwhile (it waits for an answer it can no longer
+    get); then SIGTERM its process group and, after :data:`TERM_GRACE`, SIGKILL it."""
+    await _close(process.stdin)
+    async with anyio.create_task_group() as tasks:
+        asked = anyio.Event()
+        tasks.start_soon(_watch_for_requests, process, asked)
+        gone = await _gone(process, EXIT_GRACE, asked)
+        tasks.cancel_scope.cancel()
+    await _close(process.stdout)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if gone:
             return
+        _signal_group(process, sig)
+        gone = await _gone(process, TERM_GRACE)
 
 
-async def _gone(process: Process, within: float) -> bool:
+async def _close(pipe: AsyncResource | None) -> None:
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if pipe is not None:
+            await pipe.aclose()
+
+
+async def _watch_for_requests(process: Process, asked: anyio.Event) -> None:
+    """Set ``asked`` when the server's stdout brings a request (a line with an id and a
+    method), reading (and so draining) it to its end."""
+    assert process.stdout is not None
+    buffer = b""
+    with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError,
+                             anyio.BrokenResourceError, OSError):
+        while True:
+            *lines, buffer = (buffer + await process.stdout.receive()).split(b"\n")
+            for line in lines:
+                with contextlib.suppress(ValueError):
+                    message = json.loads(line)
+                    if isinstance(message, dict) and "method" in message and "id" in message:
+                        asked.set()
+
+
+async def _gone(process: Process, within: float, asked: anyio.Event | None = None) -> bool:
     """Whether the server exited, was reaped and left no process in its group, within
-    ``within`` seconds."""
+    ``within`` seconds (stopping early, False, once ``asked`` is set)."""
     with anyio.move_on_after(within):
         while process.returncode is None or _group_alive(process.pid):
+            if asked is not None and asked.is_set():
+                return False
             await anyio.sleep(_POLL)
         return True
     return False

@@ -6,7 +6,9 @@ without a SIGTERM: a client that waits that long before ending it records ``late
 ``linger`` (``argv[2]``) behaves like the npm server-everything when it is closed soon after
 start-up: once initialised it asks the client for its roots and, waiting for that answer,
 does not exit when its stdin closes; it starts a child (its own process group's member) that
-sleeps. ``exit`` exits as soon as its stdin closes, having started nothing."""
+sleeps. ``ask`` lingers too, having sent a request after its stdin closed (as
+server-everything does when its client closes it before its roots request, 350 ms after
+start-up): it records ``asked``. ``exit`` exits as soon as its stdin closes."""
 
 from __future__ import annotations
 
@@ -58,8 +60,11 @@ for line in sys.stdin:
     elif ident is not None and method is not None:
         send({"id": ident, "result": {}})
 record("eof")
+if MODE == "ask":
+    record("asked")
+    send({"id": "roots-2", "method": "roots/list"})
 late = time.monotonic() + LATE
-while MODE == "linger":  # as a server with a request of its own in flight does
+while MODE != "exit":  # as a server with a request of its own in flight does
     time.sleep(0.05)
     if late and time.monotonic() > late:
         record("late")

@@ -77,6 +77,29 @@ def test_a_server_that_exits_on_eof_is_not_signalled(tmp_path: Path, mock_server
     assert server is not None and not running(server)
 
 
+def test_a_server_asking_after_eof_is_ended_at_once(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request from a server whose stdin is closed ends its grace: with a 10 s grace, it
+    still gets SIGTERM before its own 5 s mark ("late")."""
+    import anyio
+
+    from agentcli.mcp import stdio
+
+    monkeypatch.setattr(stdio, "EXIT_GRACE", 10.0)
+    record = tmp_path / "events"
+
+    async def open_and_close() -> None:
+        with (tmp_path / "err").open("w") as errlog:
+            async with stdio.stdio_streams(sys.executable, [str(SERVER), str(record), "ask", "5"],
+                                           None, None, errlog):
+                while not record.exists():
+                    await anyio.sleep(0.01)
+
+    anyio.run(open_and_close)
+    assert [line.split()[0] for line in record.read_text().splitlines()] == [
+        "pid", "eof", "asked", "sigterm"]
+
+
 def test_no_npm_server_process_outlives_the_run(npm_servers: dict[str, Path], tmp_path: Path,
                                                mock_server: Any) -> None:
     """server-everything, ended right after its tool call (before it asked for our roots or
