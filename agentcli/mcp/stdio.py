@@ -20,10 +20,17 @@ import json
 import os
 import signal
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
 from anyio.abc import AsyncResource, Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
+    Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
+                    MemoryObjectSendStream[SessionMessage]]
 
 EXIT_GRACE = 0.5  # s for the server to exit by itself once its stdin is closed
 TERM_GRACE = 2.0  # s after SIGTERM before SIGKILL
@@ -32,7 +39,7 @@ _POLL = 0.01  # s between looks at the process's return code
 
 @contextlib.asynccontextmanager
 async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | None,
-                        cwd: str | None, errlog: TextIO) -> AsyncIterator[tuple[Any, Any]]:
+                        cwd: str | None, errlog: TextIO) -> AsyncIterator[Streams]:
     """Start the server and yield the session's (read, write) streams; on exit stop it (see
     :func:`stop`), whatever ended the block."""
     from mcp import types as mt
@@ -44,8 +51,8 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
     process = await anyio.open_process([command, *args],
                                        env={**get_default_environment(), **(env or {})},
                                        cwd=cwd, stderr=errlog, start_new_session=True)
-    to_session, read = anyio.create_memory_object_stream[Any](0)
-    write, from_session = anyio.create_memory_object_stream[Any](0)
+    to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def pump_out() -> None:  # server stdout -> session, one JSON-RPC message a line
         from anyio.streams.text import TextReceiveStream
@@ -58,7 +65,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
                     *lines, buffer = (buffer + chunk).split("\n")
                     for line in lines:
                         try:
-                            item: object = SessionMessage(parse(line))
+                            item: SessionMessage | Exception = SessionMessage(parse(line))
                         except ValueError as err:  # the session reports it
                             item = err
                         await to_session.send(item)
