@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 EXIT_GRACE = 0.5  # s for the server to exit by itself once its stdin is closed
 TERM_GRACE = 2.0  # s after SIGTERM before SIGKILL
 _POLL = 0.01  # s between looks at the process's return code
+_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: terminate is final
 
 
 @contextlib.asynccontextmanager
@@ -61,7 +62,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
         async with to_session:
             buffer = ""
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                async for chunk in TextReceiveStream(process.stdout):
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
                     *lines, buffer = (buffer + chunk).split("\n")
                     for line in lines:
                         try:
@@ -106,7 +107,7 @@ async def stop(process: Process) -> None:
         gone = await _gone(process, EXIT_GRACE, asked)
         tasks.cancel_scope.cancel()
     await _close(process.stdout)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (signal.SIGTERM, _KILL):
         if gone:
             return
         _signal_group(process, sig)
