@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
 
 
-
-
 class Agent(ABC):
     """One agent type: a prompt and two pure functions, no model I/O.
 
