@@ -30,7 +30,7 @@ from agentcli.callbacks.metrics import percentile
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.outcome import real_answer
 from agentcli.redact import redact_data
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.schema import LIMIT_REASONS
 
 if TYPE_CHECKING:
     from agentcli.callbacks.base import BaseCallbackHandler
@@ -122,34 +122,32 @@ def read_items(path: str | Path, *, expect: str | None = None) -> list[BatchItem
     """Read the input JSONL (``-`` for stdin); unreadable lines become items with a ``problem``."""
     items: list[BatchItem] = []
     seen: set[str] = set()
+    problem: str | None
     for number, raw_bytes in enumerate(_input_bytes(path).splitlines(), 1):
         try:
             raw = raw_bytes.decode("utf-8")
-        except UnicodeDecodeError as err:
-            items.append(BatchItem(str(number), "", problem=f"line {number} is not UTF-8 text "
-                                   f"(byte {err.start + 1})"))
-            continue
-        if not raw.strip():
-            continue
-        try:
+            if not raw.strip():
+                continue
             data = json.loads(raw)
+        except UnicodeDecodeError as err:  # before ValueError: it is one
+            problem = f"line {number} is not UTF-8 text (byte {err.start + 1})"
         except ValueError as err:
-            items.append(BatchItem(str(number), "", problem=f"line {number} is not JSON: {err}"))
-            continue
+            problem = f"line {number} is not JSON: {err}"
         except RecursionError:
-            items.append(BatchItem(str(number), "", problem=f"line {number} is JSON nested too "
-                                   "deeply to read"))
+            problem = f"line {number} is JSON nested too deeply to read"
+        else:
+            problem = None
+        if problem is not None:
+            items.append(BatchItem(str(number), "", problem=problem))
             continue
         if not isinstance(data, dict):
             data = {"input": data} if isinstance(data, str) else {}
         item_id = str(data.get("id", number))
         question = data.get("input", data.get("question"))
         if item_id in seen:
-            problem: str | None = f"line {number}: duplicate id {item_id!r}"
+            problem = f"line {number}: duplicate id {item_id!r}"
         elif not isinstance(question, str) or not question.strip():
             problem = f"line {number} has no 'input' (or 'question') string"
-        else:
-            problem = None
         seen.add(item_id)
         items.append(BatchItem(item_id, question if isinstance(question, str) else "",
                                data.get(expect) if expect else None, problem))
@@ -245,41 +243,6 @@ def is_correct(answer: str, expected: object, *, rel_tol: float = 1e-6) -> bool:
                              for g in (got[-1], got[0]))
 
 
-def _result_line(item: BatchItem, result: RunResult, latency: float) -> dict[str, Any]:
-    answer = real_answer(result)
-    line: dict[str, Any] = {
-        "id": item.id,
-        "answer": answer,
-        "stop_reason": result.stop_reason,
-        "steps": len(result.steps),
-        "usage": {"prompt_tokens": result.usage.prompt_tokens,
-                  "completion_tokens": result.usage.completion_tokens,
-                  "model_calls": result.model_calls},
-        "latency": round(latency, 4),
-    }
-    if item.expect is not None:
-        line["expect"] = item.expect
-        line["correct"] = answer is not None and is_correct(answer, item.expect)
-    return line
-
-
-def _error_kind(err: BaseException) -> str:
-    if isinstance(err, ProviderError):
-        return "provider"
-    return "config" if isinstance(err, ConfigError) else "internal"
-
-
-def _error_line(item: BatchItem, error_type: str, kind: str, message: str,
-                latency: float) -> dict[str, Any]:
-    line: dict[str, Any] = {"id": item.id,
-                            "error": {"type": error_type, "kind": kind, "message": message},
-                            "latency": round(latency, 4)}
-    if item.expect is not None:
-        line["expect"] = item.expect
-        line["correct"] = False
-    return line
-
-
 async def run_batch(
     executor: AgentExecutor,
     items: Iterable[BatchItem],
@@ -324,19 +287,34 @@ async def run_batch(
 async def _run_item(executor: AgentExecutor, item: BatchItem,
                     handlers: list[BaseCallbackHandler]) -> dict[str, Any]:
     """The OUT line of one item: its result, or its error (one failing item is one error
-    line, never a crash)."""
-    if item.problem:
-        return _error_line(item, "InputError", "input", item.problem, 0.0)
+    line, never a crash), and whether it was right when an answer is expected."""
+    line: dict[str, Any] = {"id": item.id}
+    answer: str | None = None
     t0 = time.perf_counter()
-    try:
-        result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
-    except Exception as err:
-        message = str(err) or type(err).__name__
-        if not isinstance(err, AgentCliError):
-            message = f"internal error: {type(err).__name__}: {message}"
-        return _error_line(item, type(err).__name__, _error_kind(err), message,
-                           time.perf_counter() - t0)
-    return _result_line(item, result, time.perf_counter() - t0)
+    if item.problem:
+        line["error"] = {"type": "InputError", "kind": "input", "message": item.problem}
+    else:
+        try:
+            result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
+        except Exception as err:
+            message = str(err) or type(err).__name__
+            if not isinstance(err, AgentCliError):
+                message = f"internal error: {type(err).__name__}: {message}"
+            kind = ("provider" if isinstance(err, ProviderError)
+                    else "config" if isinstance(err, ConfigError) else "internal")
+            line["error"] = {"type": type(err).__name__, "kind": kind, "message": message}
+        else:
+            answer = real_answer(result)
+            line |= {"answer": answer, "stop_reason": result.stop_reason,
+                     "steps": len(result.steps),
+                     "usage": {"prompt_tokens": result.usage.prompt_tokens,
+                               "completion_tokens": result.usage.completion_tokens,
+                               "model_calls": result.model_calls}}
+    line["latency"] = 0.0 if item.problem else round(time.perf_counter() - t0, 4)
+    if item.expect is not None:
+        line["expect"] = item.expect
+        line["correct"] = answer is not None and is_correct(answer, item.expect)
+    return line
 
 
 def _append(fh: IO[str], line: dict[str, Any]) -> None:
