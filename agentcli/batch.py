@@ -70,11 +70,12 @@ class BatchSummary:
     def add(self, line: dict[str, Any]) -> None:
         """Count one output line."""
         self.latencies.append(float(line.get("latency") or 0.0))
+        if "correct" in line:  # an error line is graded wrong
+            self.graded += 1
+            self.correct += bool(line["correct"])
         if "error" in line:
             self.errors += 1
             self.error_types[line["error"]["type"]] += 1
-            if "correct" in line:
-                self.graded += 1
             return
         self.results += 1
         self.steps += int(line.get("steps") or 0)
@@ -82,9 +83,6 @@ class BatchSummary:
         self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.completion_tokens += int(usage.get("completion_tokens") or 0)
         self.stop_reasons[str(line.get("stop_reason"))] += 1
-        if "correct" in line:
-            self.graded += 1
-            self.correct += bool(line["correct"])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
