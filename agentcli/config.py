@@ -349,7 +349,7 @@ def load_settings(
         if "base_url" in layer:
             owner = values.get("model")
 
-    def checked(data: Mapping[object, object], where: str) -> dict[str, object]:
+    def checked(data: Mapping[str, object], where: str) -> dict[str, object]:
         return {str(k): _checked(str(k), v, where) for k, v in data.items()}
 
     files = config_files(config_path, env)
