@@ -63,13 +63,8 @@ def _match_end(text: str, pos: int, pattern: re.Pattern[str] = _WS) -> int:
 
 
 def _unescape(raw: str, quote: str) -> str:
-    if quote == '"' and "\\" not in raw:
+    if "\\" not in raw:
         return raw
-    if quote == '"':
-        try:
-            return str(json.loads('"' + raw + '"', strict=False))
-        except ValueError:
-            pass
 
     def one(m: re.Match[str]) -> str:
         code = m.group(1)
