@@ -272,11 +272,7 @@ def find_tool_call(value: object, depth: int = 0) -> tuple[str, bool, JSON] | No
     if depth > 4:
         return None
     if isinstance(value, list):
-        for item in value[:20]:
-            found = find_tool_call(item, depth + 1)
-            if found is not None:
-                return found
-        return None
+        return _first_call(value[:20], depth)
     if not isinstance(value, dict):
         return None
     keys = {norm_key(k): k for k in value}
@@ -289,9 +285,11 @@ def find_tool_call(value: object, depth: int = 0) -> tuple[str, bool, JSON] | No
             return tool, True, value[input_key]
         if norm_key(tool_key) in ("action", "tool"):  # "name" alone is too common to trust
             return tool, False, None
-    for k in _NESTED_KEYS:  # {"function": {"name": ..., "arguments": ...}} and the like
-        if k in keys and isinstance(value[keys[k]], (dict, list)):
-            found = find_tool_call(value[keys[k]], depth + 1)
-            if found is not None:
-                return found
-    return None
+    # {"function": {"name": ..., "arguments": ...}} and the like
+    return _first_call([value[keys[k]] for k in _NESTED_KEYS
+                        if k in keys and isinstance(value[keys[k]], (dict, list))], depth)
+
+
+def _first_call(values: list[JSON], depth: int) -> tuple[str, bool, JSON] | None:
+    found = (find_tool_call(v, depth + 1) for v in values)
+    return next((f for f in found if f is not None), None)

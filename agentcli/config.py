@@ -320,10 +320,6 @@ def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list
     return files
 
 
-def _flag_label(key: str) -> str:
-    return "-o/--option" if key == "model_options" else f"--{key.replace('_', '-')}"
-
-
 def load_settings(
     config_path: str | Path | None = None,
     *,
@@ -363,9 +359,9 @@ def load_settings(
         apply(checked(data, str(source)), str(source))
     env_values = {key: _checked(key, env[spec.env], f"environment {spec.env}")
                   for key, spec in FIELDS.items() if spec.env and env.get(spec.env, "") != ""}
-    flag_values = {
-        k: _checked(k, v, _flag_label(k)) for k, v in (flags or {}).items() if v is not None
-    }
+    flag_values = {k: _checked(k, v, "-o/--option" if k == "model_options"
+                               else f"--{k.replace('_', '-')}")
+                   for k, v in (flags or {}).items() if v is not None}
     profile = flag_values.get("profile") or env_values.get("profile") or values.get("profile")
     if profile:
         profiles = values.get("profiles", {})
