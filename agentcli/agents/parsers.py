@@ -125,7 +125,7 @@ class _Marker:
 class _Candidate:
     pos: int
     result: AgentAction | AgentFinish | None = None
-    problem: str = ""  # "input" (an action without input) or "placeholder"
+    problem: str = ""  # "code" (on the Action line), "input" (none given) or "placeholder"
     tool: str = ""
 
 
@@ -234,12 +234,6 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
         return clean
     help_text = _CHAT_FORMAT if structured else _REACT_FORMAT
     text = _visible(raw) if raw else ""
-    if not text.strip():
-        raise OutputParserError(
-            "The model returned an empty reply.",
-            llm_output=raw,
-            observation="Your reply was empty. " + help_text,
-        )
     reply = _Reply(text)
     candidates = [
         *_first_usable(_final_at(reply, i, raw) for i in reply.labels("final")),
@@ -250,7 +244,9 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
     if usable:
         return min(usable, key=lambda found: found[0])[1]
     problems = {c.problem: c for c in reversed(candidates) if c.problem}  # the first of each
-    if "code" in problems:
+    if not text.strip():
+        message, note = "The model returned an empty reply.", "Your reply was empty. "
+    elif "code" in problems:
         line = problems["code"].tool[:120]
         message = f"The Action line {line!r} is code, not a tool name."
         note = (f"'Action: {line}' is code, not a tool name. The Action line holds only the "
