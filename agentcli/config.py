@@ -201,13 +201,9 @@ class Settings:
     def base_url_for(self, model: str | None) -> str | None:
         """The base URL a request to ``model`` goes to: the setting only for the provider it
         was set for (and custom/ models), so a provider's key never goes to another's host."""
-        if self.base_url is None:
-            return None
-        provider = _provider(model)
-        if provider in ("custom", self.base_url_owner) or (
-                model is None and self.base_url_owner is None):
-            return self.base_url
-        return None
+        owned = _provider(model) in ("custom", self.base_url_owner) or (
+            model is None and self.base_url_owner is None)
+        return self.base_url if owned else None
 
 
 def _provider(model: str | None) -> str | None:

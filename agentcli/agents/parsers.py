@@ -273,11 +273,9 @@ def _visible(text: str) -> str:
         i = text.find(token)
         if i >= 0:
             text = text[:i] if text[:i].strip() else text[i + len(token) :]
-    cut = -1
-    for m in _THINK_CLOSE.finditer(text):
-        cut = m.end()
-    if cut >= 0 and text[cut:].strip():
-        return text[cut:]
+    ends = [m.end() for m in _THINK_CLOSE.finditer(text)]
+    if ends and text[ends[-1]:].strip():
+        return text[ends[-1]:]
     return _THINK_TAG.sub("", text)
 
 
