@@ -35,7 +35,8 @@ _STRING_BODY = {
     "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*", re.S),
 }
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\",
+                   '"': '"', "'": "'"}
 _LITERALS: dict[str, JSON] = {
     "true": True, "True": True, "false": False, "False": False,
     "null": None, "None": None, "none": None, "undefined": None,
@@ -70,8 +71,6 @@ def _unescape(raw: str, quote: str) -> str:
         code = m.group(1)
         if len(code) == 5:
             return chr(int(code[1:], 16))
-        if code in "\\\"'":
-            return code
         return _SIMPLE_ESCAPES.get(code, "\\" + code)
 
     text = _ESCAPE.sub(one, raw)

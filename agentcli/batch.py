@@ -201,12 +201,10 @@ def exit_code_for(kinds: Iterable[str]) -> int:
     """4 if any item hit a provider error, else 3 if any hit a limit, else 2 for bad input
     lines, 1 for other failures, 0 when every item was answered."""
     found = set(kinds)
-    for kind, code in (("provider", exit_codes.PROVIDER), ("limit", exit_codes.LIMIT),
-                       ("input", exit_codes.USAGE), ("config", exit_codes.USAGE),
-                       ("internal", exit_codes.INTERNAL)):
-        if kind in found:
-            return code
-    return exit_codes.OK
+    return next((code for kind, code in (
+        ("provider", exit_codes.PROVIDER), ("limit", exit_codes.LIMIT), ("input", exit_codes.USAGE),
+        ("config", exit_codes.USAGE), ("internal", exit_codes.INTERNAL)) if kind in found),
+        exit_codes.OK)
 
 
 def outcome_counts(out: str | Path, ids: Iterable[str]) -> Counter[str]:
