@@ -93,7 +93,7 @@ def _build_dataclass(cls: type, value: Mapping[str, object]) -> object:
     return cls(**kwargs)
 
 
-def _json_in(text: str) -> Any:
+def _json_in(text: str) -> object:
     """The JSON value in an answer (a bare object, or one in a code fence)."""
     stripped = text.strip()
     try:

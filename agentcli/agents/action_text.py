@@ -111,7 +111,7 @@ def drop_dangling_fence(text: str) -> str:
     return text
 
 
-def blob_input(value: Any, structured: bool) -> str | dict[str, Any]:
+def blob_input(value: object, structured: bool) -> str | dict[str, Any]:
     """An action input from a JSON blob: text as it is, a dict kept for structured tools."""
     if isinstance(value, str):
         return value
