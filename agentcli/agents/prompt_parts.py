@@ -25,13 +25,6 @@ _CHAT_PARTS = {"system_message_prefix": 0, "format_instructions": 1, "system_mes
 PART_OPTIONS = (*_TEXT_PARTS, *_CHAT_PARTS, "human_message", "input_variables", "output_parser")
 
 
-def split(template: str) -> list[str]:
-    """A main template as [prefix, format instructions, suffix] (around ``{tools}``, ``Begin!``)."""
-    head, _, rest = template.partition("{tools}")
-    middle, begin, tail = rest.partition("Begin!")
-    return [head.strip(), middle.strip(), (begin + tail).strip()]
-
-
 def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
     """Remove the prompt options from ``options``; the agent keywords they make
     (``templates``) and what to set on the built agent (``output_parser``)."""
@@ -48,7 +41,9 @@ def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
     templates: dict[str, str] = dict(options.pop("templates", None) or {})
     main = templates.get(name) or builtin_text(agent, name)
     if any(k in given for k in parts_of):
-        pieces = split(main)
+        head, _, rest = main.partition("{tools}")  # prefix, format instructions, suffix
+        middle, begin, tail = rest.partition("Begin!")
+        pieces = [head.strip(), middle.strip(), (begin + tail).strip()]
         for key, at in parts_of.items():
             if key in given:
                 pieces[at] = str(given[key]).strip()
