@@ -174,7 +174,7 @@ def _split_steps(db: sqlite3.Connection) -> None:
             insert_steps(db, run_id, [s for s in parsed if isinstance(s, dict)], timings)
 
 
-def insert_steps(db: sqlite3.Connection, run_id: int, steps: Sequence[Mapping[str, Any]],
+def insert_steps(db: sqlite3.Connection, run_id: int, steps: Sequence[Mapping[str, object]],
                  meta: Mapping[str, Any] | None) -> None:
     """Write a run's ``run_steps`` rows (inside the caller's transaction); status and duration
     come from the run's timings (``meta["timings"]["steps"]``) when it was timed."""

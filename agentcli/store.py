@@ -51,7 +51,7 @@ class SessionInfo:
     model: str | None
     agent: str | None
     turns: int
-    memory_state: dict[str, Any]
+    memory_state: dict[str, object]
     memory_version: int = 0  # bumped by every memory write; see Store.add_turn
     tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
