@@ -327,14 +327,11 @@ def _run_row(row: sqlite3.Row) -> dict[str, Any]:
     """A run as a dict; a ``steps`` or ``meta`` value that is unreadable reads as empty and
     is named in ``unreadable``: one bad row never breaks a listing."""
     data = dict(row)
-    unreadable: list[str] = []
     for column, kind in (("steps", list), ("meta", dict)):
-        value = _column(data.get(column), kind)
+        value = _column(data[column], kind)
         if value is None:
-            unreadable.append(column)
+            data.setdefault("unreadable", []).append(column)
         data[column] = kind() if value is None else value
-    if unreadable:
-        data["unreadable"] = unreadable
     return data
 
 
