@@ -74,9 +74,9 @@ def clean_input(raw: str) -> str:
         except (ValueError, RecursionError):
             end = len(text)
         text = text[:end].strip() if text[end:].strip() else text
-    for quote in ('"', "'", "`"):
-        if len(text) >= 2 and text[0] == quote == text[-1] and quote not in text[1:-1]:
-            return text[1:-1].strip()
+    quote = text[:1]
+    if len(text) >= 2 and quote in ('"', "'", "`") and text[-1] == quote not in text[1:-1]:
+        return text[1:-1].strip()
     return text
 
 
