@@ -75,7 +75,7 @@ def clean_input(raw: str) -> str:
             end = len(text)
         text = text[:end].strip() if text[end:].strip() else text
     quote = text[:1]
-    if len(text) >= 2 and quote in ('"', "'", "`") and text[-1] == quote not in text[1:-1]:
+    if len(text) >= 2 and quote in "\"'`" and text[-1] == quote and quote not in text[1:-1]:
         return text[1:-1].strip()
     return text
 
