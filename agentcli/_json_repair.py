@@ -73,11 +73,8 @@ def _unescape(raw: str, quote: str) -> str:
             return chr(int(code[1:], 16))
         return _SIMPLE_ESCAPES.get(code, "\\" + code)
 
-    text = _ESCAPE.sub(one, raw)
-    try:  # join surrogate pairs written as two \u escapes
-        return text.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeError:
-        return text
+    # Join surrogate pairs written as two \u escapes (a lone one stays, as json.loads keeps it).
+    return _ESCAPE.sub(one, raw).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
 
 
 class _Reader:
