@@ -119,7 +119,7 @@ def logs_show(
 
     store = read_store(db, _env())
     try:
-        row = store.run(run_id) if run_id is not None else store.last_run()
+        row = store.run(run_id)
     finally:
         store.close()
     if row is None:

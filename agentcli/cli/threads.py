@@ -21,7 +21,7 @@ def _thread_name(store: Store, settings: Settings, name: str | None) -> str:
         if not name.strip():
             raise ConfigError("--thread needs a name, e.g. --thread budget")
         return name.strip()
-    last = store.last_run()
+    last = store.run()
     if last is None:
         raise ConfigError("--continue: no earlier run is logged; ask a first question "
                           "without --continue (or name a conversation with --thread NAME)")
