@@ -35,7 +35,8 @@ _STRING_BODY = {
     "'": re.compile(r"[^'\\]*(?:\\.[^'\\]*)*", re.S),
 }
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\",
+                   '"': '"', "'": "'"}
 _LITERALS: dict[str, JSON] = {
     "true": True, "True": True, "false": False, "False": False,
     "null": None, "None": None, "none": None, "undefined": None,
@@ -63,27 +64,17 @@ def _match_end(text: str, pos: int, pattern: re.Pattern[str] = _WS) -> int:
 
 
 def _unescape(raw: str, quote: str) -> str:
-    if quote == '"' and "\\" not in raw:
+    if "\\" not in raw:
         return raw
-    if quote == '"':
-        try:
-            return str(json.loads('"' + raw + '"', strict=False))
-        except ValueError:
-            pass
 
     def one(m: re.Match[str]) -> str:
         code = m.group(1)
         if len(code) == 5:
             return chr(int(code[1:], 16))
-        if code in "\\\"'":
-            return code
         return _SIMPLE_ESCAPES.get(code, "\\" + code)
 
-    text = _ESCAPE.sub(one, raw)
-    try:  # join surrogate pairs written as two \u escapes
-        return text.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeError:
-        return text
+    # Join surrogate pairs written as two \u escapes (a lone one stays, as json.loads keeps it).
+    return _ESCAPE.sub(one, raw).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
 
 
 class _Reader:
@@ -277,11 +268,7 @@ def find_tool_call(value: object, depth: int = 0) -> tuple[str, bool, JSON] | No
     if depth > 4:
         return None
     if isinstance(value, list):
-        for item in value[:20]:
-            found = find_tool_call(item, depth + 1)
-            if found is not None:
-                return found
-        return None
+        return _first_call(value[:20], depth)
     if not isinstance(value, dict):
         return None
     keys = {norm_key(k): k for k in value}
@@ -294,9 +281,11 @@ def find_tool_call(value: object, depth: int = 0) -> tuple[str, bool, JSON] | No
             return tool, True, value[input_key]
         if norm_key(tool_key) in ("action", "tool"):  # "name" alone is too common to trust
             return tool, False, None
-    for k in _NESTED_KEYS:  # {"function": {"name": ..., "arguments": ...}} and the like
-        if k in keys and isinstance(value[keys[k]], (dict, list)):
-            found = find_tool_call(value[keys[k]], depth + 1)
-            if found is not None:
-                return found
-    return None
+    # {"function": {"name": ..., "arguments": ...}} and the like
+    return _first_call([value[keys[k]] for k in _NESTED_KEYS
+                        if k in keys and isinstance(value[keys[k]], (dict, list))], depth)
+
+
+def _first_call(values: list[JSON], depth: int) -> tuple[str, bool, JSON] | None:
+    found = (find_tool_call(v, depth + 1) for v in values)
+    return next((f for f in found if f is not None), None)

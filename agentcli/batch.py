@@ -13,7 +13,6 @@ a result are skipped; ids whose last line is a provider error run again unless
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
 import re
@@ -30,7 +29,7 @@ from agentcli.callbacks.metrics import percentile
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.outcome import real_answer
 from agentcli.redact import redact_data
-from agentcli.schema import LIMIT_REASONS, RunResult
+from agentcli.schema import LIMIT_REASONS
 
 if TYPE_CHECKING:
     from agentcli.callbacks.base import BaseCallbackHandler
@@ -70,11 +69,12 @@ class BatchSummary:
     def add(self, line: dict[str, Any]) -> None:
         """Count one output line."""
         self.latencies.append(float(line.get("latency") or 0.0))
+        if "correct" in line:  # an error line is graded wrong
+            self.graded += 1
+            self.correct += bool(line["correct"])
         if "error" in line:
             self.errors += 1
             self.error_types[line["error"]["type"]] += 1
-            if "correct" in line:
-                self.graded += 1
             return
         self.results += 1
         self.steps += int(line.get("steps") or 0)
@@ -82,9 +82,6 @@ class BatchSummary:
         self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.completion_tokens += int(usage.get("completion_tokens") or 0)
         self.stop_reasons[str(line.get("stop_reason"))] += 1
-        if "correct" in line:
-            self.graded += 1
-            self.correct += bool(line["correct"])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
@@ -122,34 +119,32 @@ def read_items(path: str | Path, *, expect: str | None = None) -> list[BatchItem
     """Read the input JSONL (``-`` for stdin); unreadable lines become items with a ``problem``."""
     items: list[BatchItem] = []
     seen: set[str] = set()
+    problem: str | None
     for number, raw_bytes in enumerate(_input_bytes(path).splitlines(), 1):
         try:
             raw = raw_bytes.decode("utf-8")
-        except UnicodeDecodeError as err:
-            items.append(BatchItem(str(number), "", problem=f"line {number} is not UTF-8 text "
-                                   f"(byte {err.start + 1})"))
-            continue
-        if not raw.strip():
-            continue
-        try:
+            if not raw.strip():
+                continue
             data = json.loads(raw)
+        except UnicodeDecodeError as err:  # before ValueError: it is one
+            problem = f"line {number} is not UTF-8 text (byte {err.start + 1})"
         except ValueError as err:
-            items.append(BatchItem(str(number), "", problem=f"line {number} is not JSON: {err}"))
-            continue
+            problem = f"line {number} is not JSON: {err}"
         except RecursionError:
-            items.append(BatchItem(str(number), "", problem=f"line {number} is JSON nested too "
-                                   "deeply to read"))
+            problem = f"line {number} is JSON nested too deeply to read"
+        else:
+            problem = None
+        if problem is not None:
+            items.append(BatchItem(str(number), "", problem=problem))
             continue
         if not isinstance(data, dict):
             data = {"input": data} if isinstance(data, str) else {}
         item_id = str(data.get("id", number))
         question = data.get("input", data.get("question"))
         if item_id in seen:
-            problem: str | None = f"line {number}: duplicate id {item_id!r}"
+            problem = f"line {number}: duplicate id {item_id!r}"
         elif not isinstance(question, str) or not question.strip():
             problem = f"line {number} has no 'input' (or 'question') string"
-        else:
-            problem = None
         seen.add(item_id)
         items.append(BatchItem(item_id, question if isinstance(question, str) else "",
                                data.get(expect) if expect else None, problem))
@@ -206,12 +201,10 @@ def exit_code_for(kinds: Iterable[str]) -> int:
     """4 if any item hit a provider error, else 3 if any hit a limit, else 2 for bad input
     lines, 1 for other failures, 0 when every item was answered."""
     found = set(kinds)
-    for kind, code in (("provider", exit_codes.PROVIDER), ("limit", exit_codes.LIMIT),
-                       ("input", exit_codes.USAGE), ("config", exit_codes.USAGE),
-                       ("internal", exit_codes.INTERNAL)):
-        if kind in found:
-            return code
-    return exit_codes.OK
+    return next((code for kind, code in (
+        ("provider", exit_codes.PROVIDER), ("limit", exit_codes.LIMIT), ("input", exit_codes.USAGE),
+        ("config", exit_codes.USAGE), ("internal", exit_codes.INTERNAL)) if kind in found),
+        exit_codes.OK)
 
 
 def outcome_counts(out: str | Path, ids: Iterable[str]) -> Counter[str]:
@@ -226,11 +219,7 @@ def normalise(text: str) -> str:
 
 
 def _numbers(text: str) -> list[float]:
-    out = []
-    for m in _NUMBER.findall(str(text)):
-        with contextlib.suppress(ValueError):
-            out.append(float(m.replace(",", "")))
-    return out
+    return [float(m.replace(",", "")) for m in _NUMBER.findall(str(text))]  # all parse
 
 
 def is_correct(answer: str, expected: object, *, rel_tol: float = 1e-6) -> bool:
@@ -243,41 +232,6 @@ def is_correct(answer: str, expected: object, *, rel_tol: float = 1e-6) -> bool:
     got = _numbers(answer)
     return bool(got) and any(math.isclose(g, want[0], rel_tol=rel_tol, abs_tol=1e-9)
                              for g in (got[-1], got[0]))
-
-
-def _result_line(item: BatchItem, result: RunResult, latency: float) -> dict[str, Any]:
-    answer = real_answer(result)
-    line: dict[str, Any] = {
-        "id": item.id,
-        "answer": answer,
-        "stop_reason": result.stop_reason,
-        "steps": len(result.steps),
-        "usage": {"prompt_tokens": result.usage.prompt_tokens,
-                  "completion_tokens": result.usage.completion_tokens,
-                  "model_calls": result.model_calls},
-        "latency": round(latency, 4),
-    }
-    if item.expect is not None:
-        line["expect"] = item.expect
-        line["correct"] = answer is not None and is_correct(answer, item.expect)
-    return line
-
-
-def _error_kind(err: BaseException) -> str:
-    if isinstance(err, ProviderError):
-        return "provider"
-    return "config" if isinstance(err, ConfigError) else "internal"
-
-
-def _error_line(item: BatchItem, error_type: str, kind: str, message: str,
-                latency: float) -> dict[str, Any]:
-    line: dict[str, Any] = {"id": item.id,
-                            "error": {"type": error_type, "kind": kind, "message": message},
-                            "latency": round(latency, 4)}
-    if item.expect is not None:
-        line["expect"] = item.expect
-        line["correct"] = False
-    return line
 
 
 async def run_batch(
@@ -324,19 +278,34 @@ async def run_batch(
 async def _run_item(executor: AgentExecutor, item: BatchItem,
                     handlers: list[BaseCallbackHandler]) -> dict[str, Any]:
     """The OUT line of one item: its result, or its error (one failing item is one error
-    line, never a crash)."""
-    if item.problem:
-        return _error_line(item, "InputError", "input", item.problem, 0.0)
+    line, never a crash), and whether it was right when an answer is expected."""
+    line: dict[str, Any] = {"id": item.id}
+    answer: str | None = None
     t0 = time.perf_counter()
-    try:
-        result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
-    except Exception as err:
-        message = str(err) or type(err).__name__
-        if not isinstance(err, AgentCliError):
-            message = f"internal error: {type(err).__name__}: {message}"
-        return _error_line(item, type(err).__name__, _error_kind(err), message,
-                           time.perf_counter() - t0)
-    return _result_line(item, result, time.perf_counter() - t0)
+    if item.problem:
+        line["error"] = {"type": "InputError", "kind": "input", "message": item.problem}
+    else:
+        try:
+            result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
+        except Exception as err:
+            message = str(err) or type(err).__name__
+            if not isinstance(err, AgentCliError):
+                message = f"internal error: {type(err).__name__}: {message}"
+            kind = ("provider" if isinstance(err, ProviderError)
+                    else "config" if isinstance(err, ConfigError) else "internal")
+            line["error"] = {"type": type(err).__name__, "kind": kind, "message": message}
+        else:
+            answer = real_answer(result)
+            line |= {"answer": answer, "stop_reason": result.stop_reason,
+                     "steps": len(result.steps),
+                     "usage": {"prompt_tokens": result.usage.prompt_tokens,
+                               "completion_tokens": result.usage.completion_tokens,
+                               "model_calls": result.model_calls}}
+    line["latency"] = 0.0 if item.problem else round(time.perf_counter() - t0, 4)
+    if item.expect is not None:
+        line["expect"] = item.expect
+        line["correct"] = answer is not None and is_correct(answer, item.expect)
+    return line
 
 
 def _append(fh: IO[str], line: dict[str, Any]) -> None:

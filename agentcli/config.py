@@ -201,13 +201,9 @@ class Settings:
     def base_url_for(self, model: str | None) -> str | None:
         """The base URL a request to ``model`` goes to: the setting only for the provider it
         was set for (and custom/ models), so a provider's key never goes to another's host."""
-        if self.base_url is None:
-            return None
-        provider = _provider(model)
-        if provider in ("custom", self.base_url_owner) or (
-                model is None and self.base_url_owner is None):
-            return self.base_url
-        return None
+        owned = _provider(model) in ("custom", self.base_url_owner) or (
+            model is None and self.base_url_owner is None)
+        return self.base_url if owned else None
 
 
 def _provider(model: str | None) -> str | None:
@@ -320,10 +316,6 @@ def config_files(config_path: str | Path | None, env: Mapping[str, str]) -> list
     return files
 
 
-def _flag_label(key: str) -> str:
-    return "-o/--option" if key == "model_options" else f"--{key.replace('_', '-')}"
-
-
 def load_settings(
     config_path: str | Path | None = None,
     *,
@@ -338,17 +330,19 @@ def load_settings(
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    owner: list[str | None] = [None]  # the model in force where base_url was last set
+    owner: str | None = None  # the model in force where base_url was last set
 
-    def put(key: str, value: object, label: str) -> None:
-        if key in _MERGED and isinstance(values.get(key), dict) and isinstance(value, dict):
-            value = {**values[key], **value}
-        values[key] = value
-        sources[key] = label
+    def apply(layer: Mapping[str, object], label: str) -> None:
+        nonlocal owner
+        for key, value in layer.items():
+            if key in _MERGED and isinstance(values.get(key), dict) and isinstance(value, dict):
+                value = {**values[key], **value}
+            values[key], sources[key] = value, label
+        if "base_url" in layer:
+            owner = values.get("model")
 
-    def layer_done(keys: Mapping[str, object]) -> None:
-        if "base_url" in keys:
-            owner[0] = values.get("model")
+    def checked(data: Mapping[str, object], where: str) -> dict[str, object]:
+        return {str(k): _checked(str(k), v, where) for k, v in data.items()}
 
     files = config_files(config_path, env)
     path = files[-1] if files else None
@@ -358,16 +352,12 @@ def load_settings(
             from agentcli.mcp.config import merge_config_keys
 
             data = merge_config_keys(data, str(source))
-        for key, raw in data.items():
-            put(str(key), _checked(str(key), raw, str(source)), str(source))
-        layer_done(data)
-    env_values: dict[str, object] = {}
-    for key, spec in FIELDS.items():
-        if spec.env and env.get(spec.env, "") != "":
-            env_values[key] = _checked(key, env[spec.env], f"environment {spec.env}")
-    flag_values = {
-        k: _checked(k, v, _flag_label(k)) for k, v in (flags or {}).items() if v is not None
-    }
+        apply(checked(data, str(source)), str(source))
+    env_values = {key: _checked(key, env[spec.env], f"environment {spec.env}")
+                  for key, spec in FIELDS.items() if spec.env and env.get(spec.env, "") != ""}
+    flag_values = {k: _checked(k, v, "-o/--option" if k == "model_options"
+                               else f"--{k.replace('_', '-')}")
+                   for k, v in (flags or {}).items() if v is not None}
     profile = flag_values.get("profile") or env_values.get("profile") or values.get("profile")
     if profile:
         profiles = values.get("profiles", {})
@@ -376,22 +366,18 @@ def load_settings(
             raise ConfigError(f"unknown profile {profile!r} (profiles in the config: {known})")
         if not isinstance(profiles[profile], dict):
             raise ConfigError(f"{path}: profile {profile!r} must be a mapping of settings")
-        for key, raw in profiles[profile].items():
-            if key in ("profiles", "profile"):
+        for key in ("profiles", "profile"):
+            if key in profiles[profile]:
                 raise ConfigError(f"{path}: profile {profile!r} cannot set {key!r}")
-            put(str(key), _checked(str(key), raw, f"{path}: profiles.{profile}"),
-                f"profile {profile}")
-        layer_done(profiles[profile])
-    for layer, label in ((env_values, "environment"), (flag_values, "flag")):
-        for key, value in layer.items():
-            put(key, value, label)
-        layer_done(layer)
+        apply(checked(profiles[profile], f"{path}: profiles.{profile}"), f"profile {profile}")
+    apply(env_values, "environment")
+    apply(flag_values, "flag")
     aliases = values.get("aliases", {})
     if values.get("model"):
         values["model"] = resolve_alias(values["model"], aliases)
     if values.get("fallback_models"):
         values["fallback_models"] = [resolve_alias(m, aliases) for m in values["fallback_models"]]
     if sources.get("base_url") == "flag":  # given with this command: for its model
-        owner[0] = values.get("model")
-    bound = _provider(resolve_alias(owner[0], aliases)) if owner[0] else None
+        owner = values.get("model")
+    bound = _provider(resolve_alias(owner, aliases)) if owner else None
     return replace(Settings(), **values, sources=sources, base_url_owner=bound)

@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from agentcli.config import FIELDS, OTHER_VARIABLES, Field, Settings
+from agentcli.config import FIELDS, OTHER_VARIABLES, Settings
+from agentcli.files import write_atomic
 from agentcli.models.presets import PRESETS
 
 _PRECEDENCE = (
@@ -19,6 +20,7 @@ _PRECEDENCE = (
 )
 _GENERATED = "# Generated from the settings table in agentcli/config.py by\n" \
     "# `python -m agentcli.config_docs --write`; edit the table, not this file.\n"
+
 
 def _yaml_value(value: object) -> str:
     import yaml
@@ -60,10 +62,9 @@ def render_env_example() -> str:
     for name, (_, help_text) in OTHER_VARIABLES.items():
         if not name.startswith("XDG_"):
             out.append(_env_line(name, help_text))
-    settings: list[tuple[str, Field]] = [(k, f) for k, f in FIELDS.items() if f.env]
-    for key, spec in settings:
-        assert spec.env is not None
-        out.append(_env_line(spec.env, f"{key}: {spec.help}"))
+    for key, spec in FIELDS.items():
+        if spec.env:
+            out.append(_env_line(spec.env, f"{key}: {spec.help}"))
     out.append("\n# --- provider keys and endpoints (keys can also live in `agent keys set`) ---\n")
     for preset in PRESETS.values():
         if preset.key_env:
@@ -94,13 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for path, text in targets(args.root).items():
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current == text:
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
         if args.write:
-            tmp = path.with_suffix(path.suffix + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
+            write_atomic(path, text)
             print(f"wrote {path}")
         else:
             stale.append(str(path))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -96,8 +96,7 @@ class RunRecord:
 
 def iso(epoch: float | None = None) -> str:
     """A time (now by default) as the stored ISO-8601 UTC text."""
-    when = datetime.now(UTC) if epoch is None else datetime.fromtimestamp(
-        epoch, UTC)
+    when = datetime.now(UTC) if epoch is None else datetime.fromtimestamp(epoch, UTC)
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -175,28 +174,22 @@ def _split_steps(db: sqlite3.Connection) -> None:
             insert_steps(db, run_id, [s for s in parsed if isinstance(s, dict)], timings)
 
 
-def step_rows(steps: Sequence[Mapping[str, Any]], meta: Mapping[str, Any] | None
-              ) -> Iterable[tuple[int, str, str, str, str | None, float | None]]:
-    """(index, tool, input, observation, status, duration) per step; status and duration
+def insert_steps(db: sqlite3.Connection, run_id: int, steps: Sequence[Mapping[str, object]],
+                 meta: Mapping[str, Any] | None) -> None:
+    """Write a run's ``run_steps`` rows (inside the caller's transaction); status and duration
     come from the run's timings (``meta["timings"]["steps"]``) when it was timed."""
     timed = list(((meta or {}).get("timings") or {}).get("steps") or [])
+    rows = []
     for index, step in enumerate(steps):
         tool = str(step.get("tool", ""))
         found = next((i for i, t in enumerate(timed) if t.get("tool") == tool), None)
-        info = timed[:found + 1][-1] if found is not None else {}
-        if found is not None:
-            del timed[:found + 1]
+        info = {} if found is None else timed[found]
+        del timed[:0 if found is None else found + 1]
         status = info.get("status") or ("parse_error" if tool == "_Exception" else None)
         tool_input = step.get("tool_input")
         shown = tool_input if isinstance(tool_input, str) else json.dumps(
             tool_input, ensure_ascii=False)
-        yield (index, tool, shown, str(step.get("observation", "")), status,
-               info.get("seconds"))
-
-
-def insert_steps(db: sqlite3.Connection, run_id: int, steps: Sequence[Mapping[str, Any]],
-                 meta: Mapping[str, Any] | None) -> None:
-    """Write a run's ``run_steps`` rows (inside the caller's transaction)."""
+        rows.append((run_id, index, tool, shown, str(step.get("observation", "")), status,
+                     info.get("seconds")))
     db.executemany("INSERT INTO run_steps (run_id, idx, tool, tool_input, observation, status, "
-                   "duration) VALUES (?,?,?,?,?,?,?)",
-                   [(run_id, *row) for row in step_rows(steps, meta)])
+                   "duration) VALUES (?,?,?,?,?,?,?)", rows)

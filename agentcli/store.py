@@ -51,7 +51,7 @@ class SessionInfo:
     model: str | None
     agent: str | None
     turns: int
-    memory_state: dict[str, Any]
+    memory_state: dict[str, object]
     memory_version: int = 0  # bumped by every memory write; see Store.add_turn
     tools: list[str] | None = None  # the tools it was last set up with (None: never saved)
 
@@ -65,7 +65,6 @@ def _json(data: Mapping[str, object], scrub: Scrubber) -> str:
     head = json.dumps(scrub.data({k: v for k, v in data.items() if k != "turns"}))
     joined = scrub.json_items(turns)
     return f'{head[:-1]}{", " if len(head) > 2 else ""}"turns": [{joined}]}}'
-
 
 
 def _when_unlocked(step: Callable[[], None], *, attempts: int = 50) -> None:
@@ -183,14 +182,10 @@ class Store:
             raise _bad_search(query, err) from None
         return [_run_row(r) for r in rows]
 
-    def run(self, run_id: int) -> dict[str, Any] | None:
-        """One logged run by id, or None."""
-        row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-        return _run_row(row) if row else None
-
-    def last_run(self) -> dict[str, Any] | None:
-        """The most recently logged run, or None."""
-        row = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    def run(self, run_id: int | None = None) -> dict[str, Any] | None:
+        """One logged run by id (None: the latest), or None."""
+        row = self.db.execute("SELECT * FROM runs WHERE id = coalesce(?, (SELECT MAX(id) "
+                              "FROM runs))", (run_id,)).fetchone()
         return _run_row(row) if row else None
 
     # -- sessions -----------------------------------------------------------------------
@@ -271,11 +266,7 @@ class Store:
                     expected_version: int | None = None) -> int:
         """Replace the stored memory state (after /clear); returns the new memory version."""
         with self._tx() as db:
-            self._check_version(db, session, expected_version)
-            db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
-                       "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state, self._scrub.refresh()), iso(), session))
-            return self._version(db, session)
+            return self._write_memory(db, session, memory_state, expected_version)
 
     def drop_last_turn(self, session: str, memory_state: Mapping[str, object], *,
                        expected_version: int | None = None) -> int:
@@ -283,13 +274,19 @@ class Store:
         returns the new memory version. With ``expected_version``, only if nobody else wrote
         since (else :class:`SessionConflictError`: the last turn may be theirs)."""
         with self._tx() as db:
-            self._check_version(db, session, expected_version)
             db.execute("DELETE FROM turns WHERE id = (SELECT MAX(id) FROM turns WHERE session = ?)",
                        (session,))
-            db.execute("UPDATE sessions SET memory_state = ?, "
-                       "memory_version = memory_version + 1 WHERE name = ?",
-                       (_json(memory_state, self._scrub.refresh()), session))
-            return self._version(db, session)
+            return self._write_memory(db, session, memory_state, expected_version)
+
+    def _write_memory(self, db: sqlite3.Connection, session: str,
+                      memory_state: Mapping[str, object], expected: int | None) -> int:
+        """Inside a write transaction: store the memory state, bump its version and return
+        it (the transaction rolls back on a conflict with ``expected``)."""
+        self._check_version(db, session, expected)
+        db.execute("UPDATE sessions SET memory_state = ?, updated = ?, "
+                   "memory_version = memory_version + 1 WHERE name = ?",
+                   (_json(memory_state, self._scrub.refresh()), iso(), session))
+        return self._version(db, session)
 
     @staticmethod
     def _version(db: sqlite3.Connection, session: str) -> int:
@@ -330,14 +327,11 @@ def _run_row(row: sqlite3.Row) -> dict[str, Any]:
     """A run as a dict; a ``steps`` or ``meta`` value that is unreadable reads as empty and
     is named in ``unreadable``: one bad row never breaks a listing."""
     data = dict(row)
-    unreadable: list[str] = []
     for column, kind in (("steps", list), ("meta", dict)):
-        value = _column(data.get(column), kind)
+        value = _column(data[column], kind)
         if value is None:
-            unreadable.append(column)
+            data.setdefault("unreadable", []).append(column)
         data[column] = kind() if value is None else value
-    if unreadable:
-        data["unreadable"] = unreadable
     return data
 
 

@@ -93,7 +93,7 @@ def _build_dataclass(cls: type, value: Mapping[str, object]) -> object:
     return cls(**kwargs)
 
 
-def _json_in(text: str) -> Any:
+def _json_in(text: str) -> object:
     """The JSON value in an answer (a bare object, or one in a code fence)."""
     stripped = text.strip()
     try:
@@ -128,17 +128,14 @@ def check_schema(schema: Mapping[str, object], source: str = "response_format") 
             raise ConfigError(f"{source}: $ref {ref!r} points outside the schema; references "
                               "are resolved inside it only (use #/$defs/NAME)")
         seen: list[str] = []
-        while ref.startswith("#") and ref not in seen:
-            seen.append(ref)
-            target = _pointer(schema, ref, source)
-            nxt = target.get("$ref") if isinstance(target, dict) else None
-            if not isinstance(nxt, str):
-                break
-            ref = nxt
-        else:
-            if ref in seen:
+        at: object = ref
+        while isinstance(at, str) and at.startswith("#"):  # follow it to a real schema
+            if at in seen:
                 raise ConfigError(f"{source}: $ref {seen[0]!r} only refers round in a circle "
-                                  f"({' -> '.join([*seen, ref])}); point it at a real schema")
+                                  f"({' -> '.join([*seen, at])}); point it at a real schema")
+            seen.append(at)
+            target = _pointer(schema, at, source)
+            at = target.get("$ref") if isinstance(target, dict) else None
 
 
 def _refs(node: object, depth: int = 0) -> list[str]:

@@ -74,9 +74,9 @@ def clean_input(raw: str) -> str:
         except (ValueError, RecursionError):
             end = len(text)
         text = text[:end].strip() if text[end:].strip() else text
-    for quote in ('"', "'", "`"):
-        if len(text) >= 2 and text[0] == quote == text[-1] and quote not in text[1:-1]:
-            return text[1:-1].strip()
+    quote = text[:1]
+    if len(text) >= 2 and quote in "\"'`" and text[-1] == quote and quote not in text[1:-1]:
+        return text[1:-1].strip()
     return text
 
 
@@ -111,7 +111,7 @@ def drop_dangling_fence(text: str) -> str:
     return text
 
 
-def blob_input(value: Any, structured: bool) -> str | dict[str, Any]:
+def blob_input(value: object, structured: bool) -> str | dict[str, Any]:
     """An action input from a JSON blob: text as it is, a dict kept for structured tools."""
     if isinstance(value, str):
         return value

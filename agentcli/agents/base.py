@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
 
 
-
-
 class Agent(ABC):
     """One agent type: a prompt and two pure functions, no model I/O.
 
@@ -159,12 +157,10 @@ class Agent(ABC):
         try:
             decision = self.decide(result)
         except OutputParserError:
-            decision = None
+            return AgentFinish({"output": result.text.strip()}, result.text)
         if isinstance(decision, AgentFinish):
             return decision
-        if decision is not None:  # an action is never the answer, however it was asked for
-            return AgentFinish({"output": ""}, result.text)
-        return AgentFinish({"output": result.text.strip()}, result.text)
+        return AgentFinish({"output": ""}, result.text)  # an action is never the answer
 
     def turn_messages(self, result: ChatResult, decision: Decision) -> list[Message]:
         """How the model's reply is kept in ``state["messages"]``."""
@@ -253,8 +249,7 @@ def work_as_turns(
     work = _TURNS.get(steps, None, _steps_turns) if steps else []
     turns = [user(question), *work]
     if final:
-        last = turns[-1]
-        turns[-1] = user(f"{last.content}\n\n{final_instruction()}")
+        turns[-1] = user(f"{turns[-1].content}\n\n{final_instruction()}")
     return turns
 
 

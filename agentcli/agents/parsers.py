@@ -125,7 +125,7 @@ class _Marker:
 class _Candidate:
     pos: int
     result: AgentAction | AgentFinish | None = None
-    problem: str = ""  # "input" (an action without input) or "placeholder"
+    problem: str = ""  # "code" (on the Action line), "input" (none given) or "placeholder"
     tool: str = ""
 
 
@@ -177,23 +177,13 @@ _CLEAN = re.compile(
 
 
 _INPUT_STRING = re.compile(r'"action_input"\s*:\s*"')
+_CLOSED_STRING = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)  # the rest of a closed string
 
 
 def _cut_off(text: str) -> bool:
     """Whether the last ``"action_input": "...`` string in ``text`` never closes."""
     starts = list(_INPUT_STRING.finditer(text))
-    if not starts:
-        return False
-    rest = text[starts[-1].end():]
-    escaped = False
-    for ch in rest:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == '"':
-            return False
-    return True
+    return bool(starts) and _CLOSED_STRING.match(text, starts[-1].end()) is None
 
 
 def _clean_blob(text: str) -> AgentAction | None:
@@ -212,9 +202,8 @@ def _clean_blob(text: str) -> AgentAction | None:
     low = tool.lower()
     if "final" in low or "finish" in low or low in {"answer", "none", "n/a", "null", "done"}:
         return None  # finish-like names have their own rules in the full parser
-    if isinstance(tool_input, str) and tool_input == tool_input.strip() and tool_input:
-        return AgentAction(tool, tool_input, text)
-    if isinstance(tool_input, dict):
+    if isinstance(tool_input, dict) or (
+            isinstance(tool_input, str) and tool_input == tool_input.strip() and tool_input):
         return AgentAction(tool, tool_input, text)
     return None
 
@@ -245,53 +234,37 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
         return clean
     help_text = _CHAT_FORMAT if structured else _REACT_FORMAT
     text = _visible(raw) if raw else ""
-    if not text.strip():
-        raise OutputParserError(
-            "The model returned an empty reply.",
-            llm_output=raw,
-            observation="Your reply was empty. " + help_text,
-        )
     reply = _Reply(text)
     candidates = [
-        *_final_candidates(reply, raw),
-        *_action_candidates(reply, raw, structured),
+        *_first_usable(_final_at(reply, i, raw) for i in reply.labels("final")),
+        *_first_usable(_text_action(reply, i, raw, structured) for i in reply.labels("action")),
         *_blob_candidates(text, raw, structured),
     ]
     usable = [(c.pos, c.result) for c in candidates if c.result is not None]
     if usable:
         return min(usable, key=lambda found: found[0])[1]
-    code = next((c for c in candidates if c.problem == "code"), None)
-    if code is not None:
-        line = code.tool[:120]
-        raise OutputParserError(
-            f"The Action line {line!r} is code, not a tool name.", llm_output=raw,
-            observation=f"'Action: {line}' is code, not a tool name. The Action line holds only "
-            "the name of one of your tools; put code or text in the input of a tool that takes "
-            "it. " + help_text,
-        )
-    missing = next((c for c in candidates if c.problem == "input"), None)
-    if missing is not None:
-        tool = missing.tool[:80]
-        if structured:
-            note = f'The JSON blob for the tool "{tool}" has no "action_input". '
-        else:
-            note = (f"You chose 'Action: {tool}' but gave no input. Add the line "
-                    "'Action Input: <the input for that tool>' right after it. ")
-        raise OutputParserError(
-            f"The action {tool!r} has no input.", llm_output=raw, observation=note + help_text
-        )
-    if any(c.problem == "placeholder" for c in candidates):
-        raise OutputParserError(
-            "The final answer is empty or only repeats the prompt's placeholder.",
-            llm_output=raw,
-            observation="Your 'Final Answer:' holds no real answer; write the actual answer "
-            "after it. " + help_text,
-        )
-    raise OutputParserError(
-        "The model's reply has neither an action nor a final answer.",
-        llm_output=raw,
-        observation="I could not find a tool call or a final answer in your reply. " + help_text,
-    )
+    problems = {c.problem: c for c in reversed(candidates) if c.problem}  # the first of each
+    if not text.strip():
+        message, note = "The model returned an empty reply.", "Your reply was empty. "
+    elif "code" in problems:
+        line = problems["code"].tool[:120]
+        message = f"The Action line {line!r} is code, not a tool name."
+        note = (f"'Action: {line}' is code, not a tool name. The Action line holds only the "
+                "name of one of your tools; put code or text in the input of a tool that takes "
+                "it. ")
+    elif "input" in problems:
+        tool = problems["input"].tool[:80]
+        message = f"The action {tool!r} has no input."
+        note = (f'The JSON blob for the tool "{tool}" has no "action_input". ' if structured
+                else f"You chose 'Action: {tool}' but gave no input. Add the line "
+                "'Action Input: <the input for that tool>' right after it. ")
+    elif "placeholder" in problems:
+        message = "The final answer is empty or only repeats the prompt's placeholder."
+        note = "Your 'Final Answer:' holds no real answer; write the actual answer after it. "
+    else:
+        message = "The model's reply has neither an action nor a final answer."
+        note = "I could not find a tool call or a final answer in your reply. "
+    raise OutputParserError(message, llm_output=raw, observation=note + help_text)
 
 
 def _visible(text: str) -> str:
@@ -300,11 +273,9 @@ def _visible(text: str) -> str:
         i = text.find(token)
         if i >= 0:
             text = text[:i] if text[:i].strip() else text[i + len(token) :]
-    cut = -1
-    for m in _THINK_CLOSE.finditer(text):
-        cut = m.end()
-    if cut >= 0 and text[cut:].strip():
-        return text[cut:]
+    ends = [m.end() for m in _THINK_CLOSE.finditer(text)]
+    if ends and text[ends[-1]:].strip():
+        return text[ends[-1]:]
     return _THINK_TAG.sub("", text)
 
 
@@ -335,6 +306,10 @@ class _Reply:
             out.append(_Marker(kind, begin if line_start else start, m.end(), line_start,
                                open_bold))
         return out
+
+    def labels(self, kind: str) -> list[int]:
+        """The indexes of the (first 50) labels of ``kind``."""
+        return [i for i, m in enumerate(self.markers) if m.kind == kind][:50]
 
     def end_of(self, i: int, *, inline: bool) -> int:
         """Where section ``i`` ends: at the next label outside a code fence opened inside it."""
@@ -369,11 +344,6 @@ def _first_usable(found: Iterable[_Candidate | None]) -> list[_Candidate]:
     return out
 
 
-def _final_candidates(reply: _Reply, raw: str) -> list[_Candidate]:
-    finals = [i for i, m in enumerate(reply.markers) if m.kind == "final"][:50]
-    return _first_usable(_final_at(reply, i, raw) for i in finals)
-
-
 def _final_at(reply: _Reply, i: int, raw: str) -> _Candidate:
     answer, value = drop_dangling_fence(reply.section(i, inline=False)), None
     if answer.startswith(("```", "~~~", "{")):  # Final Answer: {"action": "Final Answer", ...}
@@ -381,12 +351,6 @@ def _final_at(reply: _Reply, i: int, raw: str) -> _Candidate:
         if fields is not None and fields[1] and norm_name(fields[0]) in _FINAL_TOOLS:
             answer, value = _as_text(fields[2]), fields[2]
     return _finish(reply.markers[i].start, answer, raw, value)
-
-
-def _action_candidates(reply: _Reply, raw: str, structured: bool) -> list[_Candidate]:
-    """The first complete text action, plus the first incomplete one before it."""
-    actions = [i for i, m in enumerate(reply.markers) if m.kind == "action"][:50]
-    return _first_usable(_text_action(reply, i, raw, structured) for i in actions)
 
 
 def _text_action(reply: _Reply, i: int, raw: str, structured: bool) -> _Candidate | None:

@@ -25,13 +25,6 @@ _CHAT_PARTS = {"system_message_prefix": 0, "format_instructions": 1, "system_mes
 PART_OPTIONS = (*_TEXT_PARTS, *_CHAT_PARTS, "human_message", "input_variables", "output_parser")
 
 
-def split(template: str) -> list[str]:
-    """A main template as [prefix, format instructions, suffix] (around ``{tools}``, ``Begin!``)."""
-    head, _, rest = template.partition("{tools}")
-    middle, begin, tail = rest.partition("Begin!")
-    return [head.strip(), middle.strip(), (begin + tail).strip()]
-
-
 def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
     """Remove the prompt options from ``options``; the agent keywords they make
     (``templates``) and what to set on the built agent (``output_parser``)."""
@@ -45,16 +38,18 @@ def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
     if wrong:
         raise ConfigError(f"agent type {agent_type!r} takes prompt options "
                           f"{', '.join(parts_of)}, not {', '.join(wrong)}")
-    out: dict[str, Any] = {}
     templates: dict[str, str] = dict(options.pop("templates", None) or {})
-    pieces = split(templates.get(name) or builtin_text(agent, name))
+    main = templates.get(name) or builtin_text(agent, name)
     if any(k in given for k in parts_of):
+        head, _, rest = main.partition("{tools}")  # prefix, format instructions, suffix
+        middle, begin, tail = rest.partition("Begin!")
+        pieces = [head.strip(), middle.strip(), (begin + tail).strip()]
         for key, at in parts_of.items():
             if key in given:
                 pieces[at] = str(given[key]).strip()
-        text = f"{pieces[0]}\n\n{{tools}}\n\n{pieces[1]}\n\n{pieces[2]}\n"
-        check_template(agent, text, "made of the prompt options")
-        templates[name] = text
+        main = f"{pieces[0]}\n\n{{tools}}\n\n{pieces[1]}\n\n{pieces[2]}\n"
+        check_template(agent, main, "made of the prompt options")
+        templates[name] = main
     if "human_message" in given:
         human = str(given["human_message"])
         if "{input}" not in human:
@@ -67,14 +62,12 @@ def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
                 "before it, or into the system message)")
         templates["human_message"] = human
     if "input_variables" in given:
-        allowed = variables(templates.get(name) or builtin_text(agent, name))
-        allowed |= {"input", "agent_scratchpad"}
+        allowed = variables(main) | {"input", "agent_scratchpad"}
         unknown = sorted(set(given["input_variables"]) - allowed)
         if unknown:
             raise ConfigError(f"input_variables {unknown} are not filled by {agent_type!r}; "
                               f"it fills {', '.join(sorted(allowed))}")
-    if templates:
-        out["templates"] = templates
+    out: dict[str, Any] = {"templates": templates} if templates else {}
     if "output_parser" in given:
         parser = given["output_parser"]
         if not callable(getattr(parser, "parse", None)):

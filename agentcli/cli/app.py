@@ -5,25 +5,20 @@
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from agentcli import __version__, exit_codes
+from agentcli.cli import model_flags as opts
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
-from agentcli.cli.exits import _state
 from agentcli.cli.mcp_cmd import ask_project_trust
-from agentcli.cli.model_flags import (
-    BASE_URL_OPT,
-    PROMPT_OPT,
-    PairCommand,
-    model_flags,
-    option_opt,
-    system_opt,
-)
 from agentcli.cli.startup import global_flags_first, only_the_named_command
 from agentcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentcli.config import Settings
 
 app = typer.Typer(
     help="A ReAct agent shell: tools, agents and any OpenAI-compatible model.\n\n"
@@ -40,8 +35,6 @@ tools_app = typer.Typer(help="Inspect the tool registry.", no_args_is_help=True,
                         rich_markup_mode=None)
 agents_app = typer.Typer(help="Inspect the agent types.", no_args_is_help=True,
                          rich_markup_mode=None)
-app.add_typer(tools_app, name="tools")
-app.add_typer(agents_app, name="agents")
 
 def _version(value: bool) -> None:
     if value:
@@ -59,7 +52,6 @@ def main_options(
     ),
 ) -> None:
     """Global options."""
-    _state["debug"] = debug
     if not debug:
         # Libraries (the MCP SDK, httpx) log tracebacks about a misbehaving server straight to
         # stderr; our own error line says what went wrong. --debug shows them.
@@ -74,24 +66,20 @@ def main_options(
 def run(
     question: str | None = typer.Argument(
         None, help="The question, or - to read it from stdin (optional with --template)."),
-    model: str | None = typer.Option(None, "--model", "-m", help="provider/model, replay:FILE"),
-    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
-    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
-    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
-    profile: str | None = typer.Option(None, "--profile", help="Profile from the config."),
-    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
+    model: str | None = opts.MODEL_OPT,
+    agent: str | None = opts.AGENT_OPT,
+    tools: str | None = opts.TOOLS_OPT,
+    config: Path | None = opts.CONFIG_OPT,
+    profile: str | None = opts.PROFILE_OPT,
+    max_iterations: int | None = opts.MAX_ITERATIONS_OPT,
     max_time: float | None = typer.Option(None, "--max-time", help="Time limit in seconds."),
     early_stopping: str | None = typer.Option(
         None, "--early-stopping",
         help="At a limit: auto (ask once for the answer after useful work), force or generate."
     ),
-    allow_dangerous_tools: bool | None = typer.Option(
-        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
-    ),
-    allow: str | None = typer.Option(
-        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
-    ),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
+    allow_dangerous_tools: bool | None = opts.DANGEROUS_OPT,
+    allow: str | None = opts.ALLOW_OPT,
+    yes: bool = opts.YES_OPT,
     verbose: bool | None = typer.Option(
         None, "--verbose/--quiet", "-v/-q", help="Show the trace, or print only the answer."
     ),
@@ -99,14 +87,11 @@ def run(
     no_stdin: bool = typer.Option(
         False, "--no-stdin", help="Leave stdin unread (piped text is otherwise read to its end)."),
     record: Path | None = typer.Option(None, "--record", help="Save a replay cassette here."),
-    tools_module: str | None = typer.Option(
-        None, "--tools-module", help="Python file(s) with @tool functions, comma-separated."
-    ),
-    stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
-    trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
-    otel: bool | None = typer.Option(
-        None, "--otel/--no-otel", help="Export OpenTelemetry traces (OTLP/HTTP, OTEL_* vars)."),
-    cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
+    tools_module: str | None = opts.MODULE_OPT,
+    stats: bool = opts.STATS_OPT,
+    trace: Path | None = opts.TRACE_OPT,
+    otel: bool | None = opts.OTEL_OPT,
+    cache: bool | None = opts.CACHE_OPT,
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget (exit 3)."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget (exit 3)."),
     state: list[str] | None = typer.Option(
@@ -124,11 +109,11 @@ def run(
     log: bool | None = typer.Option(
         None, "--log/--no-log", help="Log this run even if `agent logs off`, or do not."
     ),
-    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
-    base_url: str | None = BASE_URL_OPT,
-    option: list[str] | None = option_opt("--option", "-o"),
-    system: str | None = system_opt("--system", "-s"),
-    prompt: str | None = PROMPT_OPT,
+    db: str | None = opts.DB_OPT,
+    base_url: str | None = opts.BASE_URL_OPT,
+    option: list[str] | None = opts.option_opt("--option", "-o"),
+    system: str | None = opts.system_opt("--system", "-s"),
+    prompt: str | None = opts.PROMPT_OPT,
     markdown: bool | None = typer.Option(
         None, "--markdown/--no-markdown", help="Answer as Markdown (default: by content)."
     ),
@@ -178,7 +163,7 @@ def run(
         "tools_module": tools_module,
         "verbose": verbose if verbose is not None else (False if json_out else None),
         "cache": cache, "max_tokens": max_tokens, "max_cost": max_cost, "db_path": db,
-        **model_flags(base_url, option, system, prompt),
+        **opts.model_flags(base_url, option, system, prompt),
         "markdown": markdown, "structured_actions": structured_actions, "otel": otel,
     }
     from agentcli.cli import template_flags
@@ -217,48 +202,40 @@ def run(
     raise typer.Exit(code)
 
 
-_CONFIG_OPT = typer.Option(None, "--config", "-c", help="YAML config file.")
-_MODULE_OPT = typer.Option(None, "--tools-module", help="Python file(s) with @tool functions.")
-
-
-def _tool_settings(config: Path | None, tools_module: str | None, **flags: Any) -> Any:
+def _tool_settings(config: Path | None, tools_module: str | None,
+                   **flags: object) -> "Settings":
     from agentcli.config import load_settings
 
     return load_settings(config, flags={"tools_module": tools_module, **flags}, env=_env())
 
 
-@app.command(cls=PairCommand)
+@app.command(cls=opts.PairCommand)
 def batch(
     input_path: Path = typer.Argument(..., metavar="INPUT.jsonl",
                                       help='JSONL lines {"id", "input", ...}; - for stdin.'),
     out: Path = typer.Option(..., "--out", "-o", help="Append one JSON line per item here."),
     concurrency: int = typer.Option(8, "--concurrency", "-j", help="Questions at once."),
     expect: str | None = typer.Option(None, "--expect", help="Grade answers against FIELD."),
-    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
-    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
-    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
-    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
-    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
-    cache: bool | None = typer.Option(None, "--cache/--no-cache", help="Cache model replies."),
-    stats: bool = typer.Option(False, "--stats", help="Print calls, tokens, latency, cost."),
-    trace: Path | None = typer.Option(None, "--trace", help="Append a JSONL event trace here."),
-    otel: bool | None = typer.Option(
-        None, "--otel/--no-otel", help="Export OpenTelemetry traces (OTLP/HTTP, OTEL_* vars)."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
-    allow_dangerous_tools: bool | None = typer.Option(
-        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
-    ),
-    allow: str | None = typer.Option(
-        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
-    ),
-    tools_module: str | None = _MODULE_OPT,
+    model: str | None = opts.MODEL_OPT,
+    agent: str | None = opts.AGENT_OPT,
+    tools: str | None = opts.TOOLS_OPT,
+    config: Path | None = opts.CONFIG_OPT,
+    max_iterations: int | None = opts.MAX_ITERATIONS_OPT,
+    cache: bool | None = opts.CACHE_OPT,
+    stats: bool = opts.STATS_OPT,
+    trace: Path | None = opts.TRACE_OPT,
+    otel: bool | None = opts.OTEL_OPT,
+    yes: bool = opts.YES_OPT,
+    allow_dangerous_tools: bool | None = opts.DANGEROUS_OPT,
+    allow: str | None = opts.ALLOW_OPT,
+    tools_module: str | None = opts.MODULE_OPT,
     retry_errors: bool = typer.Option(
         True, "--retry-errors/--no-retry-errors",
         help="On resume, run again the items whose last line in OUT is a provider error."),
-    base_url: str | None = BASE_URL_OPT,
-    option: list[str] | None = option_opt("--option"),
-    system: str | None = system_opt("--system", "-s"),
-    prompt: str | None = PROMPT_OPT,
+    base_url: str | None = opts.BASE_URL_OPT,
+    option: list[str] | None = opts.option_opt("--option"),
+    system: str | None = opts.system_opt("--system", "-s"),
+    prompt: str | None = opts.PROMPT_OPT,
 ) -> None:
     """Run many questions concurrently; resumable; with --expect, an eval report.
 
@@ -272,7 +249,7 @@ def batch(
              "max_iterations": max_iterations, "verbose": False,
              "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
              "tools_module": tools_module, "otel": otel,
-             **model_flags(base_url, option, system, prompt)}
+             **opts.model_flags(base_url, option, system, prompt)}
     settings = load_settings(config, flags=flags, env=env)
     raise typer.Exit(run_batch_command(
         settings, env, input_path, out, concurrency=concurrency, expect=expect,
@@ -283,8 +260,8 @@ def batch(
 @tools_app.command("list")
 def tools_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
-    config: Path | None = _CONFIG_OPT,
-    tools_module: str | None = _MODULE_OPT,
+    config: Path | None = opts.CONFIG_OPT,
+    tools_module: str | None = opts.MODULE_OPT,
     all_tools: bool = typer.Option(
         False, "--all", help="Also list MCP tools, starting servers whose list is not cached."
     ),
@@ -307,8 +284,8 @@ def tools_list(
 def tools_show(
     name: str = typer.Argument(..., help="The tool name."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    config: Path | None = _CONFIG_OPT,
-    tools_module: str | None = _MODULE_OPT,
+    config: Path | None = opts.CONFIG_OPT,
+    tools_module: str | None = opts.MODULE_OPT,
 ) -> None:
     """Show one tool: description, argument schema, danger, needs."""
     from agentcli.cli.tool_commands import show_tool
@@ -320,14 +297,12 @@ def tools_show(
 def tools_call(
     name: str = typer.Argument(..., help="The tool name."),
     tool_input: str = typer.Argument(..., help="The input: text, or a JSON object."),
-    config: Path | None = _CONFIG_OPT,
-    tools_module: str | None = _MODULE_OPT,
+    config: Path | None = opts.CONFIG_OPT,
+    tools_module: str | None = opts.MODULE_OPT,
     model: str | None = typer.Option(None, "--model", "-m", help="For tools needing a model."),
-    allow: str | None = typer.Option(None, "--allow", help="Dangerous tools to allow."),
-    allow_dangerous_tools: bool | None = typer.Option(
-        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
-    ),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Run a dangerous call without asking."),
+    allow: str | None = opts.ALLOW_OPT,
+    allow_dangerous_tools: bool | None = opts.DANGEROUS_OPT,
+    yes: bool = opts.YES_OPT,
 ) -> None:
     """Run one tool directly, under the same approval rules as the agent."""
     from agentcli.cli.tool_commands import call_tool
@@ -352,32 +327,28 @@ def agents_list(
     print_agents(json_out)
 
 
-@app.command(cls=PairCommand)
+@app.command(cls=opts.PairCommand)
 def chat(
     session: str = typer.Option("default", "--session", "-s", help="Session to start or resume."),
-    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
-    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
-    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
+    model: str | None = opts.MODEL_OPT,
+    agent: str | None = opts.AGENT_OPT,
+    tools: str | None = opts.TOOLS_OPT,
     memory: str | None = typer.Option(
         None, "--memory", help="auto, none, buffer, window, tokens or summary."
     ),
-    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
-    profile: str | None = typer.Option(None, "--profile", help="Profile from the config."),
-    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
+    config: Path | None = opts.CONFIG_OPT,
+    profile: str | None = opts.PROFILE_OPT,
+    db: str | None = opts.DB_OPT,
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream tokens."),
     verbose: bool | None = typer.Option(None, "--verbose/--quiet", "-v/-q", help="Trace."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Run dangerous calls without asking."),
-    allow_dangerous_tools: bool | None = typer.Option(
-        None, "--allow-dangerous-tools", help="Allow every dangerous tool to load."
-    ),
-    allow: str | None = typer.Option(
-        None, "--allow", help="Dangerous tools (or MCP servers) to allow, by name."
-    ),
-    tools_module: str | None = _MODULE_OPT,
-    base_url: str | None = BASE_URL_OPT,
-    option: list[str] | None = option_opt("--option", "-o"),
-    system: str | None = system_opt("--system"),
-    prompt: str | None = PROMPT_OPT,
+    yes: bool = opts.YES_OPT,
+    allow_dangerous_tools: bool | None = opts.DANGEROUS_OPT,
+    allow: str | None = opts.ALLOW_OPT,
+    tools_module: str | None = opts.MODULE_OPT,
+    base_url: str | None = opts.BASE_URL_OPT,
+    option: list[str] | None = opts.option_opt("--option", "-o"),
+    system: str | None = opts.system_opt("--system"),
+    prompt: str | None = opts.PROMPT_OPT,
     otel: bool | None = typer.Option(
         None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per turn)."),
 ) -> None:
@@ -390,49 +361,36 @@ def chat(
              "profile": profile, "db_path": db, "stream": stream, "verbose": verbose,
              "allow_dangerous_tools": allow_dangerous_tools, "allow": allow,
              "tools_module": tools_module, "otel": otel,
-             **model_flags(base_url, option, system, prompt)}
+             **opts.model_flags(base_url, option, system, prompt)}
     settings = load_settings(config, flags=flags, env=env)
 
     ask_project_trust(settings)
     raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
 
 
-from agentcli.cli.completion_cmd import completion  # noqa: E402 - registered after app
-from agentcli.cli.logs_cmd import logs_app  # noqa: E402
-from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
-
-app.add_typer(sessions_app, name="sessions")
-app.add_typer(logs_app, name="logs")
-app.command("completion")(completion)
-from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
-
-app.add_typer(prompts_app, name="prompts")
-from agentcli.cli.keys_cmd import keys_app  # noqa: E402
-
-app.add_typer(keys_app, name="keys")
-from agentcli.cli.models_cmd import models_app  # noqa: E402
-
-app.add_typer(models_app, name="models")
+# The other commands live in their own modules, registered here once ``app`` exists.
 from agentcli.cli.aliases_cmd import aliases_app  # noqa: E402
-
-app.add_typer(aliases_app, name="aliases")
-from agentcli.cli.templates_cmd import templates_app  # noqa: E402
-
-app.add_typer(templates_app, name="templates")
+from agentcli.cli.completion_cmd import completion  # noqa: E402
+from agentcli.cli.keys_cmd import keys_app  # noqa: E402
+from agentcli.cli.logs_cmd import logs_app  # noqa: E402
 from agentcli.cli.mcp_cmd import mcp_app  # noqa: E402
-
-app.add_typer(mcp_app, name="mcp")
+from agentcli.cli.models_cmd import models_app  # noqa: E402
+from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
+from agentcli.cli.prompts_cmd import prompts_app  # noqa: E402
+from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
+from agentcli.cli.sessions_cmd import sessions_app  # noqa: E402
+from agentcli.cli.templates_cmd import templates_app  # noqa: E402
 from agentcli.cli.trust_cmd import trust  # noqa: E402
 
-app.command("trust")(trust)
-from agentcli.cli.plugins_cmd import install, plugins, uninstall  # noqa: E402
-
-app.command("plugins")(plugins)
-app.command("install")(install)
-app.command("uninstall")(uninstall)
-from agentcli.cli.serve_cmd import serve  # noqa: E402 - Starlette/uvicorn load only to serve
-
-app.command("serve", cls=PairCommand)(serve)
+for name, group in (("tools", tools_app), ("agents", agents_app), ("sessions", sessions_app),
+                    ("logs", logs_app), ("prompts", prompts_app), ("keys", keys_app),
+                    ("models", models_app), ("aliases", aliases_app),
+                    ("templates", templates_app), ("mcp", mcp_app)):
+    app.add_typer(group, name=name)
+for name, command in (("completion", completion), ("trust", trust), ("plugins", plugins),
+                      ("install", install), ("uninstall", uninstall)):
+    app.command(name)(command)
+app.command("serve", cls=opts.PairCommand)(serve)
 
 
 def main() -> None:

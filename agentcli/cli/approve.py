@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.approval import ApprovalPolicy, UserChoice
 from agentcli.config import Settings
@@ -64,7 +64,8 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
     return ask
 
 
-def build_approver(settings: Settings, yes: bool, console: Console | None = None) -> Any:
+def build_approver(settings: Settings, yes: bool,
+                   console: Console | None = None) -> ApprovalPolicy:
     """The approver for a run: --yes / approve: auto runs everything allowed by policy; a
     terminal gets prompts; anything else denies ``ask`` calls."""
     ask = None

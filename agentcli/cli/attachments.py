@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ConfigError
 from agentcli.files import refuse_secret
@@ -15,12 +14,12 @@ _AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/
 _MAGIC = ((b"\x89PNG", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
 
 
-def attachment_parts(sources: list[str]) -> tuple[dict[str, Any], ...]:
+def attachment_parts(sources: list[str]) -> tuple[dict[str, object], ...]:
     """The content parts for ``--attach`` values: a URL is passed on, a file is inlined."""
     return tuple(_part(src) for src in sources)
 
 
-def _part(src: str) -> dict[str, Any]:
+def _part(src: str) -> dict[str, object]:
     if src.startswith(("http://", "https://")):
         return {"type": "image_url", "image_url": {"url": src}}
     path = Path(src).expanduser()

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from agentcli.batch import check_out_path, exit_code_for, outcome_counts, read_items, run_batch
 from agentcli.cli.approve import build_approver
 from agentcli.cli.consoles import console, report_tool_warnings
-from agentcli.cli.observe import Observers
+from agentcli.cli.observe import Observers, print_metrics
 from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.runtime import build_executor, build_model
@@ -62,7 +62,7 @@ def run_batch_command(
             task = progress.add_task("batch", total=len(items), errors=0)
             errors = 0
 
-            def advance(line: dict[str, Any]) -> None:
+            def advance(line: Mapping[str, object]) -> None:
                 nonlocal errors
                 errors += "error" in line
                 progress.update(task, advance=1, errors=errors)
@@ -98,9 +98,6 @@ def counts_line(counts: Counter[str], code: int) -> str:
 
 def print_summary(console: Console, s: dict[str, Any], out: Path) -> None:
     """The batch summary (and eval numbers when answers were graded)."""
-    table = Table(title=f"Batch -> {out}", show_header=False)
-    table.add_column("metric", style="bold")
-    table.add_column("value", justify="right")
 
     def secs(v: float | None) -> str:
         return "-" if v is None else f"{v:.3f} s"
@@ -125,6 +122,4 @@ def print_summary(console: Console, s: dict[str, Any], out: Path) -> None:
         ("throughput", "-" if not s["items_per_second"] else
          f"{s['items_per_second']:.1f} items/s"),
     ]
-    for label, value in rows:
-        table.add_row(label, value)
-    console.print(table)
+    print_metrics(console, f"Batch -> {out}", rows)

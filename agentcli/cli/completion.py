@@ -13,7 +13,6 @@ import inspect
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import typer
 from typer.models import ArgumentInfo, OptionInfo
@@ -51,16 +50,6 @@ def tool_names() -> list[str]:
 def complete_tools(incomplete: str) -> list[str]:
     """Tool names, for ``--tools a,b`` and ``--allow a,b`` too."""
     return _last_item(incomplete, tool_names())
-
-
-def complete_tool(incomplete: str) -> list[str]:
-    """One tool name."""
-    return _matching(tool_names(), incomplete)
-
-
-def complete_agents(incomplete: str) -> list[str]:
-    """Agent type names."""
-    return _matching(agent_names(), incomplete)
 
 
 def _db(ctx: typer.Context | None) -> Path:
@@ -112,23 +101,27 @@ def complete_runs(ctx: typer.Context, incomplete: str) -> list[str]:
     return _matching(_read(ctx, "SELECT id FROM runs ORDER BY id DESC LIMIT 30"), incomplete)
 
 
-def complete_templates(incomplete: str) -> list[str]:
+def _template_names() -> list[str]:
     """Saved run templates (``agent run --save``)."""
     from agentcli.saved_templates import template_names
 
-    return _matching(template_names(), incomplete)
+    return template_names()
 
 
-def complete_aliases(incomplete: str) -> list[str]:
-    """The user's model aliases."""
-    return _matching(_aliases(), incomplete)
+def _one_of(names: Callable[[], Iterable[str]]) -> Completer:
+    """Complete one name of those ``names()`` gives at the time of asking."""
+    def complete(incomplete: str) -> list[str]:
+        return _matching(names(), incomplete)
+
+    return complete
 
 
 def _choices(*values: str) -> Completer:
-    def complete(incomplete: str) -> list[str]:
-        return _matching(values, incomplete)
+    return _one_of(lambda: values)
 
-    return complete
+
+complete_tool, complete_agents = _one_of(tool_names), _one_of(agent_names)
+complete_templates, complete_aliases = _one_of(_template_names), _one_of(_aliases)
 
 
 OPTION_COMPLETERS: dict[str, Completer] = {
@@ -155,7 +148,7 @@ ARGUMENT_COMPLETERS: dict[str, Completer] = {
 }
 
 
-def _attach(callback: Callable[..., Any] | None, group: str) -> None:
+def _attach(callback: Callable[..., object] | None, group: str) -> None:
     if callback is None:
         return
     for param in inspect.signature(callback).parameters.values():
@@ -181,6 +174,8 @@ def attach_completions(app: typer.Typer, group: str = "") -> None:
 
 def completion_script(shell: str) -> str:
     """The completion script ``agent --show-completion`` prints, for the named shell."""
+    # Typer's one private import here: its public ``--show-completion`` only prints the script
+    # of the shell it detects, and Typer has no public function taking the shell by name.
     from typer._completion_shared import get_completion_script
 
     return get_completion_script(prog_name="agent", complete_var="_AGENT_COMPLETE", shell=shell)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.cli.question import read_question
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def compose_question(question: str | None, *, template: SavedTemplate | None,
                      params: dict[str, str], fragments: Sequence[str],
-                     tool_settings: Mapping[str, Any], read_stdin: bool) -> str:
+                     tool_settings: Mapping[str, object], read_stdin: bool) -> str:
     """The run's question; every bad input is a one-line ConfigError."""
     context = []
     if fragments:

@@ -41,7 +41,7 @@ def _rich_console(stderr: bool) -> Console:
 _RICH_FORCES = ("FORCE_COLOR", "TTY_COMPATIBLE")
 
 
-def _plain_stream(stream: Any) -> bool:
+def _plain_stream(stream: IO[str]) -> bool:
     """Whether Rich would find ``stream`` no terminal, so without colour (sure cases only)."""
     if any(name in os.environ for name in _RICH_FORCES) or hasattr(builtins, "get_ipython"):
         return False
@@ -52,7 +52,7 @@ def _plain_stream(stream: Any) -> bool:
 
 
 # What a piped Rich console answers, before anything made it otherwise.
-_PLAIN: dict[str, Any] = {"is_terminal": False, "color_system": None, "record": False,
+_PLAIN: dict[str, object] = {"is_terminal": False, "color_system": None, "record": False,
                           "quiet": False, "_buffer_index": 0, "soft_wrap": True}
 
 
@@ -67,7 +67,8 @@ class _PipedConsole:
     def __init__(self, stderr: bool) -> None:
         self._stderr = stderr
         self._rich: Console | None = None
-        self._plain: tuple[Any, bool] = (None, False)  # the stream last asked about, plain?
+        # The stream last asked about, and whether it is plain.
+        self._plain: tuple[IO[str] | None, bool] = (None, False)
 
     @property
     def file(self) -> IO[str]:
@@ -156,6 +157,9 @@ def is_terminal(out: Console) -> bool:
 def plain_file(out: Console) -> IO[str] | None:
     """The file ``out`` prints to when text goes there unchanged by Rich: a piped console
     without colour that is not recording, quiet or capturing; None when Rich is needed."""
+    # ``_buffer_index`` is Rich's only sign of a capture (``console.capture()``, ``with
+    # console:``); Rich has no public one. This one private read, here only, keeps the plain
+    # path (the piped answer and chat-turn rows of bench/README.md) off captured output.
     if out.record or out.quiet or out._buffer_index:
         return None
     file, _, plain = _facts(out)

@@ -17,9 +17,9 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from agentcli import exit_codes
 from agentcli.cli.exits import errors_to_exit
 from agentcli.cli.model_flags import PairCommand
+from agentcli.errors import ConfigError
 
 DEFAULT_COMMAND = "run"
 _WORD = re.compile(r"[a-z][a-z0-9_-]*")
@@ -42,7 +42,7 @@ class DefaultRunGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; its errors become one line and an exit code here, once."""
-        with errors_to_exit():
+        with errors_to_exit(debug=bool(ctx.params.get("debug"))):
             return super().invoke(ctx)
 
     def _route(self, ctx: Any, args: list[str]) -> list[str]:
@@ -73,7 +73,7 @@ class DefaultRunGroup(TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         try:
             return super().resolve_command(ctx, args)
-        except typer._click.exceptions.UsageError as err:
+        except typer.TyperException as err:  # click's UsageError ("No such command")
             if args:
                 word = args[0]
                 message = err.message if err.message.endswith("?") else err.message.rstrip(".")
@@ -107,7 +107,5 @@ class RunCommand(PairCommand):
             if arg == "-c" and at + 1 < end:
                 value = args[at + 1]
                 if not Path(value).exists() and not value.endswith((".yaml", ".yml")):
-                    from agentcli.cli.exits import fail
-
-                    fail(_CONTINUE_HINT.format(value=value), exit_codes.USAGE)
+                    raise ConfigError(_CONTINUE_HINT.format(value=value))
         return super().parse_args(ctx, args)

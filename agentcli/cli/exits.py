@@ -4,6 +4,8 @@ The ``agent`` group runs every command inside :func:`errors_to_exit`
 (``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
 ``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
 code, Ctrl-C 130, a bug one "internal error" line (``--debug`` adds the traceback).
+The debug flag comes with each invocation (the group's parsed ``--debug``), so two runs in
+one process (a test's ``CliRunner``) never share it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -20,11 +22,13 @@ from agentcli import exit_codes
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.textsafe import safe_line, safe_text
 
-_state: dict[str, bool] = {"debug": False}
+if TYPE_CHECKING:
+    from rich.console import Console
+
 _MAX_ERROR = 2000  # characters of an error line
 
 
-def _stderr() -> Any:
+def _stderr() -> Console:
     from agentcli.cli.consoles import console
 
     return console(stderr=True)
@@ -63,16 +67,17 @@ def _quiet_broken_pipe() -> NoReturn:
 
 
 @contextmanager
-def errors_to_exit() -> Iterator[None]:
-    """The one place where exceptions become a one-line message and an exit code."""
+def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
+    """The one place where exceptions become a one-line message and an exit code;
+    ``debug`` also prints the traceback."""
     try:
         yield
-    except (typer.Exit, typer.Abort, typer._click.exceptions.ClickException):
+    except (typer.Exit, typer.Abort, typer.TyperException):
         raise  # click's own exits, usage errors and aborts keep click's handling
     except BrokenPipeError:
         _quiet_broken_pipe()
     except AgentCliError as err:
-        if _state["debug"]:
+        if debug:
             _print_traceback()
         code = exit_codes.PROVIDER if isinstance(err, ProviderError) else (
             exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
@@ -81,7 +86,7 @@ def errors_to_exit() -> Iterator[None]:
     except KeyboardInterrupt:
         fail("interrupted", exit_codes.INTERRUPTED)
     except Exception as err:
-        if _state["debug"]:
+        if debug:
             _print_traceback()
         fail(f"internal error: {type(err).__name__}: {err} (rerun with --debug for the "
              "traceback and please report it)", exit_codes.INTERNAL)

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 from agentcli.cli.question import MAX_STDIN_BYTES, read_text
 from agentcli.errors import AgentCliError, ConfigError
@@ -82,8 +82,8 @@ def _paths(pattern: str) -> list[str]:
     return found
 
 
-def read_fragments(specs: Sequence[str], tool_settings: Mapping[str, Any],
-                   stdin: Any = None) -> list[Fragment]:
+def read_fragments(specs: Sequence[str], tool_settings: Mapping[str, object],
+                   stdin: TextIO | None = None) -> list[Fragment]:
     """Every fragment's text, in the order given; a bad one is a one-line usage error."""
     allow_private = bool_setting(dict(tool_settings), "allow_private_network")
     fragments: list[Fragment] = []

@@ -6,8 +6,7 @@ import sys
 
 import typer
 
-from agentcli import exit_codes
-from agentcli.cli.exits import fail
+from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_line
 
 keys_app = typer.Typer(help="Store API keys (a 0600 file in the config dir).",
@@ -49,8 +48,8 @@ def keys_get(
 
     value = stored_key(name, dict(os.environ))
     if sys.stdout.isatty():
-        fail(f"not printing key {name} to a terminal; use it in a pipe or a command "
-             f"substitution, e.g. export VAR=$(agent keys get {name})", exit_codes.USAGE)
+        raise ConfigError(f"not printing key {name} to a terminal; use it in a pipe or a "
+                          f"command substitution, e.g. export VAR=$(agent keys get {name})")
     sys.stdout.write(value + "\n")  # the key itself: the one output never redacted
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -37,7 +37,7 @@ class TokenPrinter(BaseCallbackHandler):
         self._shown = 0
         self._stopped = False
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Follow the agent's model calls (not those a tool makes): start, tokens, end."""
         kind = event.kind  # one class per kind (events.py): a string test, at every event
         if kind == "token":

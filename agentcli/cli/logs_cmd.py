@@ -10,20 +10,13 @@ from pathlib import Path
 
 import typer
 
-from agentcli.cli.environ import environment as load_env
+from agentcli.cli.environ import environment as _env
+from agentcli.cli.model_flags import DB_OPT
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_text
 
 logs_app = typer.Typer(help="The log of every run and chat turn (SQLite).",
                        rich_markup_mode=None)
-_DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
-_N_OPT = typer.Option(20, "-n", "--count", help="How many runs (newest first).")
-_JSON_OPT = typer.Option(False, "--json", help="Print one JSON array, steps included.")
-_JSONL_OPT = typer.Option(False, "--jsonl", help="Print one JSON object a line, steps included.")
-_QUERY_OPT = typer.Option(None, "-q", "--query", help="Full-text search.")
-_MODEL_OPT = typer.Option(None, "-m", "--model", help="Only runs of this model.")
-_SINCE_OPT = typer.Option(None, "--since", help="Only runs since: 30m, 2h, 7d, 2w or a date.")
-_DB_OPT = typer.Option(None, "--db", help=_DB_HELP)
 _MAX_COUNT = 2**63 - 1  # SQLite's largest integer
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
@@ -45,10 +38,6 @@ def parse_since(text: str, now: float | None = None) -> float:
         return 0.0
 
 
-def _env() -> dict[str, str]:
-    return load_env()
-
-
 def _when(started: str | float) -> str:
     from agentcli.log_schema import epoch
 
@@ -60,8 +49,23 @@ def _short(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _list(n: int, json_out: bool, query: str | None, model: str | None, since: str | None,
-          db: Path | None, jsonl: bool = False) -> None:
+@logs_app.callback(invoke_without_command=True)
+@logs_app.command("list")  # `agent logs list` is `agent logs`
+def logs(
+    ctx: typer.Context,
+    n: int = typer.Option(20, "-n", "--count", help="How many runs (newest first)."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON array, steps included."),
+    jsonl: bool = typer.Option(False, "--jsonl",
+                               help="Print one JSON object a line, steps included."),
+    query: str | None = typer.Option(None, "-q", "--query", help="Full-text search."),
+    model: str | None = typer.Option(None, "-m", "--model", help="Only runs of this model."),
+    since: str | None = typer.Option(None, "--since",
+                                     help="Only runs since: 30m, 2h, 7d, 2w or a date."),
+    db: Path | None = DB_OPT,
+) -> None:
+    """List recent runs (every `run` and chat turn), or search them, steps included."""
+    if ctx.invoked_subcommand is not None:  # (always None as `agent logs list`)
+        return
     from agentcli.cli.consoles import console
     from agentcli.cli.db import read_store
     from agentcli.cli.tables import print_rows
@@ -102,41 +106,11 @@ def _list(n: int, json_out: bool, query: str | None, model: str | None, since: s
                 "secs"), rows, wrap=("question", "answer"))
 
 
-@logs_app.callback(invoke_without_command=True)
-def logs(
-    ctx: typer.Context,
-    n: int = _N_OPT,
-    json_out: bool = _JSON_OPT,
-    jsonl: bool = _JSONL_OPT,
-    query: str | None = _QUERY_OPT,
-    model: str | None = _MODEL_OPT,
-    since: str | None = _SINCE_OPT,
-    db: Path | None = _DB_OPT,
-) -> None:
-    """List recent runs (every `run` and chat turn), or search them, steps included."""
-    if ctx.invoked_subcommand is None:
-        _list(n, json_out, query, model, since, db, jsonl)
-
-
-@logs_app.command("list")
-def logs_list(
-    n: int = _N_OPT,
-    json_out: bool = _JSON_OPT,
-    jsonl: bool = _JSONL_OPT,
-    query: str | None = _QUERY_OPT,
-    model: str | None = _MODEL_OPT,
-    since: str | None = _SINCE_OPT,
-    db: Path | None = _DB_OPT,
-) -> None:
-    """List recent runs; the same as `agent logs`."""
-    _list(n, json_out, query, model, since, db, jsonl)
-
-
 @logs_app.command("show")
 def logs_show(
     run_id: int | None = typer.Argument(None, metavar="[ID]", help="Run id (default: the last)."),
     json_out: bool = typer.Option(False, "--json", help="Print the run as JSON."),
-    db: Path | None = _DB_OPT,
+    db: Path | None = DB_OPT,
 ) -> None:
     """One run: question, every step, answer, model, options, tokens, cost and timings."""
     from agentcli.cli.consoles import console
@@ -145,7 +119,7 @@ def logs_show(
 
     store = read_store(db, _env())
     try:
-        row = store.run(run_id) if run_id is not None else store.last_run()
+        row = store.run(run_id)
     finally:
         store.close()
     if row is None:
@@ -165,7 +139,7 @@ def logs_show(
 
 
 @logs_app.command("path")
-def logs_path(db: Path | None = _DB_OPT) -> None:
+def logs_path(db: Path | None = DB_OPT) -> None:
     """Print the path of the SQLite file that holds the log."""
     from agentcli.cli.db import db_path
 

@@ -3,27 +3,40 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
 from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import CONFIG_OPT
 from agentcli.cli.trust_cmd import ask_mcp_trust, set_project_trust
 from agentcli.errors import ConfigError, ToolInputError
 
+if TYPE_CHECKING:
+    from agentcli.config import Settings
+    from agentcli.mcp.config import ServerConfig
+    from agentcli.mcp.connection import ServerConnection
+
+T = TypeVar("T")
+
 mcp_app = typer.Typer(help="MCP servers: their tools, resources and prompts.",
                       no_args_is_help=True, rich_markup_mode=None)
-_CONFIG = typer.Option(None, "--config", "-c", help="YAML config file.")
 _JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _server(config: Path | None, name: str | None) -> Any:
+def _configs(config: Path | None) -> dict[str, ServerConfig]:
     from agentcli.config import load_settings
-    from agentcli.mcp.config import find_server, server_configs
+    from agentcli.mcp.config import server_configs
 
-    configs = server_configs(load_settings(config, env=environment()))
-    return configs if name is None else find_server(configs, name)
+    return server_configs(load_settings(config, env=environment()))
+
+
+def _server(config: Path | None, name: str) -> ServerConfig:
+    from agentcli.mcp.config import find_server
+
+    return find_server(_configs(config), name)
 
 
 def _say(text: str) -> None:
@@ -32,7 +45,7 @@ def _say(text: str) -> None:
     print(clean(text, 1_000_000))  # server text: control characters neutralized
 
 
-def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) -> None:
+def _table(rows: list[dict[str, object]], keys: tuple[str, ...], json_out: bool) -> None:
     if json_out:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -43,20 +56,20 @@ def _table(rows: list[dict[str, Any]], keys: tuple[str, ...], json_out: bool) ->
                        [line[-1]]).rstrip())
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     """A table cell: yes/no for a flag, as `agent tools list` prints it."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
 
 
-def _consent(conf: Any) -> None:
+def _consent(conf: ServerConfig) -> None:
     """Before starting a server of a project's ``.mcp.json``: on a terminal, ask."""
     if conf.project_file is not None:
-        _ask_trust(Path(conf.project_file))
+        ask_mcp_trust(Path(conf.project_file))
 
 
-def _run(coro_factory: Any, conf: Any) -> Any:
+def _run(coro_factory: Callable[[ServerConnection], Awaitable[T]], conf: ServerConfig) -> T:
     from agentcli.mcp.connection import run_sync
     from agentcli.mcp.pool import get_connection
 
@@ -68,13 +81,13 @@ def _run(coro_factory: Any, conf: Any) -> Any:
 
 
 @mcp_app.command("list")
-def mcp_list(config: Path | None = _CONFIG, json_out: bool = _JSON) -> None:
+def mcp_list(config: Path | None = CONFIG_OPT, json_out: bool = _JSON) -> None:
     """List the configured servers (from the config and .mcp.json) without starting them."""
     from agentcli.mcp.cache import cached_tools
     from agentcli.mcp.trust import is_trusted
 
-    rows = []
-    for name, conf in _server(config, None).items():
+    rows: list[dict[str, object]] = []
+    for name, conf in _configs(config).items():
         cached = cached_tools(conf)
         origin = conf.project_file or "config"
         rows.append({"name": name, "transport": conf.transport,
@@ -90,25 +103,21 @@ def mcp_trust(directory: Path = typer.Argument(Path("."), help="The project dire
               ) -> None:
     """Trust the project's .mcp.json as it is now: its servers may start (asked again if it
     changes)."""
-    _set_trust(directory, True)
+    set_project_trust(directory, True, only_mcp=True)
 
 
 @mcp_app.command("untrust")
 def mcp_untrust(directory: Path = typer.Argument(Path("."), help="The project directory.")
                 ) -> None:
     """Forget the trust in a project's .mcp.json: its servers no longer start."""
-    _set_trust(directory, None)
-
-
-def _set_trust(directory: Path, trusted: bool | None) -> None:
-    set_project_trust(directory, trusted, only_mcp=True)
+    set_project_trust(directory, None, only_mcp=True)
 
 
 @mcp_app.command("tools")
 def mcp_tools(
     server: str = typer.Argument(..., help="The server name."),
     refresh: bool = typer.Option(False, "--refresh", help="Ask the server, not the cache."),
-    config: Path | None = _CONFIG, json_out: bool = _JSON,
+    config: Path | None = CONFIG_OPT, json_out: bool = _JSON,
 ) -> None:
     """A server's tools and whether each is dangerous (cached list unless --refresh)."""
     from agentcli.tools.mcp import list_tools, tool_danger
@@ -126,7 +135,7 @@ def mcp_tools(
 @mcp_app.command("resources")
 def mcp_resources(
     server: str = typer.Argument(..., help="The server name."),
-    config: Path | None = _CONFIG, json_out: bool = _JSON,
+    config: Path | None = CONFIG_OPT, json_out: bool = _JSON,
 ) -> None:
     """List a server's resources and resource templates (starts the server); read one with
     `agent mcp read SERVER URI` (a template's {placeholders} filled in)."""
@@ -145,7 +154,7 @@ def mcp_resources(
 def mcp_read(
     server: str = typer.Argument(..., help="The server name."),
     uri: str = typer.Argument(..., help="The resource URI."),
-    config: Path | None = _CONFIG,
+    config: Path | None = CONFIG_OPT,
 ) -> None:
     """Print one resource (binary contents as a short placeholder)."""
     _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
@@ -154,7 +163,7 @@ def mcp_read(
 @mcp_app.command("prompts")
 def mcp_prompts(
     server: str = typer.Argument(..., help="The server name."),
-    config: Path | None = _CONFIG, json_out: bool = _JSON,
+    config: Path | None = CONFIG_OPT, json_out: bool = _JSON,
 ) -> None:
     """List a server's prompts; use one in chat as /mcp:SERVER:PROMPT key=value ..."""
     prompts = _run(lambda c: c.list_prompts(), _server(config, server))
@@ -165,7 +174,7 @@ def mcp_prompts(
     _table(rows, ("name", "arguments", "description"), json_out)
 
 
-def ask_project_trust(settings: Any) -> None:
+def ask_project_trust(settings: Settings) -> None:
     """On a terminal, ask once whether to trust an untrusted ``.mcp.json`` this run would start
     (its servers' commands shown, on stderr); the answer is kept for the file as it is, "no"
     too. Off a terminal, say nothing: its servers are refused with a one-line error naming
@@ -182,12 +191,4 @@ def ask_project_trust(settings: Any) -> None:
     wanted = {t.partition(".")[0] for t in settings.tools}
     if any(c.project_file is not None and n in wanted
            for n, c in server_configs(settings).items()):
-        _ask_trust(path)
-
-
-def _ask_trust(path: Path) -> None:
-    """Ask on a terminal whether to trust ``path``, listing every server it holds (a "y"
-    trusts them all), unless trusted or declined already as it is now; keep the answer."""
-    from agentcli.mcp.config import project_servers
-
-    ask_mcp_trust(path, project_servers(path.parent))
+        ask_mcp_trust(path)

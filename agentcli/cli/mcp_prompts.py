@@ -12,6 +12,7 @@ from agentcli.mcp.pool import get_connection
 
 if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
+    from agentcli.config import Settings
 
 USAGE = "/mcp:SERVER:PROMPT [key=value ...] (a prompt with one argument takes the rest as is)"
 
@@ -38,7 +39,7 @@ def prompt_arguments(spec: dict[str, Any], raw: str) -> dict[str, str]:
     return args
 
 
-def prompt_text(settings: Any, target: str, raw: str) -> str:
+def prompt_text(settings: Settings, target: str, raw: str) -> str:
     """The text of prompt ``SERVER:PROMPT`` with its arguments filled in by the server."""
     server, _, name = target.partition(":")
     if not server or not name:

@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import typer
 
 from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import CONFIG_OPT
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_line
 
@@ -38,7 +39,7 @@ def models_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     refresh: bool = typer.Option(False, "--refresh", help="Ask the endpoints again now."),
     base_url: str | None = typer.Option(None, "--base-url", help="Also query this endpoint."),
-    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    config: Path | None = CONFIG_OPT,
 ) -> None:
     """The presets and the models each configured endpoint reports; which have a key."""
     from agentcli.config import load_settings

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.metrics import MetricsHandler
@@ -15,6 +15,9 @@ from agentcli.pricing import load_prices
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from agentcli.callbacks.trace import TraceHandler
+    from agentcli.otel_export import OtelExport
+
 
 class Observers:
     """The handlers behind ``--stats`` / ``--trace`` / ``--otel``; ``close()`` flushes and
@@ -23,12 +26,12 @@ class Observers:
     def __init__(self, *, stats: bool, trace: Path | None, env: Mapping[str, str],
                  prices: str | None = None, otel: bool = False) -> None:
         self.metrics = MetricsHandler(load_prices(prices)) if stats else None
-        self.otel: Any = None
+        self.otel: OtelExport | None = None
         if otel:  # opentelemetry is imported only here
             from agentcli.otel_export import OtelExport
 
             self.otel = OtelExport(env)
-        self.trace: Any = None
+        self.trace: TraceHandler | None = None
         if trace is not None:
             from agentcli.callbacks.trace import TraceHandler
 
@@ -56,16 +59,16 @@ class Observers:
             if warning:
                 console.print(warning, markup=False, highlight=False)
         if self.metrics is not None:
-            print_stats(console, self.metrics)
+            print_metrics(console, "Run stats", self.metrics.rows())
 
 
-def print_stats(console: Console, metrics: MetricsHandler, title: str = "Run stats") -> None:
-    """The metrics as a two-column table."""
-    from rich.table import Table  # only runs with --stats pay for it
+def print_metrics(console: Console, title: str, rows: Iterable[tuple[str, str]]) -> None:
+    """Metrics as a titled two-column table (``--stats``, the batch summary)."""
+    from rich.table import Table  # only runs with --stats (or a batch) pay for it
 
     table = Table(title=title, show_header=False)
     table.add_column("metric", style="bold")
     table.add_column("value", justify="right")
-    for label, value in metrics.rows():
+    for label, value in rows:
         table.add_row(label, value)
     console.print(table)

@@ -9,8 +9,7 @@ from typing import Any
 
 import typer
 
-from agentcli import exit_codes
-from agentcli.cli.exits import fail
+from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_line
 
 
@@ -59,7 +58,7 @@ def install(
 ) -> None:
     """Install plugins (or any package) into the environment agent runs in, with pip."""
     if not packages and not editable:
-        _refuse("name a package to install, or -e PATH for a local project")
+        raise ConfigError("name a package to install, or -e PATH for a local project")
     _check_names([*(packages or []), *([editable] if editable else [])])
     args = ["install", *(["--upgrade"] if upgrade else []), *(packages or []),
             *(["--editable", editable] if editable else [])]
@@ -75,16 +74,12 @@ def uninstall(
     raise typer.Exit(_pip(["uninstall", *(["--yes"] if yes else []), *packages]))
 
 
-def _refuse(message: str) -> None:
-    fail(message, exit_codes.USAGE)
-
-
 def _check_names(names: list[str]) -> None:
     """Refuse a name pip would read as an option (``--index-url=...`` after ``--``)."""
     for name in names:
         if name.startswith("-"):
-            _refuse(f"{name!r} is not a package name: pip options are not passed through "
-                    "(set PIP_* variables, or run pip itself)")
+            raise ConfigError(f"{name!r} is not a package name: pip options are not "
+                              "passed through (set PIP_* variables, or run pip itself)")
 
 
 def _pip(args: list[str]) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import CONFIG_OPT
 from agentcli.textsafe import safe_text
 
 prompts_app = typer.Typer(help="Inspect the agent prompt templates.", no_args_is_help=True,
@@ -18,7 +19,7 @@ def prompts_show(
     agent_type: str = typer.Argument(..., metavar="TYPE", help="Agent type."),
     prompt: str | None = typer.Option(None, "--prompt", help="Show this template file instead "
                                       "(validated as --prompt is)."),
-    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    config: Path | None = CONFIG_OPT,
 ) -> None:
     """Print the template in force for TYPE (built-in, or --prompt / prompt_file:)."""
     from agentcli.agents import agent_class

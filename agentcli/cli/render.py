@@ -6,7 +6,7 @@ import json
 import re
 import zlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -16,7 +16,7 @@ from agentcli.textsafe import display, safe_text
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agentcli.events import RunEvent
+    from agentcli.events import RunEvent, ToolInput
 
 STYLES = {
     "thought": "italic bright_black",
@@ -43,7 +43,7 @@ def thought_of(log: str) -> str:
     return re.sub(r"^\s*Thought\s*:\s*", "", text.strip(), flags=re.I).strip()
 
 
-def _input_text(tool_input: str | dict[str, Any]) -> str:
+def _input_text(tool_input: ToolInput) -> str:
     text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
     return display(text)
 
@@ -86,7 +86,7 @@ class TraceRenderer(BaseCallbackHandler):
         text.append(display(body), style=style)
         self.console.print(text)
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Draw the lines for one event (most events draw nothing)."""
         if event.kind not in _DRAWN or not self.visible():  # a string test, at every event
             return

@@ -8,7 +8,7 @@ import functools
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -17,7 +17,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
@@ -67,7 +67,7 @@ def _key_bindings() -> KeyBindings:
 
     @kb.add("enter")
     @kb.add("c-j")
-    def _submit(event: Any) -> None:
+    def _submit(event: KeyPressEvent) -> None:
         buf = event.current_buffer
         if buf.text.endswith("\\"):  # a trailing backslash continues on the next line
             buf.delete_before_cursor(1)
@@ -76,7 +76,7 @@ def _key_bindings() -> KeyBindings:
             buf.validate_and_handle()
 
     @kb.add("escape", "enter")
-    def _newline(event: Any) -> None:
+    def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
     return kb
@@ -140,7 +140,7 @@ class ChatRepl:
         self.input, self.output = input, output
         self.show_toolbar = toolbar
         self.tokens = 0
-        self.last: tuple[str, dict[str, Any]] | None = None  # question, memory before it
+        self.last: tuple[str, dict[str, object]] | None = None  # question, memory before it
         self.llm: BaseChatModel | None = None
         self.executor: AgentExecutor  # built by rebuild(), below
         self.printer = TokenPrinter(self.console, visible=lambda: self.settings.verbose)
@@ -212,6 +212,16 @@ class ChatRepl:
                  "NOT see earlier turns (they are still saved). Choose an agent type that uses "
                  "memory with /agent, or set memory: none to silence this.")
 
+    def reconfigure(self, *, new_model: bool = False, **changes: Any) -> None:
+        """Change settings and rebuild; if the rebuild fails the old settings stay."""
+        old = self.settings
+        self.settings = replace(old, **changes)
+        try:
+            self.rebuild(new_model=new_model)
+        except BaseException:
+            self.settings = old
+            raise
+
     def open_session(self, name: str) -> None:
         """Switch to session ``name`` (created if new) and load its memory; a resumed session
         comes back with the agent type and tools it last used (flags given now win). Its saved
@@ -252,12 +262,9 @@ class ChatRepl:
                  f"--allow {','.join(self.held_back)} (or /tools allow NAME)")
         if not changes or all(getattr(self.settings, k) == v for k, v in changes.items()):
             return
-        old = self.settings
-        self.settings = replace(old, **changes)
         try:
-            self.rebuild()
+            self.reconfigure(**changes)
         except Exception as err:  # e.g. an MCP server's tool that is dangerous now
-            self.settings = old
             self.rebuild()
             warn(self.console, f"could not restore this session's setup ({err}); using "
                  "the current one for now (the saved one is kept)")
@@ -301,7 +308,7 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    async def _consume(self, inputs: dict[str, Any], out: list[RunResult],
+    async def _consume(self, inputs: Mapping[str, object], out: list[RunResult],
                        timings: TimingsHandler) -> None:
         assert self.conversation is not None
         named = self.conversation.config(  # gen_ai.conversation.id; the memory's middleware
@@ -310,7 +317,7 @@ class ChatRepl:
             if event.kind == "end":
                 out.append(event.result)
 
-    def _run(self, inputs: dict[str, Any], timings: TimingsHandler) -> RunResult:
+    def _run(self, inputs: Mapping[str, object], timings: TimingsHandler) -> RunResult:
         # The turn runs on the one portal loop: the first Ctrl-C cancels it (the executor
         # ends the run as ``interrupted``), a second one is a KeyboardInterrupt. The result
         # comes back through ``out``: a finished task that is repr'd would repr the session.

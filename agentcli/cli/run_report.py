@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from agentcli.cli.render import thought_of
-from agentcli.cli.tables import neutral
+from agentcli.textsafe import safe_text as neutral
 
 
 def _cost(row: dict[str, Any]) -> str:

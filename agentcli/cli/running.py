@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentcli import demo
 from agentcli.agents import DEFAULT_AGENT, agent_class
@@ -70,7 +70,7 @@ def choose_model(
 
 def log_run(
     settings: Settings, env: dict[str, str], question: str, result: RunResult, model: str,
-    err: Console, meta: dict[str, Any] | None = None,
+    err: Console, meta: dict[str, object] | None = None,
 ) -> None:
     """Add the run to the SQLite log; a failure is a one-line warning, never a failed run."""
     try:
@@ -78,8 +78,6 @@ def log_run(
 
         store = open_store(settings.db_path, env)
         try:
-            from agentcli.agents import DEFAULT_AGENT
-
             store.log_run(run_record(question, result, model=model,
                                      agent=settings.agent or DEFAULT_AGENT,
                                      meta=meta))
@@ -94,7 +92,8 @@ def sent_options(settings: Settings) -> dict[str, object]:
     return effective_options(settings.temperature, settings.model_options)
 
 
-def run_meta(settings: Settings, result: RunResult, model: str, timings: Any) -> dict[str, Any]:
+def run_meta(settings: Settings, result: RunResult, model: str,
+             timings: TimingsHandler) -> dict[str, object]:
     """What the run log keeps beyond its columns: options, cost and per-call timings."""
     try:
         cost = cost_of(model, result.usage, load_prices(settings.prices))
@@ -229,7 +228,7 @@ def _thread_notice(err: Console, settings: Settings, conversation: Conversation)
 
 
 def _commit(conversation: Conversation, question: str, result: RunResult, model: str,
-            settings: Settings, meta: dict[str, Any], err: Console) -> None:
+            settings: Settings, meta: dict[str, object], err: Console) -> None:
     """Save the turn to its thread; a failure is a warning, the answer still prints."""
     try:
         conversation.commit(question, result, model=model, agent=settings.agent, meta=meta)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from agentcli import exit_codes
+from agentcli.cli import model_flags as opts
 from agentcli.cli.environ import environment
-from agentcli.cli.model_flags import BASE_URL_OPT, PROMPT_OPT, model_flags, option_opt, system_opt
 from agentcli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentcli.otel_export import OtelExport
+    from agentcli.serve.agents import ServedAgent
 
 INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
 TOKEN_ENV = "AGENT_SERVE_TOKEN"
@@ -27,29 +31,28 @@ def serve(
     no_token: bool = typer.Option(
         False, "--no-token", help="Answer without a token (loopback only; any local account "
         "can then use the agent)."),
-    model: str | None = typer.Option(None, "--model", "-m", help="provider/model"),
-    agent: str | None = typer.Option(None, "--agent", "-a", help="Agent type."),
-    tools: str | None = typer.Option(None, "--tools", "-t", help="Comma-separated tool names."),
-    config: Path | None = typer.Option(None, "--config", "-c", help="YAML config file."),
+    model: str | None = opts.MODEL_OPT,
+    agent: str | None = opts.AGENT_OPT,
+    tools: str | None = opts.TOOLS_OPT,
+    config: Path | None = opts.CONFIG_OPT,
     profile: str | None = typer.Option(None, "--profile", help="Profile served as default."),
-    max_iterations: int | None = typer.Option(None, "--max-iterations", help="Step limit."),
+    max_iterations: int | None = opts.MAX_ITERATIONS_OPT,
     max_time: float | None = typer.Option(
         None, "--max-time", help="Seconds per request (default 300)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget per request."),
     max_cost: float | None = typer.Option(None, "--max-cost", help="USD budget per request."),
     allow: str | None = typer.Option(
         None, "--allow", help="Dangerous tools to load (tool_policy: allow runs them)."),
-    tools_module: str | None = typer.Option(
-        None, "--tools-module", help="Python file(s) with @tool functions."),
-    db: str | None = typer.Option(None, "--db", help="SQLite file for sessions and logs."),
+    tools_module: str | None = opts.MODULE_OPT,
+    db: str | None = opts.DB_OPT,
     log: bool | None = typer.Option(
         None, "--log/--no-log", help="Log runs without a session (default: `agent logs`)."),
     otel: bool | None = typer.Option(
         None, "--otel/--no-otel", help="Export OpenTelemetry traces (a trace per request)."),
-    base_url: str | None = BASE_URL_OPT,
-    option: list[str] | None = option_opt("--option", "-o"),
-    system: str | None = system_opt("--system", "-s"),
-    prompt: str | None = PROMPT_OPT,
+    base_url: str | None = opts.BASE_URL_OPT,
+    option: list[str] | None = opts.option_opt("--option", "-o"),
+    system: str | None = opts.system_opt("--system", "-s"),
+    prompt: str | None = opts.PROMPT_OPT,
 ) -> None:
     """Serve the agent as an OpenAI-compatible API: /v1/chat/completions, /v1/models.
 
@@ -60,13 +63,13 @@ def serve(
              "max_iterations": max_iterations, "max_execution_time": max_time,
              "max_tokens": max_tokens, "max_cost": max_cost, "allow": allow,
              "tools_module": tools_module, "db_path": db, "otel": otel,
-             **model_flags(base_url, option, system, prompt)}
+             **opts.model_flags(base_url, option, system, prompt)}
     raise typer.Exit(start(host, port, token, config, flags, environment(), log=log,
                            no_token=no_token))
 
 
 def start(host: str, port: int, token: str | None, config: Path | None,
-          flags: dict[str, Any], env: dict[str, str], *, log: bool | None,
+          flags: dict[str, object], env: dict[str, str], *, log: bool | None,
           no_token: bool = False) -> int:
     """Check the bind, build the agents, serve until Ctrl-C; returns the exit code."""
     from agentcli.cli.consoles import console, report_tool_warnings
@@ -100,7 +103,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
 
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
-    agents: dict[str, Any] = {}
+    agents: dict[str, ServedAgent] = {}
     store = otel = None
     try:
         agents = build_agents(config, flags, env)
@@ -135,7 +138,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     return exit_codes.OK
 
 
-def _otel(agents: dict[str, Any], env: dict[str, str]) -> Any:
+def _otel(agents: dict[str, ServedAgent], env: dict[str, str]) -> OtelExport | None:
     """OpenTelemetry export of every served run (a handler on each agent), or None."""
     from agentcli.otel_export import OtelExport, otel_wanted
 

@@ -5,19 +5,24 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from agentcli.cli.environ import environment
+from agentcli.cli.model_flags import DB_OPT
 from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentcli.store import Store
+
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
-_DB_HELP = "SQLite file (default: $AGENT_DB or the user data dir)."
 
 
-def _store(db: Path | None) -> Any:
+def _store(db: Path | None) -> Store:
     from agentcli.cli.db import read_store
 
     return read_store(db, environment())
@@ -27,27 +32,20 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _console() -> Any:
+def _console() -> Console:
     from agentcli.cli.consoles import console
 
     return console()
 
 
-def _cell(text: str) -> Any:
-    """Stored text as a table cell: never Rich markup, controls shown visibly."""
-    from rich.text import Text
-
-    return Text(safe_text(text))
-
-
-def _missing(name: str) -> None:
+def _missing(name: str) -> NoReturn:
     raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
 
 
 @sessions_app.command("list")
 def sessions_list(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """List sessions, most recently used first."""
     from agentcli.cli.tables import print_rows
@@ -65,15 +63,10 @@ def sessions_list(
 @sessions_app.command("show")
 def sessions_show(
     name: str = typer.Argument(..., help="Session name."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """Print a session's transcript (questions, tool steps, answers)."""
-    from agentcli.store import session_markdown
-
-    store = _store(db)
-    if store.session(name) is None:
-        _missing(name)
-    typer.echo(safe_text(session_markdown(name, store.turns(name))))
+    sessions_export(name, output=None, json_out=False, db=db)  # Markdown on stdout
 
 
 @sessions_app.command("export")
@@ -81,7 +74,7 @@ def sessions_export(
     name: str = typer.Argument(..., help="Session name."),
     output: Path | None = typer.Option(None, "--output", "-o", help="File (default stdout)."),
     json_out: bool = typer.Option(False, "--json", help="JSON instead of Markdown."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """Export a session as Markdown (or JSON with --json)."""
     from agentcli.store import session_markdown
@@ -108,7 +101,7 @@ def sessions_export(
 @sessions_app.command("rm")
 def sessions_rm(
     name: str = typer.Argument(..., help="Session name."),
-    db: Path | None = typer.Option(None, "--db", help=_DB_HELP),
+    db: Path | None = DB_OPT,
 ) -> None:
     """Delete a session and its turns (its runs stay in the log)."""
     if not _store(db).delete_session(name):

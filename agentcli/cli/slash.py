@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
 
 EXIT = object()  # returned by a command to end the REPL
-Command = Callable[["ChatRepl", str], Any]
+Command = Callable[["ChatRepl", str], object]
 
 
 def _help(repl: ChatRepl, arg: str) -> None:
@@ -61,19 +61,13 @@ def _tools(repl: ChatRepl, arg: str) -> None:
         else:
             warn(repl.console, f"{name} is not loaded (loaded: {', '.join(current) or 'none'})")
             return
-        old = repl.settings
-        repl.settings = replace(old, tools=current, allow=allow)
         try:
-            repl.rebuild()
-        except ToolLoadError as err:  # keep the tools as they were
-            repl.settings = old
+            repl.reconfigure(tools=current, allow=allow)
+        except ToolLoadError as err:  # the tools stay as they were
             if verb == "add" and "is dangerous" in str(err):
                 warn(repl.console, f"{name} is dangerous: {danger_of(err)}. To load it in this "
                      f"session type /tools allow {name} (each call still asks before it runs).")
                 return
-            raise
-        except Exception:
-            repl.settings = old
             raise
         repl.save_setup()
     elif verb:
@@ -97,13 +91,7 @@ def _model(repl: ChatRepl, arg: str) -> None:
         return
 
     target = resolve_alias(arg, repl.settings.aliases)  # the aliases `run -m` accepts
-    old = repl.settings
-    repl.settings = replace(old, model=target)
-    try:
-        repl.rebuild(new_model=True)
-    except Exception:
-        repl.settings = old
-        raise
+    repl.reconfigure(new_model=True, model=target)
     note(repl.console, f"model: {arg}" if target == arg.strip() else f"model: {arg} ({target})")
 
 
@@ -112,8 +100,7 @@ def _agent(repl: ChatRepl, arg: str) -> None:
         note(repl.console, f"agent type: {repl.agent_name}")
         return
     agent_class(arg)  # unknown names fail here, with a suggestion
-    repl.settings = replace(repl.settings, agent=arg)
-    repl.rebuild()
+    repl.reconfigure(agent=arg)
     repl.save_setup()
     note(repl.console, f"agent type: {arg}")
 
@@ -191,10 +178,6 @@ def _exit(repl: ChatRepl, arg: str) -> object:
     return EXIT
 
 
-def _mcp_prompt(repl: ChatRepl, arg: str) -> None:
-    run_prompt(repl, arg)
-
-
 COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/help": ("", _help, "show this help"),
     "/tools": ("/tools [add|rm|allow NAME]", _tools,
@@ -209,7 +192,7 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     "/save": ("/save FILE", _save, "write the session transcript as Markdown"),
     "/retry": ("", _retry, "ask the last question again"),
     "/exit": ("", _exit, "quit (Ctrl-D also quits)"),
-    "/mcp:": ("/mcp:SERVER:PROMPT [args]", _mcp_prompt, "ask an MCP server's prompt"),
+    "/mcp:": ("/mcp:SERVER:PROMPT [args]", run_prompt, "ask an MCP server's prompt"),
 }
 
 

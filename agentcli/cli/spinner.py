@@ -10,13 +10,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.cli.consoles import is_terminal
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.status import Status
 
     from agentcli.events import Notice, RunEvent
 
@@ -42,7 +43,7 @@ class ThinkingSpinner(BaseCallbackHandler):
         self.console = console
         self.label = label
         self.tokens_visible = tokens_visible  # streamed tokens hidden: keep spinning
-        self._status: Any = None
+        self._status: Status | None = None
         self._lock = threading.Lock()
 
     @property
@@ -69,7 +70,7 @@ class ThinkingSpinner(BaseCallbackHandler):
         if status is not None:
             status.stop()
 
-    def on_event(self, event: RunEvent, **kw: Any) -> None:
+    def on_event(self, event: RunEvent, **kw: object) -> None:
         """Shown while a model thinks; gone when it answers, streams visible tokens, fails,
         or the run ends or is interrupted (notices print above it)."""
         kind = event.kind  # one class per kind (events.py): a string test, at every event

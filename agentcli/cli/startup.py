@@ -11,11 +11,11 @@ and 4.09x -> 3.28x ``python -c pass``). Everything is put back when the command 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import typer
+from typer.models import CommandInfo
 
 
 def global_flags_first(argv: list[str]) -> list[str]:
@@ -35,7 +35,7 @@ def listing_only(typer_app: typer.Typer) -> Iterator[None]:
     does not build ~50 commands' options from their signatures only to print one line each."""
     import copy
 
-    saved: list[tuple[typer.Typer, list[Any]]] = []
+    saved: list[tuple[typer.Typer, list[CommandInfo]]] = []
 
     def stub_all(instance: typer.Typer) -> None:
         saved.append((instance, instance.registered_commands))
@@ -58,7 +58,7 @@ def listing_only(typer_app: typer.Typer) -> Iterator[None]:
             instance.registered_commands = commands
 
 
-def _stub_like(fn: Any) -> Any:
+def _stub_like(fn: Callable[..., object]) -> Callable[[], None]:
     def stub() -> None:
         """Never called: stands in for a command that is only listed."""
 
@@ -91,7 +91,7 @@ def only_the_named_command(app: typer.Typer, argv: list[str]) -> Iterator[None]:
         app.registered_commands, app.registered_groups = saved
 
 
-def command_name(info: Any) -> str:
+def command_name(info: CommandInfo) -> str:
     """The name a registered command is typed as."""
     if info.name:
         return str(info.name)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
 from agentcli.state import StateSchema
 
 
-def _json_file(path: Path, flag: str) -> Any:
+def _json_file(path: Path, flag: str) -> object:
     text = read_small_text(path, flag, "give a JSON file of at most 1 MiB")
     try:
         return json.loads(text)
@@ -27,15 +26,15 @@ class RunInputs:
     """State fields and an answer schema given on the command line."""
 
     pairs: tuple[str, ...] = ()
-    from_file: dict[str, Any] = field(default_factory=dict)
-    schema: dict[str, Any] | None = None
+    from_file: dict[str, object] = field(default_factory=dict)
+    schema: dict[str, object] | None = None
 
     @classmethod
     def from_flags(
         cls, pairs: list[str], state_file: Path | None, schema: Path | None
     ) -> RunInputs:
         """Read the files now, so a bad file fails before any model is contacted."""
-        loaded: dict[str, Any] = {}
+        loaded: dict[str, object] = {}
         if state_file is not None:
             data = _json_file(state_file, "--state-file")
             if not isinstance(data, dict):
@@ -43,14 +42,15 @@ class RunInputs:
             loaded = data
         answer_schema = None
         if schema is not None:
-            answer_schema = _json_file(schema, "--schema")
-            if not isinstance(answer_schema, dict):
+            found = _json_file(schema, "--schema")
+            if not isinstance(found, dict):
                 raise ConfigError(f"--schema {schema} must hold a JSON Schema object")
             from agentcli.structured import check_schema
 
-            check_schema(answer_schema, f"--schema {schema}")
+            check_schema(found, f"--schema {schema}")
+            answer_schema = found
         return cls(tuple(pairs), loaded, answer_schema)
 
-    def values(self, schema: StateSchema) -> dict[str, Any]:
+    def values(self, schema: StateSchema) -> dict[str, object]:
         """The fields, checked against the run's state schema (flags win over the file)."""
         return {**self.from_file, **schema.parse_pairs(self.pairs)}

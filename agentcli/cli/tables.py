@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 
 from agentcli.textsafe import safe_text
 
-neutral = safe_text  # one rule for control characters (agentcli.textsafe)
-
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -17,7 +15,7 @@ if TYPE_CHECKING:
 def cell(value: object) -> str:
     """One TSV cell: tabs and line breaks become visible escapes so a row stays one line."""
     text = "" if value is None else str(value)
-    return neutral(text.replace("\\", "\\\\").replace("\t", "\\t").replace("\r", "\\r")
+    return safe_text(text.replace("\\", "\\\\").replace("\t", "\\t").replace("\r", "\\r")
                    .replace("\n", "\\n"))
 
 
@@ -40,7 +38,7 @@ def print_rows(
             console.file.write(line + "\n")
         console.file.flush()
         return
-    cells = [[neutral("" if v is None else str(v)) for v in row] for row in rows]
+    cells = [[safe_text("" if v is None else str(v)) for v in row] for row in rows]
     from rich.table import Table
     from rich.text import Text
 

@@ -16,16 +16,12 @@ from agentcli.session import Conversation, new_memory, open_conversation
 from agentcli.store import Store, open_store
 
 
-def _chat_agent() -> str:
-    return CHAT_AGENT
-
-
 def _thread_name(store: Store, settings: Settings, name: str | None) -> str:
     if name is not None:
         if not name.strip():
             raise ConfigError("--thread needs a name, e.g. --thread budget")
         return name.strip()
-    last = store.last_run()
+    last = store.run()
     if last is None:
         raise ConfigError("--continue: no earlier run is logged; ask a first question "
                           "without --continue (or name a conversation with --thread NAME)")
@@ -34,7 +30,7 @@ def _thread_name(store: Store, settings: Settings, name: str | None) -> str:
     thread = f"run-{last['id']}"
     memory = new_memory(settings)
     memory.add_turn(last["question"], last["answer"])
-    store.adopt_run(thread, int(last["id"]), memory.to_state(), agent=_chat_agent())
+    store.adopt_run(thread, int(last["id"]), memory.to_state(), agent=CHAT_AGENT)
     return thread
 
 
@@ -46,11 +42,11 @@ def open_thread(
         raise ConfigError("--continue and --thread both pick a conversation; pass one "
                           "(--thread NAME already continues NAME)")
     if "agent" not in settings.sources:
-        settings = replace(settings, agent=_chat_agent())
+        settings = replace(settings, agent=CHAT_AGENT)
     store = open_store(settings.db_path, env)
     try:
         return settings, open_conversation(store, _thread_name(store, settings, name), settings,
-                                           agent=settings.agent or _chat_agent())
+                                           agent=settings.agent or CHAT_AGENT)
     except BaseException:
         store.close()
         raise

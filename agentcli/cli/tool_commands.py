@@ -14,13 +14,15 @@ from agentcli.cli.tables import tsv_lines
 from agentcli.config import Settings
 from agentcli.errors import AgentCliError, ConfigError, ToolInputError
 from agentcli.textsafe import display, safe_line, safe_text
-from agentcli.tools.base import Tool, ToolNeeds
+from agentcli.tools.base import Tool, ToolInput, ToolNeeds
 from agentcli.tools.mcp import MCPToolInfo, cached_tool, cached_tools, refresh_tools
 from agentcli.tools.registry import ToolSpec
 from agentcli.tools.resolve import Catalog, build_catalog, resolve_tools
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from agentcli.models.base import BaseChatModel
 
 
 class _Stderr:
@@ -80,11 +82,14 @@ def _mcp_infos(
     return found, failed
 
 
-def _mcp_rows(
+_MCP_NEEDS = ToolNeeds(extra="mcp")
+
+
+def _mcp_specs(
     catalog: Catalog, mode: str, err: _Stderr, only: str | None = None
-) -> list[dict[str, Any]]:
-    rows = []
-    mcp_needs = ToolNeeds(extra="mcp")
+) -> list[ToolSpec]:
+    """Listing specs of each MCP server (a group) and its tools."""
+    specs = []
     found, failed = _mcp_infos(catalog, mode, err, only)
     for server, infos in found.items():
         members = [f"{server}.{i.name}" for i in infos or []]
@@ -93,13 +98,13 @@ def _mcp_rows(
         if server in failed:
             text = "MCP server: failed to start (see the warning above)" + (
                 f"; last seen list: {len(members)} tools" if members else "")
-        rows.append(_row(ToolSpec(server, None, text, needs=mcp_needs, source="MCP",
-                                  members=tuple(members))))
-        rows += [_row(ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],
-                               needs=mcp_needs, dangerous=i.dangerous,
-                               danger_reason=i.danger_reason, source="MCP"))
-                 for i in infos or []]
-    return rows
+        specs.append(ToolSpec(server, None, text, needs=_MCP_NEEDS, source="MCP",
+                              members=tuple(members)))
+        specs += [ToolSpec(f"{server}.{i.name}", None, i.description.split("\n")[0],
+                           needs=_MCP_NEEDS, dangerous=i.dangerous,
+                           danger_reason=i.danger_reason, source="MCP")
+                  for i in infos or []]
+    return specs
 
 
 def _print_plain(rows: list[dict[str, Any]]) -> None:
@@ -120,7 +125,7 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     """
     err = _Stderr()
     catalog = _prepare(settings, err)
-    rows = [_row(s) for s in catalog.specs.values()] + _mcp_rows(catalog, mcp, err)
+    rows = [_row(s) for s in [*catalog.specs.values(), *_mcp_specs(catalog, mcp, err)]]
     rows.sort(key=lambda r: r["name"])
     if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
         _print_plain(rows)  # piped: tab-separated rows, and no Rich at all (start-up)
@@ -152,7 +157,7 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     if spec is None:
         spec = _mcp_spec(catalog, name, err)
     info = _row(spec)
-    schema: Any = None
+    schema: object = None
     if (spec.source == "MCP" and not spec.members) or (
             spec.factory is not None and not spec.needs.settings):
         try:
@@ -204,17 +209,13 @@ def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:
     if found is None:
         raise catalog.unknown(name)
     server = found[0]
-    rows = {r["name"]: r for r in _mcp_rows(catalog, "all", err, only=server)}
-    row = rows.get(name)
-    if row is None:
-        return ToolSpec(name, None, f"a tool of MCP server {server}", source="MCP",
-                        needs=ToolNeeds(extra="mcp"))
-    return ToolSpec(name, None, row["description"], needs=ToolNeeds(extra="mcp"),
-                    dangerous=row["dangerous"], danger_reason=row["danger_reason"],
-                    members=tuple(row["members"]), source="MCP")
+    specs = {s.name: s for s in _mcp_specs(catalog, "all", err, only=server)}
+    return specs.get(name) or ToolSpec(name, None, f"a tool of MCP server {server}",
+                                       source="MCP", needs=_MCP_NEEDS)
 
 
-def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: Any) -> int:
+def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool,
+              llm: BaseChatModel | None) -> int:
     """Run one tool directly under the same load-time gate and call-time approval."""
     from rich.text import Text
 
@@ -237,7 +238,7 @@ def call_tool(settings: Settings, name: str, raw_input: str, *, yes: bool, llm: 
                           with_module_tools=False)
     gate_by_policy(tools, settings.tool_policy)
     tool = tools[0]
-    tool_input: Any = raw_input
+    tool_input: ToolInput = raw_input
     if tool.is_structured and raw_input.strip().startswith("{"):
         with contextlib.suppress(ValueError):
             tool_input = json.loads(raw_input)

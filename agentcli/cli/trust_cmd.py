@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -66,7 +66,7 @@ def load_project_env() -> None:
             _err(f"warning: {line}")
 
 
-def describe_servers(servers: dict[str, Any]) -> list[str]:
+def describe_servers(servers: dict[str, object]) -> list[str]:
     """One line per server of a ``.mcp.json``: all it asks to run or reach, and the danger
     settings that are ignored (only your own config can mark a tool safe)."""
     from agentcli.mcp.text import clean
@@ -88,10 +88,14 @@ def describe_servers(servers: dict[str, Any]) -> list[str]:
     return lines
 
 
-def ask_mcp_trust(path: Path, servers: dict[str, Any]) -> None:
-    """Ask on a terminal whether to trust ``path`` (listing every server in it), unless it
-    is trusted or declined as it is now; keep the answer."""
+def ask_mcp_trust(path: Path) -> None:
+    """Ask on a terminal whether to trust the ``.mcp.json`` at ``path``, listing every server
+    in it (a "y" trusts them all), unless it is trusted or declined as it is now; keep the
+    answer."""
+    from agentcli.mcp.config import project_servers
     from agentcli.project_files import set_trust, trust_state
+
+    servers = project_servers(path.parent)  # a broken or linked file is refused here
 
     if not servers or not _on_terminal() or trust_state(path) != "unknown":
         return
@@ -130,11 +134,7 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
         what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
         raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
     for line in done:
-        print(_safe(line))
-
-
-def _safe(text: str) -> str:
-    return safe_text(text)
+        print(safe_text(line))
 
 
 def trust(

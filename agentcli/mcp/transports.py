@@ -1,5 +1,6 @@
-"""The three MCP transports: stdio (stderr to the server's log), Streamable HTTP and SSE,
-with headers and environment values expanded only here, at connect time.
+"""The three MCP transports: stdio (:mod:`agentcli.mcp.stdio`, stderr to the server's log),
+Streamable HTTP and SSE, with headers and environment values expanded only here, at connect
+time.
 
 A Streamable HTTP transport reports, in the :class:`NotRun` of the request being sent (see
 :func:`watch_request`), a failure that shows the server never answered it: our session id
@@ -85,15 +86,12 @@ async def open_transport(conf: ServerConfig, stack: contextlib.AsyncExitStack
     """Enter the server's transport on ``stack``; return its (read, write) streams."""
     where = f"MCP server {conf.name!r}"
     if conf.transport == "stdio":
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from agentcli.mcp.stdio import stdio_streams
 
         env = {k: expand_vars(v, f"env {k} of {where}") for k, v in conf.env}
         errlog = stack.enter_context(log_path(conf.name).open("a", encoding="utf-8"))
-        params = StdioServerParameters(command=str(conf.command), args=list(conf.args),
-                                       env=env or None, cwd=conf.cwd)
-        streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-        return streams[0], streams[1]
+        return await stack.enter_async_context(stdio_streams(
+            str(conf.command), list(conf.args), env, conf.cwd, errlog))
     headers = {k: expand_vars(v, f"header {k} of {where}") for k, v in conf.headers}
     read_timeout = max(300.0, conf.call_timeout + 30)
     if conf.transport == "sse":

@@ -265,3 +265,13 @@ def test_the_quick_final_answer_path_reads_like_the_full_parser(
     quick = read(raw)
     monkeypatch.setattr(parsers, "_clean_final", lambda text: None)
     assert read(raw) == quick
+
+
+@pytest.mark.parametrize("escaped", [
+    r"\ud83d\ude00 and a lone \ud800", r"caf\u00e9 \"q\" \\ \/ \n", r"\ud83d\ude00"])
+def test_a_blob_string_with_escapes_reads_as_json_reads_it(escaped: str) -> None:
+    blob = '{"action": "Search", "action_input": "' + escaped + '"}'
+    expected = json.loads(blob)["action_input"]
+    # One unquoted key makes the strict reader refuse it: the forgiving reader unescapes.
+    step = JsonBlobOutputParser().parse(blob.replace('"action"', "action", 1))
+    assert isinstance(step, AgentAction) and step.tool_input == expected

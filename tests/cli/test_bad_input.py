@@ -126,6 +126,25 @@ def test_debug_is_accepted_after_the_subcommand(tmp_path: Path, where: str) -> N
     assert proc.stderr.rstrip().splitlines()[-1].startswith("error: replay cassette")
 
 
+def test_debug_does_not_leak_into_the_next_invocation(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two invocations in one process: --debug belongs to its own run only."""
+    from typer.testing import CliRunner
+
+    from agentcli.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "q", "-m", "replay:missing.json"]
+    runner = CliRunner()
+    first = runner.invoke(app, ["--debug", *args])
+    assert first.exit_code == 2 and "Traceback" in first.stderr
+    second = runner.invoke(app, args)
+    assert second.exit_code == 2
+    assert "Traceback" not in second.stderr
+    assert second.stderr.strip().splitlines() == [
+        "error: replay cassette missing.json does not exist"]
+
+
 @pytest.mark.parametrize(("message", "words"), [
     ("just a string", "'message' that is a str"),
     ({"role": "assistant", "content": None, "tool_calls": ["not", "objects"]}, "'tool_calls'"),

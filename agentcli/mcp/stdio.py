@@ -1,0 +1,168 @@
+"""The stdio transport: the server is our child process, spoken to in JSON lines over its
+stdin and stdout, and ended the way the MCP spec tells a client to end it: close its stdin,
+wait for it to exit, then SIGTERM, then SIGKILL (its whole process group: it runs in a session
+of its own, so nothing it started outlives us).
+
+Ours rather than the SDK's ``stdio_client`` for one reason, the wait: the SDK waits a fixed
+2 s (``PROCESS_TERMINATION_TIMEOUT``) after closing stdin and exposes neither that wait nor
+the process. A server busy with a request of its own never exits on stdin EOF: the npm
+reference server (server-everything) asks the client for its roots 350 ms after start-up, and
+that unanswerable request keeps node alive until the 2 s run out, so every short ``agent run``
+ended 2 s late. Here a server has :data:`EXIT_GRACE` to exit by itself (an idle one does in
+milliseconds), cut short by a request it sends after its stdin closed: it waits for an answer
+it cannot get.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, TextIO
+
+import anyio
+from anyio.abc import AsyncResource, Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
+    Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
+                    MemoryObjectSendStream[SessionMessage]]
+
+EXIT_GRACE = 0.5  # s for the server to exit by itself once its stdin is closed
+TERM_GRACE = 2.0  # s after SIGTERM before SIGKILL
+_POLL = 0.01  # s between looks at the process's return code
+_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: terminate is final
+
+
+@contextlib.asynccontextmanager
+async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | None,
+                        cwd: str | None, errlog: TextIO) -> AsyncIterator[Streams]:
+    """Start the server and yield the session's (read, write) streams; on exit stop it (see
+    :func:`stop`), whatever ended the block."""
+    from mcp import types as mt
+    from mcp.client.stdio import get_default_environment
+    from mcp.shared.message import SessionMessage
+    from pydantic import TypeAdapter
+
+    parse = TypeAdapter(mt.JSONRPCMessage).validate_json
+    process = await anyio.open_process([command, *args],
+                                       env={**get_default_environment(), **(env or {})},
+                                       cwd=cwd, stderr=errlog, start_new_session=True)
+    to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def pump_out() -> None:  # server stdout -> session, one JSON-RPC message a line
+        from anyio.streams.text import TextReceiveStream
+
+        assert process.stdout is not None
+        async with to_session:
+            buffer = ""
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    *lines, buffer = (buffer + chunk).split("\n")
+                    for line in lines:
+                        try:
+                            item: SessionMessage | Exception = SessionMessage(parse(line))
+                        except ValueError as err:  # the session reports it
+                            item = err
+                        await to_session.send(item)
+
+    async def pump_in() -> None:  # session -> server stdin
+        assert process.stdin is not None
+        async with from_session:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError,
+                                     OSError):
+                async for message in from_session:
+                    line = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(f"{line}\n".encode())
+            await to_session.aclose()  # the server can no longer hear us: the session ends
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(pump_out)
+            tasks.start_soon(pump_in)
+            try:
+                yield read, write
+            finally:
+                tasks.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):  # a cancelled caller must not leave it running
+            await stop(process)
+            for stream in (read, write, to_session, from_session):
+                await stream.aclose()
+
+
+async def stop(process: Process) -> None:
+    """Close the server's stdin and give it (with whatever it started) :data:`EXIT_GRACE` to
+    exit, cut short if it asks us something meanwhile (it waits for an answer it can no longer
+    get); then SIGTERM its process group and, after :data:`TERM_GRACE`, SIGKILL it."""
+    await _close(process.stdin)
+    async with anyio.create_task_group() as tasks:
+        asked = anyio.Event()
+        tasks.start_soon(_watch_for_requests, process, asked)
+        gone = await _gone(process, EXIT_GRACE, asked)
+        tasks.cancel_scope.cancel()
+    await _close(process.stdout)
+    for sig in (signal.SIGTERM, _KILL):
+        if gone:
+            return
+        _signal_group(process, sig)
+        gone = await _gone(process, TERM_GRACE)
+
+
+async def _close(pipe: AsyncResource | None) -> None:
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if pipe is not None:
+            await pipe.aclose()
+
+
+async def _watch_for_requests(process: Process, asked: anyio.Event) -> None:
+    """Set ``asked`` when the server's stdout brings a request (a line with an id and a
+    method), reading (and so draining) it to its end."""
+    assert process.stdout is not None
+    buffer = b""
+    with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError,
+                             anyio.BrokenResourceError, OSError):
+        while True:
+            *lines, buffer = (buffer + await process.stdout.receive()).split(b"\n")
+            for line in lines:
+                with contextlib.suppress(ValueError):
+                    message = json.loads(line)
+                    if isinstance(message, dict) and "method" in message and "id" in message:
+                        asked.set()
+
+
+async def _gone(process: Process, within: float, asked: anyio.Event | None = None) -> bool:
+    """Whether the server exited, was reaped and left no process in its group, within
+    ``within`` seconds (stopping early, False, once ``asked`` is set)."""
+    with anyio.move_on_after(within):
+        while process.returncode is None or _group_alive(process.pid):
+            if asked is not None and asked.is_set():
+                return False
+            await anyio.sleep(_POLL)
+        return True
+    return False
+
+
+def _signal_group(process: Process, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, sig)  # its pid is its group's id (start_new_session)
+        else:  # Windows: the process only
+            process.send_signal(sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    if not hasattr(os, "killpg"):
+        return False
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
