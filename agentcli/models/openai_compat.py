@@ -196,9 +196,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                                     await resp.aread()
                                     raise self._status_failure(resp)
                                 if not stream:
-                                    return parse_response(
-                                        self.provider, self.model, resp.status_code,
-                                        resp.content, stop, _text_of(resp))
+                                    return parse_response(self.provider, self.model, resp,
+                                                          stop)
                                 events = SSEState(self.provider, self.base_url, stop)
                                 chunks = await read_sse(resp, events, sink)  # type: ignore[arg-type]
                                 return replace(assemble_chunks(chunks), model=self.model)
@@ -260,11 +259,6 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         message = redact(message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
-
-
-def _text_of(resp: httpx.Response) -> Callable[[], str]:
-    """The response's text, decoded when asked (its bytes are parsed as they are)."""
-    return lambda: resp.text
 
 
 def _text_to(on_token: TokenSink) -> Callable[[ChatChunk], None]:

@@ -26,7 +26,7 @@ _NOT_JSON = object()
 MAX_EVENT_CHARS = 16 * 1024 * 1024  # one SSE event's data lines together
 
 
-def _parsed(data: str) -> Any:
+def _parsed(data: str | bytes) -> Any:
     """``data`` as JSON, or :data:`_NOT_JSON`."""
     try:
         return json.loads(data)
@@ -84,51 +84,58 @@ def bad_output(provider: str, what: str) -> Failure:
     return Failure(f"{provider} answered 200 with {what}", status=200, output_error=True)
 
 
-def parse_response(provider: str, model: str, status: int, body: str | bytes,
-                   stop: Sequence[str] | None, decoded: Callable[[], str] | None = None
-                   ) -> ChatResult:
+def parse_response(provider: str, model: str, resp: httpx.Response,
+                   stop: Sequence[str] | None) -> ChatResult:
     """A whole (non-streamed) chat-completions reply, read defensively.
 
-    ``body`` may be the raw bytes (JSON is UTF-8: decoding them to text first is work for
-    nothing); ``decoded`` then gives the body as the response's charset decodes it, used
-    only when the bytes are not JSON as they are, and for error messages.
+    The body's bytes are parsed as they are (JSON is UTF-8: decoding them to text first is
+    work for nothing); the text, as the response's charset decodes it, is read only when
+    they are not JSON as they are, and for error messages.
     """
-    try:
-        data = json.loads(body)
-    except ValueError:
-        if isinstance(body, bytes):
-            return parse_response(provider, model, status, _text(body, decoded), stop)
-        raise bad_output(provider, f"a body that is not JSON: {body[:200]!r}") from None
+    data = _parsed(resp.content)
+    if data is _NOT_JSON and (data := _parsed(resp.text)) is _NOT_JSON:
+        raise bad_output(provider, f"a body that is not JSON: {resp.text[:200]!r}")
     if not isinstance(data, dict):
         raise bad_output(provider, f"a JSON {type(data).__name__} instead of an object")
     choices = data.get("choices")
     if not choices or not isinstance(choices, list):
         if data.get("error"):
-            raise Failure(f"{provider} returned an error: "
-                          f"{server_message(_text(body, decoded))}", status=status)
+            raise Failure(f"{provider} returned an error: {server_message(resp.text)}",
+                          status=resp.status_code)
         raise bad_output(provider, "no choices (empty 'choices' list)")
     choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") or {}
-    if not isinstance(message, dict):
-        raise bad_output(provider, f"a 'message' that is a {type(message).__name__}, "
-                               "not an object")
-    content = content_text(message.get("content"))
-    if content is None:
-        raise bad_output(provider, "a 'content' that is neither text nor a list of text parts")
-    raw_calls = message.get("tool_calls") or []
-    if not isinstance(raw_calls, list) or not all(isinstance(c, dict) for c in raw_calls):
-        raise bad_output(provider, "'tool_calls' that are not a list of objects")
+    content, raw_calls = _parts(provider, choice.get("message") or {}, "'message'")
     text, cut = cut_at_stop(content, stop)
-    calls = tuple(tool_call(raw, i) for i, raw in enumerate(raw_calls))
+    calls = tuple(ToolCall(id=str(raw.get("id") or f"call_{i}"),
+                           name=str(raw["function"].get("name") or ""),
+                           arguments=raw["function"]["arguments"])
+                  for i, raw in enumerate(raw_calls))
     finish = "stop" if cut else choice.get("finish_reason")
     return ChatResult(text, calls, finish, usage_of(data.get("usage")),
                       str(data.get("model") or model), str(data.get("id") or ""))
 
 
-def _text(body: str | bytes, decoded: Callable[[], str] | None) -> str:
-    if isinstance(body, str):
-        return body
-    return decoded() if decoded is not None else body.decode("utf-8", "replace")
+def _parts(provider: str, message: object, what: str) -> tuple[str, list[dict[str, Any]]]:
+    """The text and the tool calls (each with a ``function`` object, its ``arguments`` as
+    JSON text) of a reply's ``message`` or a stream's ``delta``."""
+    if not isinstance(message, dict):
+        raise bad_output(provider, f"a {what} that is a {type(message).__name__}, "
+                                   "not an object")
+    content = content_text(message.get("content"))
+    if content is None:
+        raise bad_output(provider, f"a {what} 'content' that is not text")
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("function") or {}, dict) for c in calls):
+        raise bad_output(provider, f"{what} 'tool_calls' that are not a list of objects")
+    for call in calls:
+        fn = call["function"] = dict(call.get("function") or {})
+        args = fn.get("arguments")
+        if args is None:
+            fn["arguments"] = ""
+        elif not isinstance(args, str):  # some servers (Ollama) send an object, not JSON text
+            fn["arguments"] = json.dumps(args)
+    return content, calls
 
 
 class SSEState:
@@ -195,12 +202,7 @@ class SSEState:
         return out
 
     def _choice_chunks(self, choice: dict[str, Any]) -> Iterator[ChatChunk]:
-        delta = choice.get("delta") or {}
-        if not isinstance(delta, dict):
-            raise bad_output(self.provider, f"a stream 'delta' that is a {type(delta).__name__}")
-        content = content_text(delta.get("content"))
-        if content is None:
-            raise bad_output(self.provider, "a stream 'content' that is not text")
+        content, raw_calls = _parts(self.provider, choice.get("delta") or {}, "stream 'delta'")
         if content and not self.stopper.stopped:
             safe = self.stopper.feed(content)
             if safe:
@@ -211,19 +213,13 @@ class SSEState:
                 self.finish_reason = "stop"
                 yield ChatChunk(finish_reason="stop", response_id=self.response_id)
                 return
-        raw_calls = delta.get("tool_calls") or []
-        if not isinstance(raw_calls, list) or not all(
-                isinstance(c, dict) and isinstance(c.get("function") or {}, dict)
-                for c in raw_calls):
-            raise bad_output(self.provider, "stream 'tool_calls' that are not a list of objects")
         for raw in raw_calls:
-            fn = raw.get("function") or {}
-            args = fn.get("arguments") or ""
+            fn = raw["function"]
             yield ChatChunk(
                 tool_call_index=raw.get("index"),
                 tool_call_id=raw.get("id") or None,
                 tool_call_name=fn.get("name") or None,
-                tool_call_arguments=args if isinstance(args, str) else json.dumps(args),
+                tool_call_arguments=fn["arguments"],
             )
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
@@ -264,19 +260,6 @@ def _count(value: Any) -> int:
         return max(0, int(value or 0))
     except (TypeError, ValueError, OverflowError):
         return 0
-
-
-def tool_call(raw: dict[str, Any], index: int) -> ToolCall:
-    fn = raw.get("function") or {}
-    if not isinstance(fn, dict):
-        fn = {}
-    args = fn.get("arguments")
-    if args is None:
-        args = ""
-    elif not isinstance(args, str):  # some servers (Ollama) send an object, not JSON text
-        args = json.dumps(args)
-    return ToolCall(id=str(raw.get("id") or f"call_{index}"), name=str(fn.get("name") or ""),
-                    arguments=args)
 
 
 def usage_of(raw: Any) -> Usage:
