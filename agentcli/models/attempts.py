@@ -47,12 +47,6 @@ def _connect_reason(err: Exception) -> str:
     return str(err) or type(err).__name__
 
 
-def _longest(t: httpx.Timeout) -> float | None:
-    """The longest of a timeout's parts; None when one of them is unbounded."""
-    parts = (t.connect, t.read, t.write, t.pool)
-    return None if None in parts else max(parts)  # type: ignore[type-var]
-
-
 class Attempts:
     """Deadlines, retry decisions and backoff for one model's HTTP requests."""
 
@@ -72,16 +66,18 @@ class Attempts:
         raise NotImplementedError
 
     def _transport_failure(self, err: httpx.TransportError, *, emitted: bool = False) -> Failure:
-        reason = ""
+        retryable = True
         if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
             reason = _connect_reason(err)
             message = (f"cannot reach {self.provider} at {self.base_url} "
                        f"({reason}); is the server running?")
+            retryable = reason != "host not found"  # a name that does not resolve will not
         elif isinstance(err, httpx.ReadTimeout):
             message = (f"{self.provider} at {self.base_url} sent nothing for "
                        f"{self.timeout.read:g}s (read timeout)")
             if self.local:  # resending would queue behind the reply it is still generating
                 message += "; not retried, the local server may still be generating"
+                retryable = False
             message += ("; raise read_timeout in the config (or AGENT_READ_TIMEOUT) if it needs "
                         "longer")
         elif isinstance(err, httpx.RemoteProtocolError | httpx.ReadError):
@@ -89,12 +85,7 @@ class Attempts:
             message = f"{self.provider} at {self.base_url} closed the connection {where}"
         else:
             message = f"request to {self.provider} at {self.base_url} failed: {err}"
-        retryable = isinstance(
-            err,
-            httpx.ConnectError | httpx.ConnectTimeout | httpx.ReadTimeout
-            | httpx.RemoteProtocolError | httpx.ReadError,
-        ) and not (self.local and isinstance(err, httpx.ReadTimeout)) and (
-            reason != "host not found")  # a name that does not resolve will not next time
+            retryable = False
         return Failure(message, retryable=retryable)
 
     def _status_failure(self, resp: httpx.Response) -> Failure:
@@ -158,16 +149,10 @@ class Attempts:
     def _timeout_until(self, limit: _Limit) -> httpx.Timeout:
         """This model's timeouts, none longer than the time left before ``limit``."""
         left = max(0.001, limit.at - time.monotonic())
-        t = self.timeout
-        longest = _longest(t)
-        if longest is not None and longest <= left:
-            return t  # the usual case: the deadline is further away than any of them
-
-        def cap(value: float | None) -> float:
-            return left if value is None else min(value, left)
-
-        return httpx.Timeout(connect=cap(t.connect), read=cap(t.read), write=cap(t.write),
-                             pool=cap(t.pool))
+        parts = self.timeout.as_dict()
+        capped = {k: left if v is None else min(v, left) for k, v in parts.items()}
+        # the usual case: the deadline is further away than any of them
+        return self.timeout if capped == parts else httpx.Timeout(**capped)
 
     def _overdue(self, limit: _Limit) -> Exception:
         """The error for an attempt cut at its deadline (the run's, or ``request_timeout``)."""
