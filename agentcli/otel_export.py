@@ -24,6 +24,8 @@ from typing import Any
 from agentcli.errors import ConfigError
 
 INSTALL_HINT = "pip install 'agentcli[otel]'"
+_MISSING = (f"OpenTelemetry export needs the optional packages: {INSTALL_HINT} "
+            "(or unset OTEL_EXPORTER_OTLP_ENDPOINT / drop --otel)")
 _GRPC_PACKAGE = "opentelemetry-exporter-otlp-proto-grpc"
 _EXPORTERS = ("otlp", "console", "none")
 _DEFAULT_ENDPOINT = {"http/protobuf": "http://localhost:4318", "grpc": "http://localhost:4317"}
@@ -94,9 +96,7 @@ class OtelExport:
         try:
             from opentelemetry import metrics, trace
         except ImportError:
-            raise ConfigError(
-                f"OpenTelemetry export needs the optional packages: {INSTALL_HINT} "
-                "(or unset OTEL_EXPORTER_OTLP_ENDPOINT / drop --otel)") from None
+            raise ConfigError(_MISSING) from None
         self._env = env
         self._tally: _Tally | None = None
         self._owned: list[Any] = []  # the providers built here, shut down by close()
@@ -127,9 +127,7 @@ class OtelExport:
             from opentelemetry.sdk.trace import TracerProvider
             from opentelemetry.sdk.trace.export import BatchSpanProcessor
         except ImportError:
-            raise ConfigError(
-                f"OpenTelemetry export needs the optional packages: {INSTALL_HINT} "
-                "(or unset OTEL_EXPORTER_OTLP_ENDPOINT / drop --otel)") from None
+            raise ConfigError(_MISSING) from None
         names = [n for n in _names(env) or ["otlp"] if n != "none"]
         unknown = sorted(set(names) - set(_EXPORTERS))
         if unknown:
@@ -195,15 +193,12 @@ def _exporter(signal: str, name: str, env: Mapping[str, str], timeout: float) ->
     except ImportError:
         if path != grpc:
             raise
-        raise ConfigError(_grpc_missing()) from None
+        raise ConfigError(
+            f"OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs {_GRPC_PACKAGE}: pip install "
+            f"{_GRPC_PACKAGE} (or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)") from None
     if name == "console":  # stderr: stdout is the answer's
         return exporter(out=sys.stderr)
     return exporter(endpoint=signal_endpoint(env, signal), timeout=timeout)
-
-
-def _grpc_missing() -> str:
-    return (f"OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs {_GRPC_PACKAGE}: pip install "
-            f"{_GRPC_PACKAGE} (or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)")
 
 
 def _timeout(env: Mapping[str, str]) -> float:
@@ -222,14 +217,11 @@ class _Tally:
         self._inner = inner
         self.failed = 0
 
+    def __getattr__(self, name: str) -> Any:  # shutdown, force_flush: the exporter's own
+        return getattr(self._inner, name)
+
     def export(self, spans: Any) -> Any:
         result = self._inner.export(spans)
         if getattr(result, "name", "") != "SUCCESS":
             self.failed += 1
         return result
-
-    def shutdown(self) -> None:
-        self._inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return bool(self._inner.force_flush(timeout_millis))
