@@ -108,8 +108,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
 
         ``response_format`` (a JSON Schema) constrains the reply where the server can.
         """
-        params = request.params()
-        constrained = self._sends_schema(params)
+        constrained = self._sends_schema(request)
         if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
             # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
             result = await self.arequest(request)
@@ -119,7 +118,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         if on_token is None and self.local and request.stop and not constrained:
             on_token = _ignore_token  # streaming lets a stop string the server ignores end it
         sink = None if on_token is None else _text_to(on_token)
-        return await self._reply(request.messages, request.stop, request.tools, params, sink)
+        return await self._reply(request, sink)
 
     async def astream(
         self,
@@ -131,8 +130,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
     ) -> AsyncGenerator[ChatChunk, None]:
         """Stream deltas over SSE as they arrive; no text past a stop string is yielded."""
         chunks: asyncio.Queue[ChatChunk | None] = asyncio.Queue()
-        call = asyncio.ensure_future(self._reply(messages, stop, tools, params,
-                                                 chunks.put_nowait))
+        request = ChatRequest.of(messages, stop, tools, **params)
+        call = asyncio.ensure_future(self._reply(request, chunks.put_nowait))
         call.add_done_callback(lambda _: chunks.put_nowait(None))
         try:
             while (chunk := await chunks.get()) is not None:
@@ -141,14 +140,14 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         finally:
             call.cancel()
 
-    def _sends_schema(self, params: dict[str, Any]) -> bool:
+    def _sends_schema(self, request: ChatRequest) -> bool:
         """Whether this request will carry a JSON Schema."""
-        return params.get("response_schema") is not None and self.structured_mechanism is not None
+        return request.response_format is not None and self.structured_mechanism is not None
 
-    def _drops_schema(self, failure: Failure, params: dict[str, Any]) -> bool:
+    def _drops_schema(self, failure: Failure, request: ChatRequest) -> bool:
         """Whether ``failure`` refused the schema field and it is no longer sent (``auto``);
         with ``structured_actions: on`` that is an error."""
-        if not (self._sends_schema(params) and failure.status is not None
+        if not (self._sends_schema(request) and failure.status is not None
                 and rejects_schema(failure.status, failure.message, self.refusal_statuses)):
             return False
         if self.structured_actions == "on":
@@ -161,9 +160,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                f"({failure.status}); continuing without structured actions", kind="notice")
         return True
 
-    async def _reply(self, messages: Sequence[Message], stop: Sequence[str] | None,
-                     tools: Sequence[dict[str, Any]] | None, params: dict[str, Any],
-                     sink: Callable[[ChatChunk], None] | None) -> ChatResult:
+    async def _reply(self, request: ChatRequest, sink: Callable[[ChatChunk], None] | None
+                     ) -> ChatResult:
         """The one attempt loop: send the request, open the response (status, headers), read
         it whole (``sink`` None) or as SSE chunks handed to ``sink``; retry what may succeed
         next time (a stream that already reached ``sink`` is never resent). A refused schema
@@ -174,7 +172,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         makes this call hundreds of times at once, and each layer is resumed at every read.
         """
         stream = sink is not None
-        body = self._body(messages, stop, tools, params, stream=stream)
+        body = self._body(request, stream=stream)
         client: httpx.AsyncClient | None = self._async_client
         pool = shard = None
         if client is None:
@@ -197,8 +195,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                                     raise self._status_failure(resp)
                                 if not stream:
                                     return parse_response(self.provider, self.model, resp,
-                                                          stop)
-                                events = SSEState(self.provider, self.base_url, stop)
+                                                          request.stop)
+                                events = SSEState(self.provider, self.base_url, request.stop)
                                 chunks = await read_sse(resp, events, sink)  # type: ignore[arg-type]
                                 return replace(assemble_chunks(chunks), model=self.model)
                             finally:
@@ -211,8 +209,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                         emitted = events is not None and events.emitted
                         raise self._transport_failure(err, emitted=emitted) from err
                 except Failure as failure:
-                    if self._drops_schema(failure, params):  # the next attempt goes without
-                        body = self._body(messages, stop, tools, params, stream=stream)
+                    if self._drops_schema(failure, request):  # the next attempt goes without
+                        body = self._body(request, stream=stream)
                         continue
                     emitted = events is not None and events.emitted
                     self._give_up_unless_retryable(failure, attempt, emitted=emitted)

@@ -18,7 +18,7 @@ import httpx
 from agentcli.models.base import StopStream, cut_at_stop
 from agentcli.models.http_pool import finish_body
 from agentcli.models.structured import schema_fields
-from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
+from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
 
 _MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 
@@ -289,46 +289,30 @@ class RequestBody:
             own["max_tokens"] = self.local_max_tokens
         return own
 
-    def _fields(
-        self,
-        stop: Sequence[str] | None,
-        tools: Sequence[dict[str, Any]] | None,
-        params: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> dict[str, Any]:
+    def _fields(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         """Every field of the request body but its messages."""
-        payload: dict[str, Any] = {"model": self.model, **self.own_options(params)}
-        stops = [s for s in (stop or ()) if s]
+        payload: dict[str, Any] = {"model": self.model, **self.own_options(request.options)}
+        stops = [s for s in request.stop if s]
         if stops:
             payload["stop"] = stops[:_MAX_SERVER_STOPS]
-        if tools:
-            payload["tools"] = list(tools)
-        params = dict(params)
-        schema = params.pop("response_schema", None)
+        if request.tools:
+            payload["tools"] = list(request.tools)
+        schema = request.response_format
         if schema is not None and self.structured_mechanism is not None:
             payload.update(schema_fields(self.structured_mechanism, schema))
-        payload.update(params)
+        payload.update(request.options)
         if stream:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
         return payload
 
-    def _body(
-        self,
-        messages: Sequence[Message],
-        stop: Sequence[str] | None,
-        tools: Sequence[dict[str, Any]] | None,
-        params: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> bytes:
+    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
         """The request body as JSON, assembled from each message's own JSON (encoded once per
         message, :meth:`Message.wire_json`), so a long history costs a join, not a new
         encoding, on every request."""
-        rest = json.dumps(self._fields(stop, tools, params, stream=stream), ensure_ascii=False,
+        rest = json.dumps(self._fields(request, stream=stream), ensure_ascii=False,
                           separators=(",", ":"), allow_nan=False)
-        return f'{{"messages":[{self._joined(messages)}],{rest[1:]}'.encode()
+        return f'{{"messages":[{self._joined(request.messages)}],{rest[1:]}'.encode()
 
     def _joined(self, messages: Sequence[Message]) -> str:
         """The messages' JSON joined by commas; the part for the messages the last request

@@ -20,7 +20,7 @@ from agentcli.events import Notice, RunEvent, notifying
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.models.presets import create_model
 from agentcli.models.structured import choose_mechanism, is_local_url, schema_fields
-from agentcli.schema import user
+from agentcli.schema import ChatRequest, user
 from agentcli.tools.base import Tool
 
 MESSAGES = [user("What is 2 * 3?")]
@@ -117,7 +117,7 @@ def test_each_server_kind_gets_its_own_field() -> None:
 def test_auto_decides_per_preset(spec: str, base_url: str | None, field: str | None) -> None:
     model = create_model(spec, env={"OPENAI_API_KEY": "k", "DASHSCOPE_API_KEY": "k"},
                          base_url=base_url)
-    payload = model._fields(None, None, {"response_schema": {"type": "object"}}, stream=False)
+    payload = model._fields(ChatRequest((), response_format={"type": "object"}), stream=False)
     assert "response_schema" not in payload
     if field is None:
         assert "response_format" not in payload and "guided_json" not in payload
