@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 from agentcli._sync import in_thread, iterate, run_sync
@@ -190,9 +189,25 @@ class ObservedModel(WrapperModel):
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
-        """The wrapped model's request, reported as the run's when a tool call is in progress."""
-        with _watched(self.inner, request.messages, request.stop, request.tools) as done:
-            return done(await self.inner.arequest(request, on_token))
+        """The wrapped model's request, reported as the run's when a tool call is in progress
+        (start, end or error events, usage and cost)."""
+        scope = take_tool_scope()  # nested wrappers (cache, fallback...) are the same request
+        if scope is None:
+            return await self.inner.arequest(request, on_token)
+        name = self.inner.name
+        scope.emit(model_start(request, self.inner, scope.parent))
+        started = time.perf_counter()
+        try:
+            result = await self.inner.arequest(request, on_token)
+            cost = scope.account(result, name)
+            scope.emit(ModelEnd(result, name, time.perf_counter() - started, cost,
+                                parent=scope.parent))
+            return result
+        except BaseException as err:
+            scope.emit(ModelError(err, name, parent=scope.parent))
+            raise
+        finally:
+            restore_tool_scope(scope)
 
 
 def observed(model: BaseChatModel | None) -> BaseChatModel | None:
@@ -201,34 +216,6 @@ def observed(model: BaseChatModel | None) -> BaseChatModel | None:
     if not isinstance(model, BaseChatModel) or isinstance(model, ObservedModel):
         return model
     return ObservedModel(model)
-
-
-@contextmanager
-def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools: Any
-             ) -> Iterator[Callable[[ChatResult], ChatResult]]:
-    """Around one model call: inside a tool call, report it as the run's (start, end or
-    error events, usage and cost); yields what to pass the result through."""
-    scope = take_tool_scope()  # nested wrappers (cache, fallback...) are the same request
-    if scope is None:
-        yield lambda result: result
-        return
-    request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(model_start(request, model, scope.parent))
-    started = time.perf_counter()
-
-    def done(result: ChatResult) -> ChatResult:
-        cost = scope.account(result, model.name)
-        scope.emit(ModelEnd(result, model.name, time.perf_counter() - started, cost,
-                            parent=scope.parent))
-        return result
-
-    try:
-        yield done
-    except BaseException as err:
-        scope.emit(ModelError(err, model.name, parent=scope.parent))
-        raise
-    finally:
-        restore_tool_scope(scope)
 
 
 def _overrides(model: BaseChatModel, method: str) -> bool:

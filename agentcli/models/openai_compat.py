@@ -64,7 +64,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
         self._https = is_https(self.base_url)
-        self._url: tuple[str, httpx.URL] | None = None  # see _wire_url
+        self._wire_url = httpx.URL(self.url)  # parsed once (httpx would parse it per request)
         self._pool_headers: tuple[list[tuple[bytes, bytes]], httpx.Headers] | None = None
         self.temperature = temperature
         self.options = dict(options or {})  # model options merged into every request body
@@ -240,15 +240,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             merged = httpx.Headers(client.headers)
             merged.update(self._json_headers)
             known = self._pool_headers = (defaults, merged)
-        return httpx.Request("POST", self._wire_url(), content=body, headers=known[1],
+        return httpx.Request("POST", self._wire_url, content=body, headers=known[1],
                              extensions={"timeout": timeout.as_dict()})
-
-    def _wire_url(self) -> httpx.URL:
-        """``self.url`` parsed once (httpx would parse the string on every request)."""
-        known = self._url
-        if known is None or known[0] != self.url:
-            known = self._url = (self.url, httpx.URL(self.url))
-        return known[1]
 
     # -- responses --------------------------------------------------------------------------
 
