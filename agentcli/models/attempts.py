@@ -19,6 +19,7 @@ from agentcli import deadline as run_deadline
 from agentcli.errors import DeadlineExceeded, ProviderError
 from agentcli.models.structured import rejects_schema
 from agentcli.models.wire import Failure, parse_retry_after, server_message
+from agentcli.redact import redact
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _SLACK = 0.05  # a socket timeout may fire a hair early; this close to the deadline is "at" it
@@ -120,18 +121,19 @@ class Attempts:
         A wait longer than the run has left is not started: the run stops at once.
         """
         delay = self._backoff(attempt, failure.retry_after)
+        error = redact(failure.message)
         left = run_deadline.remaining()
         if left is not None and delay >= left:
             asked = (f"asked to retry in {failure.retry_after:g}s (Retry-After)"
                      if failure.retry_after is not None else f"needs a {delay:.1f}s backoff")
             raise DeadlineExceeded(
-                f"{self.provider} failed ({self._error(failure.message, None).args[0]}) and "
+                f"{self.provider} failed ({error}) and "
                 f"{asked}, but the run has only {left:.1f}s left (max_execution_time)"
             ) from failure
         if self.on_retry is not None:
             self.on_retry({
                 "model": self.name, "attempt": attempt + 1, "delay": round(delay, 3),
-                "status": failure.status, "error": self._error(failure.message, None).args[0],
+                "status": failure.status, "error": error,
             })
         return delay
 

@@ -135,7 +135,7 @@ class _LoopPool:
             shard = _Shard(_async_client(self.https))
             self.shards.append(shard)
         else:  # every shard busy and no more allowed: queue on the least busy
-            shard = min(self.shards, key=_busy)
+            shard = min(self.shards, key=lambda s: s.busy)
         shard.busy += 1
         return shard
 
@@ -152,10 +152,6 @@ class _LoopPool:
         for shard in shards:
             with contextlib.suppress(Exception):  # a dead connection must not block the rest
                 await shard.client.aclose()
-
-
-def _busy(shard: _Shard) -> int:
-    return shard.busy
 
 
 def running_pool(https: bool) -> _LoopPool | None:

@@ -226,10 +226,10 @@ class SSEState:
             yield ChatChunk(finish_reason=choice["finish_reason"],
                             response_id=self.response_id)
 
-    def end(self, emitted: bool) -> list[ChatChunk]:
+    def end(self) -> list[ChatChunk]:
         """Held-back text at the end, or a failure when the stream stopped short."""
         last = self.feed("") if self._data else []  # an event with no blank line after it
-        emitted = emitted or bool(last)
+        emitted = self.emitted or bool(last)
         if not self.finished and self.finish_reason is None:
             where = "in the middle of the stream" if emitted else "before any content"
             raise Failure(
@@ -342,7 +342,7 @@ async def read_sse(resp: httpx.Response, events: SSEState,
             if not events.stopper.stopped:  # [DONE]: keep the connection
                 await finish_body(lines)
             break
-    for chunk in events.end(events.emitted):
+    for chunk in events.end():
         sink(chunk)
         chunks.append(chunk)
     return chunks
