@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -151,9 +152,31 @@ class BaseChatModel:
         tools: Sequence[dict[str, Any]] | None = None,
         **params: Any,
     ) -> AsyncIterator[ChatChunk]:
-        """Stream deltas; the default yields the whole reply as one chunk."""
-        result = await self.agenerate(messages, stop=stop, tools=tools, **params)
-        yield ChatChunk(text=result.text, finish_reason=result.finish_reason, usage=result.usage)
+        """Stream the reply's text as :meth:`arequest` hands it to its token sink, then its
+        tool calls and a last chunk with the finish reason and usage (a model that streams
+        nothing gives its whole text there)."""
+        loop = asyncio.get_running_loop()
+        tokens: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def put(token: str) -> None:  # tokens may come from a model's thread
+            loop.call_soon_threadsafe(tokens.put_nowait, token)
+
+        call = asyncio.ensure_future(self.arequest(ChatRequest.of(messages, stop, tools,
+                                                                  **params), put))
+        call.add_done_callback(lambda _: tokens.put_nowait(None))
+        streamed = False
+        try:
+            while (token := await tokens.get()) is not None:
+                streamed = True
+                yield ChatChunk(text=token)
+            result = await call  # its error, if it failed
+        finally:
+            call.cancel()
+        for i, c in enumerate(result.tool_calls):
+            yield ChatChunk(tool_call_index=i, tool_call_id=c.id, tool_call_name=c.name,
+                            tool_call_arguments=c.arguments)
+        yield ChatChunk(text="" if streamed else result.text, finish_reason=result.finish_reason,
+                        usage=result.usage, response_id=result.response_id)
 
     def close(self) -> None:
         """Release pooled connections (no-op by default)."""

@@ -10,7 +10,7 @@ Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -119,26 +119,6 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             on_token = _ignore_token  # streaming lets a stop string the server ignores end it
         sink = None if on_token is None else _text_to(on_token)
         return await self._reply(request, sink)
-
-    async def astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        **params: Any,
-    ) -> AsyncGenerator[ChatChunk, None]:
-        """Stream deltas over SSE as they arrive; no text past a stop string is yielded."""
-        chunks: asyncio.Queue[ChatChunk | None] = asyncio.Queue()
-        request = ChatRequest.of(messages, stop, tools, **params)
-        call = asyncio.ensure_future(self._reply(request, chunks.put_nowait))
-        call.add_done_callback(lambda _: chunks.put_nowait(None))
-        try:
-            while (chunk := await chunks.get()) is not None:
-                yield chunk
-            await call  # its error, if it failed
-        finally:
-            call.cancel()
 
     def _sends_schema(self, request: ChatRequest) -> bool:
         """Whether this request will carry a JSON Schema."""
