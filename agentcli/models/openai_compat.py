@@ -23,7 +23,7 @@ from agentcli.models.http_pool import is_https, loop_pool, running_pool
 from agentcli.models.structured import REFUSAL_STATUSES, choose_mechanism, rejects_schema
 from agentcli.models.wire import Failure, RequestBody, SSEState, parse_response, read_sse
 from agentcli.redact import is_secret_name, redact, remember
-from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message
+from agentcli.schema import ChatRequest, ChatResult, Message
 
 # Sleeping goes through this name so tests can patch it and run fast.
 _asleep: Callable[[float], Any] = asyncio.sleep
@@ -76,10 +76,10 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         )
         self.request_timeout = request_timeout  # total seconds for one response, all bytes
         self._api_key = api_key or None
-        self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
+        self._json_headers = {"User-Agent": _USER_AGENT, **(extra_headers or {}),
+                              "Content-Type": "application/json"}
         if self._api_key:
-            self._headers["Authorization"] = f"Bearer {self._api_key}"
-        self._json_headers = {**self._headers, "Content-Type": "application/json"}
+            self._json_headers["Authorization"] = f"Bearer {self._api_key}"
         self._last_messages: tuple[list[Message], str] = ([], "")  # see _joined
         # Keys and custom header values (often tokens) never reach an error, log or trace.
         remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
@@ -117,8 +117,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             return result
         if on_token is None and self.local and request.stop and not constrained:
             on_token = _ignore_token  # streaming lets a stop string the server ignores end it
-        sink = None if on_token is None else _text_to(on_token)
-        return await self._reply(request, sink)
+        return await self._reply(request, on_token)
 
     def _sends_schema(self, request: ChatRequest) -> bool:
         """Whether this request will carry a JSON Schema."""
@@ -140,18 +139,17 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                f"({failure.status}); continuing without structured actions", kind="notice")
         return True
 
-    async def _reply(self, request: ChatRequest, sink: Callable[[ChatChunk], None] | None
-                     ) -> ChatResult:
+    async def _reply(self, request: ChatRequest, on_token: TokenSink | None) -> ChatResult:
         """The one attempt loop: send the request, open the response (status, headers), read
-        it whole (``sink`` None) or as SSE chunks handed to ``sink``; retry what may succeed
-        next time (a stream that already reached ``sink`` is never resent). A refused schema
-        field is dropped for the next attempt, which is not counted as a retry.
+        it whole (``on_token`` None) or as SSE chunks whose text goes to ``on_token``; retry
+        what may succeed next time (a stream that already passed a chunk on is never resent).
+        A refused schema field is dropped for the next attempt, which is not counted as a retry.
 
         Each attempt is bounded by the loop's own timeout at its deadline (the run's or
         ``request_timeout``). One coroutine, no generator or context-manager layers: a batch
         makes this call hundreds of times at once, and each layer is resumed at every read.
         """
-        stream = sink is not None
+        stream = on_token is not None
         body = self._body(request, stream=stream)
         client: httpx.AsyncClient | None = self._async_client
         pool = shard = None
@@ -177,7 +175,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                                     return parse_response(self.provider, self.model, resp,
                                                           request.stop)
                                 events = SSEState(self.provider, self.base_url, request.stop)
-                                chunks = await read_sse(resp, events, sink)  # type: ignore[arg-type]
+                                chunks = await read_sse(resp, events, on_token)  # type: ignore[arg-type]
                                 return replace(assemble_chunks(chunks), model=self.model)
                             finally:
                                 if stream:
@@ -230,14 +228,6 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         message = redact(message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
-
-
-def _text_to(on_token: TokenSink) -> Callable[[ChatChunk], None]:
-    """A chunk sink that passes each chunk's text to ``on_token``."""
-    def sink(chunk: ChatChunk) -> None:
-        if chunk.text:
-            on_token(chunk.text)
-    return sink
 
 
 def _ignore_token(_: str) -> None:

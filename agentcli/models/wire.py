@@ -329,20 +329,23 @@ class RequestBody:
 
 
 async def read_sse(resp: httpx.Response, events: SSEState,
-                   sink: Callable[[ChatChunk], None]) -> list[ChatChunk]:
-    """Read an SSE response, handing each chunk to ``sink`` as it comes; all the chunks."""
+                   on_token: Callable[[str], None]) -> list[ChatChunk]:
+    """Read an SSE response, passing each chunk's text to ``on_token`` as it comes; all the
+    chunks."""
     chunks: list[ChatChunk] = []
     lines = resp.aiter_lines()  # closed with the response
     async for line in lines:
         for chunk in events.feed(line):
             events.emitted = True
-            sink(chunk)
             chunks.append(chunk)
+            if chunk.text:
+                on_token(chunk.text)
         if events.finished:
             if not events.stopper.stopped:  # [DONE]: keep the connection
                 await finish_body(lines)
             break
     for chunk in events.end():
-        sink(chunk)
         chunks.append(chunk)
+        if chunk.text:
+            on_token(chunk.text)
     return chunks
