@@ -77,7 +77,9 @@ async def run_turn(
     def put(item: str | Delta | None) -> None:  # tokens may come from a model's thread
         loop.call_soon_threadsafe(queue.put_nowait, item)
 
-    conversation = _open(served, call, store)
+    conversation = None if call.session is None else open_conversation(
+        store, SESSION_PREFIX + call.session, served.settings, agent=served.agent_type,
+        llm=served.llm)
     timings = TimingsHandler()
     executor = served.executor_for(call.schema)
     answer = AnswerStream(native=executor.agent.native_tools, env=env)
@@ -141,14 +143,6 @@ class _Feed(BaseCallbackHandler):
             piece = self.answer.end()
         if piece:
             self.put(Delta(piece))
-
-
-def _open(served: ServedAgent, call: ChatCall, store: Store) -> Conversation | None:
-    if call.session is None:
-        return None
-
-    return open_conversation(store, SESSION_PREFIX + call.session, served.settings,
-                             agent=served.agent_type, llm=served.llm)
 
 
 def _inputs(served: ServedAgent, call: ChatCall,
