@@ -10,7 +10,8 @@ Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,8 +21,13 @@ from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.attempts import Attempts, _Limit
 from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks, report
 from agentcli.models.http_pool import is_https, loop_pool, running_pool
-from agentcli.models.structured import REFUSAL_STATUSES, choose_mechanism, rejects_schema
-from agentcli.models.wire import Failure, RequestBody, SSEState, parse_response, read_sse
+from agentcli.models.structured import (
+    REFUSAL_STATUSES,
+    choose_mechanism,
+    rejects_schema,
+    schema_fields,
+)
+from agentcli.models.wire import Failure, SSEState, parse_response, read_sse
 from agentcli.redact import is_secret_name, redact, remember
 from agentcli.schema import ChatRequest, ChatResult, Message
 
@@ -29,9 +35,10 @@ from agentcli.schema import ChatRequest, ChatResult, Message
 _asleep: Callable[[float], Any] = asyncio.sleep
 
 _USER_AGENT = "agentcli/0.1"
+_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 
 
-class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
+class OpenAICompatModel(Attempts, BaseChatModel):
     """A chat model behind any OpenAI-compatible ``/v1/chat/completions`` endpoint."""
 
     def __init__(
@@ -202,6 +209,54 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         """Nothing to release: injected clients belong to the caller, pooled ones are shared."""
 
     # -- requests ---------------------------------------------------------------------------
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request (whose own options are ``params``): temperature,
+        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
+        own = {} if self.temperature is None else {"temperature": self.temperature}
+        own.update(self.options)
+        if self.local and self.local_max_tokens and not (
+                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
+            own["max_tokens"] = self.local_max_tokens
+        return own
+
+    def _fields(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        """Every field of the request body but its messages."""
+        payload: dict[str, Any] = {"model": self.model, **self.own_options(request.options)}
+        stops = [s for s in request.stop if s]
+        if stops:
+            payload["stop"] = stops[:_MAX_SERVER_STOPS]
+        if request.tools:
+            payload["tools"] = list(request.tools)
+        schema = request.response_format
+        if schema is not None and self.structured_mechanism is not None:
+            payload.update(schema_fields(self.structured_mechanism, schema))
+        payload.update(request.options)
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
+        """The request body as JSON, assembled from each message's own JSON (encoded once per
+        message, :meth:`Message.wire_json`), so a long history costs a join, not a new
+        encoding, on every request."""
+        rest = json.dumps(self._fields(request, stream=stream), ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False)
+        return f'{{"messages":[{self._joined(request.messages)}],{rest[1:]}'.encode()
+
+    def _joined(self, messages: Sequence[Message]) -> str:
+        """The messages' JSON joined by commas; the part for the messages the last request
+        began with (the same history, one step shorter) is reused."""
+        known, text = self._last_messages
+        n = len(known)
+        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
+            more = ",".join([m.wire_json() for m in messages[n:]])
+            text = f"{text},{more}" if more else text
+        else:
+            text = ",".join([m.wire_json() for m in messages])
+        self._last_messages = (list(messages), text)
+        return text
 
     def _request(self, client: httpx.AsyncClient, body: bytes, limit: _Limit,
                  pooled: object) -> httpx.Request:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +17,7 @@ import httpx
 
 from agentcli.models.base import StopStream, cut_at_stop
 from agentcli.models.http_pool import finish_body
-from agentcli.models.structured import schema_fields
-from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
-
-_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
+from agentcli.schema import ChatChunk, ChatResult, ToolCall, Usage
 
 _NOT_JSON = object()
 MAX_EVENT_CHARS = 16 * 1024 * 1024  # one SSE event's data lines together
@@ -266,66 +263,6 @@ def usage_of(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     return Usage(_count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens")))
-
-
-class RequestBody:
-    """Builds a chat-completions request body from a model's settings (mixed into the model)."""
-
-    model: str
-    temperature: float | None
-    options: dict[str, Any]
-    structured_mechanism: str | None
-    local: bool
-    local_max_tokens: int | None
-    _last_messages: tuple[list[Message], str]
-
-    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
-        """What this model adds to a request (whose own options are ``params``): temperature,
-        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
-        own = {} if self.temperature is None else {"temperature": self.temperature}
-        own.update(self.options)
-        if self.local and self.local_max_tokens and not (
-                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
-            own["max_tokens"] = self.local_max_tokens
-        return own
-
-    def _fields(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        """Every field of the request body but its messages."""
-        payload: dict[str, Any] = {"model": self.model, **self.own_options(request.options)}
-        stops = [s for s in request.stop if s]
-        if stops:
-            payload["stop"] = stops[:_MAX_SERVER_STOPS]
-        if request.tools:
-            payload["tools"] = list(request.tools)
-        schema = request.response_format
-        if schema is not None and self.structured_mechanism is not None:
-            payload.update(schema_fields(self.structured_mechanism, schema))
-        payload.update(request.options)
-        if stream:
-            payload["stream"] = True
-            payload["stream_options"] = {"include_usage": True}
-        return payload
-
-    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
-        """The request body as JSON, assembled from each message's own JSON (encoded once per
-        message, :meth:`Message.wire_json`), so a long history costs a join, not a new
-        encoding, on every request."""
-        rest = json.dumps(self._fields(request, stream=stream), ensure_ascii=False,
-                          separators=(",", ":"), allow_nan=False)
-        return f'{{"messages":[{self._joined(request.messages)}],{rest[1:]}'.encode()
-
-    def _joined(self, messages: Sequence[Message]) -> str:
-        """The messages' JSON joined by commas; the part for the messages the last request
-        began with (the same history, one step shorter) is reused."""
-        known, text = getattr(self, "_last_messages", ([], ""))
-        n = len(known)
-        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
-            more = ",".join([m.wire_json() for m in messages[n:]])
-            text = f"{text},{more}" if more else text
-        else:
-            text = ",".join([m.wire_json() for m in messages])
-        self._last_messages = (list(messages), text)
-        return text
 
 
 async def read_sse(resp: httpx.Response, events: SSEState,
