@@ -44,11 +44,6 @@ _loop_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, _Lo
 )
 
 
-def is_https(url: str) -> bool:
-    """True when ``url`` needs TLS."""
-    return url[:8].lower() == "https://"
-
-
 @functools.cache
 def tls_context() -> ssl.SSLContext:
     """The verified SSL context (system CA bundle), built once per process on first https use."""

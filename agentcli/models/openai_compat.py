@@ -20,7 +20,7 @@ import httpx
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.attempts import Attempts, _Limit
 from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks, report
-from agentcli.models.http_pool import is_https, loop_pool, running_pool
+from agentcli.models.http_pool import loop_pool, running_pool
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
     choose_mechanism,
@@ -70,7 +70,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         self.name = f"{provider}/{model}"
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
-        self._https = is_https(self.base_url)
+        self._https = self.base_url[:8].lower() == "https://"
         self._wire_url = httpx.URL(self.url)  # parsed once (httpx would parse it per request)
         self._pool_headers: tuple[list[tuple[bytes, bytes]], httpx.Headers] | None = None
         self.temperature = temperature
