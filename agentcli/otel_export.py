@@ -36,10 +36,6 @@ _TIMEOUT_S = 0.5
 _GRACE_S = 0.5  # close() waits at most the timeout per signal plus this, whatever the SDK
 
 
-def _true(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
 def _names(env: Mapping[str, str], var: str = "OTEL_TRACES_EXPORTER") -> list[str]:
     """The exporters a ``OTEL_*_EXPORTER`` variable names (empty when unset)."""
     return [n.strip().lower() for n in (env.get(var) or "").split(",") if n.strip()]
@@ -61,7 +57,8 @@ def installed_provider() -> Any:
 def otel_wanted(setting: bool | None, env: Mapping[str, str]) -> bool:
     """Whether this command exports spans (the setting, else the standard variables)."""
     names = _names(env)
-    if _true(env.get("OTEL_SDK_DISABLED")) or (names and set(names) == {"none"}):
+    disabled = (env.get("OTEL_SDK_DISABLED") or "").strip().lower() in ("1", "true", "yes", "on")
+    if disabled or (names and set(names) == {"none"}):
         return False
     if setting is not None:
         return setting

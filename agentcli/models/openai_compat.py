@@ -168,7 +168,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
             attempt = 0
             while True:
                 limit = self._attempt_limit()
-                events: SSEState | None = None  # this attempt's stream, once it is open
+                events = SSEState(self.provider, self.base_url, request.stop)  # this attempt's
                 try:
                     try:
                         async with asyncio.timeout_at(limit.at):
@@ -181,7 +181,6 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                                 if not stream:
                                     return parse_response(self.provider, self.model, resp,
                                                           request.stop)
-                                events = SSEState(self.provider, self.base_url, request.stop)
                                 chunks = await read_sse(resp, events, on_token)  # type: ignore[arg-type]
                                 return replace(assemble_chunks(chunks), model=self.model)
                             finally:
@@ -191,14 +190,12 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                         raise self._overdue(limit) from None
                     except httpx.TransportError as err:
                         self._check_overdue(limit)
-                        emitted = events is not None and events.emitted
-                        raise self._transport_failure(err, emitted=emitted) from err
+                        raise self._transport_failure(err, emitted=events.emitted) from err
                 except Failure as failure:
                     if self._drops_schema(failure, request):  # the next attempt goes without
                         body = self._body(request, stream=stream)
                         continue
-                    emitted = events is not None and events.emitted
-                    self._give_up_unless_retryable(failure, attempt, emitted=emitted)
+                    self._give_up_unless_retryable(failure, attempt, emitted=events.emitted)
                     await _asleep(self._retry_delay(attempt, failure))
                     attempt += 1
         finally:
