@@ -92,19 +92,15 @@ class BaseChatModel:
         text goes to ``on_token``. Providers implement this; retries, fallback, the cache and
         recording wrap it. A model written the older way (overriding ``generate`` or
         ``agenerate``, as LangChain-style code does) is served through its own method."""
-        kw = request.params()
         messages = list(request.messages)
+        kw: dict[str, Any] = {"stop": list(request.stop) or None, "on_token": on_token,
+                              "tools": list(request.tools) or None, **request.params()}
         if _overrides(self, "agenerate"):
-            return await self.agenerate(messages, stop=list(request.stop) or None,
-                                        tools=list(request.tools) or None, on_token=on_token,
-                                        **kw)
+            return await self.agenerate(messages, **kw)
         if not _overrides(self, "generate"):
             raise NotImplementedError(f"{type(self).__name__} implements no model call; "
                                       "override arequest (or generate)")
-
-        return await in_thread(lambda: self.generate(
-            messages, stop=list(request.stop) or None, tools=list(request.tools) or None,
-            on_token=on_token, **kw))
+        return await in_thread(lambda: self.generate(messages, **kw))
 
     def generate(
         self,
