@@ -66,7 +66,12 @@ class Attempts:
     def _error(self, message: str, status: int | None, *, output: bool = False) -> ProviderError:
         raise NotImplementedError
 
-    def _transport_failure(self, err: httpx.TransportError, *, emitted: bool = False) -> Failure:
+    def _transport_failure(self, err: httpx.TransportError, limit: _Limit, *,
+                           emitted: bool = False) -> Failure:
+        """The failure a transport error stands for; one at the attempt's deadline is that
+        deadline's error (raised: a socket timeout may fire a hair before it)."""
+        if time.monotonic() >= limit.at - _SLACK:
+            raise self._overdue(limit) from err
         retryable = True
         if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
             reason = _connect_reason(err)
@@ -166,11 +171,6 @@ class Attempts:
             f"{self.provider} at {self.base_url} did not finish its response within "
             f"{self.request_timeout:g}s (request_timeout)", None,
         )
-
-    def _check_overdue(self, limit: _Limit) -> None:
-        """Raise :meth:`_overdue` when the attempt's deadline has passed."""
-        if time.monotonic() >= limit.at - _SLACK:
-            raise self._overdue(limit)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before the next attempt: ``Retry-After`` or full jitter."""

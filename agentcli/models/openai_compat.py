@@ -189,8 +189,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                     except TimeoutError:
                         raise self._overdue(limit) from None
                     except httpx.TransportError as err:
-                        self._check_overdue(limit)
-                        raise self._transport_failure(err, emitted=events.emitted) from err
+                        raise self._transport_failure(err, limit, emitted=events.emitted) from err
                 except Failure as failure:
                     if self._drops_schema(failure, request):  # the next attempt goes without
                         body = self._body(request, stream=stream)

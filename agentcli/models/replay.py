@@ -95,8 +95,6 @@ def check_writable(path: Path) -> None:
 class ReplayChatModel(BaseChatModel):
     """Answers each request from a cassette; an unrecorded request is a clear error."""
 
-    supports_tools = True
-
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         data = load_cassette(self.path)

@@ -9,6 +9,7 @@ so a call is denied unless the profile's ``tool_policy`` allows that tool.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -54,8 +55,6 @@ class ServedAgent:
         (a bad schema raises :class:`ConfigError`)."""
         if schema is None:
             return self.executor
-        import json
-
         key = json.dumps(schema, sort_keys=True)
         if key not in self._by_schema:
             if len(self._by_schema) >= MAX_SCHEMAS:
