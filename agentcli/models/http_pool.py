@@ -160,11 +160,7 @@ async def loop_pool(https: bool) -> _LoopPool:
     """The running loop's pool for this scheme, made on first use."""
     pool = running_pool(https)
     if pool is None:
-        loop = asyncio.get_running_loop()
-        pools = _loop_pools.get(loop)
-        if pools is None:
-            pools = _loop_pools[loop] = {}
-        pool = pools[https] = _LoopPool(https)
+        pool = _loop_pools.setdefault(asyncio.get_running_loop(), {})[https] = _LoopPool(https)
         await pool.start()
     return pool
 
