@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
-from agentcli.models.structured import is_local_url
+from agentcli.models.structured import REFUSAL_STATUSES, is_local_url
 
 if TYPE_CHECKING:
     from agentcli.models.openai_compat import OpenAICompatModel
@@ -35,7 +35,7 @@ class Preset:
     structured: str | None = None  # how a JSON Schema reaches it (models/structured.py)
     local: bool = False  # a single-slot server on the user's machine
     # statuses with which it refuses a request field it does not support (llama.cpp: 500)
-    refusals: tuple[int, ...] = (400, 422, 500)
+    refusals: tuple[int, ...] = REFUSAL_STATUSES
 
 
 def with_presets(*presets: Preset, base: Mapping[str, Preset] | None = None,
