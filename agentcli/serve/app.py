@@ -103,14 +103,12 @@ async def _body(request: Request) -> bytes:
     declared = request.headers.get("content-length", "")
     if declared.strip().isdigit() and int(declared) > MAX_BODY:
         raise too_big
-    parts: list[bytes] = []
-    size = 0
+    body = bytearray()
     async for part in request.stream():
-        size += len(part)
-        if size > MAX_BODY:
+        body += part
+        if len(body) > MAX_BODY:
             raise too_big
-        parts.append(part)
-    return b"".join(parts)
+    return bytes(body)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
