@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentcli.errors import ConfigError
-from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, report
+from agentcli.events import notify
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel
 from agentcli.models.replay import request_key, request_record, result_of, result_record
 from agentcli.paths import cache_dir
 from agentcli.redact import redact_data
@@ -74,7 +75,7 @@ class CachedChatModel(WrapperModel):
         if row is None:
             return None
         data = json.loads(row[0])
-        report("response served from cache", kind="cache_hit", key=key[:16])
+        notify("cache_hit", "response served from cache", key=key[:16])
         if on_token is not None and data["text"]:
             on_token(data["text"])
         return replace(result_of(data, data.get("model", "")), usage=Usage())  # cost nothing

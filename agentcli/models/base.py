@@ -12,18 +12,12 @@ from agentcli.events import (
     ModelEnd,
     ModelError,
     model_start,
-    notify,
     restore_tool_scope,
     take_tool_scope,
 )
 from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
 
 TokenSink = Callable[[str], None]
-
-
-def report(text: str, *, kind: str, **data: Any) -> None:
-    """A notice (retry, fallback, cache hit) for the run in progress, if any."""
-    notify(kind, text, **data)
 
 
 def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:

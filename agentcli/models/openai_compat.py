@@ -18,8 +18,9 @@ from typing import Any
 import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
+from agentcli.events import notify
 from agentcli.models.attempts import Attempts, _Limit
-from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks, report
+from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks
 from agentcli.models.http_pool import loop_pool, running_pool
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
@@ -142,8 +143,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                 "structured_actions is on; set structured_actions: off or pass "
                 "--structured-actions off)", failure.status) from failure
         self.structured_mechanism = None  # for the rest of this session
-        report(f"{self.provider} at {self.base_url} refused the JSON Schema for actions "
-               f"({failure.status}); continuing without structured actions", kind="notice")
+        notify("notice", f"{self.provider} at {self.base_url} refused the JSON Schema for "
+               f"actions ({failure.status}); continuing without structured actions")
         return True
 
     async def _reply(self, request: ChatRequest, on_token: TokenSink | None) -> ChatResult:
