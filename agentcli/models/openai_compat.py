@@ -2,7 +2,8 @@
 
 Plain and streamed requests go through one coroutine, :meth:`OpenAICompatModel._reply`, whose
 loop retries by the decisions in ``attempts.py`` (a refused schema field is dropped for the
-next attempt). Sync callers reach it through the model base class's one bridge.
+next attempt); the request body is built here, the reply read by ``wire.py``. Sync callers
+reach it through the model base class's one bridge.
 Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) built in
 :meth:`OpenAICompatModel._error`, which scrubs the API key from the message.
 """
