@@ -7,20 +7,21 @@ parameters, so any change to the prompt misses. A hit is reported as
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from agentcli.errors import ConfigError
-from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, report
+from agentcli.events import notify
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel
+from agentcli.models.replay import request_key, request_record, result_of, result_record
 from agentcli.paths import cache_dir
 from agentcli.redact import redact_data
-from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
+from agentcli.schema import ChatRequest, ChatResult, Usage
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -28,23 +29,9 @@ def default_cache_path(env: Mapping[str, str]) -> Path:
     return cache_dir(env) / "responses.sqlite"
 
 
-def cache_key(
-    model: str,
-    messages: Sequence[Message],
-    stop: Sequence[str] | None,
-    tools: Sequence[Mapping[str, object]] | None,
-    params: Mapping[str, object],
-) -> str:
+def cache_key(model: str, request: ChatRequest, params: Mapping[str, object]) -> str:
     """The SHA-256 hex digest identifying one request."""
-    record = {
-        "model": model,
-        "messages": [m.to_openai() for m in messages],
-        "stop": list(stop or ()),
-        "tools": list(tools or ()),
-        "params": params,
-    }
-    blob = json.dumps(record, sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return request_key({"model": model, **request_record(request), "params": params})
 
 
 def _open(path: Path) -> sqlite3.Connection:
@@ -88,17 +75,15 @@ class CachedChatModel(WrapperModel):
         if row is None:
             return None
         data = json.loads(row[0])
-        report("response served from cache", kind="cache_hit", key=key[:16])
+        notify("cache_hit", "response served from cache", key=key[:16])
         if on_token is not None and data["text"]:
             on_token(data["text"])
-        return ChatResult(
-            data["text"], tuple(ToolCall(**c) for c in data["tool_calls"]),
-            data["finish_reason"], Usage(), data.get("model", ""),
-        )
+        return replace(result_of(data, data.get("model", "")), usage=Usage())  # cost nothing
 
     def _put(self, key: str, result: ChatResult) -> None:
         # What is kept on disk is redacted; the caller still gets the reply as the model sent it.
-        blob = json.dumps(redact_data(asdict(replace(result, usage=Usage()))), ensure_ascii=False)
+        record = {**result_record(result), "model": result.model}
+        blob = json.dumps(redact_data(record), ensure_ascii=False)
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO responses (key, model, result, created) "
                              "VALUES (?, ?, ?, ?)", (key, self.name, blob, time.time()))
@@ -107,8 +92,7 @@ class CachedChatModel(WrapperModel):
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
         """A cached reply, or the inner model's (then stored)."""
-        key = cache_key(self.name, request.messages, request.stop, request.tools,
-                        {**self.params, **request.params()})
+        key = cache_key(self.name, request, {**self.params, **request.params()})
         hit = self._hit(key, on_token)
         if hit is not None:
             return hit

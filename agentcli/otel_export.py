@@ -24,6 +24,8 @@ from typing import Any
 from agentcli.errors import ConfigError
 
 INSTALL_HINT = "pip install 'agentcli[otel]'"
+_MISSING = (f"OpenTelemetry export needs the optional packages: {INSTALL_HINT} "
+            "(or unset OTEL_EXPORTER_OTLP_ENDPOINT / drop --otel)")
 _GRPC_PACKAGE = "opentelemetry-exporter-otlp-proto-grpc"
 _EXPORTERS = ("otlp", "console", "none")
 _DEFAULT_ENDPOINT = {"http/protobuf": "http://localhost:4318", "grpc": "http://localhost:4317"}
@@ -32,10 +34,6 @@ _DEFAULT_ENDPOINT = {"http/protobuf": "http://localhost:4318", "grpc": "http://l
 # not seconds, while one on this machine or network has time to answer.
 _TIMEOUT_S = 0.5
 _GRACE_S = 0.5  # close() waits at most the timeout per signal plus this, whatever the SDK
-
-
-def _true(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _names(env: Mapping[str, str], var: str = "OTEL_TRACES_EXPORTER") -> list[str]:
@@ -59,7 +57,8 @@ def installed_provider() -> Any:
 def otel_wanted(setting: bool | None, env: Mapping[str, str]) -> bool:
     """Whether this command exports spans (the setting, else the standard variables)."""
     names = _names(env)
-    if _true(env.get("OTEL_SDK_DISABLED")) or (names and set(names) == {"none"}):
+    disabled = (env.get("OTEL_SDK_DISABLED") or "").strip().lower() in ("1", "true", "yes", "on")
+    if disabled or (names and set(names) == {"none"}):
         return False
     if setting is not None:
         return setting
@@ -94,9 +93,7 @@ class OtelExport:
         try:
             from opentelemetry import metrics, trace
         except ImportError:
-            raise ConfigError(
-                f"OpenTelemetry export needs the optional packages: {INSTALL_HINT} "
-                "(or unset OTEL_EXPORTER_OTLP_ENDPOINT / drop --otel)") from None
+            raise ConfigError(_MISSING) from None
         self._env = env
         self._tally: _Tally | None = None
         self._owned: list[Any] = []  # the providers built here, shut down by close()
@@ -127,9 +124,7 @@ class OtelExport:
             from opentelemetry.sdk.trace import TracerProvider
             from opentelemetry.sdk.trace.export import BatchSpanProcessor
         except ImportError:
-            raise ConfigError(
-                f"OpenTelemetry export needs the optional packages: {INSTALL_HINT} "
-                "(or unset OTEL_EXPORTER_OTLP_ENDPOINT / drop --otel)") from None
+            raise ConfigError(_MISSING) from None
         names = [n for n in _names(env) or ["otlp"] if n != "none"]
         unknown = sorted(set(names) - set(_EXPORTERS))
         if unknown:
@@ -195,15 +190,12 @@ def _exporter(signal: str, name: str, env: Mapping[str, str], timeout: float) ->
     except ImportError:
         if path != grpc:
             raise
-        raise ConfigError(_grpc_missing()) from None
+        raise ConfigError(
+            f"OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs {_GRPC_PACKAGE}: pip install "
+            f"{_GRPC_PACKAGE} (or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)") from None
     if name == "console":  # stderr: stdout is the answer's
         return exporter(out=sys.stderr)
     return exporter(endpoint=signal_endpoint(env, signal), timeout=timeout)
-
-
-def _grpc_missing() -> str:
-    return (f"OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs {_GRPC_PACKAGE}: pip install "
-            f"{_GRPC_PACKAGE} (or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)")
 
 
 def _timeout(env: Mapping[str, str]) -> float:
@@ -222,14 +214,11 @@ class _Tally:
         self._inner = inner
         self.failed = 0
 
+    def __getattr__(self, name: str) -> Any:  # shutdown, force_flush: the exporter's own
+        return getattr(self._inner, name)
+
     def export(self, spans: Any) -> Any:
         result = self._inner.export(spans)
         if getattr(result, "name", "") != "SUCCESS":
             self.failed += 1
         return result
-
-    def shutdown(self) -> None:
-        self._inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return bool(self._inner.force_flush(timeout_millis))

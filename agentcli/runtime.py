@@ -19,7 +19,7 @@ from agentcli.events import notify
 from agentcli.executor import deny_all
 from agentcli.mcp.pool import settle, tools_version
 from agentcli.models import get_model
-from agentcli.models.base import BaseChatModel, report
+from agentcli.models.base import BaseChatModel
 from agentcli.models.media import forward_media
 from agentcli.models.options import effective_options
 from agentcli.models.presets import PRESETS
@@ -76,8 +76,8 @@ def build_model(
 
 def _report_retry(info: dict[str, object]) -> None:
     """Make a provider retry visible to the run's callbacks (trace, metrics)."""
-    report(f"retry {info['attempt']} of {info['model']} in {info['delay']:g}s: {info['error']}",
-           kind="retry", **info)
+    notify("retry", f"retry {info['attempt']} of {info['model']} in {info['delay']:g}s: "
+           f"{info['error']}", **info)
 
 
 def check_budget(settings: Settings, model_name: str) -> PriceTable:

@@ -28,7 +28,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         ToolError,
         ToolStart,
     )
-    from agentcli.schema import ChatRequest, ChatResult, Message
+    from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
 
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OPTIONS = {  # request options recorded as gen_ai.request.* (never their values' secrets)
@@ -219,7 +219,7 @@ class OtelHandler(BaseCallbackHandler):
                                            kind=trace.SpanKind.INTERNAL, attributes=attrs)
         if self._capture and "input" in inputs:
             span.set_attribute("gen_ai.input.messages", self._json(
-                [{"role": "user", "parts": [{"type": "text", "content": str(inputs["input"])}]}]))
+                [{"role": "user", "parts": _parts(str(inputs["input"]))}]))
         self._runs[run_id] = _RunSpans(_Open(span))  # not made current: Start and End may
         # come from different tasks, and a run's spans are parented explicitly
 
@@ -288,19 +288,15 @@ class OtelHandler(BaseCallbackHandler):
     def _on_finish(self, run: _RunSpans, event: Finish) -> None:
         if self._capture:
             run.agent.span.set_attribute("gen_ai.output.messages", self._json(
-                [{"role": "assistant", "parts": [{"type": "text", "content": event.output}],
-                  "finish_reason": "stop"}]))
+                [{"role": "assistant", "parts": _parts(event.output), "finish_reason": "stop"}]))
 
     def _on_error(self, run: _RunSpans, event: RunError) -> None:
         self._fail(run.agent.span, error_type(event.error), str(event.error))
         self._close(run)
 
     def _on_end(self, run: _RunSpans, event: End) -> None:
-        result = event.result
-        span = run.agent.span
-        span.set_attribute("gen_ai.usage.input_tokens", result.usage.prompt_tokens)
-        span.set_attribute("gen_ai.usage.output_tokens", result.usage.completion_tokens)
-        span.set_attribute("agentcli.stop_reason", str(result.stop_reason))
+        run.agent.span.set_attributes({**_usage(event.result.usage),
+                                       "agentcli.stop_reason": str(event.result.stop_reason)})
         self._close(run)
 
     def _close(self, run: _RunSpans) -> None:
@@ -377,8 +373,7 @@ class OtelHandler(BaseCallbackHandler):
         return attrs
 
     def _result_attrs(self, span: trace.Span, result: ChatResult) -> None:
-        span.set_attribute("gen_ai.usage.input_tokens", result.usage.prompt_tokens)
-        span.set_attribute("gen_ai.usage.output_tokens", result.usage.completion_tokens)
+        span.set_attributes(_usage(result.usage))
         if result.model:
             span.set_attribute("gen_ai.response.model", result.model)
         if result.response_id:
@@ -386,11 +381,8 @@ class OtelHandler(BaseCallbackHandler):
         if result.finish_reason:
             span.set_attribute("gen_ai.response.finish_reasons", [result.finish_reason])
         if self._capture:
-            parts: list[dict[str, object]] = [{"type": "text", "content": result.text}]
-            parts += [{"type": "tool_call", "id": c.id, "name": c.name,
-                       "arguments": c.arguments} for c in result.tool_calls]
             span.set_attribute("gen_ai.output.messages", self._json(
-                [{"role": "assistant", "parts": parts,
+                [{"role": "assistant", "parts": _parts(result.text, result.tool_calls),
                   "finish_reason": result.finish_reason or "stop"}]))
 
     def _text(self, text: str) -> str:
@@ -402,12 +394,19 @@ class OtelHandler(BaseCallbackHandler):
 
 def _message(message: Message) -> dict[str, object]:
     """A message in the GenAI conventions' shape (role and parts)."""
-    parts: list[dict[str, object]] = []
-    if message.content:
-        parts.append({"type": "text", "content": message.content})
-    parts += [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
-              for c in message.tool_calls]
     if message.tool_call_id:
-        parts = [{"type": "tool_call_response", "id": message.tool_call_id,
-                  "response": message.content}]
-    return {"role": message.role, "parts": parts}
+        return {"role": message.role, "parts": [{"type": "tool_call_response",
+                "id": message.tool_call_id, "response": message.content}]}
+    return {"role": message.role, "parts": _parts(message.content, message.tool_calls)}
+
+
+def _parts(text: str, calls: Sequence[ToolCall] = ()) -> list[dict[str, object]]:
+    """A message's parts: its text (none when empty) and its tool calls."""
+    parts: list[dict[str, object]] = [{"type": "text", "content": text}] if text else []
+    return parts + [{"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}
+                    for c in calls]
+
+
+def _usage(usage: Usage) -> dict[str, AttributeValue]:
+    return {"gen_ai.usage.input_tokens": usage.prompt_tokens,
+            "gen_ai.usage.output_tokens": usage.completion_tokens}

@@ -19,6 +19,7 @@ from agentcli import deadline as run_deadline
 from agentcli.errors import DeadlineExceeded, ProviderError
 from agentcli.models.structured import rejects_schema
 from agentcli.models.wire import Failure, parse_retry_after, server_message
+from agentcli.redact import redact
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _SLACK = 0.05  # a socket timeout may fire a hair early; this close to the deadline is "at" it
@@ -47,12 +48,6 @@ def _connect_reason(err: Exception) -> str:
     return str(err) or type(err).__name__
 
 
-def _longest(t: httpx.Timeout) -> float | None:
-    """The longest of a timeout's parts; None when one of them is unbounded."""
-    parts = (t.connect, t.read, t.write, t.pool)
-    return None if None in parts else max(parts)  # type: ignore[type-var]
-
-
 class Attempts:
     """Deadlines, retry decisions and backoff for one model's HTTP requests."""
 
@@ -71,17 +66,24 @@ class Attempts:
     def _error(self, message: str, status: int | None, *, output: bool = False) -> ProviderError:
         raise NotImplementedError
 
-    def _transport_failure(self, err: httpx.TransportError, *, emitted: bool = False) -> Failure:
-        reason = ""
+    def _transport_failure(self, err: httpx.TransportError, limit: _Limit, *,
+                           emitted: bool = False) -> Failure:
+        """The failure a transport error stands for; one at the attempt's deadline is that
+        deadline's error (raised: a socket timeout may fire a hair before it)."""
+        if time.monotonic() >= limit.at - _SLACK:
+            raise self._overdue(limit) from err
+        retryable = True
         if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
             reason = _connect_reason(err)
             message = (f"cannot reach {self.provider} at {self.base_url} "
                        f"({reason}); is the server running?")
+            retryable = reason != "host not found"  # a name that does not resolve will not
         elif isinstance(err, httpx.ReadTimeout):
             message = (f"{self.provider} at {self.base_url} sent nothing for "
                        f"{self.timeout.read:g}s (read timeout)")
             if self.local:  # resending would queue behind the reply it is still generating
                 message += "; not retried, the local server may still be generating"
+                retryable = False
             message += ("; raise read_timeout in the config (or AGENT_READ_TIMEOUT) if it needs "
                         "longer")
         elif isinstance(err, httpx.RemoteProtocolError | httpx.ReadError):
@@ -89,12 +91,7 @@ class Attempts:
             message = f"{self.provider} at {self.base_url} closed the connection {where}"
         else:
             message = f"request to {self.provider} at {self.base_url} failed: {err}"
-        retryable = isinstance(
-            err,
-            httpx.ConnectError | httpx.ConnectTimeout | httpx.ReadTimeout
-            | httpx.RemoteProtocolError | httpx.ReadError,
-        ) and not (self.local and isinstance(err, httpx.ReadTimeout)) and (
-            reason != "host not found")  # a name that does not resolve will not next time
+            retryable = False
         return Failure(message, retryable=retryable)
 
     def _status_failure(self, resp: httpx.Response) -> Failure:
@@ -129,18 +126,19 @@ class Attempts:
         A wait longer than the run has left is not started: the run stops at once.
         """
         delay = self._backoff(attempt, failure.retry_after)
+        error = redact(failure.message)
         left = run_deadline.remaining()
         if left is not None and delay >= left:
             asked = (f"asked to retry in {failure.retry_after:g}s (Retry-After)"
                      if failure.retry_after is not None else f"needs a {delay:.1f}s backoff")
             raise DeadlineExceeded(
-                f"{self.provider} failed ({self._error(failure.message, None).args[0]}) and "
+                f"{self.provider} failed ({error}) and "
                 f"{asked}, but the run has only {left:.1f}s left (max_execution_time)"
             ) from failure
         if self.on_retry is not None:
             self.on_retry({
                 "model": self.name, "attempt": attempt + 1, "delay": round(delay, 3),
-                "status": failure.status, "error": self._error(failure.message, None).args[0],
+                "status": failure.status, "error": error,
             })
         return delay
 
@@ -158,16 +156,10 @@ class Attempts:
     def _timeout_until(self, limit: _Limit) -> httpx.Timeout:
         """This model's timeouts, none longer than the time left before ``limit``."""
         left = max(0.001, limit.at - time.monotonic())
-        t = self.timeout
-        longest = _longest(t)
-        if longest is not None and longest <= left:
-            return t  # the usual case: the deadline is further away than any of them
-
-        def cap(value: float | None) -> float:
-            return left if value is None else min(value, left)
-
-        return httpx.Timeout(connect=cap(t.connect), read=cap(t.read), write=cap(t.write),
-                             pool=cap(t.pool))
+        parts = self.timeout.as_dict()
+        capped = {k: left if v is None else min(v, left) for k, v in parts.items()}
+        # the usual case: the deadline is further away than any of them
+        return self.timeout if capped == parts else httpx.Timeout(**capped)
 
     def _overdue(self, limit: _Limit) -> Exception:
         """The error for an attempt cut at its deadline (the run's, or ``request_timeout``)."""
@@ -179,11 +171,6 @@ class Attempts:
             f"{self.provider} at {self.base_url} did not finish its response within "
             f"{self.request_timeout:g}s (request_timeout)", None,
         )
-
-    def _check_overdue(self, limit: _Limit) -> None:
-        """Raise :meth:`_overdue` when the attempt's deadline has passed."""
-        if time.monotonic() >= limit.at - _SLACK:
-            raise self._overdue(limit)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before the next attempt: ``Retry-After`` or full jitter."""

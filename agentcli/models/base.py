@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 from agentcli._sync import in_thread, iterate, run_sync
@@ -12,18 +12,12 @@ from agentcli.events import (
     ModelEnd,
     ModelError,
     model_start,
-    notify,
     restore_tool_scope,
     take_tool_scope,
 )
 from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message, ToolCall, Usage
 
 TokenSink = Callable[[str], None]
-
-
-def report(text: str, *, kind: str, **data: Any) -> None:
-    """A notice (retry, fallback, cache hit) for the run in progress, if any."""
-    notify(kind, text, **data)
 
 
 def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
@@ -92,19 +86,15 @@ class BaseChatModel:
         text goes to ``on_token``. Providers implement this; retries, fallback, the cache and
         recording wrap it. A model written the older way (overriding ``generate`` or
         ``agenerate``, as LangChain-style code does) is served through its own method."""
-        kw = request.params()
         messages = list(request.messages)
+        kw: dict[str, Any] = {"stop": list(request.stop) or None, "on_token": on_token,
+                              "tools": list(request.tools) or None, **request.params()}
         if _overrides(self, "agenerate"):
-            return await self.agenerate(messages, stop=list(request.stop) or None,
-                                        tools=list(request.tools) or None, on_token=on_token,
-                                        **kw)
+            return await self.agenerate(messages, **kw)
         if not _overrides(self, "generate"):
             raise NotImplementedError(f"{type(self).__name__} implements no model call; "
                                       "override arequest (or generate)")
-
-        return await in_thread(lambda: self.generate(
-            messages, stop=list(request.stop) or None, tools=list(request.tools) or None,
-            on_token=on_token, **kw))
+        return await in_thread(lambda: self.generate(messages, **kw))
 
     def generate(
         self,
@@ -152,9 +142,31 @@ class BaseChatModel:
         tools: Sequence[dict[str, Any]] | None = None,
         **params: Any,
     ) -> AsyncIterator[ChatChunk]:
-        """Stream deltas; the default yields the whole reply as one chunk."""
-        result = await self.agenerate(messages, stop=stop, tools=tools, **params)
-        yield ChatChunk(text=result.text, finish_reason=result.finish_reason, usage=result.usage)
+        """Stream the reply's text as :meth:`arequest` hands it to its token sink, then its
+        tool calls and a last chunk with the finish reason and usage (a model that streams
+        nothing gives its whole text there)."""
+        loop = asyncio.get_running_loop()
+        tokens: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def put(token: str) -> None:  # tokens may come from a model's thread
+            loop.call_soon_threadsafe(tokens.put_nowait, token)
+
+        call = asyncio.ensure_future(self.arequest(ChatRequest.of(messages, stop, tools,
+                                                                  **params), put))
+        call.add_done_callback(lambda _: tokens.put_nowait(None))
+        streamed = False
+        try:
+            while (token := await tokens.get()) is not None:
+                streamed = True
+                yield ChatChunk(text=token)
+            result = await call  # its error, if it failed
+        finally:
+            call.cancel()
+        for i, c in enumerate(result.tool_calls):
+            yield ChatChunk(tool_call_index=i, tool_call_id=c.id, tool_call_name=c.name,
+                            tool_call_arguments=c.arguments)
+        yield ChatChunk(text="" if streamed else result.text, finish_reason=result.finish_reason,
+                        usage=result.usage, response_id=result.response_id)
 
     def close(self) -> None:
         """Release pooled connections (no-op by default)."""
@@ -190,9 +202,25 @@ class ObservedModel(WrapperModel):
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:
-        """The wrapped model's request, reported as the run's when a tool call is in progress."""
-        with _watched(self.inner, request.messages, request.stop, request.tools) as done:
-            return done(await self.inner.arequest(request, on_token))
+        """The wrapped model's request, reported as the run's when a tool call is in progress
+        (start, end or error events, usage and cost)."""
+        scope = take_tool_scope()  # nested wrappers (cache, fallback...) are the same request
+        if scope is None:
+            return await self.inner.arequest(request, on_token)
+        name = self.inner.name
+        scope.emit(model_start(request, self.inner, scope.parent))
+        started = time.perf_counter()
+        try:
+            result = await self.inner.arequest(request, on_token)
+            cost = scope.account(result, name)
+            scope.emit(ModelEnd(result, name, time.perf_counter() - started, cost,
+                                parent=scope.parent))
+            return result
+        except BaseException as err:
+            scope.emit(ModelError(err, name, parent=scope.parent))
+            raise
+        finally:
+            restore_tool_scope(scope)
 
 
 def observed(model: BaseChatModel | None) -> BaseChatModel | None:
@@ -201,34 +229,6 @@ def observed(model: BaseChatModel | None) -> BaseChatModel | None:
     if not isinstance(model, BaseChatModel) or isinstance(model, ObservedModel):
         return model
     return ObservedModel(model)
-
-
-@contextmanager
-def _watched(model: BaseChatModel, messages: Sequence[Message], stop: Any, tools: Any
-             ) -> Iterator[Callable[[ChatResult], ChatResult]]:
-    """Around one model call: inside a tool call, report it as the run's (start, end or
-    error events, usage and cost); yields what to pass the result through."""
-    scope = take_tool_scope()  # nested wrappers (cache, fallback...) are the same request
-    if scope is None:
-        yield lambda result: result
-        return
-    request = ChatRequest(tuple(messages), tuple(stop or ()), tuple(tools or ()))
-    scope.emit(model_start(request, model, scope.parent))
-    started = time.perf_counter()
-
-    def done(result: ChatResult) -> ChatResult:
-        cost = scope.account(result, model.name)
-        scope.emit(ModelEnd(result, model.name, time.perf_counter() - started, cost,
-                            parent=scope.parent))
-        return result
-
-    try:
-        yield done
-    except BaseException as err:
-        scope.emit(ModelError(err, model.name, parent=scope.parent))
-        raise
-    finally:
-        restore_tool_scope(scope)
 
 
 def _overrides(model: BaseChatModel, method: str) -> bool:

@@ -73,11 +73,11 @@ def endpoints(
     return out
 
 
-def fetch_models(url: str, api_key: str | None, timeout: float | None = None) -> list[str]:
+def fetch_models(url: str, api_key: str | None) -> list[str]:
     """The model ids ``GET {url}/models`` lists; raises RuntimeError with a short reason."""
     import httpx
 
-    timeout = TIMEOUT_SECONDS if timeout is None else timeout
+    timeout = TIMEOUT_SECONDS  # read at the call (a test shortens it)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         reply = httpx.get(f"{url}/models", headers=headers, timeout=timeout)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcli.errors import ModelOutputError, ProviderError
-from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, report
+from agentcli.events import notify
+from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel
 from agentcli.schema import ChatRequest, ChatResult
 
 # Statuses that say "fix your request or your key"; another model will not help.
@@ -35,9 +36,8 @@ class FallbackChatModel(WrapperModel):
         if index + 1 >= len(self.models) or not should_fall_back(err):
             raise err
         nxt = self.models[index + 1]
-        report(f"{self.models[index].name} failed ({err}); falling back to {nxt.name}",
-               kind="fallback", failed=self.models[index].name, to=nxt.name,
-               status=err.status)
+        notify("fallback", f"{self.models[index].name} failed ({err}); falling back to "
+               f"{nxt.name}", failed=self.models[index].name, to=nxt.name, status=err.status)
 
     async def arequest(self, request: ChatRequest, on_token: TokenSink | None = None
                        ) -> ChatResult:

@@ -9,11 +9,10 @@ callers reach the models through the portal loop (``agentcli._sync``), so they s
   shuts down (``asyncio.run`` and ``asyncio.Runner`` finalise async generators; the pool parks
   one that closes it).
 - **Shards**: httpcore's pool does O(connections²) bookkeeping on every request event, so one
-  pool with 256 connections spends its CPU on itself. A loop's pool is a list of small
-  clients (at most ``SHARD_SIZE`` connections each); a request takes the shard given back last
-  that still has room (its connection is the warmest), and a shard is added only when every
-  shard is full. One run uses one client; a batch with 256 requests in flight uses 256, each
-  with one connection, as a bare client per worker would.
+  pool with 256 connections spends its CPU on itself. A loop's pool is a list of clients of
+  one connection each; a request takes the idle one given back last (its connection is the
+  warmest), and a client is added only when none is idle. One run uses one client; a batch
+  with 256 requests in flight uses 256, as a bare client per worker would.
 - **TLS**: a verified SSL context (the CA bundle, ~40 ms to load) is built once per process and
   only for ``https://`` URLs; ``http://`` clients get one that loads no CA bundle.
 """
@@ -33,21 +32,16 @@ import httpx
 # Requests go out as two writes (headers, then body): without TCP_NODELAY, Nagle's algorithm
 # holds the body back until the headers are acknowledged, a delay on every model call.
 SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-# Connections per async client. httpcore may hand one idle connection to several waiting
+# One connection per async client. httpcore may hand one idle connection to several waiting
 # requests, and all but one then retry; the retries grow with the pool, and even an idle
 # pool's bookkeeping checks each connection on every request, so pools stay tiny (measured at
-# 256 in flight: 16 -> 3.1 s CPU, 4 -> 1.8 s, 1 -> 1.7 s for 1,536 calls).
-SHARD_SIZE = 1
+# 256 in flight, connections per client: 16 -> 3.1 s CPU, 4 -> 1.8 s, 1 -> 1.7 s for 1,536
+# calls).
 MAX_SHARDS = 1024  # past 1,024 connections per loop, requests wait for a free connection
 
 _loop_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, _LoopPool]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def is_https(url: str) -> bool:
-    """True when ``url`` needs TLS."""
-    return url[:8].lower() == "https://"
 
 
 @functools.cache
@@ -87,7 +81,7 @@ _NO_COOKIES = _NoCookies()
 
 
 def _async_client(https: bool) -> httpx.AsyncClient:
-    limits = httpx.Limits(max_connections=SHARD_SIZE, max_keepalive_connections=SHARD_SIZE)
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     # No client-wide timeout: each request passes its model's own.
     transport = httpx.AsyncHTTPTransport(verify=tls_context() if https else _no_ca_context(),
                                          limits=limits, socket_options=SOCKET_OPTIONS)
@@ -95,7 +89,7 @@ def _async_client(https: bool) -> httpx.AsyncClient:
 
 
 class _Shard:
-    """One small async client and how many calls are using it now."""
+    """One async client (one connection) and how many calls are using it now."""
 
     __slots__ = ("busy", "client")
 
@@ -110,7 +104,7 @@ class _LoopPool:
     def __init__(self, https: bool) -> None:
         self.https = https
         self.shards: list[_Shard] = []
-        self.room: list[_Shard] = []  # shards with a free slot, the one given back last at the end
+        self.idle: list[_Shard] = []  # the one given back last at the end
         self.closed = False
         self._closer: AsyncGenerator[None, None] | None = None
 
@@ -128,42 +122,31 @@ class _LoopPool:
             await self.aclose()
 
     def pick(self) -> _Shard:
-        """A shard with room (the one given back last), a new one when every shard is full;
-        the caller holds one of its slots until :meth:`give_back`."""
-        room, size = self.room, SHARD_SIZE
-        if room:
-            shard = room[-1]
-            shard.busy += 1
-            if shard.busy >= size:
-                room.pop()
-            return shard
-        if len(self.shards) < MAX_SHARDS:
+        """An idle shard (the one given back last), a new one when none is idle; the caller
+        holds it until :meth:`give_back`."""
+        if self.idle:
+            shard = self.idle.pop()
+        elif len(self.shards) < MAX_SHARDS:
             shard = _Shard(_async_client(self.https))
             self.shards.append(shard)
-            if size > 1:
-                room.append(shard)
-        else:  # every shard full and no more allowed: queue on the least busy
-            shard = min(self.shards, key=_busy)
+        else:  # every shard busy and no more allowed: queue on the least busy
+            shard = min(self.shards, key=lambda s: s.busy)
         shard.busy += 1
         return shard
 
     def give_back(self, shard: _Shard) -> None:
-        """Free the slot :meth:`pick` handed out."""
+        """Free the shard :meth:`pick` handed out."""
         shard.busy -= 1
-        if shard.busy == SHARD_SIZE - 1 and not self.closed:  # it just got room
-            self.room.append(shard)
+        if shard.busy == 0 and not self.closed:
+            self.idle.append(shard)
 
     async def aclose(self) -> None:
         """Close every shard's client."""
         self.closed = True
-        shards, self.shards, self.room = self.shards, [], []
+        shards, self.shards, self.idle = self.shards, [], []
         for shard in shards:
             with contextlib.suppress(Exception):  # a dead connection must not block the rest
                 await shard.client.aclose()
-
-
-def _busy(shard: _Shard) -> int:
-    return shard.busy
 
 
 def running_pool(https: bool) -> _LoopPool | None:
@@ -177,11 +160,7 @@ async def loop_pool(https: bool) -> _LoopPool:
     """The running loop's pool for this scheme, made on first use."""
     pool = running_pool(https)
     if pool is None:
-        loop = asyncio.get_running_loop()
-        pools = _loop_pools.get(loop)
-        if pools is None:
-            pools = _loop_pools[loop] = {}
-        pool = pools[https] = _LoopPool(https)
+        pool = _loop_pools.setdefault(asyncio.get_running_loop(), {})[https] = _LoopPool(https)
         await pool.start()
     return pool
 

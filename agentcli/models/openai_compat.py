@@ -2,7 +2,8 @@
 
 Plain and streamed requests go through one coroutine, :meth:`OpenAICompatModel._reply`, whose
 loop retries by the decisions in ``attempts.py`` (a refused schema field is dropped for the
-next attempt). Sync callers reach it through the model base class's one bridge.
+next attempt); the request body is built here, the reply read by ``wire.py``. Sync callers
+reach it through the model base class's one bridge.
 Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) built in
 :meth:`OpenAICompatModel._error`, which scrubs the API key from the message.
 """
@@ -10,28 +11,36 @@ Every failure becomes one :class:`ProviderError` (or :class:`ModelOutputError`) 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable, Sequence
+import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 import httpx
 
 from agentcli.errors import ModelOutputError, ProviderError
+from agentcli.events import notify
 from agentcli.models.attempts import Attempts, _Limit
-from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks, report
-from agentcli.models.http_pool import is_https, loop_pool, running_pool
-from agentcli.models.structured import REFUSAL_STATUSES, choose_mechanism, rejects_schema
-from agentcli.models.wire import Failure, RequestBody, SSEState, parse_response, read_sse
+from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks
+from agentcli.models.http_pool import loop_pool, running_pool
+from agentcli.models.structured import (
+    REFUSAL_STATUSES,
+    choose_mechanism,
+    rejects_schema,
+    schema_fields,
+)
+from agentcli.models.wire import Failure, SSEState, parse_response, read_sse
 from agentcli.redact import is_secret_name, redact, remember
-from agentcli.schema import ChatChunk, ChatRequest, ChatResult, Message
+from agentcli.schema import ChatRequest, ChatResult, Message
 
 # Sleeping goes through this name so tests can patch it and run fast.
 _asleep: Callable[[float], Any] = asyncio.sleep
 
 _USER_AGENT = "agentcli/0.1"
+_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
 
 
-class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
+class OpenAICompatModel(Attempts, BaseChatModel):
     """A chat model behind any OpenAI-compatible ``/v1/chat/completions`` endpoint."""
 
     def __init__(
@@ -63,8 +72,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         self.name = f"{provider}/{model}"
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
-        self._https = is_https(self.base_url)
-        self._url: tuple[str, httpx.URL] | None = None  # see _wire_url
+        self._https = self.base_url[:8].lower() == "https://"
+        self._wire_url = httpx.URL(self.url)  # parsed once (httpx would parse it per request)
         self._pool_headers: tuple[list[tuple[bytes, bytes]], httpx.Headers] | None = None
         self.temperature = temperature
         self.options = dict(options or {})  # model options merged into every request body
@@ -76,10 +85,10 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         )
         self.request_timeout = request_timeout  # total seconds for one response, all bytes
         self._api_key = api_key or None
-        self._headers = {"User-Agent": _USER_AGENT, **(extra_headers or {})}
+        self._json_headers = {"User-Agent": _USER_AGENT, **(extra_headers or {}),
+                              "Content-Type": "application/json"}
         if self._api_key:
-            self._headers["Authorization"] = f"Bearer {self._api_key}"
-        self._json_headers = {**self._headers, "Content-Type": "application/json"}
+            self._json_headers["Authorization"] = f"Bearer {self._api_key}"
         self._last_messages: tuple[list[Message], str] = ([], "")  # see _joined
         # Keys and custom header values (often tokens) never reach an error, log or trace.
         remember([self._api_key, *(v for k, v in (extra_headers or {}).items()
@@ -108,8 +117,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
 
         ``response_format`` (a JSON Schema) constrains the reply where the server can.
         """
-        params = request.params()
-        constrained = self._sends_schema(params)
+        constrained = self._sends_schema(request)
         if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
             # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
             result = await self.arequest(request)
@@ -118,37 +126,16 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             return result
         if on_token is None and self.local and request.stop and not constrained:
             on_token = _ignore_token  # streaming lets a stop string the server ignores end it
-        sink = None if on_token is None else _text_to(on_token)
-        return await self._reply(request.messages, request.stop, request.tools, params, sink)
+        return await self._reply(request, on_token)
 
-    async def astream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: Sequence[str] | None = None,
-        tools: Sequence[dict[str, Any]] | None = None,
-        **params: Any,
-    ) -> AsyncGenerator[ChatChunk, None]:
-        """Stream deltas over SSE as they arrive; no text past a stop string is yielded."""
-        chunks: asyncio.Queue[ChatChunk | None] = asyncio.Queue()
-        call = asyncio.ensure_future(self._reply(messages, stop, tools, params,
-                                                 chunks.put_nowait))
-        call.add_done_callback(lambda _: chunks.put_nowait(None))
-        try:
-            while (chunk := await chunks.get()) is not None:
-                yield chunk
-            await call  # its error, if it failed
-        finally:
-            call.cancel()
-
-    def _sends_schema(self, params: dict[str, Any]) -> bool:
+    def _sends_schema(self, request: ChatRequest) -> bool:
         """Whether this request will carry a JSON Schema."""
-        return params.get("response_schema") is not None and self.structured_mechanism is not None
+        return request.response_format is not None and self.structured_mechanism is not None
 
-    def _drops_schema(self, failure: Failure, params: dict[str, Any]) -> bool:
+    def _drops_schema(self, failure: Failure, request: ChatRequest) -> bool:
         """Whether ``failure`` refused the schema field and it is no longer sent (``auto``);
         with ``structured_actions: on`` that is an error."""
-        if not (self._sends_schema(params) and failure.status is not None
+        if not (self._sends_schema(request) and failure.status is not None
                 and rejects_schema(failure.status, failure.message, self.refusal_statuses)):
             return False
         if self.structured_actions == "on":
@@ -157,24 +144,22 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                 "structured_actions is on; set structured_actions: off or pass "
                 "--structured-actions off)", failure.status) from failure
         self.structured_mechanism = None  # for the rest of this session
-        report(f"{self.provider} at {self.base_url} refused the JSON Schema for actions "
-               f"({failure.status}); continuing without structured actions", kind="notice")
+        notify("notice", f"{self.provider} at {self.base_url} refused the JSON Schema for "
+               f"actions ({failure.status}); continuing without structured actions")
         return True
 
-    async def _reply(self, messages: Sequence[Message], stop: Sequence[str] | None,
-                     tools: Sequence[dict[str, Any]] | None, params: dict[str, Any],
-                     sink: Callable[[ChatChunk], None] | None) -> ChatResult:
+    async def _reply(self, request: ChatRequest, on_token: TokenSink | None) -> ChatResult:
         """The one attempt loop: send the request, open the response (status, headers), read
-        it whole (``sink`` None) or as SSE chunks handed to ``sink``; retry what may succeed
-        next time (a stream that already reached ``sink`` is never resent). A refused schema
-        field is dropped for the next attempt, which is not counted as a retry.
+        it whole (``on_token`` None) or as SSE chunks whose text goes to ``on_token``; retry
+        what may succeed next time (a stream that already passed a chunk on is never resent).
+        A refused schema field is dropped for the next attempt, which is not counted as a retry.
 
         Each attempt is bounded by the loop's own timeout at its deadline (the run's or
         ``request_timeout``). One coroutine, no generator or context-manager layers: a batch
         makes this call hundreds of times at once, and each layer is resumed at every read.
         """
-        stream = sink is not None
-        body = self._body(messages, stop, tools, params, stream=stream)
+        stream = on_token is not None
+        body = self._body(request, stream=stream)
         client: httpx.AsyncClient | None = self._async_client
         pool = shard = None
         if client is None:
@@ -185,7 +170,7 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             attempt = 0
             while True:
                 limit = self._attempt_limit()
-                events: SSEState | None = None  # this attempt's stream, once it is open
+                events = SSEState(self.provider, self.base_url, request.stop)  # this attempt's
                 try:
                     try:
                         async with asyncio.timeout_at(limit.at):
@@ -196,11 +181,9 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                                     await resp.aread()
                                     raise self._status_failure(resp)
                                 if not stream:
-                                    return parse_response(
-                                        self.provider, self.model, resp.status_code,
-                                        resp.content, stop, _text_of(resp))
-                                events = SSEState(self.provider, self.base_url, stop)
-                                chunks = await read_sse(resp, events, sink)  # type: ignore[arg-type]
+                                    return parse_response(self.provider, self.model, resp,
+                                                          request.stop)
+                                chunks = await read_sse(resp, events, on_token)  # type: ignore[arg-type]
                                 return replace(assemble_chunks(chunks), model=self.model)
                             finally:
                                 if stream:
@@ -208,15 +191,12 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
                     except TimeoutError:
                         raise self._overdue(limit) from None
                     except httpx.TransportError as err:
-                        self._check_overdue(limit)
-                        emitted = events is not None and events.emitted
-                        raise self._transport_failure(err, emitted=emitted) from err
+                        raise self._transport_failure(err, limit, emitted=events.emitted) from err
                 except Failure as failure:
-                    if self._drops_schema(failure, params):  # the next attempt goes without
-                        body = self._body(messages, stop, tools, params, stream=stream)
+                    if self._drops_schema(failure, request):  # the next attempt goes without
+                        body = self._body(request, stream=stream)
                         continue
-                    emitted = events is not None and events.emitted
-                    self._give_up_unless_retryable(failure, attempt, emitted=emitted)
+                    self._give_up_unless_retryable(failure, attempt, emitted=events.emitted)
                     await _asleep(self._retry_delay(attempt, failure))
                     attempt += 1
         finally:
@@ -227,6 +207,54 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         """Nothing to release: injected clients belong to the caller, pooled ones are shared."""
 
     # -- requests ---------------------------------------------------------------------------
+
+    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
+        """What this model adds to a request (whose own options are ``params``): temperature,
+        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
+        own = {} if self.temperature is None else {"temperature": self.temperature}
+        own.update(self.options)
+        if self.local and self.local_max_tokens and not (
+                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
+            own["max_tokens"] = self.local_max_tokens
+        return own
+
+    def _fields(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        """Every field of the request body but its messages."""
+        payload: dict[str, Any] = {"model": self.model, **self.own_options(request.options)}
+        stops = [s for s in request.stop if s]
+        if stops:
+            payload["stop"] = stops[:_MAX_SERVER_STOPS]
+        if request.tools:
+            payload["tools"] = list(request.tools)
+        schema = request.response_format
+        if schema is not None and self.structured_mechanism is not None:
+            payload.update(schema_fields(self.structured_mechanism, schema))
+        payload.update(request.options)
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
+        """The request body as JSON, assembled from each message's own JSON (encoded once per
+        message, :meth:`Message.wire_json`), so a long history costs a join, not a new
+        encoding, on every request."""
+        rest = json.dumps(self._fields(request, stream=stream), ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False)
+        return f'{{"messages":[{self._joined(request.messages)}],{rest[1:]}'.encode()
+
+    def _joined(self, messages: Sequence[Message]) -> str:
+        """The messages' JSON joined by commas; the part for the messages the last request
+        began with (the same history, one step shorter) is reused."""
+        known, text = self._last_messages
+        n = len(known)
+        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
+            more = ",".join([m.wire_json() for m in messages[n:]])
+            text = f"{text},{more}" if more else text
+        else:
+            text = ",".join([m.wire_json() for m in messages])
+        self._last_messages = (list(messages), text)
+        return text
 
     def _request(self, client: httpx.AsyncClient, body: bytes, limit: _Limit,
                  pooled: object) -> httpx.Request:
@@ -243,15 +271,8 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
             merged = httpx.Headers(client.headers)
             merged.update(self._json_headers)
             known = self._pool_headers = (defaults, merged)
-        return httpx.Request("POST", self._wire_url(), content=body, headers=known[1],
+        return httpx.Request("POST", self._wire_url, content=body, headers=known[1],
                              extensions={"timeout": timeout.as_dict()})
-
-    def _wire_url(self) -> httpx.URL:
-        """``self.url`` parsed once (httpx would parse the string on every request)."""
-        known = self._url
-        if known is None or known[0] != self.url:
-            known = self._url = (self.url, httpx.URL(self.url))
-        return known[1]
 
     # -- responses --------------------------------------------------------------------------
 
@@ -260,19 +281,6 @@ class OpenAICompatModel(Attempts, RequestBody, BaseChatModel):
         message = redact(message)
         cls = ModelOutputError if output else ProviderError
         return cls(message, provider=self.provider, status=status)
-
-
-def _text_of(resp: httpx.Response) -> Callable[[], str]:
-    """The response's text, decoded when asked (its bytes are parsed as they are)."""
-    return lambda: resp.text
-
-
-def _text_to(on_token: TokenSink) -> Callable[[ChatChunk], None]:
-    """A chunk sink that passes each chunk's text to ``on_token``."""
-    def sink(chunk: ChatChunk) -> None:
-        if chunk.text:
-            on_token(chunk.text)
-    return sink
 
 
 def _ignore_token(_: str) -> None:

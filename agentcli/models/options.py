@@ -102,12 +102,9 @@ def check_options(raw: object) -> dict[str, object]:
     out: dict[str, object] = {}
     for key, value in raw.items():
         if key == "extra" and isinstance(value, Mapping):
-            for name, inner in value.items():
-                canon, checked = check_option(EXTRA + str(name), inner)
-                out[canon] = checked
-            continue
-        canon, checked = check_option(str(key), value)
-        out[canon] = checked
+            out.update(check_option(EXTRA + str(name), inner) for name, inner in value.items())
+        else:
+            out.update([check_option(str(key), value)])
     return out
 
 
@@ -122,11 +119,8 @@ def parse_pairs(pairs: list[tuple[str, str]] | None) -> dict[str, object] | None
             for key, value in pairs}
 
 
-def request_fields(options: Mapping[str, object]) -> dict[str, object]:
-    """The fields to merge into a request body (``extra.`` prefixes removed)."""
-    return {key.removeprefix(EXTRA): value for key, value in options.items()}
-
-
 def effective_options(temperature: float, options: Mapping[str, object]) -> dict[str, object]:
-    """Every option a request carries: the ``temperature`` setting, then the model options."""
-    return {"temperature": temperature, **request_fields(options)}
+    """Every option a request carries: the ``temperature`` setting, then the model options
+    (the fields merged into a request body: ``extra.`` prefixes removed)."""
+    return {"temperature": temperature,
+            **{key.removeprefix(EXTRA): value for key, value in options.items()}}

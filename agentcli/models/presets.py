@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
-from agentcli.models.structured import is_local_url
+from agentcli.models.structured import REFUSAL_STATUSES, is_local_url
 
 if TYPE_CHECKING:
     from agentcli.models.openai_compat import OpenAICompatModel
@@ -35,7 +35,7 @@ class Preset:
     structured: str | None = None  # how a JSON Schema reaches it (models/structured.py)
     local: bool = False  # a single-slot server on the user's machine
     # statuses with which it refuses a request field it does not support (llama.cpp: 500)
-    refusals: tuple[int, ...] = (400, 422, 500)
+    refusals: tuple[int, ...] = REFUSAL_STATUSES
 
 
 def with_presets(*presets: Preset, base: Mapping[str, Preset] | None = None,
@@ -100,33 +100,29 @@ def create_model(
     provider, model = parse_spec(spec)
     base_url = (base_url or "").strip() or None
     api_key = (api_key or "").strip() or None
-    if provider == CUSTOM:
-        if base_url is None:
-            raise ConfigError(
-                f"model {spec!r} needs a base URL for the custom provider, "
-                "e.g. --base-url http://127.0.0.1:8000/v1"
-            )
-        url = base_url
-    else:
-        preset = get_preset(provider, presets)
-        from_env = (env.get(preset.base_url_env) or "").strip() if preset.base_url_env else ""
-        url = base_url or from_env or preset.base_url
-        if api_key is None and preset.key_env:
-            api_key = (env.get(preset.key_env) or "").strip() or None
-        if api_key is None and preset.key_required:
-            raise ConfigError(
-                f"{preset.key_env} is not set; store it with agent keys set {preset.name}, "
-                "put it in .env or the environment, or use --model ollama/..."
-            )
+    if provider == CUSTOM and base_url is None:
+        raise ConfigError(
+            f"model {spec!r} needs a base URL for the custom provider, "
+            "e.g. --base-url http://127.0.0.1:8000/v1"
+        )
+    preset = Preset(CUSTOM, "") if provider == CUSTOM else get_preset(provider, presets)
+    from_env = (env.get(preset.base_url_env) or "").strip() if preset.base_url_env else ""
+    url = base_url or from_env or preset.base_url
+    if api_key is None and preset.key_env:
+        api_key = (env.get(preset.key_env) or "").strip() or None
+    if api_key is None and preset.key_required:
+        raise ConfigError(
+            f"{preset.key_env} is not set; store it with agent keys set {preset.name}, "
+            "put it in .env or the environment, or use --model ollama/..."
+        )
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"base URL {url!r} for {provider} must start with http:// or https://")
     from agentcli.models.openai_compat import OpenAICompatModel  # httpx only when needed
 
     try:
-        if provider != CUSTOM:
-            options.setdefault("structured_mechanism", preset.structured)
-            options.setdefault("refusal_statuses", preset.refusals)
-        options.setdefault("local", (provider != CUSTOM and preset.local) or is_local_url(url))
+        options.setdefault("structured_mechanism", preset.structured)
+        options.setdefault("refusal_statuses", preset.refusals)
+        options.setdefault("local", preset.local or is_local_url(url))
         return OpenAICompatModel(model, base_url=url, api_key=api_key, provider=provider,
                                  **options)
     except TypeError as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,25 +13,21 @@ from agentcli.errors import ConfigError, ReplayMissError
 from agentcli.files import write_atomic
 from agentcli.models.base import BaseChatModel, TokenSink, WrapperModel, cut_at_stop
 from agentcli.redact import redact_data
-from agentcli.schema import ChatRequest, ChatResult, Message, ToolCall, Usage
+from agentcli.schema import ChatRequest, ChatResult, ToolCall, Usage
 
 CASSETTE_VERSION = 1
 
 
-def request_record(
-    messages: Sequence[Message], stop: Sequence[str] | None, tools: Sequence[dict[str, Any]] | None
-) -> dict[str, Any]:
+def request_record(request: ChatRequest) -> dict[str, Any]:
     """The part of a request that decides the answer (model parameters excluded)."""
-    return {
-        "messages": [m.to_openai() for m in messages],
-        "stop": list(stop) if stop else None,
-        "tools": list(tools) if tools else None,
-    }
+    return {"messages": [m.to_openai() for m in request.messages],
+            "stop": list(request.stop) or None, "tools": list(request.tools) or None}
 
 
-def request_key(record: dict[str, Any]) -> str:
-    """A stable hash of a request record."""
-    canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+def request_key(record: Mapping[str, object]) -> str:
+    """A stable hash of a request record (the cassette's, the response cache's)."""
+    canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                           default=repr)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -47,7 +43,8 @@ def result_record(result: ChatResult) -> dict[str, Any]:
     }
 
 
-def _result(record: dict[str, Any], model: str) -> ChatResult:
+def result_of(record: dict[str, Any], model: str) -> ChatResult:
+    """The result a response record (:func:`result_record`) holds."""
     usage = record.get("usage") or {}
     return ChatResult(
         text=record.get("text", ""),
@@ -98,8 +95,6 @@ def check_writable(path: Path) -> None:
 class ReplayChatModel(BaseChatModel):
     """Answers each request from a cassette; an unrecorded request is a clear error."""
 
-    supports_tools = True
-
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         data = load_cassette(self.path)
@@ -115,8 +110,7 @@ class ReplayChatModel(BaseChatModel):
                        ) -> ChatResult:
         """The recorded answer to this exact request."""
         # Cassettes hold redacted requests (see RecordingChatModel): compare like with like.
-        messages, stop, tools = request.messages, request.stop, request.tools
-        key = request_key(redact_data(request_record(messages, stop, tools)))
+        key = request_key(redact_data(request_record(request)))
         with self._lock:
             self.calls += 1
             queue = self._answers.get(key)
@@ -128,8 +122,8 @@ class ReplayChatModel(BaseChatModel):
                     provider="replay",
                 )
             record = queue.pop(0) if len(queue) > 1 else queue[0]
-        result = _result(record, self.name)
-        text, _ = cut_at_stop(result.text, stop)
+        result = result_of(record, self.name)
+        text, _ = cut_at_stop(result.text, request.stop)
         if on_token is not None and text:
             on_token(text)
         return result if text == result.text else ChatResult(
@@ -153,11 +147,10 @@ class RecordingChatModel(WrapperModel):
                        ) -> ChatResult:
         """Call the wrapped model and record the pair."""
         result = await self.inner.arequest(request, on_token)
-        messages, stop, tools = request.messages, request.stop, request.tools
         with self._lock:
             # A cassette is a file people share: secrets are redacted before it is written.
             self._data["interactions"].append(
-                {"request": redact_data(request_record(messages, stop, tools)),
+                {"request": redact_data(request_record(request)),
                  "response": redact_data(result_record(result))}
             )
             try:

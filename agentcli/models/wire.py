@@ -9,7 +9,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,16 +17,13 @@ import httpx
 
 from agentcli.models.base import StopStream, cut_at_stop
 from agentcli.models.http_pool import finish_body
-from agentcli.models.structured import schema_fields
-from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage
-
-_MAX_SERVER_STOPS = 4  # OpenAI rejects more than four stop sequences; the rest are cut here
+from agentcli.schema import ChatChunk, ChatResult, ToolCall, Usage
 
 _NOT_JSON = object()
 MAX_EVENT_CHARS = 16 * 1024 * 1024  # one SSE event's data lines together
 
 
-def _parsed(data: str) -> Any:
+def _parsed(data: str | bytes) -> Any:
     """``data`` as JSON, or :data:`_NOT_JSON`."""
     try:
         return json.loads(data)
@@ -84,51 +81,58 @@ def bad_output(provider: str, what: str) -> Failure:
     return Failure(f"{provider} answered 200 with {what}", status=200, output_error=True)
 
 
-def parse_response(provider: str, model: str, status: int, body: str | bytes,
-                   stop: Sequence[str] | None, decoded: Callable[[], str] | None = None
-                   ) -> ChatResult:
+def parse_response(provider: str, model: str, resp: httpx.Response,
+                   stop: Sequence[str] | None) -> ChatResult:
     """A whole (non-streamed) chat-completions reply, read defensively.
 
-    ``body`` may be the raw bytes (JSON is UTF-8: decoding them to text first is work for
-    nothing); ``decoded`` then gives the body as the response's charset decodes it, used
-    only when the bytes are not JSON as they are, and for error messages.
+    The body's bytes are parsed as they are (JSON is UTF-8: decoding them to text first is
+    work for nothing); the text, as the response's charset decodes it, is read only when
+    they are not JSON as they are, and for error messages.
     """
-    try:
-        data = json.loads(body)
-    except ValueError:
-        if isinstance(body, bytes):
-            return parse_response(provider, model, status, _text(body, decoded), stop)
-        raise bad_output(provider, f"a body that is not JSON: {body[:200]!r}") from None
+    data = _parsed(resp.content)
+    if data is _NOT_JSON and (data := _parsed(resp.text)) is _NOT_JSON:
+        raise bad_output(provider, f"a body that is not JSON: {resp.text[:200]!r}")
     if not isinstance(data, dict):
         raise bad_output(provider, f"a JSON {type(data).__name__} instead of an object")
     choices = data.get("choices")
     if not choices or not isinstance(choices, list):
         if data.get("error"):
-            raise Failure(f"{provider} returned an error: "
-                          f"{server_message(_text(body, decoded))}", status=status)
+            raise Failure(f"{provider} returned an error: {server_message(resp.text)}",
+                          status=resp.status_code)
         raise bad_output(provider, "no choices (empty 'choices' list)")
     choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") or {}
-    if not isinstance(message, dict):
-        raise bad_output(provider, f"a 'message' that is a {type(message).__name__}, "
-                               "not an object")
-    content = content_text(message.get("content"))
-    if content is None:
-        raise bad_output(provider, "a 'content' that is neither text nor a list of text parts")
-    raw_calls = message.get("tool_calls") or []
-    if not isinstance(raw_calls, list) or not all(isinstance(c, dict) for c in raw_calls):
-        raise bad_output(provider, "'tool_calls' that are not a list of objects")
+    content, raw_calls = _parts(provider, choice.get("message") or {}, "'message'")
     text, cut = cut_at_stop(content, stop)
-    calls = tuple(tool_call(raw, i) for i, raw in enumerate(raw_calls))
+    calls = tuple(ToolCall(id=str(raw.get("id") or f"call_{i}"),
+                           name=str(raw["function"].get("name") or ""),
+                           arguments=raw["function"]["arguments"])
+                  for i, raw in enumerate(raw_calls))
     finish = "stop" if cut else choice.get("finish_reason")
     return ChatResult(text, calls, finish, usage_of(data.get("usage")),
                       str(data.get("model") or model), str(data.get("id") or ""))
 
 
-def _text(body: str | bytes, decoded: Callable[[], str] | None) -> str:
-    if isinstance(body, str):
-        return body
-    return decoded() if decoded is not None else body.decode("utf-8", "replace")
+def _parts(provider: str, message: object, what: str) -> tuple[str, list[dict[str, Any]]]:
+    """The text and the tool calls (each with a ``function`` object, its ``arguments`` as
+    JSON text) of a reply's ``message`` or a stream's ``delta``."""
+    if not isinstance(message, dict):
+        raise bad_output(provider, f"a {what} that is a {type(message).__name__}, "
+                                   "not an object")
+    content = content_text(message.get("content"))
+    if content is None:
+        raise bad_output(provider, f"a {what} 'content' that is not text")
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("function") or {}, dict) for c in calls):
+        raise bad_output(provider, f"{what} 'tool_calls' that are not a list of objects")
+    for call in calls:
+        fn = call["function"] = dict(call.get("function") or {})
+        args = fn.get("arguments")
+        if args is None:
+            fn["arguments"] = ""
+        elif not isinstance(args, str):  # some servers (Ollama) send an object, not JSON text
+            fn["arguments"] = json.dumps(args)
+    return content, calls
 
 
 class SSEState:
@@ -195,12 +199,7 @@ class SSEState:
         return out
 
     def _choice_chunks(self, choice: dict[str, Any]) -> Iterator[ChatChunk]:
-        delta = choice.get("delta") or {}
-        if not isinstance(delta, dict):
-            raise bad_output(self.provider, f"a stream 'delta' that is a {type(delta).__name__}")
-        content = content_text(delta.get("content"))
-        if content is None:
-            raise bad_output(self.provider, "a stream 'content' that is not text")
+        content, raw_calls = _parts(self.provider, choice.get("delta") or {}, "stream 'delta'")
         if content and not self.stopper.stopped:
             safe = self.stopper.feed(content)
             if safe:
@@ -211,29 +210,23 @@ class SSEState:
                 self.finish_reason = "stop"
                 yield ChatChunk(finish_reason="stop", response_id=self.response_id)
                 return
-        raw_calls = delta.get("tool_calls") or []
-        if not isinstance(raw_calls, list) or not all(
-                isinstance(c, dict) and isinstance(c.get("function") or {}, dict)
-                for c in raw_calls):
-            raise bad_output(self.provider, "stream 'tool_calls' that are not a list of objects")
         for raw in raw_calls:
-            fn = raw.get("function") or {}
-            args = fn.get("arguments") or ""
+            fn = raw["function"]
             yield ChatChunk(
                 tool_call_index=raw.get("index"),
                 tool_call_id=raw.get("id") or None,
                 tool_call_name=fn.get("name") or None,
-                tool_call_arguments=args if isinstance(args, str) else json.dumps(args),
+                tool_call_arguments=fn["arguments"],
             )
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
             yield ChatChunk(finish_reason=choice["finish_reason"],
                             response_id=self.response_id)
 
-    def end(self, emitted: bool) -> list[ChatChunk]:
+    def end(self) -> list[ChatChunk]:
         """Held-back text at the end, or a failure when the stream stopped short."""
         last = self.feed("") if self._data else []  # an event with no blank line after it
-        emitted = emitted or bool(last)
+        emitted = self.emitted or bool(last)
         if not self.finished and self.finish_reason is None:
             where = "in the middle of the stream" if emitted else "before any content"
             raise Failure(
@@ -266,116 +259,30 @@ def _count(value: Any) -> int:
         return 0
 
 
-def tool_call(raw: dict[str, Any], index: int) -> ToolCall:
-    fn = raw.get("function") or {}
-    if not isinstance(fn, dict):
-        fn = {}
-    args = fn.get("arguments")
-    if args is None:
-        args = ""
-    elif not isinstance(args, str):  # some servers (Ollama) send an object, not JSON text
-        args = json.dumps(args)
-    return ToolCall(id=str(raw.get("id") or f"call_{index}"), name=str(fn.get("name") or ""),
-                    arguments=args)
-
-
 def usage_of(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     return Usage(_count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens")))
 
 
-class RequestBody:
-    """Builds a chat-completions request body from a model's settings (mixed into the model)."""
-
-    model: str
-    temperature: float | None
-    options: dict[str, Any]
-    structured_mechanism: str | None
-    local: bool
-    local_max_tokens: int | None
-    _last_messages: tuple[list[Message], str]
-
-    def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
-        """What this model adds to a request (whose own options are ``params``): temperature,
-        the model's options and, on a local server, ``max_tokens`` unless a limit is set."""
-        own = {} if self.temperature is None else {"temperature": self.temperature}
-        own.update(self.options)
-        if self.local and self.local_max_tokens and not (
-                {"max_tokens", "max_completion_tokens"} & {*own, *params}):
-            own["max_tokens"] = self.local_max_tokens
-        return own
-
-    def _fields(
-        self,
-        stop: Sequence[str] | None,
-        tools: Sequence[dict[str, Any]] | None,
-        params: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> dict[str, Any]:
-        """Every field of the request body but its messages."""
-        payload: dict[str, Any] = {"model": self.model, **self.own_options(params)}
-        stops = [s for s in (stop or ()) if s]
-        if stops:
-            payload["stop"] = stops[:_MAX_SERVER_STOPS]
-        if tools:
-            payload["tools"] = list(tools)
-        params = dict(params)
-        schema = params.pop("response_schema", None)
-        if schema is not None and self.structured_mechanism is not None:
-            payload.update(schema_fields(self.structured_mechanism, schema))
-        payload.update(params)
-        if stream:
-            payload["stream"] = True
-            payload["stream_options"] = {"include_usage": True}
-        return payload
-
-    def _body(
-        self,
-        messages: Sequence[Message],
-        stop: Sequence[str] | None,
-        tools: Sequence[dict[str, Any]] | None,
-        params: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> bytes:
-        """The request body as JSON, assembled from each message's own JSON (encoded once per
-        message, :meth:`Message.wire_json`), so a long history costs a join, not a new
-        encoding, on every request."""
-        rest = json.dumps(self._fields(stop, tools, params, stream=stream), ensure_ascii=False,
-                          separators=(",", ":"), allow_nan=False)
-        return f'{{"messages":[{self._joined(messages)}],{rest[1:]}'.encode()
-
-    def _joined(self, messages: Sequence[Message]) -> str:
-        """The messages' JSON joined by commas; the part for the messages the last request
-        began with (the same history, one step shorter) is reused."""
-        known, text = getattr(self, "_last_messages", ([], ""))
-        n = len(known)
-        if n and n <= len(messages) and list(messages[:n]) == known:  # identity first, in C
-            more = ",".join([m.wire_json() for m in messages[n:]])
-            text = f"{text},{more}" if more else text
-        else:
-            text = ",".join([m.wire_json() for m in messages])
-        self._last_messages = (list(messages), text)
-        return text
-
-
 async def read_sse(resp: httpx.Response, events: SSEState,
-                   sink: Callable[[ChatChunk], None]) -> list[ChatChunk]:
-    """Read an SSE response, handing each chunk to ``sink`` as it comes; all the chunks."""
+                   on_token: Callable[[str], None]) -> list[ChatChunk]:
+    """Read an SSE response, passing each chunk's text to ``on_token`` as it comes; all the
+    chunks."""
     chunks: list[ChatChunk] = []
     lines = resp.aiter_lines()  # closed with the response
     async for line in lines:
         for chunk in events.feed(line):
             events.emitted = True
-            sink(chunk)
             chunks.append(chunk)
+            if chunk.text:
+                on_token(chunk.text)
         if events.finished:
             if not events.stopper.stopped:  # [DONE]: keep the connection
                 await finish_body(lines)
             break
-    for chunk in events.end(events.emitted):
-        sink(chunk)
+    for chunk in events.end():
         chunks.append(chunk)
+        if chunk.text:
+            on_token(chunk.text)
     return chunks

@@ -9,7 +9,8 @@ so a call is denied unless the profile's ``tool_policy`` allows that tool.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,8 +55,6 @@ class ServedAgent:
         (a bad schema raises :class:`ConfigError`)."""
         if schema is None:
             return self.executor
-        import json
-
         key = json.dumps(schema, sort_keys=True)
         if key not in self._by_schema:
             if len(self._by_schema) >= MAX_SCHEMAS:
@@ -98,7 +97,7 @@ def policy_approver(policy: Mapping[str, str]) -> Approver:
     return approve
 
 
-def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> ServedAgent:
+def _served(name: str, settings: Settings, env: Mapping[str, str]) -> ServedAgent:
     """Build one served agent; config problems raise :class:`ConfigError` now, not per request."""
     settings = serve_settings(settings)
     check_names(settings.tools, settings)
@@ -114,22 +113,19 @@ def build_agent(name: str, settings: Settings, env: Mapping[str, str]) -> Served
                        reads_memory(settings, settings.agent or ""), warned)
 
 
-def build_agents(
-    config: Path | None, flags: Mapping[str, Any], env: Mapping[str, str],
-    load: Callable[..., Settings] | None = None,
-) -> dict[str, ServedAgent]:
+def build_agents(config: Path | None, flags: Mapping[str, Any], env: Mapping[str, str]
+                 ) -> dict[str, ServedAgent]:
     """The configured agent (model id ``agent``, or the ``--profile`` name) and every other
     profile of the config, by model id; command-line flags apply to each."""
-    load = load or load_settings
-    base = load(config, flags=dict(flags), env=env)
+    base = load_settings(config, flags=dict(flags), env=env)
     first = base.profile or DEFAULT_NAME
     names = [first, *(p for p in base.profiles if p != first)]
     agents: dict[str, ServedAgent] = {}
     try:
         for name in names:
-            settings = base if name == first else load(
+            settings = base if name == first else load_settings(
                 config, flags={**flags, "profile": name}, env=env)
-            agents[name] = build_agent(name, settings, env)
+            agents[name] = _served(name, settings, env)
     except BaseException:
         close_agents(agents)
         raise

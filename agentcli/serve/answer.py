@@ -19,6 +19,7 @@ from agentcli.redact import open_secret, redact
 
 _MARKER = re.compile(r"final answer\s*:\s*", re.I)
 _BLOB = re.compile(r'"action"\s*:\s*"final answer"\s*,\s*"action_input"\s*:\s*"', re.I)
+_STRING_BODY = re.compile(r'(?:[^"\\]|\\u[0-9a-fA-F]{4}|\\[^u])*')  # up to a quote or a cut escape
 _SEPARATOR = "\n\n"  # between the streamed texts of two replies
 
 
@@ -95,20 +96,9 @@ class AnswerStream:
 def _json_prefix(text: str) -> str:
     """The decoded part of a JSON string body that has arrived (up to its closing quote; an
     escape still arriving is left for later)."""
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            break
-        if c == "\\":
-            need = 6 if text[i + 1:i + 2] == "u" else 2
-            if i + need > len(text):
-                break
-            i += need
-            continue
-        i += 1
+    body = _STRING_BODY.match(text)
     try:
-        decoded: str = json.loads(f'"{text[:i]}"')
+        decoded: str = json.loads(f'"{body.group() if body else ""}"')
     except ValueError:
         return ""
     return decoded

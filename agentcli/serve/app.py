@@ -73,23 +73,15 @@ def create_app(service: Service, *, token: str | None) -> Guard:
                              "data": [a.describe() for a in service.agents.values()]})
 
     async def model(request: Request) -> Response:
-        try:
-            served = service.agent_for(request.path_params["model"])
-        except WireError as err:
-            return JSONResponse(err.body(), status_code=err.status)
-        return JSONResponse(served.describe())
+        return JSONResponse(service.agent_for(request.path_params["model"]).describe())
 
     async def chat(request: Request) -> Response:
+        call = parse_chat(read_json(await _body(request)), request.headers)
+        served = service.agent_for(call.model)
         try:
-            call = parse_chat(read_json(await _body(request)), request.headers)
-            served = service.agent_for(call.model)
-            try:
-                served.executor_for(call.schema)  # a bad schema is the request's fault
-            except AgentCliError as err:
-                raise WireError(400, f"response_format: {err}", param="response_format") \
-                    from None
-        except WireError as err:
-            return JSONResponse(err.body(), status_code=err.status)
+            served.executor_for(call.schema)  # a bad schema is the request's fault
+        except AgentCliError as err:
+            raise WireError(400, f"response_format: {err}", param="response_format") from None
         if call.stream:
             return StreamingResponse(_stream(service, served, call),
                                      media_type="text/event-stream",
@@ -99,7 +91,7 @@ def create_app(service: Service, *, token: str | None) -> Guard:
     routes = [Route("/v1/models", models, methods=["GET"]),
               Route("/v1/models/{model:path}", model, methods=["GET"]),
               Route("/v1/chat/completions", chat, methods=["POST"])]
-    handlers = {HTTPException: _http_error, Exception: _server_error}
+    handlers = {HTTPException: _http_error, WireError: _wire_error, Exception: _server_error}
     return Guard(Starlette(routes=routes, exception_handlers=handlers), token=token)
 
 
@@ -111,14 +103,12 @@ async def _body(request: Request) -> bytes:
     declared = request.headers.get("content-length", "")
     if declared.strip().isdigit() and int(declared) > MAX_BODY:
         raise too_big
-    parts: list[bytes] = []
-    size = 0
+    body = bytearray()
     async for part in request.stream():
-        size += len(part)
-        if size > MAX_BODY:
+        body += part
+        if len(body) > MAX_BODY:
             raise too_big
-        parts.append(part)
-    return b"".join(parts)
+    return bytes(body)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -134,6 +124,12 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(error_body(message, type="invalid_request_error",
                                    code=str(exc.status_code)),
                         status_code=exc.status_code, headers=exc.headers)
+
+
+async def _wire_error(request: Request, exc: Exception) -> Response:
+    """A request the endpoint refuses (:class:`WireError`), as its OpenAI error body."""
+    assert isinstance(exc, WireError)
+    return JSONResponse(exc.body(), status_code=exc.status)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:

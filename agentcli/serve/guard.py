@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentcli.serve.wire import error_body
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def is_loopback(host: str) -> bool:
@@ -54,24 +50,17 @@ class Guard:
         self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers", ())}
-        refusal = self._refusal(scope, headers)
+        refusal = self._refusal(scope, Headers(scope=scope)) if scope["type"] == "http" else None
         if refusal is None:
             await self.app(scope, receive, send)
             return
         status, message, code = refusal
-        extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
-        body = json.dumps(error_body(message, type="invalid_request_error", code=code)).encode()
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            *extra]})
-        await send({"type": "http.response.body", "body": body})
+        await JSONResponse(error_body(message, type="invalid_request_error", code=code),
+                           status_code=status,
+                           headers={"www-authenticate": "Bearer"} if status == 401 else None,
+                           )(scope, receive, send)
 
-    def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, str] | None:
+    def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, str] | None:
         if self.token is not None:
             scheme, _, given = headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not token_matches(given.strip(), self.token):

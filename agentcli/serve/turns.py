@@ -77,12 +77,13 @@ async def run_turn(
     def put(item: str | Delta | None) -> None:  # tokens may come from a model's thread
         loop.call_soon_threadsafe(queue.put_nowait, item)
 
-    conversation = _open(served, call, store)
-    buffer = io.StringIO()
+    conversation = None if call.session is None else open_conversation(
+        store, SESSION_PREFIX + call.session, served.settings, agent=served.agent_type,
+        llm=served.llm)
     timings = TimingsHandler()
     executor = served.executor_for(call.schema)
     answer = AnswerStream(native=executor.agent.native_tools, env=env)
-    tracer = TraceHandler(buffer, env=env) if call.want_trace else None
+    tracer = TraceHandler(_Lines(put), env=env) if call.want_trace else None
     # A structured answer is sent whole, as the run validated it: no tokens of drafts.
     feed = call.stream and call.schema is None
     handlers: list[BaseCallbackHandler] = [timings, *([_Feed(answer, put)] if feed else []),
@@ -96,15 +97,11 @@ async def run_turn(
                 if conversation is not None else None
             async for event in executor.astream(
                     _inputs(served, call, conversation), named, callbacks=handlers):
-                for line in _drain(buffer):
-                    put(line)
                 if event.kind == "end":
                     result = event.result
         finally:
             if tracer is not None:
                 tracer.close()
-            for line in _drain(buffer):
-                put(line)
             put(None)
         assert result is not None  # every run ends with an End event
         # saved here, so a run cancelled because its client left is logged as interrupted;
@@ -148,14 +145,6 @@ class _Feed(BaseCallbackHandler):
             self.put(Delta(piece))
 
 
-def _open(served: ServedAgent, call: ChatCall, store: Store) -> Conversation | None:
-    if call.session is None:
-        return None
-
-    return open_conversation(store, SESSION_PREFIX + call.session, served.settings,
-                             agent=served.agent_type, llm=served.llm)
-
-
 def _inputs(served: ServedAgent, call: ChatCall,
             conversation: Conversation | None) -> dict[str, Any]:
     if conversation is not None:  # the session's memory, not the client's copy of it
@@ -166,13 +155,17 @@ def _inputs(served: ServedAgent, call: ChatCall,
     return inputs
 
 
-def _drain(buffer: io.StringIO) -> list[str]:
-    text = buffer.getvalue()
-    if not text:
-        return []
-    buffer.seek(0)
-    buffer.truncate(0)
-    return text.splitlines()
+class _Lines(io.StringIO):
+    """The trace's file: each line written to it goes to the client as it comes."""
+
+    def __init__(self, put: Callable[[str], None]) -> None:
+        super().__init__()
+        self.put = put
+
+    def write(self, text: str) -> int:
+        """Pass on one line (the trace writes a whole line at a time)."""
+        self.put(text.rstrip("\n"))
+        return len(text)
 
 
 def _save(served: ServedAgent, call: ChatCall, result: RunResult,

@@ -164,24 +164,24 @@ def usage_body(usage: Usage) -> dict[str, int]:
 def completion(cid: str, model: str, content: str, finish: str, usage: Usage,
                extra: Mapping[str, object] | None = None) -> dict[str, object]:
     """A non-streamed ``chat.completion`` holding the agent's answer."""
-    return {
-        "id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": finish, "logprobs": None}],
-        "usage": usage_body(usage),
-        **(extra or {}),
-    }
+    return {**_head(cid, "chat.completion", model),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish, "logprobs": None}],
+            "usage": usage_body(usage), **(extra or {})}
 
 
 def chunk(cid: str, model: str, delta: Mapping[str, object], finish: str | None = None,
           *, usage: Usage | None = None) -> dict[str, object]:
     """One ``chat.completion.chunk``; a usage chunk has no choices."""
-    base = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
-            "model": model}
+    base = _head(cid, "chat.completion.chunk", model)
     if usage is not None:
         return {**base, "choices": [], "usage": usage_body(usage)}
     return {**base, "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish,
                                  "logprobs": None}]}
+
+
+def _head(cid: str, kind: str, model: str) -> dict[str, object]:
+    return {"id": cid, "object": kind, "created": int(time.time()), "model": model}
 
 
 def error_body(message: str, *, type: str, code: str | None = None,

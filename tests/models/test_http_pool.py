@@ -74,19 +74,18 @@ def test_a_new_loop_gets_a_new_client(server: MockOpenAIServer) -> None:
     assert clients[0] is not clients[1] and all(c.is_closed for c in clients)
 
 
-def test_shards_grow_only_when_every_shard_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(http_pool, "SHARD_SIZE", 4)
-
-    async def main() -> list[int]:
+def test_shards_grow_only_when_none_is_idle() -> None:
+    async def main() -> tuple[int, bool, int]:
         pool = await http_pool.loop_pool(False)
-        leases = [pool.pick() for _ in range(11)]  # 11 calls in flight at once
-        busy = [s.busy for s in pool.shards]
-        for shard in leases:
+        leases = [pool.pick() for _ in range(3)]  # 3 calls in flight at once
+        pool.give_back(leases[1])
+        again = pool.pick()  # the idle one, not a fourth
+        for shard in [leases[0], again, leases[2]]:
             pool.give_back(shard)
         assert all(s.busy == 0 for s in pool.shards)  # every lease was given back
-        return busy
+        return len(pool.shards), again is leases[1], len(pool.idle)
 
-    assert asyncio.run(main()) == [4, 4, 3]
+    assert asyncio.run(main()) == (3, True, 3)
 
 
 def test_http_urls_never_build_an_ssl_context(server: MockOpenAIServer, no_tls: None) -> None:

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 import agentcli.models.openai_compat as oc
 from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.models.base import StopStream, assemble_chunks, cut_at_stop
+from agentcli.models.fake import FakeChatModel
 from agentcli.models.openai_compat import OpenAICompatModel
 from agentcli.models.wire import parse_retry_after
-from agentcli.schema import ChatChunk, Message, Usage, user
+from agentcli.schema import ChatChunk, ChatResult, Message, ToolCall, Usage, user
 from tests.support.mock_server import MockOpenAIServer
 
 KEY = "sk-secret-123"
@@ -116,6 +117,15 @@ def test_stream_yields_chunks(server: MockOpenAIServer) -> None:
     chunks = list(make(server).stream(MESSAGES))
     assert "".join(c.text for c in chunks) == "one two three"
     assert any(c.usage for c in chunks) and chunks[-1].usage is not None
+
+
+def test_any_model_streams_its_tokens_then_its_tool_calls() -> None:
+    call = ToolCall("c1", "Calculator", '{"x": 1}')
+    model = FakeChatModel(["one two three", ChatResult("", (call,), "tool_calls")])
+    chunks = list(model.stream(MESSAGES))
+    assert [c.text for c in chunks] == ["one ", "two ", "three", ""]
+    assert chunks[-1].finish_reason == "stop" and chunks[-1].usage is not None
+    assert assemble_chunks(model.stream(MESSAGES)).tool_calls == (call,)
 
 
 def test_stop_is_sent_and_applied_client_side(server: MockOpenAIServer) -> None:

@@ -24,11 +24,10 @@ def test_body_is_the_payload_as_json() -> None:
             Message("tool", "r", tool_call_id="c1")]
     m = model(options={"top_p": 0.5}, local=True)
     for stream in (False, True):
-        params = {"seed": 3}
-        body = m._body(msgs, ["\nObservation:"], [TOOL], params, stream=stream)
+        request = ChatRequest.of(msgs, ["\nObservation:"], [TOOL], seed=3)
+        body = m._body(request, stream=stream)
         assert json.loads(body) == {
-            "messages": [x.to_openai() for x in msgs],
-            **m._fields(["\nObservation:"], [TOOL], params, stream=stream)}
+            "messages": [x.to_openai() for x in msgs], **m._fields(request, stream=stream)}
         assert "☃".encode() in body  # not escaped, as httpx's json= sends it
 
 
@@ -79,14 +78,14 @@ def test_a_growing_history_reuses_its_joined_json_and_any_change_is_sent() -> No
     history = [system("s"), user("q")]
     for i in range(5):
         history += [assistant(f"a{i}"), user(f"o{i}")]
-        body = json.loads(m._body(history, None, None, {}, stream=False))
+        body = json.loads(m._body(ChatRequest.of(history), stream=False))
         assert body["messages"] == [x.to_openai() for x in history]
     history[3] = user("changed")  # a trimmed or edited history is encoded again
-    assert json.loads(m._body(history, None, None, {}, stream=False))["messages"][3] == {
+    assert json.loads(m._body(ChatRequest.of(history), stream=False))["messages"][3] == {
         "role": "user", "content": "changed"}
     short = history[:2]
-    assert len(json.loads(m._body(short, None, None, {}, stream=False))["messages"]) == 2
-    assert json.loads(m._body([], None, None, {}, stream=False))["messages"] == []
+    assert len(json.loads(m._body(ChatRequest.of(short), stream=False))["messages"]) == 2
+    assert json.loads(m._body(ChatRequest.of([]), stream=False))["messages"] == []
 
 
 def test_turns_built_incrementally_equal_a_full_build_for_edited_and_trimmed_steps() -> None:
