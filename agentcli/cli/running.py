@@ -68,39 +68,9 @@ def choose_model(
     return settings, ReplayChatModel(demo.demo_cassette()), notice
 
 
-def log_run(
-    settings: Settings, env: dict[str, str], question: str, result: RunResult, model: str,
-    err: Console, meta: dict[str, object] | None = None,
-) -> None:
-    """Add the run to the SQLite log; a failure is a one-line warning, never a failed run."""
-    try:
-        from agentcli.store import open_store
-
-        store = open_store(settings.db_path, env)
-        try:
-            store.log_run(run_record(question, result, model=model,
-                                     agent=settings.agent or DEFAULT_AGENT,
-                                     meta=meta))
-        finally:
-            store.close()
-    except Exception as exc:
-        _say(err, f"warning: could not log this run: {exc}", "yellow")
-
-
 def sent_options(settings: Settings) -> dict[str, object]:
     """The model options every request of this run carries (for --json and the run log)."""
     return effective_options(settings.temperature, settings.model_options)
-
-
-def run_meta(settings: Settings, result: RunResult, model: str,
-             timings: TimingsHandler) -> dict[str, object]:
-    """What the run log keeps beyond its columns: options, cost and per-call timings."""
-    try:
-        cost = cost_of(model, result.usage, load_prices(settings.prices))
-    except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
-        cost = None
-    return {"options": sent_options(settings), "cost": cost, "timings": timings.summary(),
-            "model_calls": result.model_calls}
 
 
 def execute(
@@ -183,22 +153,23 @@ def execute(
         if conversation is not None and result is None:
             conversation.store.close()
     assert result is not None  # the stream always ends with an "end" event holding it
-    meta = run_meta(settings, result, llm.name, timings)
-    if conversation is not None:
-        _commit(conversation, question, result, llm.name, settings, meta, err)
-    elif settings.model is not None and (log if log is not None else logging_enabled(env)):
-        log_run(settings, env, question, result, llm.name, err, meta)  # (the demo keeps nothing)
+    if conversation is not None or (  # (the demo keeps nothing)
+            settings.model is not None and (log if log is not None else logging_enabled(env))):
+        _save(settings, env, question, result, llm.name, timings, conversation, err)
     answer = real_answer(result)
+    extracted = None
+    if answer is not None and extract is not None:
+        from agentcli.cli.extract import extract_block
+
+        extracted = extract_block(answer, last=extract == "last")
     if json_out:
         # A forced stop has no answer: null, with the reason in stop_reason / limit.
         payload = result.to_dict() | {"answer": answer, "model": llm.name,
                                        "model_options": sent_options(settings)}
         if conversation is not None:
             payload["thread"] = conversation.name
-        if extract is not None and answer is not None:
-            from agentcli.cli.extract import extract_block
-
-            payload["extracted"] = extract_block(answer, last=extract == "last")
+        if extracted is not None:
+            payload["extracted"] = extracted
         out.print_json(json.dumps(redact_data(payload), ensure_ascii=False))
     elif extra.schema is not None and "structured_response" in result.state:
         value = result.to_dict()["state"]["structured_response"]
@@ -208,11 +179,8 @@ def execute(
         stopped = stop_line(result)
         if stopped and not settings.verbose:  # the trace printed it (once) as it happened
             _say(err, stopped, "yellow")
-        if answer is not None and extract is not None:
-            from agentcli.cli.extract import extract_block
-
-            # The code as written, for a pipe or a file: never rendered as Markdown.
-            print_answer(out, extract_block(answer, last=extract == "last"), markdown=False)
+        if extracted is not None:  # the code as written, for a pipe or a file: no Markdown
+            print_answer(out, extracted, markdown=False)
         elif answer is not None:
             print_answer(out, answer, markdown=settings.markdown)
     return exit_code(result)
@@ -227,13 +195,35 @@ def _thread_notice(err: Console, settings: Settings, conversation: Conversation)
              "turn(s).", "yellow")
 
 
-def _commit(conversation: Conversation, question: str, result: RunResult, model: str,
-            settings: Settings, meta: dict[str, object], err: Console) -> None:
-    """Save the turn to its thread; a failure is a warning, the answer still prints."""
+def _save(settings: Settings, env: dict[str, str], question: str, result: RunResult,
+          model: str, timings: TimingsHandler, conversation: Conversation | None,
+          err: Console) -> None:
+    """Save the turn to its thread, or add the run to the SQLite log, with what the log keeps
+    beyond its columns (options, cost, per-call timings); a failure is a one-line warning,
+    never a failed run: the answer still prints."""
     try:
-        conversation.commit(question, result, model=model, agent=settings.agent, meta=meta)
+        cost = cost_of(model, result.usage, load_prices(settings.prices))
+    except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
+        cost = None
+    meta = {"options": sent_options(settings), "cost": cost, "timings": timings.summary(),
+            "model_calls": result.model_calls}
+    if conversation is not None:
+        try:
+            conversation.commit(question, result, model=model, agent=settings.agent, meta=meta)
+        except Exception as exc:
+            _say(err, f"warning: could not save this turn to thread {conversation.name!r}: "
+                 f"{exc}", "yellow")
+        finally:
+            conversation.store.close()
+        return
+    try:
+        from agentcli.store import open_store
+
+        store = open_store(settings.db_path, env)
+        try:
+            store.log_run(run_record(question, result, model=model,
+                                     agent=settings.agent or DEFAULT_AGENT, meta=meta))
+        finally:
+            store.close()
     except Exception as exc:
-        _say(err, f"warning: could not save this turn to thread {conversation.name!r}: "
-             f"{exc}", "yellow")
-    finally:
-        conversation.store.close()
+        _say(err, f"warning: could not log this run: {exc}", "yellow")
