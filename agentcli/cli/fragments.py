@@ -37,10 +37,6 @@ class Fragment:
     text: str
 
 
-def _size(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
 def _from_url(url: str, allow_private: bool, limit: int) -> Fragment:
     try:
         response = fetch("GET", url, allow_private=allow_private, max_bytes=limit,
@@ -87,42 +83,37 @@ def read_fragments(specs: Sequence[str], tool_settings: Mapping[str, object],
     """Every fragment's text, in the order given; a bad one is a one-line usage error."""
     allow_private = bool_setting(dict(tool_settings), "allow_private_network")
     fragments: list[Fragment] = []
-    files = 0
     used = 0
     for spec in specs:
-        remaining = MAX_STDIN_BYTES - used
-        if remaining <= 0:
-            raise _too_much()
-        if spec == "-":
-            stream = sys.stdin if stdin is None else stdin
-            if stream is None or stream.isatty():
-                raise ConfigError("fragment - reads stdin, but nothing is piped in")
-            got = [Fragment("stdin", read_text(stream, remaining))]
-        elif spec.startswith(("http://", "https://")):
-            got = [_from_url(spec, allow_private, remaining)]
-        elif _GLOB_CHARS & set(spec) and not Path(spec).exists():
-            paths = _paths(spec)
-            if files + len(paths) > MAX_FILES:
-                raise ConfigError(f"fragment {spec!r} matches {len(paths)} files; at most "
+        sources = [spec]
+        if (spec != "-" and not spec.startswith(("http://", "https://"))
+                and _GLOB_CHARS & set(spec) and not Path(spec).exists()):
+            sources = _paths(spec)
+            if len(fragments) + len(sources) > MAX_FILES:
+                raise ConfigError(f"fragment {spec!r} matches {len(sources)} files; at most "
                                   f"{MAX_FILES} files in all, narrow the pattern")
-            got = []
-            for path in paths:
-                budget = remaining - sum(_size(f.text) for f in got)
-                if budget <= 0:
-                    raise _too_much()
-                got.append(_from_file(path, budget))
-        else:
-            if not Path(spec).exists():
-                raise ConfigError(f"fragment {spec!r} is not a file, URL (http://, https://), "
-                                  "glob or - (stdin)")
-            got = [_from_file(spec, remaining)]
-        files += len(got)
-        if files > MAX_FILES:
+        elif len(fragments) >= MAX_FILES:
             raise ConfigError(f"more than {MAX_FILES} fragments; pass fewer")
-        used += sum(_size(f.text) for f in got)
-        if used > MAX_STDIN_BYTES:
-            raise _too_much()
-        fragments.extend(got)
+        for source in sources:
+            remaining = MAX_STDIN_BYTES - used
+            if remaining <= 0:
+                raise _too_much()
+            if source == "-":
+                stream = sys.stdin if stdin is None else stdin
+                if stream is None or stream.isatty():
+                    raise ConfigError("fragment - reads stdin, but nothing is piped in")
+                fragment = Fragment("stdin", read_text(stream, remaining))
+            elif source.startswith(("http://", "https://")):
+                fragment = _from_url(source, allow_private, remaining)
+            elif Path(source).exists():
+                fragment = _from_file(source, remaining)
+            else:
+                raise ConfigError(f"fragment {source!r} is not a file, URL (http://, https://), "
+                                  "glob or - (stdin)")
+            used += len(fragment.text.encode("utf-8"))
+            if used > MAX_STDIN_BYTES:
+                raise _too_much()
+            fragments.append(fragment)
     return fragments
 
 
