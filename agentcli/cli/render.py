@@ -99,24 +99,22 @@ class TraceRenderer(BaseCallbackHandler):
             self._line("Could not parse the reply; told the model", event.step.observation,
                        STYLES["notice"])
         elif isinstance(event, ev.Notice) and event.topic not in self.said_elsewhere:
-            from rich.text import Text
-
-            self.console.print(Text(display(event.text), style=STYLES["notice"]))
+            self._notice(event.text)
         elif isinstance(event, ev.Limit):
-            from rich.text import Text
-
             self._stopped = event.reason
-            self.console.print(Text(f"Stopped: {stop_words(event.reason)}.",
-                                    style=STYLES["notice"]))
+            self._notice(f"Stopped: {stop_words(event.reason)}.")
         elif isinstance(event, ev.Finish):
             stopped, self._stopped = self._stopped, None
             from agentcli.callbacks.trace import is_placeholder, recovered_text
 
             if stopped is not None and not is_placeholder(event.finish.output):
-                from rich.text import Text  # the answer below came after the stop
-
-                self.console.print(Text(recovered_text(stopped), style=STYLES["notice"]))
+                self._notice(recovered_text(stopped))  # the answer below came after the stop
             self.print_finish(event.finish)
+
+    def _notice(self, text: str) -> None:
+        from rich.text import Text
+
+        self.console.print(Text(display(text), style=STYLES["notice"]))
 
     def print_action(self, action: AgentAction) -> None:
         """The thought behind an action, then the tool and its input."""
