@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agentcli.approval import ApprovalPolicy, UserChoice
+from agentcli.approval import ApprovalPolicy, Choice, UserChoice
 from agentcli.config import Settings
 from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool, ToolInput
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # Rich loads only when a person is asked, on a terminal
     from rich.console import Console
 
 CHOICES = "[y]es / [n]o / [a]lways this session / [e]dit / [r]eject with a reason"
+_PLAIN: dict[str, Choice] = {"y": "yes", "n": "no", "": "no", "a": "always"}  # no follow-up
 
 
 def has_terminal() -> bool:
@@ -42,12 +43,8 @@ def make_ask(console: Console, read: Callable[..., str] = _read) -> Callable[...
                             border_style="yellow"))
         while True:
             answer = read(f"Allow? {CHOICES}: ").strip().lower()[:1]
-            if answer == "y":
-                return UserChoice("yes")
-            if answer in ("n", ""):
-                return UserChoice("no")
-            if answer == "a":
-                return UserChoice("always")
+            if answer in _PLAIN:
+                return UserChoice(_PLAIN[answer])
             if answer == "r":
                 return UserChoice("reject", reason=read("Reason (sent to the model): ").strip())
             if answer == "e":

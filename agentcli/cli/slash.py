@@ -43,14 +43,11 @@ def _tools(repl: ChatRepl, arg: str) -> None:
     current = list(repl.settings.tools)
     allow = list(repl.settings.allow)
     if verb in ("add", "rm", "allow") and name:
-        if verb == "allow":  # a dangerous tool, opted in for this session (calls still ask)
-            check_names([name], repl.settings)
-            current += [] if name in current else [name]
-            allow += [] if name in allow else [name]
-        elif verb == "add":
+        if verb in ("add", "allow"):
             check_names([name], repl.settings)  # unknown names fail here, with a suggestion
-            if name not in current:
-                current.append(name)
+            current += [] if name in current else [name]
+            if verb == "allow":  # a dangerous tool, opted in for this session (calls still ask)
+                allow += [] if name in allow else [name]
         elif name in current:
             current.remove(name)
         elif name in repl.held_back:  # held back at resume: now dropped from the session too

@@ -46,11 +46,6 @@ class ThinkingSpinner(BaseCallbackHandler):
         self._status: Status | None = None
         self._lock = threading.Lock()
 
-    @property
-    def active(self) -> bool:
-        """Whether the spinner is on screen."""
-        return self._status is not None
-
     def start(self) -> None:
         """Show the spinner (a no-op when not a terminal or already shown)."""
         if not is_terminal(self.console):

@@ -33,9 +33,9 @@ def test_spinner_shows_elapsed_seconds_in_a_terminal_only() -> None:
     term = Console(file=buf, force_terminal=True, width=100)
     spinner = ThinkingSpinner(term)
     spinner.on_event(ev.ModelStart(ChatRequest(()), "m"))
-    assert spinner.active
+    assert spinner._status is not None
     spinner.on_event(ev.ModelEnd(ChatResult("x"), "m", 0.0))
-    assert not spinner.active
+    assert spinner._status is None
     assert "Thinking…" in buf.getvalue()
     shown = Console(file=StringIO(), width=100)
     shown.print(_Elapsed("Thinking", 0.0))
@@ -43,7 +43,7 @@ def test_spinner_shows_elapsed_seconds_in_a_terminal_only() -> None:
     piped = StringIO()
     quiet = ThinkingSpinner(Console(file=piped, width=100))
     quiet.on_event(ev.ModelStart(ChatRequest(()), "m"))
-    assert not quiet.active and piped.getvalue() == ""
+    assert quiet._status is None and piped.getvalue() == ""
 
 
 def test_a_dumb_terminal_gets_no_spinner(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,13 +60,13 @@ def test_visible_tokens_stop_it_hidden_tokens_do_not() -> None:
     shown = ThinkingSpinner(term)
     shown.on_event(ev.ModelStart(ChatRequest(()), "m"))
     shown.on_event(ev.ModelToken("Hel"))
-    assert not shown.active
+    assert shown._status is None
     hidden = ThinkingSpinner(term, tokens_visible=lambda: False)
     hidden.on_event(ev.ModelStart(ChatRequest(()), "m"))
     hidden.on_event(ev.ModelToken("Hel"))
-    assert hidden.active
+    assert hidden._status is not None
     hidden.on_event(ev.Notice("interrupted", "Interrupted"))
-    assert not hidden.active
+    assert hidden._status is None
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
