@@ -308,22 +308,22 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    async def _consume(self, inputs: Mapping[str, object], out: list[RunResult],
-                       timings: TimingsHandler) -> None:
-        assert self.conversation is not None
-        named = self.conversation.config(  # gen_ai.conversation.id; the memory's middleware
-            metadata={"session_id": self.session})
-        async for event in self.executor.astream(inputs, named, callbacks=[timings]):
-            if event.kind == "end":
-                out.append(event.result)
-
     def _run(self, inputs: Mapping[str, object], timings: TimingsHandler) -> RunResult:
         # The turn runs on the one portal loop: the first Ctrl-C cancels it (the executor
         # ends the run as ``interrupted``), a second one is a KeyboardInterrupt. The result
         # comes back through ``out``: a finished task that is repr'd would repr the session.
+        assert self.conversation is not None
+        named = self.conversation.config(  # gen_ai.conversation.id; the memory's middleware
+            metadata={"session_id": self.session})
         out: list[RunResult] = []
+
+        async def consume() -> None:
+            async for event in self.executor.astream(inputs, named, callbacks=[timings]):
+                if event.kind == "end":
+                    out.append(event.result)
+
         try:
-            run_sync(self._consume(inputs, out, timings), instead="AgentExecutor.astream")
+            run_sync(consume(), instead="AgentExecutor.astream")
         finally:
             self.spinner.stop()
         assert out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -35,10 +36,7 @@ def _timings(meta: dict[str, Any], elapsed: float) -> str:
 
 def _fence(text: str) -> list[str]:
     """A fenced block long enough that backticks inside cannot close it."""
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return [ticks + "text", neutral(text), ticks]
 
