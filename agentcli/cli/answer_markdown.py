@@ -40,15 +40,11 @@ def protect_inline(text: str) -> str:
     fence: str | None = None
     for line in text.splitlines(keepends=True):
         opener = _FENCE.match(line)
-        if fence is not None:
-            if opener and opener.group(1) == fence:
-                fence = None
-            out.append(line)
-        elif opener:
-            fence = opener.group(1)
+        if opener and fence in (None, opener.group(1)):  # a fence opens or closes: kept
+            fence = None if fence else opener.group(1)
             out.append(line)
         else:
-            out.append(_protect_line(line))
+            out.append(line if fence else _protect_line(line))
     return "".join(out)
 
 

@@ -71,12 +71,10 @@ def stdin_is_piped(stream: IO[str] | None = None) -> bool:
 
 def piped_text(stream: IO[str] | None) -> str | None:
     """What was piped into ``stream`` (read to its end), or None for a terminal or no stream."""
-    if stream is None or stream.closed:
-        return None
     try:
-        if stream.isatty():
+        if stream is None or stream.closed or stream.isatty():
             return None
-    except ValueError:
+    except ValueError:  # a stream closed under us
         return None
     text = read_text(stream)
     return text if text.strip() else None
