@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 
 from agentcli.approval import ApprovalPolicy, Choice, UserChoice
+from agentcli.cli.render import input_text
 from agentcli.config import Settings
 from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool, ToolInput
@@ -44,8 +45,7 @@ def _ask(tool: Tool, tool_input: ToolInput, description: str) -> UserChoice:
         if answer == "r":
             return UserChoice("reject", reason=_read("Reason (sent to the model): ").strip())
         if answer == "e":
-            current = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
-            edited = _read("Edit the input: ", default=current)
+            edited = _read("Edit the input: ", default=input_text(tool_input))
             if isinstance(tool_input, dict):
                 try:
                     return UserChoice("edit", tool_input=json.loads(edited))

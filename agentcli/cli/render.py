@@ -43,9 +43,10 @@ def thought_of(log: str) -> str:
     return re.sub(r"^\s*Thought\s*:\s*", "", text.strip(), flags=re.I).strip()
 
 
-def _input_text(tool_input: ToolInput) -> str:
-    text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
-    return display(text)
+def input_text(tool_input: ToolInput) -> str:
+    """A tool's input as written: text as is, an object as JSON (not yet neutralised)."""
+    return tool_input if isinstance(tool_input, str) else json.dumps(tool_input,
+                                                                     ensure_ascii=False)
 
 
 # The kinds of event the trace draws (one class per kind, events.py); the others, most of a
@@ -127,7 +128,7 @@ class TraceRenderer(BaseCallbackHandler):
         text = Text("Action: ", style="bold")
         text.append(safe_text(action.tool), style=f"bold {style}")
         text.append("  input: ", style="bold")
-        text.append(_input_text(action.tool_input), style=style)
+        text.append(display(input_text(action.tool_input)), style=style)
         self.console.print(text)
 
     def print_finish(self, finish: AgentFinish) -> None:

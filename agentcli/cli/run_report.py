@@ -7,7 +7,7 @@ import re
 import time
 from typing import Any
 
-from agentcli.cli.render import thought_of
+from agentcli.cli.render import input_text, thought_of
 from agentcli.textsafe import safe_text as neutral
 
 
@@ -42,15 +42,12 @@ def _fence(text: str) -> list[str]:
 
 
 def _step_lines(i: int, step: dict[str, Any], tool_times: list[dict[str, Any]]) -> list[str]:
-    tool_input = step["tool_input"]
-    shown = tool_input if isinstance(tool_input, str) else json.dumps(tool_input,
-                                                                      ensure_ascii=False)
-
     lines = [f"### Step {i}: {neutral(step['tool'])}", ""]
     thought = thought_of(step.get("log") or "")
     if thought:
         lines += [f"*Thought:* {neutral(thought)}", ""]
-    lines += ["Input:", "", *_fence(shown), "", "Observation:", "", *_fence(step["observation"])]
+    lines += ["Input:", "", *_fence(input_text(step["tool_input"])), "", "Observation:", "",
+              *_fence(step["observation"])]
     timed = next((t for t in tool_times if t["tool"] == step["tool"]), None)
     if timed is not None:
         tool_times.remove(timed)
