@@ -35,8 +35,8 @@ from agentcli.cli.render import TraceRenderer
 from agentcli.cli.running import choose_model, sent_options
 from agentcli.cli.slash import EXIT, SlashCompleter, dispatch
 from agentcli.cli.spinner import ThinkingSpinner
-from agentcli.config import Settings
-from agentcli.demo import DEMO_QUESTION, HOW_TO_CONFIGURE
+from agentcli.config import CHAT_AGENT, Settings
+from agentcli.demo import DEMO_QUESTION, HOW_TO_CONFIGURE, demo_chat_model
 from agentcli.errors import ConfigError
 from agentcli.memory import Memory
 from agentcli.models.base import BaseChatModel
@@ -421,8 +421,6 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
     """Entry point for ``agent chat``: build the store, the model and the REPL, then loop."""
     check_names(settings.tools, settings)
     if settings.agent is None:  # chat defaults to an agent type that uses memory
-        from agentcli.config import CHAT_AGENT
-
         settings = replace(settings, agent=CHAT_AGENT)
     demo = False
     if not settings.model:
@@ -441,8 +439,6 @@ def start_chat(settings: Settings, env: dict[str, str], *, session: str, yes: bo
 
     def factory(s: Settings) -> BaseChatModel:
         if demo and not s.model:
-            from agentcli.demo import demo_chat_model
-
             return demo_chat_model()
         return build_model(s, env)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from agentcli import demo
 from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
-from agentcli.cli.consoles import console
+from agentcli.cli.consoles import console, report_tool_warnings
 from agentcli.cli.observe import Observers
 from agentcli.cli.render import TraceRenderer, print_answer
 from agentcli.cli.spinner import ThinkingSpinner
@@ -110,9 +110,7 @@ def execute(
         conversation.attach_model(llm)
         _thread_notice(err, settings, conversation)
     if settings.model is None:  # the offline demo: replay the seed's wording exactly
-        from agentcli.demo import DEMO_QUESTION
-
-        question = DEMO_QUESTION
+        question = demo.DEMO_QUESTION
     if notice:
         _say(err, notice, "bold yellow")
     # In a terminal the answer is rendered on stdout right after the trace: print it once.
@@ -129,7 +127,6 @@ def execute(
     result: RunResult | None = None
     try:
         from agentcli.cli.approve import build_approver, human_input
-        from agentcli.cli.consoles import report_tool_warnings
 
         extra = extra or RunInputs()
         warned: list[str] = []

@@ -13,13 +13,13 @@ from prompt_toolkit.document import Document
 from rich.table import Table
 from rich.text import Text
 
-from agentcli.agents import agent_class
+from agentcli.agents import agent_class, agent_names
 from agentcli.cli.live import note, warn
 from agentcli.cli.mcp_prompts import run_prompt
 from agentcli.config import resolve_alias
 from agentcli.errors import SessionConflictError, ToolLoadError
 from agentcli.textsafe import display, safe_text
-from agentcli.tools.resolve import check_names
+from agentcli.tools.resolve import build_catalog, check_names
 
 if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
@@ -217,8 +217,6 @@ def _arguments(repl: ChatRepl, command: str, words: list[str]) -> Iterable[str]:
         if len(words) == 1:
             return ["add", "rm", "allow"]
         if words[0] in ("add", "allow"):
-            from agentcli.tools.resolve import build_catalog
-
             cat = build_catalog(repl.settings)
             return sorted({*cat.specs, *cat.aliases, *cat.servers, *cat.cached_names()})
         return list(repl.settings.tools)
@@ -228,8 +226,6 @@ def _arguments(repl: ChatRepl, command: str, words: list[str]) -> Iterable[str]:
         current = [repl.settings.model] if repl.settings.model else []
         return current + sorted(repl.settings.aliases) + [f"{p}/" for p in sorted(PRESETS)]
     if command == "/agent":
-        from agentcli.agents import agent_names
-
         return agent_names()
     if command == "/verbose":
         return ["on", "off"]
