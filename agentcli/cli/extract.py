@@ -16,21 +16,18 @@ _OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[^`\n]*$")
 def fenced_blocks(text: str) -> list[str]:
     """The contents of every fenced code block in ``text``, in order."""
     blocks: list[str] = []
-    lines = text.splitlines()
-    at = 0
-    while at < len(lines):
-        opened = _OPEN.match(lines[at])
-        at += 1
+    lines = iter(text.splitlines())
+    for line in lines:  # the inner loop takes a block's lines from the same iterator
+        opened = _OPEN.match(line)
         if not opened:
             continue
         fence = opened.group("fence")
         body: list[str] = []
-        while at < len(lines):
-            line = lines[at].strip()
-            at += 1
-            if line and set(line) == {fence[0]} and len(line) >= len(fence):
+        for inner in lines:
+            closing = inner.strip()
+            if closing and set(closing) == {fence[0]} and len(closing) >= len(fence):
                 break
-            body.append(lines[at - 1])
+            body.append(inner)
         blocks.append("\n".join(body))
     return blocks
 
