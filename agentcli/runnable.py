@@ -19,7 +19,17 @@ Out = TypeVar("Out")
 Config = Mapping[str, object] | None  # LangChain's run config, passed on as it is
 
 
-class Runnable(Generic[In, Out]):
+class Pipes:
+    """``self | then`` and ``before | self``: a sequence running one, then the other."""
+
+    def __or__(self, then: object) -> RunnableSequence:
+        return RunnableSequence(as_runnable(self), as_runnable(then))
+
+    def __ror__(self, before: object) -> RunnableSequence:
+        return RunnableSequence(as_runnable(before), as_runnable(self))
+
+
+class Runnable(Pipes, Generic[In, Out]):
     """A step with ``invoke(input, config=None)``; the rest is built on it."""
 
     def invoke(self, input: In, config: Config = None, **kw: object) -> Out:
@@ -58,16 +68,6 @@ class Runnable(Generic[In, Out]):
         """Async :meth:`batch`."""
         return await in_thread(lambda: self.batch(inputs, config,
                                                   return_exceptions=return_exceptions, **kw))
-
-    def __or__(self, then: object) -> RunnableSequence:
-        return RunnableSequence(self, as_runnable(then))
-
-    def __ror__(self, before: object) -> RunnableSequence:
-        return RunnableSequence(as_runnable(before), self)
-
-    def pipe(self, *then: object) -> RunnableSequence:
-        """``a.pipe(b, c)`` is ``a | b | c``."""
-        return RunnableSequence(self, *(as_runnable(t) for t in then))
 
 
 Step = Runnable[Any, Any]  # a step of a sequence: what it takes and gives is not tracked

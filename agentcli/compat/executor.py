@@ -10,13 +10,12 @@ written. ``stream``/``astream`` go straight to the run (no ``_call``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
 from typing import Any
 
 from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
 from agentcli.executor import AgentExecutor as _Executor
-from agentcli.executor import Config, Inputs, _given
+from agentcli.executor import Config, Inputs, one_input
 from agentcli.schema import RunResult
 
 
@@ -63,14 +62,17 @@ class AgentExecutor(_Executor):
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
         """Run through ``self._call`` (LangChain's hook) and return the result dict."""
-        given = _given(inputs, input)
+        given = one_input(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
         conf = RunConfig.of(config).adding(callbacks)
         manager = CallbackManager([*self.callbacks, *conf.callbacks])
         out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
         if isinstance(out, RunResult):
             return out
-        return _as_result(data, out)
+        # what _call returned, a plain dict (say a fallback answer), as a result dict
+        extra = {k: v for k, v in out.items() if k not in ("output", "input")}
+        return RunResult(output=str(out.get("output", "")), steps=(), stop_reason="finished",
+                         state=extra, input=data.get("input"))
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
                       input: Inputs = None, callbacks: Config = None) -> RunResult:
@@ -86,10 +88,3 @@ class AgentExecutor(_Executor):
         config = run_manager.config if run_manager is not None else None
         return run_sync(_Executor.ainvoke(self, inputs, config))
 
-
-def _as_result(inputs: Mapping[str, object], out: Mapping[str, object]) -> RunResult:
-    """What ``_call`` returned (a plain dict, say a fallback answer) as a result dict."""
-    output = str(out.get("output", ""))
-    extra = {k: v for k, v in out.items() if k not in ("output", "input")}
-    return RunResult(output=output, steps=(), stop_reason="finished", state=extra,
-                     input=inputs.get("input"))
