@@ -18,7 +18,7 @@ from agentcli.events import End, RunEvent
 from agentcli.loop import AgentLoop, Config, Inputs, Trim
 from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncate_middle
 from agentcli.recovery import ParsingErrorHandler
-from agentcli.runnable import Pipes
+from agentcli.runnable import Pipes, gather_bounded
 from agentcli.schema import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL, RunResult
 
 __all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Approval", "Approver",
@@ -90,18 +90,9 @@ class AgentExecutor(AgentLoop, Pipes):
     ) -> list[RunResult | BaseException]:
         """Run many inputs with at most ``concurrency`` (else the config's
         ``max_concurrency``, else 8) at once; results keep input order."""
-        import asyncio
-
         conf = RunConfig.of(config)
-        gate = asyncio.Semaphore(max(1, concurrency or conf.max_concurrency or 8))
-
-        async def one(item: str | Mapping[str, object]) -> RunResult:
-            async with gate:
-                return await self.ainvoke(item, conf)
-
-        return list(await asyncio.gather(
-            *(one(i) for i in inputs), return_exceptions=return_exceptions
-        ))
+        return await gather_bounded(lambda item: self.ainvoke(item, conf), inputs,
+                                    concurrency or conf.max_concurrency or 8, return_exceptions)
 
     def batch(
         self, inputs: Sequence[str | Mapping[str, object]], config: Config = None, *,
