@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agentcli import events as ev
 from agentcli.callbacks.run_ids import as_uuid
-from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message
+from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message, stop_words
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent, ToolInput
@@ -158,8 +158,6 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[object, ...], dict[str, obj
     if isinstance(event, ev.Notice):
         return "on_text", (event.text,), {**event.data, "kind": event.topic}
     if isinstance(event, ev.Limit):
-        from agentcli.schema import stop_words
-
         return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
             "kind": "limit", "reason": event.reason}
     if isinstance(event, ev.Finish):

@@ -9,14 +9,17 @@ written. ``stream``/``astream`` go straight to the run (no ``_call``).
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
 from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
+from agentcli.callbacks.stdout import colored
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Config, Inputs, one_input
 from agentcli.schema import RunResult
+from agentcli.textsafe import safe_text
 
 
 class CallbackManagerForChainRun:
@@ -33,9 +36,6 @@ class CallbackManagerForChainRun:
         """Tell the handlers; print it (in ``color``) when the executor is verbose."""
         self.manager.emit("on_text", text, color=color, **kw)
         if self.verbose:
-            from agentcli.callbacks.stdout import colored
-            from agentcli.textsafe import safe_text
-
             print(colored(safe_text(text), color), end=end, file=sys.stdout, flush=True)
 
     def get_child(self) -> CallbackManager:
@@ -77,8 +77,6 @@ class AgentExecutor(_Executor):
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
                       input: Inputs = None, callbacks: Config = None) -> RunResult:
         """Async :meth:`invoke` (``_call`` runs in a worker thread)."""
-        import asyncio
-
         return await asyncio.to_thread(self.invoke, inputs, config, input=input,
                                        callbacks=callbacks)
 
