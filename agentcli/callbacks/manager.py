@@ -17,8 +17,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agentcli.callbacks")
 
-_HOOKS = tuple(name for name in vars(BaseCallbackHandler) if name.startswith("on_"))
-
 # LangChain's opt-out flags on a handler, and the hooks (and the events they carry) each mutes
 _IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_",
             "ignore_chat_model": "on_llm_start"}
@@ -60,9 +58,7 @@ class CallbackManager:
         return CallbackManager(self.handlers, parent_run_id=self.run_id)
 
     def emit(self, hook: str, *args: object, **kw: object) -> None:
-        """Call ``hook`` on every handler that has it."""
-        if hook not in _HOOKS:
-            raise AttributeError(f"unknown callback hook {hook!r}")
+        """Call ``hook`` (an ``on_*`` method of the handler base) on every handler."""
         kw.setdefault("run_id", self.run_id)
         kw.setdefault("parent_run_id", self.parent_run_id)
         for handler in self.handlers:
