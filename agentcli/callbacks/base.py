@@ -32,10 +32,7 @@ class BaseCallbackHandler:
     ignore_chain: bool = False
     ignore_agent: bool = False
     ignore_retriever: bool = False  # no retrievers here: nothing to mute
-    ignore_retry: bool = False
-    ignore_custom_event: bool = False
     raise_error: bool = False  # a failing handler is logged, never raised, whatever this says
-    run_inline: bool = False
 
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """Any event of the run, typed (see :mod:`agentcli.events`); by default, the

@@ -53,10 +53,6 @@ class CallbackManager:
         self.parent_run_id = parent_run_id
         self._ids: CallIds | None = None  # the calls of the run this manager serves
 
-    def child(self) -> CallbackManager:
-        """A manager for a nested run (a tool's own model call) sharing these handlers."""
-        return CallbackManager(self.handlers, parent_run_id=self.run_id)
-
     def emit(self, hook: str, *args: object, **kw: object) -> None:
         """Call ``hook`` (an ``on_*`` method of the handler base) on every handler."""
         kw.setdefault("run_id", self.run_id)

@@ -38,16 +38,9 @@ class CallbackManagerForChainRun:
         if self.verbose:
             print(colored(safe_text(text), color), end=end, file=sys.stdout, flush=True)
 
-    def get_child(self) -> CallbackManager:
-        """The handlers, for a nested call."""
-        return self.manager.child()
-
 
 class CallbackManagerForLLMRun:
     """``run_manager`` in a LangChain-style model's ``_generate`` (agentcli passes None)."""
-
-    def on_llm_new_token(self, token: str, **kw: object) -> None:
-        """Tokens reach the run through ``on_token``; nothing to do here."""
 
 
 class CallbackManagerForToolRun:

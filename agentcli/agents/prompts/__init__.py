@@ -9,6 +9,7 @@ two agents built with different templates in one process keep their own.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -65,14 +66,15 @@ def check_template(agent: type[Agent], text: str, where: str) -> None:
     missing, unknown = sorted(required - found), sorted(found - required)
     if not missing and not unknown:
         return
-    parts = []
-    if missing:
-        parts.append("missing " + ", ".join("{" + v + "}" for v in missing))
-    if unknown:
-        parts.append("unknown " + ", ".join("{" + v + "}" for v in unknown))
-    allowed = ", ".join("{" + v + "}" for v in sorted(required)) or "none"
+    parts = [f"{word} {braced(names)}" for word, names in (("missing", missing),
+                                                          ("unknown", unknown)) if names]
     raise ConfigError(f"prompt file {where} for {agent.agent_type}: {'; '.join(parts)} "
-                      f"(this type uses exactly: {allowed})")
+                      f"(this type uses exactly: {braced(required) or 'none'})")
+
+
+def braced(names: Iterable[str]) -> str:
+    """Variable names as a template writes them: ``{a}, {b}`` (sorted)."""
+    return ", ".join("{" + v + "}" for v in sorted(names))
 
 
 def read_template(agent: type[Agent], path: str | Path) -> str:
