@@ -47,7 +47,7 @@ class BaseCallbackHandler:
             return  # not overridden: nothing listens to it
         ids = {"run_id": as_uuid(kw.get("call_run_id")),
                "parent_run_id": as_uuid(kw.get("call_parent_run_id"))}
-        if hook in _SERIALIZED and _wants_serialized(getattr(method, "__func__", method)):
+        if _wants_serialized(getattr(method, "__func__", method)):
             args = _langchain_args(hook, args, extra)
         method(*args, **extra, **ids)
 
@@ -91,13 +91,10 @@ class BaseCallbackHandler:
         """Free-form text worth showing (notices, parse-error recoveries, limits)."""
 
 
-# Hooks whose LangChain signature starts with ``serialized`` (a dict naming the component)
-_SERIALIZED = ("on_llm_start", "on_tool_start", "on_chain_start")
-
-
 @cache
 def _wants_serialized(func: Callable[..., object]) -> bool:
-    """Whether a hook function is written LangChain's way: ``(self, serialized, X, ...)``."""
+    """Whether a hook function is written LangChain's way: ``(self, serialized, X, ...)``
+    (LangChain's ``on_llm_start``, ``on_tool_start`` and ``on_chain_start``)."""
     try:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):

@@ -77,25 +77,21 @@ def braced(names: Iterable[str]) -> str:
     return ", ".join("{" + v + "}" for v in sorted(names))
 
 
-def read_template(agent: type[Agent], path: str | Path) -> str:
-    """Read and validate a replacement template for an agent type."""
-    text = read_small_text(path, "prompt file", "give a text file with the template")
-    check_template(agent, text, str(path))
-    return text
-
-
 def user_templates(agent: type[Agent], path: str | Path | None) -> dict[str, str]:
     """The ``templates`` an agent type takes for a ``--prompt`` file (or none)."""
     if path is None:
         return {}
-    return {template_name(agent): read_template(agent, path)}
+    return {template_name(agent): template_in_force(agent, path)[0]}
 
 
 def template_in_force(agent: type[Agent], path: str | Path | None = None) -> tuple[str, str]:
-    """The template an agent type uses with ``path`` (or none) and where it comes from."""
-    if path is not None:
-        return read_template(agent, path), str(path)
+    """The template an agent type uses with ``path`` (read and checked; or none) and where it
+    comes from."""
     name = template_name(agent)
+    if path is not None:
+        text = read_small_text(path, "prompt file", "give a text file with the template")
+        check_template(agent, text, str(path))
+        return text, str(path)
     if name in agent.prompts:
         return agent.prompts[name], f"built-in ({agent.__name__}.prompts[{name!r}])"
     return load(name), f"built-in ({name}.txt)"
