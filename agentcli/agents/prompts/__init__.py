@@ -1,9 +1,9 @@
 """Prompt templates as package data, one file per agent type (snapshot-tested).
 
 A user can replace an agent type's main template (``--prompt FILE`` / ``prompt_file:``):
-:func:`template_in_force` reads and validates it against the variables the built-in template uses, and the
-factory hands it to that one agent (``templates={name: text}``). Nothing here is process-wide:
-two agents built with different templates in one process keep their own.
+:func:`template_in_force` reads and validates it against the variables the built-in template
+uses, and the factory hands it to that one agent (``templates={name: text}``). Nothing here is
+process-wide: two agents built with different templates in one process keep their own.
 """
 
 from __future__ import annotations
