@@ -118,8 +118,8 @@ class ChatConversationalAgent(JsonBlobAgent):
         messages = [system(self.system_prompt), *chat_history(inputs),
                     user(self.question(inputs))]
         for step in steps:
-            messages.append(assistant(step.action.log))
-            messages.append(user(self.prompt("tool_response", observation=step.observation)))
+            messages += [assistant(step.action.log),
+                         user(self.prompt("tool_response", observation=step.observation))]
         if final:
             messages.append(user(final_instruction()))
         return messages
