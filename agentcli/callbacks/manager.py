@@ -110,11 +110,9 @@ class RunConfig:
     def of(cls, config: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
            | CallbackManager | None) -> RunConfig:
         """From LangChain's config mapping, or from handlers (a list or a manager)."""
-        if config is None:
-            return cls()
         if isinstance(config, RunConfig):
             return config
-        if not isinstance(config, Mapping):
+        if not isinstance(config, Mapping):  # handlers, or None
             return cls(tuple(handlers_of(config)))
         unknown = sorted(set(config) - set(RUN_CONFIG_KEYS))
         if unknown:
@@ -129,7 +127,5 @@ class RunConfig:
     def adding(self, callbacks: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
                | CallbackManager | None) -> RunConfig:
         """This config with more handlers (``invoke(q, callbacks=[...])`` beside ``config``)."""
-        if callbacks is None:
-            return self
         more = RunConfig.of(callbacks).callbacks
         return replace(self, callbacks=(*self.callbacks, *more)) if more else self
