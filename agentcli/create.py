@@ -27,22 +27,17 @@ from agentcli.executor import AgentExecutor
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
 from agentcli.models.media import reads_media
-from agentcli.runnable import RunnableSequence, as_runnable
-from agentcli.schema import RunResult
+from agentcli.runnable import Pipes
 from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
 from agentcli.tools.base import tool as as_tool
 
 
-class CompiledAgent:
+class CompiledAgent(Pipes):
     """A runnable agent over state dicts: invoke, ainvoke, stream, astream, batch."""
 
     def __init__(self, executor: AgentExecutor) -> None:
         self.executor = executor
-
-    @staticmethod
-    def _state(result: RunResult) -> dict[str, Any]:
-        return dict(result.state)
 
     def invoke(self, state: Mapping[str, object] | str | None = None, *,
                input: Mapping[str, object] | str | None = None,
@@ -56,7 +51,7 @@ class CompiledAgent:
                       input: Mapping[str, object] | str | None = None,
                       config: Mapping[str, object] | None = None) -> dict[str, Any]:
         """Async :meth:`invoke`."""
-        return self._state(await self.executor.ainvoke(state, config, input=input))
+        return dict((await self.executor.ainvoke(state, config, input=input)).state)
 
     def stream(self, state: Mapping[str, object] | str) -> Iterator[RunEvent]:
         """Every event of the run; the last holds the result (``event.result.state``)."""
@@ -74,15 +69,7 @@ class CompiledAgent:
         """Many runs, at most ``concurrency`` (or the config's ``max_concurrency``) at once;
         failures are returned, not raised."""
         results = self.executor.batch(states, config, concurrency=concurrency)
-        return [r if isinstance(r, BaseException) else self._state(r) for r in results]
-
-    def __or__(self, then: object) -> RunnableSequence:
-        """``agent | fn``: a runnable running the agent, then ``fn`` on its state."""
-        return RunnableSequence(as_runnable(self), as_runnable(then))
-
-    def __ror__(self, before: object) -> RunnableSequence:
-        """``fn | agent``: a runnable running ``fn``, then the agent on its result."""
-        return RunnableSequence(as_runnable(before), as_runnable(self))
+        return [r if isinstance(r, BaseException) else dict(r.state) for r in results]
 
 
 def initialize_agent(

@@ -18,7 +18,7 @@ from agentcli.events import End, RunEvent
 from agentcli.loop import AgentLoop, Config, Inputs, Trim
 from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncate_middle
 from agentcli.recovery import ParsingErrorHandler
-from agentcli.runnable import RunnableSequence, as_runnable
+from agentcli.runnable import Pipes, gather_bounded
 from agentcli.schema import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL, RunResult
 
 __all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Approval", "Approver",
@@ -26,7 +26,7 @@ __all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Approval"
            "truncate_middle"]
 
 
-class AgentExecutor(AgentLoop):
+class AgentExecutor(AgentLoop, Pipes):
     """Runs an agent with its tools: limits, early stopping, parse-error recovery, approvals."""
 
     def __init_subclass__(cls, **kw: object) -> None:
@@ -63,7 +63,7 @@ class AgentExecutor(AgentLoop):
     def astream(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                 callbacks: Config = None) -> AsyncIterator[RunEvent]:
         """Run on the async core, yielding each event as it happens."""
-        return adrive(self, self.start(_given(inputs, input),
+        return adrive(self, self.start(one_input(inputs, input),
                                        RunConfig.of(config).adding(callbacks)))
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
@@ -80,14 +80,6 @@ class AgentExecutor(AgentLoop):
         """Save the agent's type and prompt settings (``initialize_agent(agent_path=...)``)."""
         save_agent(self.agent, path)
 
-    def __or__(self, then: object) -> RunnableSequence:
-        """``executor | fn``: a runnable running the agent, then ``fn`` on its result."""
-        return RunnableSequence(as_runnable(self), as_runnable(then))
-
-    def __ror__(self, before: object) -> RunnableSequence:
-        """``fn | executor``: a runnable running ``fn``, then the agent on what it returned."""
-        return RunnableSequence(as_runnable(before), as_runnable(self))
-
     async def abatch(
         self,
         inputs: Sequence[str | Mapping[str, object]],
@@ -98,18 +90,9 @@ class AgentExecutor(AgentLoop):
     ) -> list[RunResult | BaseException]:
         """Run many inputs with at most ``concurrency`` (else the config's
         ``max_concurrency``, else 8) at once; results keep input order."""
-        import asyncio
-
         conf = RunConfig.of(config)
-        gate = asyncio.Semaphore(max(1, concurrency or conf.max_concurrency or 8))
-
-        async def one(item: str | Mapping[str, object]) -> RunResult:
-            async with gate:
-                return await self.ainvoke(item, conf)
-
-        return list(await asyncio.gather(
-            *(one(i) for i in inputs), return_exceptions=return_exceptions
-        ))
+        return await gather_bounded(lambda item: self.ainvoke(item, conf), inputs,
+                                    concurrency or conf.max_concurrency or 8, return_exceptions)
 
     def batch(
         self, inputs: Sequence[str | Mapping[str, object]], config: Config = None, *,
@@ -119,7 +102,8 @@ class AgentExecutor(AgentLoop):
         return run_sync(self.abatch(inputs, config, concurrency=concurrency))
 
 
-def _given(inputs: Inputs, input: Inputs) -> str | Mapping[str, object]:
+def one_input(inputs: Inputs, input: Inputs) -> str | Mapping[str, object]:
+    """The run's input, given once: positionally or as LangChain's ``input=``."""
     if (inputs is None) == (input is None):
         raise TypeError("invoke takes the input once: invoke(q) or invoke(input=q)")
     return inputs if inputs is not None else input  # type: ignore[return-value]

@@ -7,19 +7,43 @@ plain function can be a step. A sequence is itself a :class:`Runnable`: ``invoke
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from agentcli._sync import in_thread, run_sync
 
 In = TypeVar("In")
 Out = TypeVar("Out")
+T = TypeVar("T")
+R = TypeVar("R")
 Config = Mapping[str, object] | None  # LangChain's run config, passed on as it is
 
 
-class Runnable(Generic[In, Out]):
+async def gather_bounded(run: Callable[[T], Awaitable[R]], items: Iterable[T], most: int,
+                         return_exceptions: bool) -> list[R | BaseException]:
+    """``run`` on each item, at most ``most`` at once; the results in the items' order."""
+    gate = asyncio.Semaphore(max(1, most))
+
+    async def one(item: T) -> R:
+        async with gate:
+            return await run(item)
+
+    return list(await asyncio.gather(*map(one, items), return_exceptions=return_exceptions))
+
+
+class Pipes:
+    """``self | then`` and ``before | self``: a sequence running one, then the other."""
+
+    def __or__(self, then: object) -> RunnableSequence:
+        return RunnableSequence(as_runnable(self), as_runnable(then))
+
+    def __ror__(self, before: object) -> RunnableSequence:
+        return RunnableSequence(as_runnable(before), as_runnable(self))
+
+
+class Runnable(Pipes, Generic[In, Out]):
     """A step with ``invoke(input, config=None)``; the rest is built on it."""
 
     def invoke(self, input: In, config: Config = None, **kw: object) -> Out:
@@ -39,35 +63,15 @@ class Runnable(Generic[In, Out]):
     def batch(self, inputs: Sequence[In], config: Config = None, *,
               return_exceptions: bool = False, **kw: object) -> list[Out | BaseException]:
         """Many inputs, at most the config's ``max_concurrency`` (else 8) at once, in order."""
-        most = (config or {}).get("max_concurrency")
-        workers = max(1, int(str(most)) if most else 8)
-
-        def one(item: In) -> Out | BaseException:
-            try:
-                return self.invoke(item, config, **kw)
-            except Exception as err:
-                if not return_exceptions:
-                    raise
-                return err
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, inputs))
+        return run_sync(self.abatch(inputs, config, return_exceptions=return_exceptions, **kw),
+                        instead="abatch")
 
     async def abatch(self, inputs: Sequence[In], config: Config = None, *,
                      return_exceptions: bool = False, **kw: object) -> list[Out | BaseException]:
         """Async :meth:`batch`."""
-        return await in_thread(lambda: self.batch(inputs, config,
-                                                  return_exceptions=return_exceptions, **kw))
-
-    def __or__(self, then: object) -> RunnableSequence:
-        return RunnableSequence(self, as_runnable(then))
-
-    def __ror__(self, before: object) -> RunnableSequence:
-        return RunnableSequence(as_runnable(before), self)
-
-    def pipe(self, *then: object) -> RunnableSequence:
-        """``a.pipe(b, c)`` is ``a | b | c``."""
-        return RunnableSequence(self, *(as_runnable(t) for t in then))
+        most = (config or {}).get("max_concurrency")
+        return await gather_bounded(lambda item: self.ainvoke(item, config, **kw), inputs,
+                                    int(str(most)) if most else 8, return_exceptions)
 
 
 Step = Runnable[Any, Any]  # a step of a sequence: what it takes and gives is not tracked

@@ -35,11 +35,8 @@ _NEXT_TURN = re.compile(r"(?m)^[ \t]*(?:Human|User|New input)[ \t]*:")
 _NO_TOOL = re.compile(r"(?i)do i need to use a tool\??\s*no\b")
 
 
-class ConversationalOutputParser:
+class ConversationalOutputParser(ReActOutputParser):
     """``AI: <reply>`` finishes; otherwise the text ReAct rules apply."""
-
-    def __init__(self) -> None:
-        self._react = ReActOutputParser()
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """Parse one reply of the conversational text format."""
@@ -49,7 +46,7 @@ class ConversationalOutputParser:
         if reply is not None:
             return reply
         try:
-            return self._react.parse(text)
+            return super().parse(text)
         except OutputParserError as err:
             no_tool = _NO_TOOL.search(text)
             answer = re.sub(r"^[\s.,:;!-]+", "", text[no_tool.end():]) if no_tool else ""
@@ -121,8 +118,8 @@ class ChatConversationalAgent(JsonBlobAgent):
         messages = [system(self.system_prompt), *chat_history(inputs),
                     user(self.question(inputs))]
         for step in steps:
-            messages.append(assistant(step.action.log))
-            messages.append(user(self.prompt("tool_response", observation=step.observation)))
+            messages += [assistant(step.action.log),
+                         user(self.prompt("tool_response", observation=step.observation))]
         if final:
             messages.append(user(final_instruction()))
         return messages

@@ -61,16 +61,16 @@ def resolve_style(
     if style in ("full", "compact"):
         return style
     size = model_size_b(model_name)
-    if size is None:
-        return "compact" if local else "full"
-    return "compact" if size < compact_below_b else "full"
+    small = local if size is None else size < compact_below_b
+    return "compact" if small else "full"
 
 
+@cache
 def prompt_name(base: str, style: str) -> str:
     """The prompt file to load: ``<base>_compact`` when compact and it exists, else ``base``."""
-    if style == "compact" and _exists(f"{base}_compact"):
-        return f"{base}_compact"
-    return base
+    compact = f"{base}_compact"
+    found = files("agentcli.agents.prompts").joinpath(f"{compact}.txt").is_file()
+    return compact if style == "compact" and found else base
 
 
 def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict[str, str]:
@@ -109,8 +109,3 @@ def _tool_line(tool: Tool) -> str:
     names = argument_names(tool)
     args = f"({', '.join(names)})" if names else ""
     return f"{tool.name}{args}: {short_description(tool.description)}"
-
-
-@cache
-def _exists(name: str) -> bool:
-    return files("agentcli.agents.prompts").joinpath(f"{name}.txt").is_file()

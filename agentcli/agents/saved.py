@@ -22,11 +22,8 @@ def save_agent(agent: Agent, path: str | Path) -> None:
     """Write ``agent``'s type and prompt settings to ``path`` (YAML), whole."""
     import yaml
 
-    data: dict[str, Any] = {"_type": agent.agent_type}
-    for key in _SAVED:
-        value = getattr(agent, key)
-        if value and value != "full":
-            data[key] = value
+    values = {key: getattr(agent, key) for key in _SAVED}
+    data = {"_type": agent.agent_type, **{k: v for k, v in values.items() if v and v != "full"}}
     write_atomic(Path(path).expanduser(), yaml.safe_dump(data, allow_unicode=True))
 
 

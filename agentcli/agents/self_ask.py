@@ -54,25 +54,6 @@ class SelfAskOutputParser:
         )
 
 
-def pick_tool(tools: Sequence[Tool], name: str | None) -> Tool:
-    """The one search tool: ``name`` if given, else the only tool."""
-    if name:
-        found = next((t for t in tools if t.name == name), None)
-        if found is None:
-            raise ConfigError(
-                f"self_ask_tool names {name!r}, which is not among the loaded tools "
-                f"({', '.join(t.name for t in tools) or 'none'}); add it to tools"
-            )
-        return found
-    if len(tools) != 1:
-        raise ConfigError(
-            "self-ask-with-search needs exactly one search tool, got "
-            f"{len(tools)} ({', '.join(t.name for t in tools) or 'none'}); load one tool "
-            "or set self_ask_tool in the config"
-        )
-    return tools[0]
-
-
 class SelfAskAgent(TextAgent):
     """Decomposes a question into follow-ups answered by one search tool."""
 
@@ -89,9 +70,18 @@ class SelfAskAgent(TextAgent):
     def __init__(
         self, tools: Sequence[Tool], *, self_ask_tool: str | None = None, **kw: Any,
     ) -> None:
-        search = pick_tool(list(tools), self_ask_tool)
-        super().__init__([search], **kw)
-        self.parser = SelfAskOutputParser(search.name)
+        listed = ", ".join(t.name for t in tools) or "none"
+        if self_ask_tool:  # the one search tool: the one named, else the only tool
+            tools = [t for t in tools if t.name == self_ask_tool][:1]
+            if not tools:
+                raise ConfigError(f"self_ask_tool names {self_ask_tool!r}, which is not among "
+                                  f"the loaded tools ({listed}); add it to tools")
+        elif len(tools) != 1:
+            raise ConfigError(f"self-ask-with-search needs exactly one search tool, got "
+                              f"{len(tools)} ({listed}); load one tool or set self_ask_tool "
+                              "in the config")
+        super().__init__(tools, **kw)
+        self.parser = SelfAskOutputParser(tools[0].name)
 
     def build_messages(
         self, steps: Sequence[AgentStep], inputs: Mapping[str, object], *, final: bool = False

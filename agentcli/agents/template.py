@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from agentcli.agents.prompts import render, variables
@@ -26,7 +27,12 @@ class PromptTemplate:
 
     def format(self, **values: object) -> str:
         """The text with each variable filled; a missing one is a KeyError naming it."""
-        missing = sorted(set(self.input_variables) - set(values))
-        if missing:
-            raise KeyError(f"missing prompt variable(s) {missing}")
-        return render(self.template, **{k: str(v) for k, v in values.items()})
+        return fill(self.template, self.input_variables, values)
+
+
+def fill(template: str, names: Iterable[str], values: Mapping[str, object]) -> str:
+    """``template`` with each value filled; a KeyError names any of ``names`` not given."""
+    missing = sorted(set(names) - set(values))
+    if missing:
+        raise KeyError(f"missing prompt variable(s) {missing}")
+    return render(template, **{k: str(v) for k, v in values.items()})

@@ -102,27 +102,26 @@ class ToolCallingAgent(Agent):
     # -- reading the reply ----------------------------------------------------------------
     def decide(self, result: ChatResult) -> Decision:
         """Native calls (or calls written as text) become actions; plain text is the answer."""
-        turn = uuid.uuid4().hex[:12]
-        calls: list[tuple[str, str, Any, bool]] = []
-        for n, call in enumerate(result.tool_calls):
-            args, repaired = _decode_arguments(call, result.text)
-            name = readable_name(call.name, self._by_name)  # fs__read_file -> fs.read_file
-            calls.append((call.id or f"call_{turn}_{n}", name, args, bool(repaired)))
+        # (id, name, arguments, repaired) of each native call, else of each call in the text
+        calls = [(call.id, call.name, *_decode_arguments(call, result.text))
+                 for call in result.tool_calls]
         if not calls and result.text.strip():
             names = set(self._by_name) | (
                 {RESPOND_TOOL} if self.response_schema is not None else set())
-            found = text_tool_calls(result.text, names)
-            calls = [(f"call_{turn}_{n}", readable_name(name, self._by_name), args, True)
-                     for n, (name, args) in enumerate(found)]
-        answer = next((c for c in calls if c[1] == RESPOND_TOOL), None)
+            calls = [("", name, args, True) for name, args in text_tool_calls(result.text, names)]
+        turn = uuid.uuid4().hex[:12]
+        actions: list[AgentAction] = [  # readable names: fs__read_file -> fs.read_file
+            ToolCallAction(readable_name(name, self._by_name), args, result.text,
+                           tool_call_id=call_id or f"call_{turn}_{n}", turn=turn,
+                           content=result.text if result.tool_calls else "", repaired=repaired)
+            for n, (call_id, name, args, repaired) in enumerate(calls)]
+        answer = next((a for a in actions if a.tool == RESPOND_TOOL), None)
         if answer is not None and self.response_schema is not None:
-            text = json.dumps(answer[2], ensure_ascii=False)
-            return AgentFinish({"output": text, "structured_response": answer[2]}, result.text)
-        if calls:
-            content = "" if not result.tool_calls else result.text
-            return [ToolCallAction(name, args, result.text, tool_call_id=call_id, turn=turn,
-                                   content=content, repaired=repaired)
-                    for call_id, name, args, repaired in calls]
+            text = json.dumps(answer.tool_input, ensure_ascii=False)
+            return AgentFinish({"output": text, "structured_response": answer.tool_input},
+                               result.text)
+        if actions:
+            return actions
         if not result.text.strip():
             raise OutputParserError(
                 "The model returned neither text nor a tool call.", llm_output=result.text,
@@ -175,13 +174,11 @@ def _arguments_text(tool_input: str | dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], int]:
-    """The call's arguments as an object, and 1 when they had to be repaired."""
+def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], bool]:
+    """The call's arguments as an object, and whether they had to be repaired."""
     raw = call.arguments.strip()
-    if not raw:
-        return {}, 0
     try:
-        value = json.loads(raw)
+        value = json.loads(raw) if raw else {}
     except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         value = maybe_json(raw)
         if not isinstance(value, dict):
@@ -191,8 +188,8 @@ def _decode_arguments(call: ToolCall, text: str) -> tuple[dict[str, Any], int]:
                 observation=f"The arguments you gave {call.name} are not valid JSON: "
                 f"{raw[:200]!r}. Call it again with a JSON object of its arguments.",
             ) from None
-        return value, 1
-    return (value, 0) if isinstance(value, dict) else (_as_arguments(value), 1)
+        return value, True
+    return (value, False) if isinstance(value, dict) else (_as_arguments(value), True)
 
 
 def _as_arguments(value: object) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agentcli import events as ev
 from agentcli.callbacks.run_ids import as_uuid
-from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message
+from agentcli.schema import AgentAction, AgentFinish, ChatResult, Message, stop_words
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent, ToolInput
@@ -32,10 +32,7 @@ class BaseCallbackHandler:
     ignore_chain: bool = False
     ignore_agent: bool = False
     ignore_retriever: bool = False  # no retrievers here: nothing to mute
-    ignore_retry: bool = False
-    ignore_custom_event: bool = False
     raise_error: bool = False  # a failing handler is logged, never raised, whatever this says
-    run_inline: bool = False
 
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """Any event of the run, typed (see :mod:`agentcli.events`); by default, the
@@ -50,7 +47,7 @@ class BaseCallbackHandler:
             return  # not overridden: nothing listens to it
         ids = {"run_id": as_uuid(kw.get("call_run_id")),
                "parent_run_id": as_uuid(kw.get("call_parent_run_id"))}
-        if hook in _SERIALIZED and _wants_serialized(getattr(method, "__func__", method)):
+        if _wants_serialized(getattr(method, "__func__", method)):
             args = _langchain_args(hook, args, extra)
         method(*args, **extra, **ids)
 
@@ -94,13 +91,10 @@ class BaseCallbackHandler:
         """Free-form text worth showing (notices, parse-error recoveries, limits)."""
 
 
-# Hooks whose LangChain signature starts with ``serialized`` (a dict naming the component)
-_SERIALIZED = ("on_llm_start", "on_tool_start", "on_chain_start")
-
-
 @cache
 def _wants_serialized(func: Callable[..., object]) -> bool:
-    """Whether a hook function is written LangChain's way: ``(self, serialized, X, ...)``."""
+    """Whether a hook function is written LangChain's way: ``(self, serialized, X, ...)``
+    (LangChain's ``on_llm_start``, ``on_tool_start`` and ``on_chain_start``)."""
     try:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
@@ -158,8 +152,6 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[object, ...], dict[str, obj
     if isinstance(event, ev.Notice):
         return "on_text", (event.text,), {**event.data, "kind": event.topic}
     if isinstance(event, ev.Limit):
-        from agentcli.schema import stop_words
-
         return "on_text", (f"Stopped: {stop_words(event.reason)}.",), {
             "kind": "limit", "reason": event.reason}
     if isinstance(event, ev.Finish):

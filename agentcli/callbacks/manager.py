@@ -6,9 +6,9 @@ import logging
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.callbacks.base import BaseCallbackHandler, legacy_form
 from agentcli.callbacks.run_ids import CallIds
 
 if TYPE_CHECKING:
@@ -17,14 +17,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agentcli.callbacks")
 
-_HOOKS = tuple(name for name in vars(BaseCallbackHandler) if name.startswith("on_"))
-
-# LangChain's opt-out flags on a handler, and the hooks (and typed event kinds) each one mutes
+# LangChain's opt-out flags on a handler, and the hooks (and the events they carry) each mutes
 _IGNORES = {"ignore_llm": "on_llm_", "ignore_agent": "on_agent_", "ignore_chain": "on_chain_",
             "ignore_chat_model": "on_llm_start"}
-_EVENT_HOOK = {"model_start": "on_llm_start", "model_end": "on_llm_", "model_error": "on_llm_",
-               "token": "on_llm_", "action": "on_agent_", "finish": "on_agent_",
-               "start": "on_chain_", "end": "on_chain_", "error": "on_chain_"}
+
+
 def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[object, ...]) -> bool:
     """Whether the handler opted out of this hook (``ignore_llm = True`` and the like)."""
     if not (getattr(handler, "ignore_llm", False) or getattr(handler, "ignore_agent", False)
@@ -32,9 +29,8 @@ def _ignores(handler: BaseCallbackHandler, hook: str, args: tuple[object, ...]) 
             or getattr(handler, "ignore_chat_model", False)):
         return False  # the usual case, at every event and handler (_IGNORES' flags, unrolled)
     muted = [prefix for flag, prefix in _IGNORES.items() if getattr(handler, flag, False)]
-    if hook == "on_event":
-        hook = _EVENT_HOOK.get(getattr(args[0], "kind", ""), hook) if args else hook
-    return hook.startswith(tuple(muted))
+    form = legacy_form(cast("RunEvent", args[0])) if hook == "on_event" and args else None
+    return (form[0] if form else hook).startswith(tuple(muted))
 
 
 class CallbackManager:
@@ -55,21 +51,10 @@ class CallbackManager:
         self.handlers: list[BaseCallbackHandler] = list(handlers)
         self.run_id = run_id or uuid.uuid4().hex
         self.parent_run_id = parent_run_id
-        self.failures = 0
         self._ids: CallIds | None = None  # the calls of the run this manager serves
 
-    def add_handler(self, handler: BaseCallbackHandler) -> None:
-        """Add one more handler."""
-        self.handlers.append(handler)
-
-    def child(self) -> CallbackManager:
-        """A manager for a nested run (a tool's own model call) sharing these handlers."""
-        return CallbackManager(self.handlers, parent_run_id=self.run_id)
-
     def emit(self, hook: str, *args: object, **kw: object) -> None:
-        """Call ``hook`` on every handler that has it."""
-        if hook not in _HOOKS:
-            raise AttributeError(f"unknown callback hook {hook!r}")
+        """Call ``hook`` (an ``on_*`` method of the handler base) on every handler."""
         kw.setdefault("run_id", self.run_id)
         kw.setdefault("parent_run_id", self.parent_run_id)
         for handler in self.handlers:
@@ -78,7 +63,6 @@ class CallbackManager:
             try:
                 getattr(handler, hook)(*args, **kw)
             except Exception:
-                self.failures += 1
                 log.warning(
                     "callback handler %s failed in %s", type(handler).__name__, hook, exc_info=True
                 )
@@ -126,11 +110,9 @@ class RunConfig:
     def of(cls, config: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
            | CallbackManager | None) -> RunConfig:
         """From LangChain's config mapping, or from handlers (a list or a manager)."""
-        if config is None:
-            return cls()
         if isinstance(config, RunConfig):
             return config
-        if not isinstance(config, Mapping):
+        if not isinstance(config, Mapping):  # handlers, or None
             return cls(tuple(handlers_of(config)))
         unknown = sorted(set(config) - set(RUN_CONFIG_KEYS))
         if unknown:
@@ -145,7 +127,5 @@ class RunConfig:
     def adding(self, callbacks: RunConfig | Mapping[str, Any] | Iterable[BaseCallbackHandler]
                | CallbackManager | None) -> RunConfig:
         """This config with more handlers (``invoke(q, callbacks=[...])`` beside ``config``)."""
-        if callbacks is None:
-            return self
         more = RunConfig.of(callbacks).callbacks
         return replace(self, callbacks=(*self.callbacks, *more)) if more else self

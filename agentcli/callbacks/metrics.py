@@ -72,8 +72,10 @@ class MetricsHandler(BaseCallbackHandler):
                 self._model_end(event)
             elif isinstance(event, ev.ToolStart):
                 self._tool_started.setdefault((rid, event.tool), []).append(time.perf_counter())
-            elif isinstance(event, ev.Observation):
-                self._tool_done(rid, event.step.action.tool)
+            elif isinstance(event, ev.Observation) and (
+                    starts := self._tool_started.get((rid, event.step.action.tool))):
+                self.tool_time += time.perf_counter() - starts.pop()
+                self.counts["tool_calls"] += 1
 
     def _model_end(self, event: ModelEnd) -> None:
         result = event.result
@@ -88,12 +90,6 @@ class MetricsHandler(BaseCallbackHandler):
             self.cost = None
         elif self.cost is not None:
             self.cost += cost
-
-    def _tool_done(self, rid: str, tool: str) -> None:
-        starts = self._tool_started.get((rid, tool))
-        if starts:
-            self.tool_time += time.perf_counter() - starts.pop()
-            self.counts["tool_calls"] += 1
 
     def summary(self) -> dict[str, Any]:
         """The numbers as a JSON-ready dict (latencies in seconds; cost None if unknown)."""

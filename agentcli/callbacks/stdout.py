@@ -16,7 +16,7 @@ it runs (``on_text``) is not printed: LangChain's tools print it only when verbo
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -42,10 +42,8 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     """Prints a run as LangChain's ``StdOutCallbackHandler`` does (model and tool text made
     safe for a terminal first)."""
 
-    def __init__(self, stream: IO[str] | None = None, *, prefixes: bool = True,
-                 tools: list[str] | None = None, name: str = "AgentExecutor",
-                 color: str | None = None) -> None:
-        self.stream = stream
+    def __init__(self, *, prefixes: bool = True, tools: list[str] | None = None,
+                 name: str = "AgentExecutor", color: str | None = None) -> None:
         self.prefixes = prefixes  # Observation:/Thought: around each tool result
         self.name = name
         self.color = color  # a tool's result without a colour of its own
@@ -56,7 +54,7 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         self._line(colored(safe_text(text), color), end)
 
     def _line(self, text: str, end: str = "\n") -> None:
-        print(text, end=end, file=self.stream or sys.stdout, flush=True)
+        print(text, end=end, file=sys.stdout, flush=True)
 
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """The run's start and end, each reply that chose a tool, each result, the answer."""

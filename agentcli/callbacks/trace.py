@@ -14,6 +14,7 @@ whose model answered when asked once more after the stop gets a ``text`` line of
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import os
 import threading
@@ -46,13 +47,9 @@ def _plain(value: object) -> object:
     return repr(value)
 
 
-_ARG_NAMES = {
-    "on_chain_start": "inputs", "on_chain_end": "outputs", "on_chain_error": "error",
-    "on_llm_start": "messages", "on_llm_new_token": "token", "on_llm_end": "result",
-    "on_llm_error": "error", "on_agent_action": "action", "on_agent_finish": "finish",
-    "on_tool_start": "tool", "on_tool_end": "observation", "on_tool_error": "error",
-    "on_text": "text",
-}
+# A line's key for an event's first argument: the name its hook gives that argument
+_ARG_NAMES = {name: list(inspect.signature(hook).parameters)[1]
+              for name, hook in vars(BaseCallbackHandler).items() if name.startswith("on_")}
 
 
 def is_placeholder(output: str | None) -> bool:

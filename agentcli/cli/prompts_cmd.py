@@ -23,17 +23,14 @@ def prompts_show(
 ) -> None:
     """Print the template in force for TYPE (built-in, or --prompt / prompt_file:)."""
     from agentcli.agents import agent_class
-    from agentcli.agents.prompts import (
-        required_variables,
-        template_in_force,
-    )
+    from agentcli.agents.prompts import braced, required_variables, template_in_force
     from agentcli.config import load_settings
     agent = agent_class(agent_type)  # unknown types fail with close matches
     settings = load_settings(config, flags={"prompt_file": prompt}, env=environment())
     configured = settings.agent is None or settings.agent == agent_type
     text, source = template_in_force(agent, settings.prompt_file if configured else None)
-    needed = ", ".join("{" + v + "}" for v in sorted(required_variables(agent)))
-    typer.echo(f"# {agent_type}: {source}; variables: {needed or 'none'}", err=True)
+    needed = braced(required_variables(agent)) or "none"
+    typer.echo(f"# {agent_type}: {source}; variables: {needed}", err=True)
     if settings.system:
         typer.echo(f"# --system / system: adds to the system prompt: {settings.system}",
                    err=True)

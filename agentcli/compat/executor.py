@@ -9,15 +9,17 @@ written. ``stream``/``astream`` go straight to the run (no ``_call``).
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import Mapping
 from typing import Any
 
 from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
+from agentcli.callbacks.stdout import colored
 from agentcli.executor import AgentExecutor as _Executor
-from agentcli.executor import Config, Inputs, _given
+from agentcli.executor import Config, Inputs, one_input
 from agentcli.schema import RunResult
+from agentcli.textsafe import safe_text
 
 
 class CallbackManagerForChainRun:
@@ -34,21 +36,11 @@ class CallbackManagerForChainRun:
         """Tell the handlers; print it (in ``color``) when the executor is verbose."""
         self.manager.emit("on_text", text, color=color, **kw)
         if self.verbose:
-            from agentcli.callbacks.stdout import colored
-            from agentcli.textsafe import safe_text
-
             print(colored(safe_text(text), color), end=end, file=sys.stdout, flush=True)
-
-    def get_child(self) -> CallbackManager:
-        """The handlers, for a nested call."""
-        return self.manager.child()
 
 
 class CallbackManagerForLLMRun:
     """``run_manager`` in a LangChain-style model's ``_generate`` (agentcli passes None)."""
-
-    def on_llm_new_token(self, token: str, **kw: object) -> None:
-        """Tokens reach the run through ``on_token``; nothing to do here."""
 
 
 class CallbackManagerForToolRun:
@@ -63,20 +55,21 @@ class AgentExecutor(_Executor):
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
         """Run through ``self._call`` (LangChain's hook) and return the result dict."""
-        given = _given(inputs, input)
+        given = one_input(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
         conf = RunConfig.of(config).adding(callbacks)
         manager = CallbackManager([*self.callbacks, *conf.callbacks])
         out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
         if isinstance(out, RunResult):
             return out
-        return _as_result(data, out)
+        # what _call returned, a plain dict (say a fallback answer), as a result dict
+        extra = {k: v for k, v in out.items() if k not in ("output", "input")}
+        return RunResult(output=str(out.get("output", "")), steps=(), stop_reason="finished",
+                         state=extra, input=data.get("input"))
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
                       input: Inputs = None, callbacks: Config = None) -> RunResult:
         """Async :meth:`invoke` (``_call`` runs in a worker thread)."""
-        import asyncio
-
         return await asyncio.to_thread(self.invoke, inputs, config, input=input,
                                        callbacks=callbacks)
 
@@ -86,10 +79,3 @@ class AgentExecutor(_Executor):
         config = run_manager.config if run_manager is not None else None
         return run_sync(_Executor.ainvoke(self, inputs, config))
 
-
-def _as_result(inputs: Mapping[str, object], out: Mapping[str, object]) -> RunResult:
-    """What ``_call`` returned (a plain dict, say a fallback answer) as a result dict."""
-    output = str(out.get("output", ""))
-    extra = {k: v for k, v in out.items() if k not in ("output", "input")}
-    return RunResult(output=output, steps=(), stop_reason="finished", state=extra,
-                     input=inputs.get("input"))

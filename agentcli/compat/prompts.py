@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from agentcli.agents.prompts import load, render, variables
-from agentcli.agents.template import PromptTemplate
+from agentcli.agents.prompts import load, variables
+from agentcli.agents.template import PromptTemplate, fill
 from agentcli.errors import ConfigError
 from agentcli.schema import AgentAction, Message
 
@@ -83,11 +83,7 @@ class ChatPromptTemplate:
 
     def format_messages(self, **values: object) -> list[Message]:
         """The messages with each variable filled; a missing one is a KeyError naming it."""
-        missing = sorted(set(self.input_variables) - set(values))
-        if missing:
-            raise KeyError(f"missing prompt variable(s) {missing}")
-        filled = {k: str(v) for k, v in values.items()}
-        return [Message(_ROLES[role], render(text, **filled))  # type: ignore[arg-type]
+        return [Message(_ROLES[role], fill(text, self.input_variables, values))  # type: ignore[arg-type]
                 for role, text in self.messages]
 
     def invoke(self, values: Mapping[str, object], config: object = None) -> list[Message]:

@@ -32,10 +32,7 @@ def ChatOpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
     return _chat_model("openai", model, temperature, options)
 
 
-def OpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
-           **options: Any) -> BaseChatModel:
-    """LangChain's ``OpenAI()``; agentcli speaks the chat API only, so this is a chat model."""
-    return _chat_model("openai", model, temperature, options)
+OpenAI = ChatOpenAI  # LangChain's OpenAI(): agentcli speaks the chat API only
 
 
 def _chat_model(provider: str, model: str, temperature: float | None,

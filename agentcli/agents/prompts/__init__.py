@@ -1,14 +1,15 @@
 """Prompt templates as package data, one file per agent type (snapshot-tested).
 
 A user can replace an agent type's main template (``--prompt FILE`` / ``prompt_file:``):
-:func:`read_template` validates it against the variables the built-in template uses, and the
-factory hands it to that one agent (``templates={name: text}``). Nothing here is process-wide:
-two agents built with different templates in one process keep their own.
+:func:`template_in_force` reads and validates it against the variables the built-in template
+uses, and the factory hands it to that one agent (``templates={name: text}``). Nothing here is
+process-wide: two agents built with different templates in one process keep their own.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -65,35 +66,32 @@ def check_template(agent: type[Agent], text: str, where: str) -> None:
     missing, unknown = sorted(required - found), sorted(found - required)
     if not missing and not unknown:
         return
-    parts = []
-    if missing:
-        parts.append("missing " + ", ".join("{" + v + "}" for v in missing))
-    if unknown:
-        parts.append("unknown " + ", ".join("{" + v + "}" for v in unknown))
-    allowed = ", ".join("{" + v + "}" for v in sorted(required)) or "none"
+    parts = [f"{word} {braced(names)}" for word, names in (("missing", missing),
+                                                          ("unknown", unknown)) if names]
     raise ConfigError(f"prompt file {where} for {agent.agent_type}: {'; '.join(parts)} "
-                      f"(this type uses exactly: {allowed})")
+                      f"(this type uses exactly: {braced(required) or 'none'})")
 
 
-def read_template(agent: type[Agent], path: str | Path) -> str:
-    """Read and validate a replacement template for an agent type."""
-    text = read_small_text(path, "prompt file", "give a text file with the template")
-    check_template(agent, text, str(path))
-    return text
+def braced(names: Iterable[str]) -> str:
+    """Variable names as a template writes them: ``{a}, {b}`` (sorted)."""
+    return ", ".join("{" + v + "}" for v in sorted(names))
 
 
 def user_templates(agent: type[Agent], path: str | Path | None) -> dict[str, str]:
     """The ``templates`` an agent type takes for a ``--prompt`` file (or none)."""
     if path is None:
         return {}
-    return {template_name(agent): read_template(agent, path)}
+    return {template_name(agent): template_in_force(agent, path)[0]}
 
 
 def template_in_force(agent: type[Agent], path: str | Path | None = None) -> tuple[str, str]:
-    """The template an agent type uses with ``path`` (or none) and where it comes from."""
-    if path is not None:
-        return read_template(agent, path), str(path)
+    """The template an agent type uses with ``path`` (read and checked; or none) and where it
+    comes from."""
     name = template_name(agent)
+    if path is not None:
+        text = read_small_text(path, "prompt file", "give a text file with the template")
+        check_template(agent, text, str(path))
+        return text, str(path)
     if name in agent.prompts:
         return agent.prompts[name], f"built-in ({agent.__name__}.prompts[{name!r}])"
     return load(name), f"built-in ({name}.txt)"
