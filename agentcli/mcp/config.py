@@ -129,7 +129,7 @@ def _tool_danger(value: object) -> tuple[tuple[str, bool], ...]:
     return tuple((k, v == "dangerous") for k, v in value.items())
 
 
-def _transport(name: str, conf: Mapping[str, object]) -> Transport:
+def _transport(conf: Mapping[str, object]) -> Transport:
     kind = conf.get("type", conf.get("transport"))
     if kind is not None:
         if kind not in _TRANSPORTS:
@@ -152,7 +152,7 @@ def parse_server(name: object, conf: object) -> ServerConfig:
         unknown = sorted(set(conf) - _KEYS)
         if unknown:
             raise ValueError(f"unknown setting(s) {unknown}; allowed: {sorted(_KEYS)}")
-        transport = _transport(name, conf)
+        transport = _transport(conf)
         command, url = conf.get("command"), conf.get("url")
         if transport == "stdio":
             if not isinstance(command, str) or not command.strip():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import warnings
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -88,14 +89,13 @@ class _EndWatch:
     def __aiter__(self) -> _EndWatch:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> Any:  # as anyio's streams iterate: receive until the end
         import anyio
 
         try:
-            return await self._stream.__anext__()
-        except (StopAsyncIteration, anyio.ClosedResourceError):
-            self.ended = True
-            raise
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
     async def __aenter__(self) -> _EndWatch:
         await self._stream.__aenter__()
@@ -118,7 +118,7 @@ class ServerConnection:
         self._read: _EndWatch | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
-        self._lock: asyncio.Lock | None = None
+        self._lock = asyncio.Lock()  # one reconnect at a time (binds to the loop on first use)
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
         self._stale = False  # a tools/list_changed came since the list was last read
@@ -275,23 +275,16 @@ class ServerConnection:
         pages = await self._pages("tools", lambda params: self._session.list_tools(params=params),
                                   lambda page: page.tools)
         infos = [ToolInfo.from_wire(_dump(t)) for t in pages]
-        seen: set[str] = set()
-        for info in infos:
-            if info.name in seen:
-                raise ValueError(f"the server lists the tool {info.name!r} twice")
-            seen.add(info.name)
+        twice = [n for n, count in Counter(i.name for i in infos).items() if count > 1]
+        if twice:
+            raise ValueError(f"the server lists the tool {twice[0]!r} twice")
         return infos
-
-    def _reconnect_lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
 
     async def _ensure(self) -> None:
         """Reconnect if the server died since the last call."""
         if self.alive:
             return
-        async with self._reconnect_lock():
+        async with self._lock:
             if not self.alive:
                 await self._reconnect()
 
@@ -321,10 +314,7 @@ class ServerConnection:
                 return
 
     def _untrusted(self) -> bool:
-        if self.conf.project_file is None:
-            return False
-
-        return not is_trusted(Path(self.conf.project_file))
+        return self.conf.project_file is not None and not is_trusted(Path(self.conf.project_file))
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()
@@ -334,7 +324,7 @@ class ServerConnection:
         except Exception as err:
             if not_run.why is None and not session_terminated(err):
                 raise self._failure(label, err) from None
-        async with self._reconnect_lock():  # it never ran: reconnect (once for all callers)
+        async with self._lock:  # it never ran: reconnect (once for all callers)
             if self._session is session or not self.alive:
                 await self._reconnect()
         try:

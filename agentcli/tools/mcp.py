@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,8 @@ def _call_budget(conf: ServerConfig) -> float:
 
 
 def _tool(conf: ServerConfig, name: str, description: str, schema: dict[str, Any] | None,
-          call: Callable[..., Coroutine[object, object, ContentText]]) -> Tool:
+          call: Callable[..., Coroutine[object, object, ContentText]],
+          danger: tuple[bool, str] = (False, "")) -> Tool:
     from agentcli.mcp.connection import run_async, run_sync
 
     label = f"{conf.name}.{name}"
@@ -83,15 +84,15 @@ def _tool(conf: ServerConfig, name: str, description: str, schema: dict[str, Any
         return await run_async(call(*args, **kw))
 
     return Tool(label, description, func=run, coroutine=arun, args_schema=schema,
-                needs=ToolNeeds(extra="mcp"), source="MCP")
+                dangerous=danger[0], danger_reason=danger[1], needs=ToolNeeds(extra="mcp"),
+                source="MCP")
 
 
 def make_tool(conf: ServerConfig, conn: Any, info: ToolInfo) -> Tool:
     """One server tool, flagged dangerous per :func:`tool_danger`."""
-    dangerous, reason = tool_danger(conf, info)
-    tool = _tool(conf, info.name, info.description or info.title or info.name,
-                 info.input_schema, lambda **kw: conn.call(info.name, kw))
-    return replace(tool, dangerous=dangerous, danger_reason=reason)
+    return _tool(conf, info.name, info.description or info.title or info.name,
+                 info.input_schema, lambda **kw: conn.call(info.name, kw),
+                 tool_danger(conf, info))
 
 
 def resource_tool(conf: ServerConfig, conn: Any) -> Tool:

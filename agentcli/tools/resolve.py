@@ -176,8 +176,6 @@ def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
         return tools
     chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
     if not chosen:
-        from agentcli.tools.mcp import cached_tools
-
         names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
                                            cached_tools(want.server, cat.servers[want.server])
                                            or []]
