@@ -31,7 +31,7 @@ from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
-from agentcli.mcp.trust import is_trusted
+from agentcli.mcp.trust import is_trusted, refusal
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
@@ -143,8 +143,6 @@ class ServerConnection:
         ``.mcp.json`` server starts only once the file is trusted."""
         require_sdk()
         if self._untrusted():
-            from agentcli.mcp.trust import refusal
-
             assert self.conf.project_file is not None
             raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
                                            self.conf.target()))

@@ -170,17 +170,15 @@ def _start(
         return {s: f.result() for s, f in futures.items()}
 
 
-def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
-    assert want.server is not None
+def _server_tools(want: _Want, tools: list[Tool]) -> list[Tool]:
+    """The tool ``want`` names among its server's (all of them, when the server is named too:
+    ``-t ev,ev.nope`` gets here with every tool of ``ev``)."""
     if want.tool is None:
         return tools
-    chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
+    chosen = [t for t in tools if t.name == want.name]
     if not chosen:
-        names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
-                                           cached_tools(want.server, cat.servers[want.server])
-                                           or []]
-        close = difflib.get_close_matches(want.name, names, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+        close = difflib.get_close_matches(want.name, [t.name for t in tools], n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ToolLoadError(f"MCP server {want.server!r} has no tool {want.tool!r}{hint} "
                             f"(see `agent tools list --refresh`)")
     return chosen
@@ -248,7 +246,7 @@ def resolve_tools(
         if isinstance(result, ServerStartError):
             failed.setdefault(want.server, result)
             continue
-        for t in _server_tools(want, result, cat):
+        for t in _server_tools(want, result):
             if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
                 refusal = (
                     f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
