@@ -110,3 +110,12 @@ def test_module_tools_load_without_being_named(tmp_path: Path) -> None:
     assert [t.name for t in resolve_tools([], s)] == ["noop"]
     assert resolve_tools([], s, with_module_tools=False) == []
     assert json.loads(json.dumps([t.to_openai() for t in resolve_tools(["noop"], s)]))
+
+
+def test_unknown_tool_of_a_server_also_named_whole(tmp_path: Path, mcp_closed: None) -> None:
+    # the server is named too, so it starts with every tool: the typo is matched against them
+    conf = {"command": sys.executable, "args": [ECHO_SERVER], "trusted": True}
+    s = settings(mcp_servers={"ev": conf}, allow_dangerous_tools=True)
+    with pytest.raises(ToolLoadError, match=r"MCP server 'ev' has no tool 'ecko'; did you mean "
+                                            r"ev\.echo"):
+        resolve_tools(["ev", "ev.ecko"], s)
