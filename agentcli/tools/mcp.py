@@ -105,8 +105,8 @@ def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
 
 
 def load_server_tools(
-    name: str, conf: ServerConfig | Mapping[str, Any], only: set[str] | None = None,
-    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, Any] | None = None,
+    name: str, conf: ServerConfig | Mapping[str, object], only: set[str] | None = None,
+    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, object] | None = None,
 ) -> list[Tool]:
     """Start server ``name`` (only it) and build its tools; ``only`` picks bare tool names.
 
@@ -184,10 +184,10 @@ def cached_tool(server: str, conf: ServerConfig | Mapping[str, object], name: st
     return None if info is None else make_tool(conf, None, info)
 
 
-def server_roots(tool_settings: Mapping[str, Any]) -> list[Path]:
+def server_roots(tool_settings: Mapping[str, object]) -> list[Path]:
     """The roots declared to a server: the file tools' root (else the current directory)."""
     try:
-        return [Path(tool_root(dict(tool_settings)))]
+        return [tool_root(tool_settings)]
     except ToolLoadError:
         return [Path.cwd()]
 
