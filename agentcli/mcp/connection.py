@@ -20,7 +20,7 @@ import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli import __version__
 from agentcli._sync import on_portal, run_sync
@@ -32,6 +32,9 @@ from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
 from agentcli.mcp.trust import is_trusted, refusal
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
@@ -48,7 +51,7 @@ def require_sdk() -> None:
         raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
 
 
-def _dump(model: Any) -> dict[str, Any]:
+def _dump(model: BaseModel) -> dict[str, Any]:
     return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
 
 
@@ -101,7 +104,7 @@ class _EndWatch:
         await self._stream.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: Any) -> bool | None:
+    async def __aexit__(self, *exc: object) -> bool | None:
         self.ended = True  # the session is done reading: nothing more will arrive
         return bool(await self._stream.__aexit__(*exc))
 
@@ -210,7 +213,7 @@ class ServerConnection:
                 warnings.simplefilter("ignore")
                 await self._session.send_roots_list_changed()
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: object) -> None:
         """A ``tools/list_changed`` only marks the list stale: :meth:`settled` (before the
         agent's next model request) reads it once, however many came (a server may send
         60,000 in one call); never one task or one ``tools/list`` per notification."""
@@ -341,7 +344,7 @@ class ServerConnection:
                 f"{self._stderr_tail()}; the next call restarts it"))
         return ToolInputError(clean(f"{label} failed: {describe_error(err)}"))
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
+    async def call(self, tool: str, arguments: dict[str, object]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
         label = f"{self.conf.name}.{tool}"
 
