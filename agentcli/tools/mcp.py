@@ -167,19 +167,15 @@ def _info(conf: ServerConfig, info: ToolInfo) -> MCPToolInfo:
                        dict(info.input_schema or {}) or None)
 
 
-def cached_tools(server: str, conf: ServerConfig | Mapping[str, object]
-                 ) -> list[MCPToolInfo] | None:
+def cached_tools(conf: ServerConfig) -> list[MCPToolInfo] | None:
     """The tool list seen the last time this server (with this config) ran; None if never."""
-    conf = _parsed(server, conf)
     found = cached(conf)
     return None if found is None else [_info(conf, i) for i in found]
 
 
-def cached_tool(server: str, conf: ServerConfig | Mapping[str, object], name: str
-                ) -> Tool | None:
-    """Tool ``name`` of ``server`` as the model would see it, built from the cached list
+def cached_tool(conf: ServerConfig, name: str) -> Tool | None:
+    """Tool ``name`` of the server as the model would see it, built from the cached list
     without starting the server (for display: it has no connection to call)."""
-    conf = _parsed(server, conf)
     info = next((i for i in cached(conf) or [] if i.name == name), None)
     return None if info is None else make_tool(conf, None, info)
 
@@ -192,7 +188,6 @@ def server_roots(tool_settings: Mapping[str, object]) -> list[Path]:
         return [Path.cwd()]
 
 
-def refresh_tools(server: str, conf: ServerConfig | Mapping[str, object]) -> list[MCPToolInfo]:
+def refresh_tools(conf: ServerConfig) -> list[MCPToolInfo]:
     """Start the server, list its tools and update the cache."""
-    conf = _parsed(server, conf)
-    return [_info(conf, i) for i in list_tools(server, conf, refresh=True)]
+    return [_info(conf, i) for i in list_tools(conf.name, conf, refresh=True)]

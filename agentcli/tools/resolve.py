@@ -54,7 +54,7 @@ class Catalog:
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
-                for i in cached_tools(s, conf) or []]
+                for i in cached_tools(conf) or []]
 
     def unknown(self, name: str) -> ToolLoadError:
         """The error for a name no source knows, with close matches."""
