@@ -50,7 +50,7 @@ def tool_danger(conf: ServerConfig, info: ToolInfo) -> tuple[bool, str]:
     return True, f"its MCP server does not mark {label} read-only (no readOnlyHint)"
 
 
-def list_tools(name: str, conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
+def list_tools(conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
     """The server's tools: from the cache for this config, else (or on refresh) from the server."""
     if not refresh:
         found = cached(conf)
@@ -190,4 +190,4 @@ def server_roots(tool_settings: Mapping[str, object]) -> list[Path]:
 
 def refresh_tools(conf: ServerConfig) -> list[MCPToolInfo]:
     """Start the server, list its tools and update the cache."""
-    return [_info(conf, i) for i in list_tools(conf.name, conf, refresh=True)]
+    return [_info(conf, i) for i in list_tools(conf, refresh=True)]
