@@ -116,7 +116,7 @@ def load_server_tools(
     """
     from agentcli.mcp.pool import get_connection
 
-    parsed: ServerConfig = _parsed(name, conf)
+    parsed = parse({name: conf})[name] if isinstance(conf, Mapping) else conf
     if tool_settings is not None:
         roots = server_roots(tool_settings)
     conn = get_connection(parsed, roots)
@@ -145,11 +145,6 @@ class MCPToolInfo:
     dangerous: bool = False
     danger_reason: str = ""
     schema: dict[str, Any] | None = None
-
-
-def _parsed(server: str, conf: ServerConfig | Mapping[str, object]) -> ServerConfig:
-    """The parsed config for ``conf`` (a raw mapping is parsed on the way)."""
-    return parse({server: conf})[server] if isinstance(conf, Mapping) else conf
 
 
 def server_configs(settings: object) -> dict[str, ServerConfig]:
