@@ -34,6 +34,7 @@ from agentcli.mcp.transports import open_transport, watch_request
 from agentcli.mcp.trust import is_trusted, refusal
 
 if TYPE_CHECKING:
+    from mcp import types as mt
     from pydantic import BaseModel
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
@@ -198,7 +199,7 @@ class ServerConnection:
         finally:
             self._session = None
 
-    async def _list_roots(self, context: Any) -> Any:
+    async def _list_roots(self, context: object) -> mt.ListRootsResult:
         from mcp import types as mt
 
         return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
