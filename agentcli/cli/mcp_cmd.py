@@ -125,7 +125,7 @@ def mcp_tools(
     conf = _server(config, server)
     _consent(conf)
     rows = []
-    for info in list_tools(server, conf, refresh=refresh):
+    for info in list_tools(conf, refresh=refresh):
         dangerous, reason = tool_danger(conf, info)
         rows.append({"name": f"{server}.{info.name}", "dangerous": dangerous,
                      "reason": reason, "description": info.description.split("\n")[0]})

@@ -63,14 +63,14 @@ def _mcp_infos(
     and the servers that failed to start (each reported in one warning line)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    found = {s: cached_tools(s, conf) for s, conf in catalog.servers.items()
+    found = {s: cached_tools(conf) for s, conf in catalog.servers.items()
              if only is None or s == only}
     failed: set[str] = set()
     start = [s for s, infos in found.items()
              if mode == "refresh" or (mode == "all" and infos is None)]
     if start:
         with ThreadPoolExecutor(max_workers=len(start)) as pool:
-            futures = {s: pool.submit(refresh_tools, s, catalog.servers[s]) for s in start}
+            futures = {s: pool.submit(refresh_tools, catalog.servers[s]) for s in start}
         for s, fut in futures.items():
             try:
                 found[s] = fut.result()
@@ -200,7 +200,7 @@ def _built(settings: Settings, name: str) -> Tool:
 def _cached_mcp_tool(catalog: Catalog, name: str) -> Tool | None:
     """An MCP tool from its server's cached list: shown without starting the server."""
     server, bare = catalog.server_tool(name) or (name, None)
-    return None if bare is None else cached_tool(server, catalog.servers[server], bare)
+    return None if bare is None else cached_tool(catalog.servers[server], bare)
 
 
 def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:

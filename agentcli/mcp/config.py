@@ -21,7 +21,6 @@ from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.project_files import read_project_file
 
 Transport = Literal["stdio", "http", "sse"]
-PROJECT_FILE = MCP_PROJECT_FILE
 INSTALL_HINT = "pip install 'agentcli[mcp]'"
 _TRANSPORTS: dict[str, Transport] = {
     "stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http",
@@ -129,7 +128,7 @@ def _tool_danger(value: object) -> tuple[tuple[str, bool], ...]:
     return tuple((k, v == "dangerous") for k, v in value.items())
 
 
-def _transport(name: str, conf: Mapping[str, object]) -> Transport:
+def _transport(conf: Mapping[str, object]) -> Transport:
     kind = conf.get("type", conf.get("transport"))
     if kind is not None:
         if kind not in _TRANSPORTS:
@@ -152,7 +151,7 @@ def parse_server(name: object, conf: object) -> ServerConfig:
         unknown = sorted(set(conf) - _KEYS)
         if unknown:
             raise ValueError(f"unknown setting(s) {unknown}; allowed: {sorted(_KEYS)}")
-        transport = _transport(name, conf)
+        transport = _transport(conf)
         command, url = conf.get("command"), conf.get("url")
         if transport == "stdio":
             if not isinstance(command, str) or not command.strip():
@@ -214,7 +213,7 @@ def merge_config_keys(data: dict[str, object], where: str) -> dict[str, object]:
 def project_servers(directory: Path | None = None) -> dict[str, object]:
     """The ``mcpServers`` of ``.mcp.json`` in ``directory`` (default: the current one); a
     symlinked, foreign, oversized or non-regular file is refused (agentcli/project_trust.py)."""
-    path = (directory or Path.cwd()) / PROJECT_FILE
+    path = (directory or Path.cwd()) / MCP_PROJECT_FILE
     if not os.path.lexists(path):
         return {}
     data = read_project_file(path)
@@ -245,7 +244,7 @@ def server_configs(settings_or_mapping: object) -> dict[str, ServerConfig]:
             raise ConfigError(f"{where}: {err}") from None
         if name in project:  # the project's file cannot vouch for itself nor mark tools safe
             parsed = replace(parsed, trusted=False, dangerous=None, tool_danger=(),
-                             project_file=str(Path.cwd() / PROJECT_FILE))
+                             project_file=str(Path.cwd() / MCP_PROJECT_FILE))
         out[str(name)] = parsed
     return out
 

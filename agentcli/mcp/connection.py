@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import warnings
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli import __version__
 from agentcli._sync import on_portal, run_sync
@@ -30,7 +31,11 @@ from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
-from agentcli.mcp.trust import is_trusted
+from agentcli.mcp.trust import is_trusted, refusal
+
+if TYPE_CHECKING:
+    from mcp import types as mt
+    from pydantic import BaseModel
 
 _CONNECTION_CLOSED, _REQUEST_TIMEOUT, _INVALID_REQUEST = -32000, -32001, -32600
 MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is refused
@@ -47,7 +52,7 @@ def require_sdk() -> None:
         raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
 
 
-def _dump(model: Any) -> dict[str, Any]:
+def _dump(model: BaseModel) -> dict[str, Any]:
     return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
 
 
@@ -88,20 +93,19 @@ class _EndWatch:
     def __aiter__(self) -> _EndWatch:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> Any:  # as anyio's streams iterate: receive until the end
         import anyio
 
         try:
-            return await self._stream.__anext__()
-        except (StopAsyncIteration, anyio.ClosedResourceError):
-            self.ended = True
-            raise
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
     async def __aenter__(self) -> _EndWatch:
         await self._stream.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: Any) -> bool | None:
+    async def __aexit__(self, *exc: object) -> bool | None:
         self.ended = True  # the session is done reading: nothing more will arrive
         return bool(await self._stream.__aexit__(*exc))
 
@@ -118,7 +122,7 @@ class ServerConnection:
         self._read: _EndWatch | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
-        self._lock: asyncio.Lock | None = None
+        self._lock = asyncio.Lock()  # one reconnect at a time (binds to the loop on first use)
         self._log_offset = 0
         self._refresh: asyncio.Task[None] | None = None
         self._stale = False  # a tools/list_changed came since the list was last read
@@ -143,8 +147,6 @@ class ServerConnection:
         ``.mcp.json`` server starts only once the file is trusted."""
         require_sdk()
         if self._untrusted():
-            from agentcli.mcp.trust import refusal
-
             assert self.conf.project_file is not None
             raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
                                            self.conf.target()))
@@ -197,7 +199,7 @@ class ServerConnection:
         finally:
             self._session = None
 
-    async def _list_roots(self, context: Any) -> Any:
+    async def _list_roots(self, context: object) -> mt.ListRootsResult:
         from mcp import types as mt
 
         return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
@@ -212,7 +214,7 @@ class ServerConnection:
                 warnings.simplefilter("ignore")
                 await self._session.send_roots_list_changed()
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: object) -> None:
         """A ``tools/list_changed`` only marks the list stale: :meth:`settled` (before the
         agent's next model request) reads it once, however many came (a server may send
         60,000 in one call); never one task or one ``tools/list`` per notification."""
@@ -275,23 +277,16 @@ class ServerConnection:
         pages = await self._pages("tools", lambda params: self._session.list_tools(params=params),
                                   lambda page: page.tools)
         infos = [ToolInfo.from_wire(_dump(t)) for t in pages]
-        seen: set[str] = set()
-        for info in infos:
-            if info.name in seen:
-                raise ValueError(f"the server lists the tool {info.name!r} twice")
-            seen.add(info.name)
+        twice = [n for n, count in Counter(i.name for i in infos).items() if count > 1]
+        if twice:
+            raise ValueError(f"the server lists the tool {twice[0]!r} twice")
         return infos
-
-    def _reconnect_lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
 
     async def _ensure(self) -> None:
         """Reconnect if the server died since the last call."""
         if self.alive:
             return
-        async with self._reconnect_lock():
+        async with self._lock:
             if not self.alive:
                 await self._reconnect()
 
@@ -321,10 +316,7 @@ class ServerConnection:
                 return
 
     def _untrusted(self) -> bool:
-        if self.conf.project_file is None:
-            return False
-
-        return not is_trusted(Path(self.conf.project_file))
+        return self.conf.project_file is not None and not is_trusted(Path(self.conf.project_file))
 
     async def _request(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         await self._ensure()
@@ -334,7 +326,7 @@ class ServerConnection:
         except Exception as err:
             if not_run.why is None and not session_terminated(err):
                 raise self._failure(label, err) from None
-        async with self._reconnect_lock():  # it never ran: reconnect (once for all callers)
+        async with self._lock:  # it never ran: reconnect (once for all callers)
             if self._session is session or not self.alive:
                 await self._reconnect()
         try:
@@ -353,7 +345,7 @@ class ServerConnection:
                 f"{self._stderr_tail()}; the next call restarts it"))
         return ToolInputError(clean(f"{label} failed: {describe_error(err)}"))
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ContentText:
+    async def call(self, tool: str, arguments: dict[str, object]) -> ContentText:
         """Call one tool; an error result or a failure raises ToolInputError (an observation)."""
         label = f"{self.conf.name}.{tool}"
 

@@ -21,9 +21,9 @@ _POOL: dict[ServerConfig, ServerConnection] = {}
 _STARTING: dict[ServerConfig, asyncio.Task[ServerConnection]] = {}  # one start per config
 
 
-def _budget(confs: Iterable[ServerConfig]) -> float:
+def _budget(conf: ServerConfig) -> float:
     # start() bounds itself by startup_timeout twice (connect, then list); this is a backstop
-    return max((c.startup_timeout for c in confs), default=30.0) * 2 + 15
+    return conf.startup_timeout * 2 + 15
 
 
 async def _start(conf: ServerConfig, roots: tuple[Path, ...]) -> ServerConnection:
@@ -64,7 +64,7 @@ async def connect(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConne
 def get_connection(conf: ServerConfig, roots: Iterable[Path] = ()) -> ServerConnection:
     """:func:`connect` for sync callers (any thread; several at once start side by side)."""
     require_sdk()
-    return run_sync(connect(conf, roots), _budget([conf]))
+    return run_sync(connect(conf, roots), _budget(conf))
 
 
 def refresh(conf: ServerConfig) -> list[ToolInfo]:
@@ -77,7 +77,7 @@ def refresh(conf: ServerConfig) -> list[ToolInfo]:
         return conn.tools
 
     require_sdk()
-    return run_sync(again(), _budget([conf]))
+    return run_sync(again(), _budget(conf))
 
 
 def close_all() -> None:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from agentcli.textsafe import safe_text
 
 
 def clean(text: str, limit: int = 600) -> str:
-    """Neutralize control characters (escape sequences, CR tricks) and bound the length."""
-    text = _CONTROL.sub("?", text)
+    """Neutralize control characters (:func:`~agentcli.textsafe.safe_text`: escape sequences,
+    CR tricks, direction overrides) and bound the length."""
+    text = safe_text(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

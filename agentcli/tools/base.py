@@ -246,12 +246,6 @@ def schema_from_function(func: Callable[..., object]) -> Schema:
     return {"type": "object", "properties": props, "required": required}
 
 
-def _by_name(fn: Callable[..., object], param: str) -> Callable[..., object]:
-    """``fn`` taking the single model input by its name, so injected parameters may be
-    declared before it (for a coroutine function: returning its awaitable)."""
-    return lambda text, **injected: fn(**{param: text}, **injected)
-
-
 def tool(
     func: Callable[..., object] | None = None,
     *,
@@ -274,7 +268,9 @@ def tool(
         hints = typing.get_type_hints(fn)
         single = len(params) == 1 and hints.get(params[0].name, str) is str
         is_async = inspect.iscoroutinefunction(fn)
-        call = _by_name(fn, params[0].name) if single and injected else fn
+        # a single input passed by its name, so injected parameters may come before it
+        first = params[0].name if params else ""
+        call = (lambda text, **kw: fn(**{first: text}, **kw)) if single and injected else fn
         return Tool(
             name=name or fn.__name__,
             description=description,

@@ -5,6 +5,7 @@ tools or its warnings."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import sys
@@ -91,25 +92,15 @@ def _may_have_plugins() -> bool:
     importing :mod:`importlib.metadata`; anything it cannot read (a zip on the path) counts as
     a maybe, and then the real lookup decides.
     """
-    import os
-
     section = f"[{ENTRY_POINT_GROUP}]"
     for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except NotADirectoryError:
+        folder = Path(entry or ".")
+        if folder.is_file():
             return True  # a zip archive: let importlib.metadata look inside
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                try:
-                    with open(os.path.join(entry or ".", name, "entry_points.txt"),
-                              encoding="utf-8", errors="replace") as fh:
-                        if section in fh.read():
-                            return True
-                except OSError:
-                    continue
+        for declared in folder.glob("*-info/entry_points.txt"):  # .dist-info, .egg-info
+            with contextlib.suppress(OSError):
+                if section in declared.read_text(encoding="utf-8", errors="replace"):
+                    return True
     return False
 
 

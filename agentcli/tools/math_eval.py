@@ -69,8 +69,8 @@ def _check_node(node: ast.AST) -> None:
     if isinstance(node, ast.BinOp):
         if not isinstance(node.op, _BINOPS):
             raise ToolInputError(f"operator {type(node.op).__name__} is not allowed")
-        if isinstance(node.op, ast.Pow):
-            _check_exponent(node)
+        if isinstance(node.op, ast.Pow) and _bound(node.right) > MAX_EXPONENT:
+            raise ToolInputError(f"exponent is too large (the limit is {MAX_EXPONENT:,})")
         return
     if isinstance(node, ast.UnaryOp):
         if not isinstance(node.op, _UNARY):
@@ -117,11 +117,6 @@ def _bound(node: ast.AST) -> float:
         except OverflowError:
             return math.inf
     return math.inf
-
-
-def _check_exponent(node: ast.BinOp) -> None:
-    if _bound(node.right) > MAX_EXPONENT:
-        raise ToolInputError(f"exponent is too large (the limit is {MAX_EXPONENT:,})")
 
 
 class _Rename(ast.NodeTransformer):

@@ -56,24 +56,18 @@ def _convert(number: str, source: str, target: str) -> str | None:
     return f"({number} * {factor!r})" if factor >= 1 else f"({number} / {1 / factor!r})"
 
 
-def _units_in(match: re.Match[str]) -> str:  # "3 hours in seconds"
-    return _convert(match["n"], match["a"], match["b"]) or match[0]
-
-
-def _how_many(match: re.Match[str]) -> str:  # "how many seconds are in 3 hours"
-    return _convert(match["n"], match["b"], match["a"]) or match[0]
-
-
-def _numbers(text: str) -> list[str]:
-    return re.findall(NUM, text)
+def _units(source: str, target: str) -> Callable[[re.Match[str]], str]:
+    """The match's number from its ``source`` unit group into its ``target`` one (unchanged
+    when they are no units of one kind)."""
+    return lambda m: _convert(m["n"], m[source], m[target]) or m[0]
 
 
 def _joined(op: str) -> Callable[[re.Match[str]], str]:
-    return lambda m: "(" + f" {op} ".join(_numbers(m["list"])) + ")"
+    return lambda m: "(" + f" {op} ".join(re.findall(NUM, m["list"])) + ")"
 
 
 def _average(match: re.Match[str]) -> str:
-    found = _numbers(match["list"])
+    found = re.findall(NUM, match["list"])
     return f"(({' + '.join(found)}) / {len(found)})"
 
 
@@ -83,9 +77,9 @@ Replacement = str | Callable[[re.Match[str]], str]
 # skipped, and a pattern is compiled (by re's cache) the first time a text may match it.
 _FORMS: tuple[tuple[str, tuple[str, ...], Replacement], ...] = (
     (rf"how\s+many\s+(?P<a>{_UNIT})\s+(?:are\s+)?(?:there\s+)?in\s+(?P<n>{NUM})\s*"
-     rf"(?P<b>{_UNIT})", ("how",), _how_many),
+     rf"(?P<b>{_UNIT})", ("how",), _units("b", "a")),  # how many seconds are in 3 hours
     (rf"(?P<n>{NUM})\s*(?P<a>{_UNIT})\s+(?:in|to|into|as)\s+(?P<b>{_UNIT})", ("in", "to", "as"),
-     _units_in),
+     _units("a", "b")),  # 3 hours in seconds
     (rf"(?:(?:the\s+)?(?:sum|total)\s+of|add)\s+(?P<list>{_LIST})", ("sum", "total", "add"),
      _joined("+")),
     (rf"(?:the\s+)?product\s+of\s+(?P<list>{_LIST})", ("product",), _joined("*")),

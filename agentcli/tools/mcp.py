@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ def tool_danger(conf: ServerConfig, info: ToolInfo) -> tuple[bool, str]:
     return True, f"its MCP server does not mark {label} read-only (no readOnlyHint)"
 
 
-def list_tools(name: str, conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
+def list_tools(conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
     """The server's tools: from the cache for this config, else (or on refresh) from the server."""
     if not refresh:
         found = cached(conf)
@@ -68,7 +68,8 @@ def _call_budget(conf: ServerConfig) -> float:
 
 
 def _tool(conf: ServerConfig, name: str, description: str, schema: dict[str, Any] | None,
-          call: Callable[..., Coroutine[object, object, ContentText]]) -> Tool:
+          call: Callable[..., Coroutine[object, object, ContentText]],
+          danger: tuple[bool, str] = (False, "")) -> Tool:
     from agentcli.mcp.connection import run_async, run_sync
 
     label = f"{conf.name}.{name}"
@@ -83,15 +84,15 @@ def _tool(conf: ServerConfig, name: str, description: str, schema: dict[str, Any
         return await run_async(call(*args, **kw))
 
     return Tool(label, description, func=run, coroutine=arun, args_schema=schema,
-                needs=ToolNeeds(extra="mcp"), source="MCP")
+                dangerous=danger[0], danger_reason=danger[1], needs=ToolNeeds(extra="mcp"),
+                source="MCP")
 
 
 def make_tool(conf: ServerConfig, conn: Any, info: ToolInfo) -> Tool:
     """One server tool, flagged dangerous per :func:`tool_danger`."""
-    dangerous, reason = tool_danger(conf, info)
-    tool = _tool(conf, info.name, info.description or info.title or info.name,
-                 info.input_schema, lambda **kw: conn.call(info.name, kw))
-    return replace(tool, dangerous=dangerous, danger_reason=reason)
+    return _tool(conf, info.name, info.description or info.title or info.name,
+                 info.input_schema, lambda **kw: conn.call(info.name, kw),
+                 tool_danger(conf, info))
 
 
 def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
@@ -104,8 +105,8 @@ def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
 
 
 def load_server_tools(
-    name: str, conf: ServerConfig | Mapping[str, Any], only: set[str] | None = None,
-    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, Any] | None = None,
+    name: str, conf: ServerConfig | Mapping[str, object], only: set[str] | None = None,
+    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, object] | None = None,
 ) -> list[Tool]:
     """Start server ``name`` (only it) and build its tools; ``only`` picks bare tool names.
 
@@ -115,7 +116,7 @@ def load_server_tools(
     """
     from agentcli.mcp.pool import get_connection
 
-    parsed: ServerConfig = _parsed(name, conf)
+    parsed = parse({name: conf})[name] if isinstance(conf, Mapping) else conf
     if tool_settings is not None:
         roots = server_roots(tool_settings)
     conn = get_connection(parsed, roots)
@@ -146,11 +147,6 @@ class MCPToolInfo:
     schema: dict[str, Any] | None = None
 
 
-def _parsed(server: str, conf: ServerConfig | Mapping[str, object]) -> ServerConfig:
-    """The parsed config for ``conf`` (a raw mapping is parsed on the way)."""
-    return parse({server: conf})[server] if isinstance(conf, Mapping) else conf
-
-
 def server_configs(settings: object) -> dict[str, ServerConfig]:
     """The configured MCP servers by name: parsed and checked, nothing started."""
     if settings is None or not (isinstance(settings, Mapping)
@@ -166,32 +162,27 @@ def _info(conf: ServerConfig, info: ToolInfo) -> MCPToolInfo:
                        dict(info.input_schema or {}) or None)
 
 
-def cached_tools(server: str, conf: ServerConfig | Mapping[str, object]
-                 ) -> list[MCPToolInfo] | None:
+def cached_tools(conf: ServerConfig) -> list[MCPToolInfo] | None:
     """The tool list seen the last time this server (with this config) ran; None if never."""
-    conf = _parsed(server, conf)
     found = cached(conf)
     return None if found is None else [_info(conf, i) for i in found]
 
 
-def cached_tool(server: str, conf: ServerConfig | Mapping[str, object], name: str
-                ) -> Tool | None:
-    """Tool ``name`` of ``server`` as the model would see it, built from the cached list
+def cached_tool(conf: ServerConfig, name: str) -> Tool | None:
+    """Tool ``name`` of the server as the model would see it, built from the cached list
     without starting the server (for display: it has no connection to call)."""
-    conf = _parsed(server, conf)
     info = next((i for i in cached(conf) or [] if i.name == name), None)
     return None if info is None else make_tool(conf, None, info)
 
 
-def server_roots(tool_settings: Mapping[str, Any]) -> list[Path]:
+def server_roots(tool_settings: Mapping[str, object]) -> list[Path]:
     """The roots declared to a server: the file tools' root (else the current directory)."""
     try:
-        return [Path(tool_root(dict(tool_settings)))]
+        return [tool_root(tool_settings)]
     except ToolLoadError:
         return [Path.cwd()]
 
 
-def refresh_tools(server: str, conf: ServerConfig | Mapping[str, object]) -> list[MCPToolInfo]:
+def refresh_tools(conf: ServerConfig) -> list[MCPToolInfo]:
     """Start the server, list its tools and update the cache."""
-    conf = _parsed(server, conf)
-    return [_info(conf, i) for i in list_tools(server, conf, refresh=True)]
+    return [_info(conf, i) for i in list_tools(conf, refresh=True)]

@@ -14,7 +14,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
@@ -24,8 +24,10 @@ from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, check_settings, registry, renamed_error
 
 if TYPE_CHECKING:
+    from agentcli.config import Settings
     from agentcli.mcp.config import ServerConfig
     from agentcli.models.base import BaseChatModel
+    from agentcli.tools.base import Callbacks
 
 
 @dataclass
@@ -52,7 +54,7 @@ class Catalog:
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
-                for i in cached_tools(s, conf) or []]
+                for i in cached_tools(conf) or []]
 
     def unknown(self, name: str) -> ToolLoadError:
         """The error for a name no source knows, with close matches."""
@@ -77,7 +79,7 @@ def _where(spec: ToolSpec) -> str:
             "plugin": "a plugin tool", "MCP": "an MCP tool"}.get(spec.source, "a built-in tool")
 
 
-def build_catalog(settings: Any = None, specs: Iterable[ToolSpec] = ()) -> Catalog:
+def build_catalog(settings: object = None, specs: Iterable[ToolSpec] = ()) -> Catalog:
     """Collect every source's names: built-ins, plugins, ``specs`` (a caller's own), YAML
     tools, modules, MCP servers."""
     plugins = load_plugins()  # read for this catalog: plugins register nowhere else
@@ -115,7 +117,7 @@ def build_catalog(settings: Any = None, specs: Iterable[ToolSpec] = ()) -> Catal
     return cat
 
 
-def check_names(names: Iterable[str], settings: Any = None) -> None:
+def check_names(names: Iterable[str], settings: object = None) -> None:
     """Fail fast on names no source knows, without building tools or starting servers."""
     cat = build_catalog(settings)
     for raw in names:
@@ -154,7 +156,7 @@ def _plan(names: Sequence[str], cat: Catalog) -> tuple[list[_Want], dict[str, se
 
 
 def _start(
-    servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, Any]
+    servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, object]
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
@@ -170,19 +172,15 @@ def _start(
         return {s: f.result() for s, f in futures.items()}
 
 
-def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
-    assert want.server is not None
+def _server_tools(want: _Want, tools: list[Tool]) -> list[Tool]:
+    """The tool ``want`` names among its server's (all of them, when the server is named too:
+    ``-t ev,ev.nope`` gets here with every tool of ``ev``)."""
     if want.tool is None:
         return tools
-    chosen = [t for t in tools if t.name == f"{want.server}.{want.tool}"]
+    chosen = [t for t in tools if t.name == want.name]
     if not chosen:
-        from agentcli.tools.mcp import cached_tools
-
-        names = [t.name for t in tools] + [f"{want.server}.{i.name}" for i in
-                                           cached_tools(want.server, cat.servers[want.server])
-                                           or []]
-        close = difflib.get_close_matches(want.name, names, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+        close = difflib.get_close_matches(want.name, [t.name for t in tools], n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ToolLoadError(f"MCP server {want.server!r} has no tool {want.tool!r}{hint} "
                             f"(see `agent tools list --refresh`)")
     return chosen
@@ -190,13 +188,13 @@ def _server_tools(want: _Want, tools: list[Tool], cat: Catalog) -> list[Tool]:
 
 def resolve_tools(
     names: Sequence[str],
-    settings: Any = None,
+    settings: object = None,
     *,
-    llm: Any = None,
+    llm: BaseChatModel | None = None,
     allow_dangerous_tools: bool | None = None,
     allow: Iterable[str] | None = None,
-    tool_settings: Mapping[str, Any] | None = None,
-    extras: Mapping[str, Any] | None = None,
+    tool_settings: Mapping[str, object] | None = None,
+    extras: Mapping[str, object] | None = None,
     with_module_tools: bool = True,
     held: list[str] | None = None,
     warnings: list[str] | None = None,
@@ -250,7 +248,7 @@ def resolve_tools(
         if isinstance(result, ServerStartError):
             failed.setdefault(want.server, result)
             continue
-        for t in _server_tools(want, result, cat):
+        for t in _server_tools(want, result):
             if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
                 refusal = (
                     f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
@@ -277,10 +275,10 @@ def load_tools(
     allow_dangerous_tools: bool = False,
     *,
     allow: Iterable[str] = (),
-    config: Any = None,
-    callbacks: Any = None,
+    config: object = None,
+    callbacks: Callbacks = None,
     specs: Iterable[ToolSpec] = (),
-    **settings: Any,
+    **settings: object,
 ) -> list[Tool]:
     """Build tools by name. Dangerous tools need ``allow_dangerous_tools`` or a per-name ``allow``.
 
@@ -302,7 +300,8 @@ def load_tools(
 
 
 def load_configured_tools(
-    settings: Any, llm: Any = None, extras: Mapping[str, Any] | None = None,
+    settings: Settings, llm: BaseChatModel | None = None,
+    extras: Mapping[str, object] | None = None,
     *, held: list[str] | None = None, warnings: list[str] | None = None,
 ) -> list[Tool]:
     """Everything ``agent run`` loads: named tools plus module tools, with the policy gate

@@ -160,7 +160,7 @@ def test_config_overrides_win_over_annotations() -> None:
 def test_list_is_cached_per_config_and_refreshed_on_list_changed() -> None:
     conf = server_configs({"calc": CALC})["calc"]
     assert cached_tools(conf) is None
-    first = [i.name for i in list_tools("calc", conf)]
+    first = [i.name for i in list_tools(conf)]
     assert "extra" not in first and cached_tools(conf) is not None
     other = server_configs({"calc": {**CALC, "args": [SERVER, "x"]}})["calc"]
     assert other.digest() != conf.digest() and cached_tools(other) is None
@@ -279,7 +279,7 @@ def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_cached_registration_starts_nothing(tmp_path: Path) -> None:
     conf = server_configs({"calc": CALC})["calc"]
-    list_tools("calc", conf)  # fills the cache
+    list_tools(conf)  # fills the cache
     from agentcli.mcp import pool
 
     pool.close_all()

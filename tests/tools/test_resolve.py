@@ -12,6 +12,7 @@ import pytest
 
 from agentcli.config import Settings
 from agentcli.errors import ToolLoadError
+from agentcli.mcp.config import parse_server
 from agentcli.mcp.pool import close_all
 from agentcli.models.fake import FakeChatModel
 from agentcli.tools import load_tools
@@ -82,14 +83,15 @@ def test_mcp_is_lazy_and_cached(tmp_path: Path, mcp_closed: None) -> None:
     broken = {"command": str(tmp_path / "no-such-server")}
     s = settings(mcp_servers={"ev": conf, "broken": broken})
     assert resolve_tools(["current_datetime"], s)[0].name == "current_datetime"
-    assert not marker.exists() and cached_tools("ev", conf) is None
+    assert not marker.exists() and cached_tools(parse_server("ev", conf)) is None
     [echo] = resolve_tools(["ev.echo"], s)  # the broken server is never started
     assert echo.run({"text": "x"}) == "echo: x" and echo.source == "MCP"
     assert marker.read_text() == "started\n"
-    assert [i.name for i in cached_tools("ev", conf) or []] == ["echo", "shout"]
+    assert [i.name for i in cached_tools(parse_server("ev", conf)) or []] == ["echo", "shout"]
     assert [t.name for t in load_tools(["ev"], config=s)] == ["ev.echo", "ev.shout"]
     assert marker.read_text() == "started\n"  # one process keeps one session per server
-    assert cached_tools("ev", {**conf, "timeout": 5}) is None  # another config: not cached
+    other = parse_server("ev", {**conf, "timeout": 5})
+    assert cached_tools(other) is None  # another config: not cached
 
 
 def test_allow_by_server_name(tmp_path: Path, mcp_closed: None) -> None:
@@ -110,3 +112,12 @@ def test_module_tools_load_without_being_named(tmp_path: Path) -> None:
     assert [t.name for t in resolve_tools([], s)] == ["noop"]
     assert resolve_tools([], s, with_module_tools=False) == []
     assert json.loads(json.dumps([t.to_openai() for t in resolve_tools(["noop"], s)]))
+
+
+def test_unknown_tool_of_a_server_also_named_whole(tmp_path: Path, mcp_closed: None) -> None:
+    # the server is named too, so it starts with every tool: the typo is matched against them
+    conf = {"command": sys.executable, "args": [ECHO_SERVER], "trusted": True}
+    s = settings(mcp_servers={"ev": conf}, allow_dangerous_tools=True)
+    with pytest.raises(ToolLoadError, match=r"MCP server 'ev' has no tool 'ecko'; did you mean "
+                                            r"ev\.echo"):
+        resolve_tools(["ev", "ev.ecko"], s)
