@@ -18,6 +18,7 @@ import typer
 from typer.models import ArgumentInfo, OptionInfo
 
 from agentcli.agents import agent_names
+from agentcli.config import MEMORY_KINDS
 from agentcli.models.presets import CUSTOM, PRESETS
 from agentcli.store import default_db_path
 from agentcli.tools.registry import registry
@@ -131,7 +132,7 @@ OPTION_COMPLETERS: dict[str, Completer] = {
     "--agent": complete_agents,
     "--session": complete_sessions,
     "--thread": complete_sessions,
-    "--memory": _choices("auto", "none", "buffer", "window", "tokens", "summary"),
+    "--memory": _choices(*MEMORY_KINDS),
     "--early-stopping": _choices("force", "generate"),
     "--template": complete_templates,
 }
