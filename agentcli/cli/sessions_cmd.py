@@ -15,8 +15,6 @@ from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from agentcli.store import Store
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
@@ -32,12 +30,6 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _console() -> Console:
-    from agentcli.cli.consoles import console
-
-    return console()
-
-
 def _missing(name: str) -> NoReturn:
     raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
 
@@ -48,6 +40,7 @@ def sessions_list(
     db: Path | None = DB_OPT,
 ) -> None:
     """List sessions, most recently used first."""
+    from agentcli.cli.consoles import console
     from agentcli.cli.tables import print_rows
 
     rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
@@ -56,7 +49,7 @@ def sessions_list(
         typer.echo(json.dumps(rows))
         return
 
-    print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
+    print_rows(console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
                [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])
 
 

@@ -107,16 +107,6 @@ def _mcp_specs(
     return specs
 
 
-def _print_plain(rows: list[dict[str, Any]]) -> None:
-    header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
-    lines = tsv_lines(header, [
-        (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
-         r["source"], r["needs"], safe_line(r["description"]))
-        for r in rows
-    ])
-    print("\n".join(lines))
-
-
 def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> None:
     """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs.
 
@@ -128,7 +118,11 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     rows = [_row(s) for s in [*catalog.specs.values(), *_mcp_specs(catalog, mcp, err)]]
     rows.sort(key=lambda r: r["name"])
     if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
-        _print_plain(rows)  # piped: tab-separated rows, and no Rich at all (start-up)
+        # piped: tab-separated rows, and no Rich at all (start-up)
+        print("\n".join(tsv_lines(
+            ("name", "needs LLM", "dangerous", "source", "needs", "description"),
+            [(r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
+              r["source"], r["needs"], safe_line(r["description"])) for r in rows])))
         return
     out = console()
     if json_out:

@@ -34,16 +34,12 @@ def _confirm(question: str) -> bool:
 
 
 def _ask_env(env: ProjectEnv) -> bool:
-    _err(f"{env.path} (from this project) wants to set:")
-    for line in _env_lines(env):
-        _err(line)
-    return _confirm(f"Trust {env.path}?")
-
-
-def _env_lines(env: ProjectEnv) -> list[str]:
     from agentcli.mcp.text import clean
 
-    return [f"  {name}={clean(value, 200)}" for name, value in sorted(env.needs_trust.items())]
+    _err(f"{env.path} (from this project) wants to set:")
+    for name, value in sorted(env.needs_trust.items()):
+        _err(f"  {name}={clean(value, 200)}")
+    return _confirm(f"Trust {env.path}?")
 
 
 _said: set[str] = set()  # warnings already printed by this process
