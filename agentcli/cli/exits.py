@@ -51,13 +51,6 @@ def _print_traceback() -> None:
     sys.stderr.flush()
 
 
-def _quiet_broken_pipe() -> NoReturn:
-    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
-    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    raise typer.Exit(exit_codes.OK)
-
-
 @contextmanager
 def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
     """The one place where exceptions become a one-line message and an exit code;
@@ -66,8 +59,10 @@ def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
         yield
     except (typer.Exit, typer.Abort, typer.TyperException):
         raise  # click's own exits, usage errors and aborts keep click's handling
-    except BrokenPipeError:
-        _quiet_broken_pipe()
+    except BrokenPipeError:  # the reader of stdout went away (`agent logs | head -1`): stop
+        # quietly, stdout pointed at /dev/null so the interpreter's final flush cannot fail
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(exit_codes.OK) from None
     except AgentCliError as err:
         if debug:
             _print_traceback()
