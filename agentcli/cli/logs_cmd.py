@@ -38,12 +38,6 @@ def parse_since(text: str, now: float | None = None) -> float:
         return 0.0
 
 
-def _when(started: str | float) -> str:
-    from agentcli.log_schema import epoch
-
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch(started)))
-
-
 def _short(text: str, width: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -68,7 +62,7 @@ def logs(
         return
     from agentcli.cli.consoles import console
     from agentcli.cli.db import read_store
-    from agentcli.cli.tables import print_rows
+    from agentcli.cli.tables import print_rows, when
     from agentcli.run_logging import logging_enabled
 
     env = _env()
@@ -95,7 +89,7 @@ def logs(
         return
     out = console()
     wide = not out.is_terminal  # piped rows keep every character
-    rows = [(r["id"], _when(r["started"]), r["model"], r["session"],
+    rows = [(r["id"], when(r["started"]), r["model"], r["session"],
              r["question"] if wide else _short(r["question"]),
              r["answer"] if wide else _short(r["answer"]),
              "unreadable" if "steps" in r.get("unreadable", ()) else len(r["steps"]),

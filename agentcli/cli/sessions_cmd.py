@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -26,10 +25,6 @@ def _store(db: Path | None) -> Store:
     return read_store(db, environment())
 
 
-def _when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
-
-
 def _missing(name: str) -> NoReturn:
     raise ConfigError(f"no session named {name!r}; see `agent sessions list`")
 
@@ -41,9 +36,9 @@ def sessions_list(
 ) -> None:
     """List sessions, most recently used first."""
     from agentcli.cli.consoles import console
-    from agentcli.cli.tables import print_rows
+    from agentcli.cli.tables import print_rows, when
 
-    rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
+    rows = [{"name": s.name, "turns": s.turns, "updated": when(s.updated),
              "model": s.model, "agent": s.agent} for s in _store(db).sessions()]
     if json_out:
         typer.echo(json.dumps(rows))
