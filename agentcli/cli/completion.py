@@ -28,11 +28,8 @@ SHELLS = ("bash", "zsh", "fish")
 
 
 def _matching(values: Iterable[str], incomplete: str) -> list[str]:
-    seen: dict[str, None] = {}
-    for value in values:
-        if value.startswith(incomplete):
-            seen.setdefault(value, None)
-    return list(seen)
+    """The values starting with ``incomplete``, each once, in their order."""
+    return list(dict.fromkeys(v for v in values if v.startswith(incomplete)))
 
 
 def _last_item(incomplete: str, values: Iterable[str]) -> list[str]:

@@ -39,12 +39,6 @@ def _server(config: Path | None, name: str) -> ServerConfig:
     return find_server(_configs(config), name)
 
 
-def _say(text: str) -> None:
-    from agentcli.mcp.text import clean
-
-    print(clean(text, 1_000_000))  # server text: control characters neutralized
-
-
 def _table(title: str, rows: list[dict[str, object]], keys: tuple[str, ...],
            json_out: bool) -> None:
     """Rows as JSON, or as every list command prints them (a table; tab-separated piped)."""
@@ -160,7 +154,10 @@ def mcp_read(
     config: Path | None = CONFIG_OPT,
 ) -> None:
     """Print one resource (binary contents as a short placeholder)."""
-    _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
+    from agentcli.mcp.text import clean
+
+    text = _run(lambda c: c.read_resource(uri), _server(config, server))
+    print(clean(text, 1_000_000))  # server text: control characters neutralized
 
 
 @mcp_app.command("prompts")
