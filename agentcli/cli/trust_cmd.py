@@ -72,9 +72,9 @@ def describe_servers(servers: dict[str, object]) -> list[str]:
         conf = conf if isinstance(conf, dict) else {}
         what = " ".join([str(conf.get("command", "")), *map(str, conf.get("args") or [])])
         parts = [what.strip() or str(conf.get("url", ""))]
-        for key, label in (("env", "env"), ("headers", "headers")):
+        for key in ("env", "headers"):
             if isinstance(conf.get(key), dict) and conf[key]:
-                parts.append(f"{label}: {', '.join(map(str, conf[key]))}")
+                parts.append(f"{key}: {', '.join(map(str, conf[key]))}")
         if conf.get("cwd"):
             parts.append(f"cwd: {conf['cwd']}")
         ignored = sorted(k for k in ("dangerous", "tools", "trusted") if k in conf)
