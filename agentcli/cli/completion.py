@@ -50,14 +50,11 @@ def complete_tools(incomplete: str) -> list[str]:
     return _last_item(incomplete, tool_names())
 
 
-def _db(ctx: typer.Context | None) -> Path:
-    given = ctx.params.get("db") if ctx is not None else None
-    return Path(str(given)).expanduser() if given else default_db_path()
-
-
 def _read(ctx: typer.Context | None, sql: str) -> list[str]:
-    """Rows of a query on the store, read-only; nothing when the file is absent or odd."""
-    path = _db(ctx)
+    """Rows of a query on the store (``--db`` if the line has it), read-only; nothing when
+    the file is absent or odd."""
+    given = ctx.params.get("db") if ctx is not None else None
+    path = Path(str(given)).expanduser() if given else default_db_path()
     if not path.is_file():
         return []
     try:
