@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
@@ -70,11 +71,8 @@ def logs(
     if n < 1:
         raise ConfigError(f"-n must be at least 1, got {n}")
     n = min(n, _MAX_COUNT)  # more than SQLite's integers: every run
-    store = read_store(db, env)
-    try:
+    with closing(read_store(db, env)) as store:
         runs = store.runs(limit=n, query=query, model=model, since=start)
-    finally:
-        store.close()
     if not logging_enabled(env):
         console(stderr=True).print("note: run logging is off (`agent logs on` turns it on)",
                                    style="yellow", markup=False, highlight=False)
@@ -111,11 +109,8 @@ def logs_show(
     from agentcli.cli.db import read_store
     from agentcli.cli.run_report import run_markdown
 
-    store = read_store(db, _env())
-    try:
+    with closing(read_store(db, _env())) as store:
         row = store.run(run_id)
-    finally:
-        store.close()
     if row is None:
         raise ConfigError(f"no run with id {run_id}; see `agent logs`" if run_id is not None
                           else "no runs logged yet")
