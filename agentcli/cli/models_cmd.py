@@ -42,6 +42,8 @@ def models_list(
     config: Path | None = CONFIG_OPT,
 ) -> None:
     """The presets and the models each configured endpoint reports; which have a key."""
+    from agentcli.cli.consoles import console
+    from agentcli.cli.tables import print_rows
     from agentcli.config import load_settings
     from agentcli.keys import key_variable, read_keys
     from agentcli.models.catalog import list_endpoints
@@ -58,18 +60,11 @@ def models_list(
                            owner=settings.base_url_owner, refresh=refresh)
     data = {"default": settings.model, "aliases": settings.aliases,
             "providers": [ep.to_dict() for ep in found]}
-    _print(data, json_out)
-
-
-def _print(data: dict[str, Any], json_out: bool) -> None:
-    from agentcli.cli.consoles import console
-    from agentcli.cli.tables import print_rows
-
     out = console()
     if json_out:
         out.print_json(json.dumps(data))  # ASCII escapes: nothing to obey
         return
-    default = data["default"]
+    default = settings.model
     if not out.is_terminal:  # piped: one model a line, with its provider and whole URL
         print_rows(out, "Models", ("model", "provider", "url", "key", "status", "default"),
                    [(*row, "yes" if row[0] == default else "") for row in _rows(data)])
