@@ -154,8 +154,11 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     schema: object = None
     if (spec.source == "MCP" and not spec.members) or (
             spec.factory is not None and not spec.needs.settings):
+        # An MCP tool from its server's cached list is shown without starting the server.
+        server, bare = catalog.server_tool(spec.name) or (spec.name, None)
         try:
-            tool = _cached_mcp_tool(catalog, spec.name) or _built(settings, spec.name)
+            cached = None if bare is None else cached_tool(server, catalog.servers[server], bare)
+            tool = cached or _built(settings, spec.name)
             info["description"] = tool.description
             info["model_name"] = tool.name
             info["function_name"] = tool.to_openai()["function"]["name"]  # tool-calling models
@@ -189,12 +192,6 @@ def _built(settings: Settings, name: str) -> Tool:
     [tool] = resolve_tools([name], settings, llm=UnconfiguredModel(name),
                            allow_dangerous_tools=True, with_module_tools=False)
     return tool
-
-
-def _cached_mcp_tool(catalog: Catalog, name: str) -> Tool | None:
-    """An MCP tool from its server's cached list: shown without starting the server."""
-    server, bare = catalog.server_tool(name) or (name, None)
-    return None if bare is None else cached_tool(server, catalog.servers[server], bare)
 
 
 def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:
