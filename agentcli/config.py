@@ -48,6 +48,7 @@ def _setting(check: Check, env: str | None, help: str, default: Any = None,
 
 
 CHAT_AGENT = "chat-conversational-react-description"  # `agent chat` when `agent` is unset
+MEMORY_KINDS = ("auto", "none", "buffer", "window", "tokens", "summary")  # --memory
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ class Settings:
     profiles: dict[str, Any] = _setting(
         cv.mapping, None, "named groups of settings", factory=dict)
     memory: str = _setting(
-        cv.choice("auto", "none", "buffer", "window", "tokens", "summary"), "AGENT_MEMORY",
+        cv.choice(*MEMORY_KINDS), "AGENT_MEMORY",
         "chat memory: auto (the latest turns within memory_max_tokens, when the agent type "
         "reads memory), none, buffer, window, tokens or summary", "auto")
     memory_k: int = _setting(

@@ -18,6 +18,7 @@ import typer
 from typer.models import ArgumentInfo, OptionInfo
 
 from agentcli.agents import agent_names
+from agentcli.config import MEMORY_KINDS
 from agentcli.models.presets import CUSTOM, PRESETS
 from agentcli.store import default_db_path
 from agentcli.tools.registry import registry
@@ -27,11 +28,8 @@ SHELLS = ("bash", "zsh", "fish")
 
 
 def _matching(values: Iterable[str], incomplete: str) -> list[str]:
-    seen: dict[str, None] = {}
-    for value in values:
-        if value.startswith(incomplete):
-            seen.setdefault(value, None)
-    return list(seen)
+    """The values starting with ``incomplete``, each once, in their order."""
+    return list(dict.fromkeys(v for v in values if v.startswith(incomplete)))
 
 
 def _last_item(incomplete: str, values: Iterable[str]) -> list[str]:
@@ -52,14 +50,11 @@ def complete_tools(incomplete: str) -> list[str]:
     return _last_item(incomplete, tool_names())
 
 
-def _db(ctx: typer.Context | None) -> Path:
-    given = ctx.params.get("db") if ctx is not None else None
-    return Path(str(given)).expanduser() if given else default_db_path()
-
-
 def _read(ctx: typer.Context | None, sql: str) -> list[str]:
-    """Rows of a query on the store, read-only; nothing when the file is absent or odd."""
-    path = _db(ctx)
+    """Rows of a query on the store (``--db`` if the line has it), read-only; nothing when
+    the file is absent or odd."""
+    given = ctx.params.get("db") if ctx is not None else None
+    path = Path(str(given)).expanduser() if given else default_db_path()
     if not path.is_file():
         return []
     try:
@@ -131,7 +126,7 @@ OPTION_COMPLETERS: dict[str, Completer] = {
     "--agent": complete_agents,
     "--session": complete_sessions,
     "--thread": complete_sessions,
-    "--memory": _choices("auto", "none", "buffer", "window", "tokens", "summary"),
+    "--memory": _choices(*MEMORY_KINDS),
     "--early-stopping": _choices("force", "generate"),
     "--template": complete_templates,
 }

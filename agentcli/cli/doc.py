@@ -1,7 +1,7 @@
 """The README's commands table, generated from the Typer app: ``python -m agentcli.cli.doc``.
 
-``--write README.md`` replaces the block between the markers; ``--check README.md`` exits 1
-when the README is out of date. The table lists every command, its arguments and every flag,
+``--write README.md`` replaces the block between the markers (a test fails while the README's
+block differs from the generated one). The table lists every command, its arguments and every flag,
 so a command or option added anywhere shows up here (and a test fails until the README has it).
 """
 
@@ -81,22 +81,14 @@ def replace_block(text: str, table: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Print the table, or ``--write FILE`` / ``--check FILE``."""
+    """Print the table, or write it into ``--write FILE``."""
     table = commands_table()
-    if len(argv) == 2 and argv[0] in ("--write", "--check"):
+    if len(argv) == 2 and argv[0] == "--write":
         path = Path(argv[1])
-        old = path.read_text(encoding="utf-8")
-        new = replace_block(old, table)
-        if argv[0] == "--check":
-            if new != old:
-                print(f"{path}: the commands table is out of date; run "
-                      f"python -m agentcli.cli.doc --write {path}", file=sys.stderr)
-                return 1
-            return 0
-        path.write_text(new, encoding="utf-8")
+        path.write_text(replace_block(path.read_text(encoding="utf-8"), table), encoding="utf-8")
         return 0
     if argv:
-        print("usage: python -m agentcli.cli.doc [--write FILE | --check FILE]", file=sys.stderr)
+        print("usage: python -m agentcli.cli.doc [--write FILE]", file=sys.stderr)
         return 2
     print(table)
     return 0

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 import typer
 
@@ -22,16 +22,7 @@ from agentcli import exit_codes
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.textsafe import safe_line, safe_text
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
 _MAX_ERROR = 2000  # characters of an error line
-
-
-def _stderr() -> Console:
-    from agentcli.cli.consoles import console
-
-    return console(stderr=True)
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -39,13 +30,14 @@ def fail(message: str, code: int) -> NoReturn:
     and exit with ``code``."""
     from rich.text import Text
 
+    from agentcli.cli.consoles import console
     from agentcli.redact import redact
 
     message = safe_line(redact(message))
     if len(message) > _MAX_ERROR:  # e.g. an error quoting a 60 KB input
         message = f"{message[:_MAX_ERROR]}... [{len(message) - _MAX_ERROR:,} more characters]"
     line = Text("error: ", style="bold red") + Text(message)
-    _stderr().print(line, soft_wrap=True)
+    console(stderr=True).print(line, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -59,13 +51,6 @@ def _print_traceback() -> None:
     sys.stderr.flush()
 
 
-def _quiet_broken_pipe() -> NoReturn:
-    """The reader of stdout went away (``agent logs | head -1``): stop quietly."""
-    # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    raise typer.Exit(exit_codes.OK)
-
-
 @contextmanager
 def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
     """The one place where exceptions become a one-line message and an exit code;
@@ -74,8 +59,10 @@ def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
         yield
     except (typer.Exit, typer.Abort, typer.TyperException):
         raise  # click's own exits, usage errors and aborts keep click's handling
-    except BrokenPipeError:
-        _quiet_broken_pipe()
+    except BrokenPipeError:  # the reader of stdout went away (`agent logs | head -1`): stop
+        # quietly, stdout pointed at /dev/null so the interpreter's final flush cannot fail
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(exit_codes.OK) from None
     except AgentCliError as err:
         if debug:
             _print_traceback()

@@ -13,15 +13,6 @@ keys_app = typer.Typer(help="Store API keys (a 0600 file in the config dir).",
                        no_args_is_help=True, rich_markup_mode=None)
 
 
-def _read_secret(name: str) -> str:
-    """The key from a hidden prompt in a terminal, else from stdin (one line)."""
-    if sys.stdin is not None and sys.stdin.isatty():
-        import getpass
-
-        return getpass.getpass(f"Enter key for {name}: ")
-    return sys.stdin.readline() if sys.stdin is not None else ""
-
-
 @keys_app.command("set")
 def keys_set(
     name: str = typer.Argument(..., help="A provider (openai, dashscope, ...) or a variable "
@@ -31,7 +22,13 @@ def keys_set(
     from agentcli.keys import canonical_name, key_variable, save_key
 
     canonical = canonical_name(name)  # a bad name fails before the key is asked for
-    path = save_key(canonical, _read_secret(canonical))
+    if sys.stdin is not None and sys.stdin.isatty():  # a hidden prompt, else one stdin line
+        import getpass
+
+        secret = getpass.getpass(f"Enter key for {canonical}: ")
+    else:
+        secret = sys.stdin.readline() if sys.stdin is not None else ""
+    path = save_key(canonical, secret)
     typer.echo(f"stored key {canonical} ({key_variable(canonical)}) in {path}", err=True)
 
 

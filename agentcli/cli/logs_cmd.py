@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
@@ -38,12 +39,6 @@ def parse_since(text: str, now: float | None = None) -> float:
         return 0.0
 
 
-def _when(started: str | float) -> str:
-    from agentcli.log_schema import epoch
-
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch(started)))
-
-
 def _short(text: str, width: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -68,7 +63,7 @@ def logs(
         return
     from agentcli.cli.consoles import console
     from agentcli.cli.db import read_store
-    from agentcli.cli.tables import print_rows
+    from agentcli.cli.tables import print_rows, when
     from agentcli.run_logging import logging_enabled
 
     env = _env()
@@ -76,11 +71,8 @@ def logs(
     if n < 1:
         raise ConfigError(f"-n must be at least 1, got {n}")
     n = min(n, _MAX_COUNT)  # more than SQLite's integers: every run
-    store = read_store(db, env)
-    try:
+    with closing(read_store(db, env)) as store:
         runs = store.runs(limit=n, query=query, model=model, since=start)
-    finally:
-        store.close()
     if not logging_enabled(env):
         console(stderr=True).print("note: run logging is off (`agent logs on` turns it on)",
                                    style="yellow", markup=False, highlight=False)
@@ -95,7 +87,7 @@ def logs(
         return
     out = console()
     wide = not out.is_terminal  # piped rows keep every character
-    rows = [(r["id"], _when(r["started"]), r["model"], r["session"],
+    rows = [(r["id"], when(r["started"]), r["model"], r["session"],
              r["question"] if wide else _short(r["question"]),
              r["answer"] if wide else _short(r["answer"]),
              "unreadable" if "steps" in r.get("unreadable", ()) else len(r["steps"]),
@@ -117,11 +109,8 @@ def logs_show(
     from agentcli.cli.db import read_store
     from agentcli.cli.run_report import run_markdown
 
-    store = read_store(db, _env())
-    try:
+    with closing(read_store(db, _env())) as store:
         row = store.run(run_id)
-    finally:
-        store.close()
     if row is None:
         raise ConfigError(f"no run with id {run_id}; see `agent logs`" if run_id is not None
                           else "no runs logged yet")

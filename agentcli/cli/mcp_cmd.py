@@ -39,21 +39,17 @@ def _server(config: Path | None, name: str) -> ServerConfig:
     return find_server(_configs(config), name)
 
 
-def _say(text: str) -> None:
-    from agentcli.mcp.text import clean
-
-    print(clean(text, 1_000_000))  # server text: control characters neutralized
-
-
-def _table(rows: list[dict[str, object]], keys: tuple[str, ...], json_out: bool) -> None:
+def _table(title: str, rows: list[dict[str, object]], keys: tuple[str, ...],
+           json_out: bool) -> None:
+    """Rows as JSON, or as every list command prints them (a table; tab-separated piped)."""
     if json_out:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    cells = [keys] + [tuple(_cell(r.get(k, "")) for k in keys) for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(keys) - 1)]
-    for line in cells:
-        _say("  ".join([c.ljust(w) for c, w in zip(line, widths, strict=False)] +
-                       [line[-1]]).rstrip())
+    from agentcli.cli.consoles import console
+    from agentcli.cli.tables import print_rows
+
+    print_rows(console(), title, keys, [[_cell(r.get(k, "")) for k in keys] for r in rows],
+               wrap=keys[-1:])
 
 
 def _cell(value: object) -> str:
@@ -95,7 +91,8 @@ def mcp_list(config: Path | None = CONFIG_OPT, json_out: bool = _JSON) -> None:
                      "from": origin, "starts": "yes" if conf.project_file is None
                      or is_trusted(Path(conf.project_file)) else "no (agent trust)",
                      "target": conf.target()})
-    _table(rows, ("name", "transport", "tools", "from", "starts", "target"), json_out)
+    _table("MCP servers", rows, ("name", "transport", "tools", "from", "starts", "target"),
+           json_out)
 
 
 @mcp_app.command("trust")
@@ -129,7 +126,7 @@ def mcp_tools(
         dangerous, reason = tool_danger(conf, info)
         rows.append({"name": f"{server}.{info.name}", "dangerous": dangerous,
                      "reason": reason, "description": info.description.split("\n")[0]})
-    _table(rows, ("name", "dangerous", "description"), json_out)
+    _table(f"Tools of {server}", rows, ("name", "dangerous", "description"), json_out)
 
 
 @mcp_app.command("resources")
@@ -147,7 +144,7 @@ def mcp_resources(
     rows += [{"uri": t.get("uriTemplate", ""), "mimeType": t.get("mimeType", ""),
               "name": f"{t.get('title') or t.get('name', '')} (template)"}
              for t in templates]
-    _table(rows, ("uri", "mimeType", "name"), json_out)
+    _table(f"Resources of {server}", rows, ("uri", "mimeType", "name"), json_out)
 
 
 @mcp_app.command("read")
@@ -157,7 +154,10 @@ def mcp_read(
     config: Path | None = CONFIG_OPT,
 ) -> None:
     """Print one resource (binary contents as a short placeholder)."""
-    _say(_run(lambda c: c.read_resource(uri), _server(config, server)))
+    from agentcli.mcp.text import clean
+
+    text = _run(lambda c: c.read_resource(uri), _server(config, server))
+    print(clean(text, 1_000_000))  # server text: control characters neutralized
 
 
 @mcp_app.command("prompts")
@@ -171,7 +171,7 @@ def mcp_prompts(
              "arguments": " ".join(a["name"] + ("" if a.get("required") else "?")
                                    for a in p.get("arguments") or []),
              "description": (p.get("description") or "").split("\n")[0]} for p in prompts]
-    _table(rows, ("name", "arguments", "description"), json_out)
+    _table(f"Prompts of {server}", rows, ("name", "arguments", "description"), json_out)
 
 
 def ask_project_trust(settings: Settings) -> None:

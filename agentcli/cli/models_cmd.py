@@ -42,6 +42,8 @@ def models_list(
     config: Path | None = CONFIG_OPT,
 ) -> None:
     """The presets and the models each configured endpoint reports; which have a key."""
+    from agentcli.cli.consoles import console
+    from agentcli.cli.tables import print_rows
     from agentcli.config import load_settings
     from agentcli.keys import key_variable, read_keys
     from agentcli.models.catalog import list_endpoints
@@ -58,36 +60,21 @@ def models_list(
                            owner=settings.base_url_owner, refresh=refresh)
     data = {"default": settings.model, "aliases": settings.aliases,
             "providers": [ep.to_dict() for ep in found]}
-    _print(data, json_out)
-
-
-def _print(data: dict[str, Any], json_out: bool) -> None:
-    from rich.console import Console
-
-    out = Console()
+    out = console()
     if json_out:
         out.print_json(json.dumps(data))  # ASCII escapes: nothing to obey
         return
-    rows = _rows(data)
-    default = data["default"]
-    if not out.is_terminal:  # piped: tab-separated, one model a line, nothing wrapped
-        print("model\tprovider\turl\tkey\tstatus\tdefault")
-        for row in rows:
-            print("\t".join([*row, "yes" if row[0] == default else ""]))
+    default = settings.model
+    if not out.is_terminal:  # piped: one model a line, with its provider and whole URL
+        print_rows(out, "Models", ("model", "provider", "url", "key", "status", "default"),
+                   [(*row, "yes" if row[0] == default else "") for row in _rows(data)])
         return
-    from rich.table import Table
-
-    table = Table(title="Models")
-    table.add_column("model", no_wrap=True)  # a name to copy: never folded
-    for col in ("host", "key", "status", "default"):  # the provider is the model's prefix
-        table.add_column(col, overflow="fold")
-    from rich.text import Text
-
-    for row in rows:  # Text cells: a model name from a server is never read as markup
-        model, _, url, key, status = row
-        table.add_row(Text(model), Text(urlparse(url).netloc or url), Text(key), Text(status),
-                      "yes" if model == default else "")
-    out.print(table)
+    # In a terminal the provider is the model's prefix and the host is enough; the model
+    # name (one to copy) is never folded.
+    print_rows(out, "Models", ("model", "host", "key", "status", "default"),
+               [(model, urlparse(url).netloc or url, key, status,
+                 "yes" if model == default else "") for model, _, url, key, status in _rows(data)],
+               wrap=("host", "key", "status"))
 
 
 @models_app.command("default")

@@ -25,6 +25,7 @@ def prompts_show(
     from agentcli.agents import agent_class
     from agentcli.agents.prompts import braced, required_variables, template_in_force
     from agentcli.config import load_settings
+
     agent = agent_class(agent_type)  # unknown types fail with close matches
     settings = load_settings(config, flags={"prompt_file": prompt}, env=environment())
     configured = settings.agent is None or settings.agent == agent_type

@@ -14,7 +14,6 @@ from agentcli.cli.environ import environment
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agentcli.otel_export import OtelExport
     from agentcli.serve.agents import ServedAgent
 
 INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
@@ -97,6 +96,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
         from agentcli.redact import remember
 
         remember([token])
+    from agentcli.otel_export import OtelExport, otel_wanted
     from agentcli.run_logging import logging_enabled
     from agentcli.serve.agents import build_agents, close_agents
     from agentcli.store import open_store
@@ -104,13 +104,17 @@ def start(host: str, port: int, token: str | None, config: Path | None,
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
     agents: dict[str, ServedAgent] = {}
-    store = otel = None
+    store = None
+    otel: OtelExport | None = None
     try:
         agents = build_agents(config, flags, env)
         report_tool_warnings(err, list(dict.fromkeys(  # a plugin's line once, not per profile
             line for served in agents.values() for line in served.warnings)))
-        otel = _otel(agents, env)
         first = next(iter(agents.values()))
+        if otel_wanted(first.settings.otel, env):  # a handler on each agent: every served run
+            otel = OtelExport(env)
+            for served in agents.values():
+                served.executor.callbacks.append(otel.new_handler(agent_name=served.name))
         store = open_store(first.settings.db_path, env)
         service = Service(agents, store, env,
                           log_runs=log if log is not None else logging_enabled(env))
@@ -137,15 +141,3 @@ def start(host: str, port: int, token: str | None, config: Path | None,
             store.close()
     return exit_codes.OK
 
-
-def _otel(agents: dict[str, ServedAgent], env: dict[str, str]) -> OtelExport | None:
-    """OpenTelemetry export of every served run (a handler on each agent), or None."""
-    from agentcli.otel_export import OtelExport, otel_wanted
-
-    first = next(iter(agents.values()))
-    if not otel_wanted(first.settings.otel, env):
-        return None
-    export = OtelExport(env)
-    for served in agents.values():
-        served.executor.callbacks.append(export.new_handler(agent_name=served.name))
-    return export

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -15,8 +14,6 @@ from agentcli.errors import ConfigError
 from agentcli.textsafe import safe_json, safe_line, safe_text
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from agentcli.store import Store
 
 sessions_app = typer.Typer(help="Saved chat sessions (SQLite).", no_args_is_help=True)
@@ -26,16 +23,6 @@ def _store(db: Path | None) -> Store:
     from agentcli.cli.db import read_store
 
     return read_store(db, environment())
-
-
-def _when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
-
-
-def _console() -> Console:
-    from agentcli.cli.consoles import console
-
-    return console()
 
 
 def _missing(name: str) -> NoReturn:
@@ -48,15 +35,16 @@ def sessions_list(
     db: Path | None = DB_OPT,
 ) -> None:
     """List sessions, most recently used first."""
-    from agentcli.cli.tables import print_rows
+    from agentcli.cli.consoles import console
+    from agentcli.cli.tables import print_rows, when
 
-    rows = [{"name": s.name, "turns": s.turns, "updated": _when(s.updated),
+    rows = [{"name": s.name, "turns": s.turns, "updated": when(s.updated),
              "model": s.model, "agent": s.agent} for s in _store(db).sessions()]
     if json_out:
         typer.echo(json.dumps(rows))
         return
 
-    print_rows(_console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
+    print_rows(console(), "Sessions", ("name", "turns", "updated", "model", "agent"),
                [(r["name"], r["turns"], r["updated"], r["model"], r["agent"]) for r in rows])
 
 

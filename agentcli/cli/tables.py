@@ -19,6 +19,15 @@ def cell(value: object) -> str:
                    .replace("\n", "\\n"))
 
 
+def when(started: str | float) -> str:
+    """A start time (epoch seconds, or as the log stores it) as local ``YYYY-MM-DD HH:MM``."""
+    import time
+
+    from agentcli.log_schema import epoch
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch(started)))
+
+
 def tsv_lines(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     """The header and the rows as tab-separated lines."""
     return ["\t".join(cell(c) for c in row) for row in [columns, *rows]]

@@ -107,16 +107,6 @@ def _mcp_specs(
     return specs
 
 
-def _print_plain(rows: list[dict[str, Any]]) -> None:
-    header = ("name", "needs LLM", "dangerous", "source", "needs", "description")
-    lines = tsv_lines(header, [
-        (r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
-         r["source"], r["needs"], safe_line(r["description"]))
-        for r in rows
-    ])
-    print("\n".join(lines))
-
-
 def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> None:
     """Every tool: source (built-in, plugin, module, YAML, MCP), danger, needs.
 
@@ -128,7 +118,11 @@ def print_tools(settings: Settings, json_out: bool, *, mcp: str = "cached") -> N
     rows = [_row(s) for s in [*catalog.specs.values(), *_mcp_specs(catalog, mcp, err)]]
     rows.sort(key=lambda r: r["name"])
     if not json_out and not sys.stdout.isatty() and not os.environ.get("FORCE_TERMINAL"):
-        _print_plain(rows)  # piped: tab-separated rows, and no Rich at all (start-up)
+        # piped: tab-separated rows, and no Rich at all (start-up)
+        print("\n".join(tsv_lines(
+            ("name", "needs LLM", "dangerous", "source", "needs", "description"),
+            [(r["name"], "yes" if r["needs_llm"] else "no", "yes" if r["dangerous"] else "no",
+              r["source"], r["needs"], safe_line(r["description"])) for r in rows])))
         return
     out = console()
     if json_out:
@@ -160,8 +154,11 @@ def show_tool(settings: Settings, name: str, json_out: bool) -> None:
     schema: object = None
     if (spec.source == "MCP" and not spec.members) or (
             spec.factory is not None and not spec.needs.settings):
+        # An MCP tool from its server's cached list is shown without starting the server.
+        server, bare = catalog.server_tool(spec.name) or (spec.name, None)
         try:
-            tool = _cached_mcp_tool(catalog, spec.name) or _built(settings, spec.name)
+            cached = None if bare is None else cached_tool(catalog.servers[server], bare)
+            tool = cached or _built(settings, spec.name)
             info["description"] = tool.description
             info["model_name"] = tool.name
             info["function_name"] = tool.to_openai()["function"]["name"]  # tool-calling models
@@ -195,12 +192,6 @@ def _built(settings: Settings, name: str) -> Tool:
     [tool] = resolve_tools([name], settings, llm=UnconfiguredModel(name),
                            allow_dangerous_tools=True, with_module_tools=False)
     return tool
-
-
-def _cached_mcp_tool(catalog: Catalog, name: str) -> Tool | None:
-    """An MCP tool from its server's cached list: shown without starting the server."""
-    server, bare = catalog.server_tool(name) or (name, None)
-    return None if bare is None else cached_tool(catalog.servers[server], bare)
 
 
 def _mcp_spec(catalog: Catalog, name: str, err: _Stderr) -> ToolSpec:

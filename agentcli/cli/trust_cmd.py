@@ -34,16 +34,12 @@ def _confirm(question: str) -> bool:
 
 
 def _ask_env(env: ProjectEnv) -> bool:
-    _err(f"{env.path} (from this project) wants to set:")
-    for line in _env_lines(env):
-        _err(line)
-    return _confirm(f"Trust {env.path}?")
-
-
-def _env_lines(env: ProjectEnv) -> list[str]:
     from agentcli.mcp.text import clean
 
-    return [f"  {name}={clean(value, 200)}" for name, value in sorted(env.needs_trust.items())]
+    _err(f"{env.path} (from this project) wants to set:")
+    for name, value in sorted(env.needs_trust.items()):
+        _err(f"  {name}={clean(value, 200)}")
+    return _confirm(f"Trust {env.path}?")
 
 
 _said: set[str] = set()  # warnings already printed by this process
@@ -76,9 +72,9 @@ def describe_servers(servers: dict[str, object]) -> list[str]:
         conf = conf if isinstance(conf, dict) else {}
         what = " ".join([str(conf.get("command", "")), *map(str, conf.get("args") or [])])
         parts = [what.strip() or str(conf.get("url", ""))]
-        for key, label in (("env", "env"), ("headers", "headers")):
+        for key in ("env", "headers"):
             if isinstance(conf.get(key), dict) and conf[key]:
-                parts.append(f"{label}: {', '.join(map(str, conf[key]))}")
+                parts.append(f"{key}: {', '.join(map(str, conf[key]))}")
         if conf.get("cwd"):
             parts.append(f"cwd: {conf['cwd']}")
         ignored = sorted(k for k in ("dangerous", "tools", "trusted") if k in conf)

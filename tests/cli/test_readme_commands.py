@@ -41,7 +41,14 @@ def _rows() -> list[tuple[list[str], list[str]]]:
 def test_readme_table_is_the_generated_one() -> None:
     assert _block() == commands_table(), (
         "README commands table is stale: run python -m agentcli.cli.doc --write README.md")
-    assert main(["--check", str(README)]) == 0
+
+
+def test_write_leaves_an_up_to_date_readme_as_it_is(tmp_path: Path) -> None:
+    copy = tmp_path / "README.md"
+    copy.write_text(README.read_text(encoding="utf-8").replace(BEGIN, BEGIN + "\nstale"),
+                    encoding="utf-8")
+    assert main(["--write", str(copy)]) == 0
+    assert copy.read_text(encoding="utf-8") == README.read_text(encoding="utf-8")
 
 
 def test_every_help_tree_command_and_flag_is_in_the_readme() -> None:

@@ -52,8 +52,8 @@ def test_list_and_call_echo_and_sum(npm_servers: dict[str, Path], tmp_path: Path
     listed = agent("mcp", "tools", "ev", "-c", cfg)
     assert listed.returncode == 0, listed.stderr
     assert "ev.echo" in listed.stdout and "ev.get-sum" in listed.stdout
-    echo_row = next(line for line in listed.stdout.splitlines() if line.startswith("ev.echo "))
-    assert echo_row.split()[1] in ("yes", "no")  # flags read as in `agent tools list`
+    echo_row = next(line for line in listed.stdout.splitlines() if line.startswith("ev.echo\t"))
+    assert echo_row.split("\t")[1] in ("yes", "no")  # flags read as in `agent tools list`
     servers = agent("mcp", "list", "-c", cfg)  # from the cache now: 14-ish tools, no start
     assert servers.returncode == 0 and "stdio" in servers.stdout
     assert "?" not in servers.stdout.splitlines()[1]
