@@ -61,6 +61,12 @@ def row(title: str, unit: str, trees: list[Tree], values: list[list[float]]) -> 
         r = [b / a for a, b in zip(values[0], vals, strict=True) if a]
         cells.append(f"{tree.name}/{trees[0].name} {statistics.median(r):.3f} "
                      f"({min(r):.2f}-{max(r):.2f})")
+    for i, tree in enumerate(trees):  # A/A: the same checkout named twice
+        for j in range(i):
+            if trees[j].root == tree.root:
+                r = [b / a for a, b in zip(values[j], values[i], strict=True) if a]
+                cells.append(f"A/A {tree.name}/{trees[j].name} {statistics.median(r):.3f} "
+                             f"({min(r):.2f}-{max(r):.2f})")
     cells.append(f"load {os.getloadavg()[0]:.1f}")
     line = " | ".join(cells)
     print(line, flush=True)
