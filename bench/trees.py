@@ -160,7 +160,47 @@ def chat(n: int, trees: list[Tree], env: dict[str, str], server: Server, turns: 
                 [late[t.name] for t in trees])]
 
 
-SECTIONS: dict[str, Callable[..., list[str]]] = {"cold": cold, "steps": steps}
+def logs(n: int, trees: list[Tree], env: dict[str, str], server: Server, runs: int = 100_000
+         ) -> list[str]:
+    """`agent logs` (latest 20, full-text search, ``--json``) on one log of ``runs`` runs, the
+    same file read by every checkout (filled by ``regress.fill_log``; the layout is the same
+    when their ``SCHEMA_VERSION`` is)."""
+    from regress import fill_log
+
+    data = Path(tempfile.mkdtemp())
+    fill_log(data, runs)
+    lines = []
+    for title, args in (("`agent logs -n 20`", ("logs", "-n", "20")),
+                        ("`agent logs -q hay -n 20`", ("logs", "-q", "hay", "-n", "20")),
+                        ("`agent logs -q needle -n 20`", ("logs", "-q", "needle", "-n", "20")),
+                        ("`agent logs --json -n 20`", ("logs", "--json", "-n", "20"))):
+        vals = interleave(n, [lambda t=t, a=args: timed_child(
+            t.agent(*a), {**env, "XDG_DATA_HOME": str(data)}, cwd=t.root)[0] * 1e3
+            for t in trees])
+        lines.append(row(f"{title}, {runs:,} runs", "ms", trees, vals))
+    return lines
+
+
+def script(n: int, trees: list[Tree], command: str) -> None:
+    """Another bench script (``NAME.py ARGS``), each checkout's own copy run with its venv from
+    its directory, in interleaved rounds; prints each run's output under its checkout's name."""
+    name, *rest = command.split()
+
+    def run(t: Tree) -> float:
+        path = t.root / "bench" / name
+        if not path.exists():
+            print(f"## {t.name}: no bench/{name}", flush=True)
+            return 0.0
+        out = subprocess.run([t.python, str(path), *rest], cwd=t.root, capture_output=True,
+                             text=True, check=False)
+        print(f"## {t.name}: {command} (exit {out.returncode}, load "
+              f"{os.getloadavg()[0]:.1f})\n{out.stdout}{out.stderr[-2000:]}", flush=True)
+        return 0.0
+
+    interleave(n, [lambda t=t: run(t) for t in trees])
+
+
+SECTIONS: dict[str, Callable[..., list[str]]] = {"cold": cold, "steps": steps, "logs": logs}
 
 
 def main() -> None:
@@ -169,7 +209,9 @@ def main() -> None:
                         help="NAME=DIR, a checkout with its .venv; the first is the baseline")
     parser.add_argument("--pairs", type=int, default=7, help="rounds per row")
     parser.add_argument("--turns", type=int, default=200, help="turns in the chat session")
-    parser.add_argument("--only", default="cold,steps,chat", help="cold,steps,chat")
+    parser.add_argument("--only", default="cold,steps,chat", help="cold,steps,chat,logs ('' none)")
+    parser.add_argument("--script", action="append", default=[],
+                        help="'NAME.py ARGS': run bench/NAME.py of each checkout, --pairs rounds")
     args = parser.parse_args()
     trees = [Tree(spec) for spec in args.tree]
     for tree in {t.root for t in trees}:
@@ -185,7 +227,9 @@ def main() -> None:
           f"{os.getloadavg()}, {args.pairs} rounds, trees "
           + ", ".join(f"{t.name}={t.root}" for t in trees), flush=True)
     try:
-        for section in args.only.split(","):
+        for command in args.script:
+            script(args.pairs, trees, command)
+        for section in filter(None, args.only.split(",")):
             if section == "chat":
                 chat(args.pairs, trees, env, server, args.turns)
             else:
