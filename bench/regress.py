@@ -68,21 +68,21 @@ def big_observation(n: int, env: dict[str, str], server: Server, work: Path) -> 
 
 
 def fill_log(data_home: Path, runs: int) -> None:
-    """A run log of ``runs`` runs (in one process, 10,000 a transaction)."""
+    """A run log of ``runs`` runs, written in one process through the store's public API
+    (``outcome.run_record`` + ``Store.log_run``, one transaction a run, as `agent run` logs)."""
     code = f"""
-import sys
+from agentcli.outcome import run_record
 from agentcli.schema import AgentAction, AgentStep, RunResult, Usage
 from agentcli.store import open_store
 store = open_store(None)
 action = AgentAction("Calculator", "300*0.25", "Thought: compute it")
-for start in range(0, {runs}, 10000):
-    with store._tx() as db:
-        for i in range(start, min(start + 10000, {runs})):
-            step = AgentStep(action, f"Answer: {{i}}")
-            word = "needle" if i % 1000 == 0 else "hay"
-            result = RunResult(str(i), (step,), "finished", Usage(100, 20), 2, 0.3)
-            store._insert_run(db, f"What is {{word}} number {{i}}?", result,
-                              "openai/mock-model", "chat-zero-shot-react-description", None)
+for i in range({runs}):
+    word = "needle" if i % 1000 == 0 else "hay"
+    result = RunResult(str(i), (AgentStep(action, f"Answer: {{i}}"),), "finished",
+                       Usage(100, 20), 2, 0.3)
+    store.log_run(run_record(f"What is {{word}} number {{i}}?", result,
+                             model="openai/mock-model",
+                             agent="chat-zero-shot-react-description"))
 store.close()
 """
     subprocess.run([PY, "-c", code], env={**os.environ, "XDG_DATA_HOME": str(data_home)},

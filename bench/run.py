@@ -101,11 +101,14 @@ class Server:
         self.proc.wait()
 
 
-def timed_child(cmd: list[str], env: dict[str, str], stdin: str | None = None
-                ) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, from ``wait4``) of one child; exits the bench if it fails."""
+def timed_child(cmd: list[str], env: dict[str, str], stdin: str | None = None,
+                cwd: str | Path | None = None) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, from ``wait4``) of one child; exits the bench if it fails.
+    ``cwd`` matters for ``python -m agentcli``: the working directory comes first on sys.path,
+    so a child run from another checkout imports that checkout's package."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE,
                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
     assert proc.stderr is not None
     if stdin is not None:
@@ -121,11 +124,14 @@ def timed_child(cmd: list[str], env: dict[str, str], stdin: str | None = None
     return wall, usage.ru_maxrss / 1024
 
 
-def side(python: str, script: str, args: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """Run one in-process benchmark in its own interpreter; return its JSON result."""
+def side(python: str, script: str, args: list[str], env: dict[str, str],
+         bench: Path = HERE) -> dict[str, Any]:
+    """Run one in-process benchmark (``bench/script``, another checkout's with ``bench``) in its
+    own interpreter, from that checkout; return its JSON result."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
         out = fh.name
-    timed_child([python, str(HERE / script), args[0], args[1], out, *args[2:]], env)
+    timed_child([python, str(bench / script), args[0], args[1], out, *args[2:]], env,
+                cwd=bench.parent)
     data = dict(json.loads(Path(out).read_text()))
     os.unlink(out)
     return data

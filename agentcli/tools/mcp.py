@@ -13,7 +13,7 @@ import difflib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ToolInputError, ToolLoadError
 from agentcli.mcp.cache import ToolInfo
@@ -21,9 +21,11 @@ from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
 from agentcli.paths import MCP_PROJECT_FILE
-from agentcli.schema import ContentText
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.sandbox import tool_root
+
+if TYPE_CHECKING:  # schema's ~90 dataclasses cost `agent tools list` ~5 ms (bench/trees.py)
+    from agentcli.schema import ContentText
 
 RESOURCE_TOOL = "read_resource"  # SERVER.read_resource, offered beside the server's own tools
 _RESOURCE_DOC = ("Read a resource of MCP server {server} by its URI and return its contents. "
