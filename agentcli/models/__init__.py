@@ -18,7 +18,8 @@ from agentcli.models.base import BaseChatModel
 
 # httpx imports its own command-line client when click, rich and pygments are installed (they
 # are, for our CLI): ~30 ms and a few MiB on every run. A None entry makes that import fail,
-# and httpx then falls back to a stub ``httpx.main``, which we never call.
+# and httpx then falls back to a stub ``httpx.main``, which we never call. The figure is the
+# bench row bench/httpx_main.py: a seed run is 26-27 ms and 4.3-4.5 MiB lighter with this.
 if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
