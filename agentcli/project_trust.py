@@ -103,14 +103,35 @@ class ProjectEnv:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
 
 
+def _expand(raw: Mapping[str, str | None]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The file's values with each ``${NAME}`` (or ``${NAME:-default}``) replaced by the value
+    the same file gave NAME above it, never by your environment (python-dotenv's own
+    interpolation reads ``os.environ``, which would hand the project your keys); and one
+    (what, why) per name the file does not define, which expands to its default or ''."""
+    from dotenv.variables import Variable, parse_variables
+
+    values: dict[str, str] = {}
+    unknown: list[tuple[str, str]] = []
+    for name, value in raw.items():
+        if value is None:
+            continue
+        atoms = list(parse_variables(value)) if "${" in value else []
+        for atom in atoms:
+            if isinstance(atom, Variable) and atom.name not in values:
+                unknown.append((f"${{{atom.name}}} in {name}", "a project file expands only "
+                                "names it defines above; it reads nothing of your environment"))
+        values[name] = "".join(a.resolve(values) for a in atoms) if atoms else value
+    return values, unknown
+
+
 def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
     """Read and sort the project ``.env`` at ``path``; ``environ`` is your own environment."""
     from dotenv import dotenv_values
 
     data = read_project_file(path)
-    raw = dotenv_values(stream=io.StringIO(data.decode("utf-8", "replace")))
-    values = {k: v for k, v in raw.items() if v is not None}
-    out = ProjectEnv(path, data, values)
+    raw = dotenv_values(stream=io.StringIO(data.decode("utf-8", "replace")), interpolate=False)
+    values, unknown = _expand(raw)
+    out = ProjectEnv(path, data, values, refused=unknown)
     for name, value in values.items():
         if name in environ:
             continue  # yours wins
