@@ -23,7 +23,8 @@ from agentcli.paths import user_config_file
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
 # free: set it; trust: set it once the file is trusted (`agent trust`); never: ignored;
 # safe-only: names of safe built-in tools are free, dangerous ones never, others need trust;
-# own-key: a base URL, only with the key of its provider from the same file (never yours).
+# own-key: a base URL, only with the key of its provider from the same file (never yours);
+# for a provider that takes no key (custom/, a local server) it needs trust.
 TrustClass = Literal["free", "trust", "never", "safe-only", "own-key"]
 
 

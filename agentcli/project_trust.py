@@ -51,28 +51,46 @@ def trust_class(name: str) -> TrustClass:
     return "free" if name.endswith("_API_KEY") else "trust"
 
 
-def _own_key(name: str, values: Mapping[str, str | None], environ: Mapping[str, str]
-             ) -> str | None:
-    """Why the base URL ``name`` may not come from this file, or None when it may: only
-    with the key of its provider from the same file (or a provider that takes none)."""
+def _base_url_class(name: str, values: Mapping[str, str | None], environ: Mapping[str, str]
+                    ) -> tuple[TrustClass, str]:
+    """What the base URL ``name`` from this file may do, and why when it may not load freely:
+    free only with the key of its provider from the same file; a provider that takes no key
+    (custom/, a local server) would get your questions, so its endpoint needs trust; with
+    your key it is never loaded."""
     from agentcli.models.presets import CUSTOM, PRESETS
 
     if name == "AGENT_BASE_URL":  # serves the model set with it
         model = values.get("AGENT_MODEL") if "AGENT_MODEL" not in environ else None
         provider = (model or "").partition("/")[0].strip().lower()
-        if provider == CUSTOM:
-            return None
         preset = PRESETS.get(provider)
-        if preset is None:
-            return ("a project file may set it only with AGENT_MODEL=provider/model in the "
-                    "same file")
+        if preset is None and provider != CUSTOM:
+            return "never", ("a project file may set it only with AGENT_MODEL=provider/model "
+                             "in the same file")
     else:
         preset = next(p for p in PRESETS.values() if p.base_url_env == name)
-    if preset.key_env is None or (values.get(preset.key_env) and preset.key_env not in environ):
-        return None
-    return (f"your {preset.name} key ({preset.key_env}, from your environment or keys file) "
-            "would be sent to the host it names; a project may point a provider elsewhere "
-            "only with a key it supplies itself")
+    if preset is None or preset.key_env is None:
+        return "trust", ""
+    if values.get(preset.key_env) and preset.key_env not in environ:
+        return "free", ""
+    if _have_key(preset.key_env, environ):
+        return "never", (f"your {preset.name} key ({preset.key_env}, from your environment or "
+                         "keys file) would be sent to the host it names; a project may point a "
+                         "provider elsewhere only with a key it supplies itself")
+    return "never", (f"a project may point {preset.name} elsewhere only with a key it supplies "
+                     f"itself ({preset.key_env} in the same file), so that your key, once you "
+                     "set one, is never sent to the host it names")
+
+
+def _have_key(variable: str, environ: Mapping[str, str]) -> bool:
+    """Whether you hold the key ``variable``: in your environment or the keys file."""
+    from agentcli.keys import stored_key
+
+    if environ.get(variable):
+        return True
+    try:
+        return bool(stored_key(variable, environ))
+    except ConfigError:  # none stored (or an unreadable file: no key reaches anyone)
+        return False
 
 
 def _tool_names(value: str) -> tuple[list[str], list[str], list[str]]:
@@ -144,16 +162,17 @@ def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
                 out.free[name] = ",".join(safe)
             if other:
                 out.needs_trust[name] = ",".join(safe + other)
-        elif kind == "own-key":
-            why = _own_key(name, values, environ)
-            if why is None:
-                out.free[name] = value
-            else:
-                out.refused.append((name, why))
-        elif kind == "never":
-            out.refused.append((name, _NEVER))
+            continue
+        why = _NEVER
+        if kind == "own-key":
+            kind, why = _base_url_class(name, values, environ)
+        if kind == "never":
+            out.refused.append((name, why))
         else:
             (out.free if kind == "free" else out.needs_trust)[name] = value
+    if "AGENT_BASE_URL" in out.needs_trust and "AGENT_MODEL" in out.free:
+        # the pair: a model whose endpoint waits for trust waits with it (yours stays)
+        out.needs_trust["AGENT_MODEL"] = out.free.pop("AGENT_MODEL")
     capture = environ.get(_CAPTURE) or out.free.get(_CAPTURE) or out.needs_trust.get(_CAPTURE)
     if (capture or "").strip().lower() in ("1", "true", "yes", "on"):
         for name in _OTEL_ENDPOINTS:

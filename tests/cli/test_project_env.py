@@ -95,3 +95,61 @@ def test_the_expansion_reads_only_the_file_itself() -> None:
     env = read_env(str(env_file), {"HOME": "/home/you", "A": "yours"})
     assert env.values == {"A": "1", "B": "1--dflt", "C": "late", "D": "1"}
     assert [what for what, _ in env.refused] == ["${HOME} in B", "${C} in B"]
+
+
+def test_a_keyless_endpoint_from_a_project_waits_for_trust(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    home_config = Path(os.environ["XDG_CONFIG_HOME"]) / "agentcli" / "config.yaml"
+    home_config.parent.mkdir(parents=True, exist_ok=True)
+    home_config.write_text("model: openai/mine\n")
+    with MockOpenAIServer() as mine, MockOpenAIServer() as theirs:
+        mine.add_reply("Final Answer: from your server")
+        theirs.add_reply("Final Answer: from the project's host")
+        (root / ".env").write_text(f"AGENT_MODEL=custom/x\nAGENT_BASE_URL={theirs.base_url}\n")
+        yours = {"OPENAI_API_KEY": USER_KEY, "OPENAI_BASE_URL": mine.base_url}
+        proc = agent(root, "run", "-q", "--no-log", "my question", env=yours)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == "from your server"  # your config's model and endpoint
+        assert theirs.requests == []
+        assert (f"AGENT_BASE_URL, AGENT_MODEL in {root / '.env'} were not loaded: the file is "
+                f"not trusted; read it, then run `agent trust {root}`") in one_line(proc.stderr)
+        assert agent(root, "trust").returncode == 0
+        trusted = agent(root, "run", "-q", "--no-log", "my question", env=yours)
+        assert trusted.returncode == 0, trusted.stderr
+        assert trusted.stdout.strip() == "from the project's host"  # your choice now
+        assert USER_KEY not in _seen(theirs)  # and never your key
+        assert "not loaded" not in trusted.stderr
+
+
+def test_each_base_url_class(tmp_path: Path) -> None:
+    from agentcli.keys import save_key
+    from agentcli.project_trust import read_env
+
+    env_file = Path(os.getcwd()) / ".env"
+
+    def classes(text: str, environ: dict[str, str] | None = None) -> dict[str, str]:
+        env_file.write_text(text)
+        env = read_env(str(env_file), environ or {})
+        out = {name: "free" for name in env.free}
+        out.update({name: "trust" for name in env.needs_trust})
+        out.update({what: why for what, why in env.refused})
+        return out
+
+    url = "http://127.0.0.1:9/v1"
+    assert classes(f"OLLAMA_BASE_URL={url}\n") == {"OLLAMA_BASE_URL": "trust"}
+    assert classes(f"LMSTUDIO_BASE_URL={url}\n") == {"LMSTUDIO_BASE_URL": "trust"}
+    assert classes(f"AGENT_MODEL=ollama/x\nAGENT_BASE_URL={url}\n") == {
+        "AGENT_MODEL": "trust", "AGENT_BASE_URL": "trust"}
+    assert classes(f"AGENT_MODEL=custom/x\nAGENT_BASE_URL={url}\n",
+                   {"AGENT_MODEL": "openai/mine"})["AGENT_BASE_URL"].startswith(
+        "a project file may set it only with AGENT_MODEL")  # your model: not the file's
+    assert classes(f"OPENAI_BASE_URL={url}\nOPENAI_API_KEY=sk-proj\n") == {
+        "OPENAI_BASE_URL": "free", "OPENAI_API_KEY": "free"}
+    # no key anywhere: the line says so, and still refuses (a key set later must not go there)
+    nokey = classes(f"OPENAI_BASE_URL={url}\n")["OPENAI_BASE_URL"]
+    assert "your openai key" not in nokey and "once you set one" in nokey
+    assert "your openai key (OPENAI_API_KEY" in classes(
+        f"OPENAI_BASE_URL={url}\n", {"OPENAI_API_KEY": "sk-yours"})["OPENAI_BASE_URL"]
+    save_key("openai", "sk-stored-0123456789")
+    assert "your openai key (OPENAI_API_KEY" in classes(
+        f"OPENAI_BASE_URL={url}\n", dict(os.environ))["OPENAI_BASE_URL"]
