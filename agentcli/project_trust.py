@@ -19,17 +19,28 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from agentcli.config import FIELDS, OTHER_VARIABLES, TrustClass
 from agentcli.errors import ConfigError
+from agentcli.files import MAX_INPUT_FILE_BYTES
 from agentcli.project_files import find_env_file, read_project_file, set_trust, trust_state
 from agentcli.tools.registry import registry
 
 _CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 _NEVER = "a project file may never set it; set it in your own environment or config"
+# A project .env longer than this is refused before it is parsed: parsing and putenv() grow
+# with it (30,000 lines cost seconds of CPU at every command), and no project needs as many.
+MAX_ENV_LINES = 1_000
+_LISTED = 10  # names shown in one warning line; the rest are counted
+
+
+def _listed(names: list[str]) -> str:
+    """``names`` joined for one line: the first :data:`_LISTED`, then how many more."""
+    more = len(names) - _LISTED
+    return ", ".join(names[:_LISTED]) + (f" and {more:,} more" if more > 0 else "")
 
 
 # --- a project .env -----------------------------------------------------------------------
@@ -121,38 +132,65 @@ class ProjectEnv:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
 
 
-def _expand(raw: Mapping[str, str | None]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+def _expand(path: str, raw: Iterable[tuple[str, str | None]]
+            ) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """The file's values with each ``${NAME}`` (or ``${NAME:-default}``) replaced by the value
     the same file gave NAME above it, never by your environment (python-dotenv's own
     interpolation reads ``os.environ``, which would hand the project your keys); and one
-    (what, why) per name the file does not define, which expands to its default or ''."""
-    from dotenv.variables import Variable, parse_variables
+    (what, why) naming the references to names the file does not define, which expand to
+    their default or ''. Expanded values past :data:`MAX_INPUT_FILE_BYTES` in all (a chain
+    of ``${A}${A}`` doubles at each line) refuse the file."""
+    from dotenv.variables import Literal, Variable, parse_variables
 
     values: dict[str, str] = {}
-    unknown: list[tuple[str, str]] = []
-    for name, value in raw.items():
+    unknown: list[str] = []
+    size = 0
+    for name, value in raw:  # in order: a name set again sees its value from above
         if value is None:
             continue
-        atoms = list(parse_variables(value)) if "${" in value else []
-        for atom in atoms:
+        pieces = []
+        for atom in parse_variables(value) if "${" in value else [Literal(value)]:
             if isinstance(atom, Variable) and atom.name not in values:
-                unknown.append((f"${{{atom.name}}} in {name}", "a project file expands only "
-                                "names it defines above; it reads nothing of your environment"))
-        values[name] = "".join(a.resolve(values) for a in atoms) if atoms else value
-    return values, unknown
+                unknown.append(f"${{{atom.name}}} in {name}")
+            pieces.append(atom.resolve(values))
+            size += len(pieces[-1])
+            if size > MAX_INPUT_FILE_BYTES:
+                raise ConfigError(f"{path}: its ${{...}} expansions grow past "
+                                  f"{MAX_INPUT_FILE_BYTES // 1024} KiB; a project .env that "
+                                  "big is refused")
+        values[name] = "".join(pieces)
+    why = "a project file expands only names it defines above; it reads nothing of your environment"
+    return values, [(_listed(unknown), why)] if unknown else []
+
+
+def _check_text(path: str, data: bytes) -> None:
+    """Refuse a ``.env`` no environment could hold (a NUL byte) or too long to parse cheaply."""
+    if b"\0" in data:
+        line = data[:data.index(b"\0")].count(b"\n") + 1
+        raise ConfigError(f"{path} holds a NUL byte (line {line}), which no environment "
+                          "variable can; remove it")
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if lines > MAX_ENV_LINES:
+        raise ConfigError(f"{path} has {lines:,} lines; a project .env longer than "
+                          f"{MAX_ENV_LINES:,} lines is refused (set what you need in your "
+                          "own environment)")
 
 
 def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
     """Read and sort the project ``.env`` at ``path``; ``environ`` is your own environment."""
-    from dotenv import dotenv_values
+    from dotenv.parser import parse_stream
 
     data = read_project_file(path)
-    raw = dotenv_values(stream=io.StringIO(data.decode("utf-8", "replace")), interpolate=False)
-    values, unknown = _expand(raw)
+    _check_text(path, data)
+    bindings = parse_stream(io.StringIO(data.decode("utf-8", "replace")))
+    values, unknown = _expand(path, ((b.key, b.value) for b in bindings if b.key is not None))
     out = ProjectEnv(path, data, values, refused=unknown)
     for name, value in values.items():
         if name in environ:
             continue  # yours wins
+        if not name or "=" in name:
+            out.refused.append((repr(name), "no environment variable can have that name"))
+            continue
         kind = trust_class(name)
         if kind == "safe-only":
             safe, other, dangerous = _tool_names(value)
@@ -208,7 +246,7 @@ def project_env(environ: Mapping[str, str],
         else:
             said = ("you said no to this file" if state == "declined"
                     else "the file is not trusted")
-            lines.append(f"{', '.join(sorted(env.needs_trust))} in {found} "
+            lines.append(f"{_listed(sorted(env.needs_trust))} in {found} "
                          f"{'was' if len(env.needs_trust) == 1 else 'were'} not loaded: "
                          f"{said}; read it, then run `agent trust "
                          f"{os.path.dirname(found)}`")

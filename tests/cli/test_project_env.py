@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_project_trust import LOOPBACK_ONLY, agent, one_line, repo
+from tests.cli.test_project_trust import LOOPBACK_ONLY, agent, fake_model, one_line, repo
 from tests.support.mock_server import MockOpenAIServer
 
 USER_KEY = "sk-users-own-0123456789abcdef"
@@ -94,7 +94,7 @@ def test_the_expansion_reads_only_the_file_itself() -> None:
     env_file.write_text("A=1\nB=${A}-${HOME}-${C:-dflt}\nC=late\nD='${A}'\n")
     env = read_env(str(env_file), {"HOME": "/home/you", "A": "yours"})
     assert env.values == {"A": "1", "B": "1--dflt", "C": "late", "D": "1"}
-    assert [what for what, _ in env.refused] == ["${HOME} in B", "${C} in B"]
+    assert [what for what, _ in env.refused] == ["${HOME} in B, ${C} in B"]
 
 
 def test_a_keyless_endpoint_from_a_project_waits_for_trust(tmp_path: Path) -> None:
@@ -153,3 +153,49 @@ def test_each_base_url_class(tmp_path: Path) -> None:
     save_key("openai", "sk-stored-0123456789")
     assert "your openai key (OPENAI_API_KEY" in classes(
         f"OPENAI_BASE_URL={url}\n", dict(os.environ))["OPENAI_BASE_URL"]
+
+
+def _two_steps(tmp_path: Path) -> str:
+    """A fake model that needs two steps: exit 3 when AGENT_MAX_ITERATIONS=1 loaded."""
+    return fake_model(tmp_path, "Thought: again", "Thought: again", "Final Answer: 42")
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    (b"AGENT_MAX_ITERATIONS=1\nAGENT_SYSTEM=a\0b\n",
+     " holds a NUL byte (line 2), which no environment variable can; remove it; it was not "
+     "loaded"),
+    (b"AGENT_MAX_ITERATIONS=1\n" + b"".join(b"V%d=%d\n" % (i, i % 100) for i in range(30_000)),
+     " has 30,001 lines; a project .env longer than 1,000 lines is refused (set what you need "
+     "in your own environment); it was not loaded"),
+    (b"AGENT_MAX_ITERATIONS=1\nA=" + b"x" * 1000 + b"\n"
+     + b"".join(b"A=${A}${A}\n" for _ in range(12)),
+     ": its ${...} expansions grow past 1024 KiB; a project .env that big is refused; it was "
+     "not loaded"),
+])
+def test_a_env_no_environment_could_hold_is_refused_in_one_line(
+        tmp_path: Path, text: bytes, line: str) -> None:
+    root = repo(tmp_path)
+    (root / ".env").write_bytes(text)
+    proc = agent(root, "run", "-m", _two_steps(tmp_path), "--no-log", "-q", "q")
+    assert proc.returncode == 0, proc.stderr  # nothing of it loaded: not even the first line
+    assert proc.stdout.strip() == "42"
+    assert proc.stderr.splitlines() == [f"warning: {root / '.env'}{line}"]
+
+
+def test_many_warnings_are_one_short_line_each(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    (root / ".env").write_text("".join(f"V{i}=${{U{i}}}\n" for i in range(900))
+                               + "'A=B'=1\n")
+    proc = agent(root, "run", "-m", _two_steps(tmp_path), "--no-log", "-q", "q")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    env_file = root / ".env"
+    assert lines == [
+        f"warning: ${{U0}} in V0, ${{U1}} in V1, ${{U2}} in V2, ${{U3}} in V3, ${{U4}} in V4, "
+        f"${{U5}} in V5, ${{U6}} in V6, ${{U7}} in V7, ${{U8}} in V8, ${{U9}} in V9 and 890 "
+        f"more in {env_file} was ignored: a project file expands only names it defines above; "
+        "it reads nothing of your environment",
+        f"warning: 'A=B' in {env_file} was ignored: no environment variable can have that name",
+        f"warning: V0, V1, V10, V100, V101, V102, V103, V104, V105, V106 and 890 more in "
+        f"{env_file} were not loaded: the file is not trusted; read it, then run "
+        f"`agent trust {root}`"]
