@@ -30,6 +30,7 @@ from agentcli.tools.registry import registry
 
 _CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+_OTEL_SWITCHES = (*_OTEL_ENDPOINTS, "OTEL_TRACES_EXPORTER", "AGENT_OTEL")  # export on when set
 _NEVER = "a project file may never set it; set it in your own environment or config"
 # A project .env longer than this is refused before it is parsed: parsing and putenv() grow
 # with it (30,000 lines cost seconds of CPU at every command), and no project needs as many.
@@ -220,12 +221,37 @@ def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
     return out
 
 
+def _otel_missing(accepted: dict[str, str], found: str) -> list[str]:
+    """Take out of ``accepted`` what would switch OpenTelemetry export on when its packages
+    are not installed: a project's wish for traces is not a reason to stop every run (your
+    own is, with the install hint: agentcli/otel_export.py). One line naming them."""
+    import importlib.util
+
+    from agentcli.otel_export import INSTALL_HINT
+
+    asks = [n for n in _OTEL_SWITCHES if (accepted.get(n) or "").strip().lower()
+            not in ("", "0", "false", "no", "off", "none")]
+    if not asks:
+        return []
+    try:
+        if importlib.util.find_spec("opentelemetry.sdk") is not None:
+            return []
+    except (ImportError, ValueError):
+        pass
+    for name in asks:
+        del accepted[name]
+    return [f"{_listed(asks)} in {found} {'was' if len(asks) == 1 else 'were'} not loaded: "
+            f"OpenTelemetry export needs the optional packages: {INSTALL_HINT}"]
+
+
 def project_env(environ: Mapping[str, str],
                 ask: Callable[[ProjectEnv], bool] | None = None,
                 ) -> tuple[ProjectEnv | None, dict[str, str], list[str]]:
     """The project ``.env`` (if any), the variables it may set now, and one line per thing
     ignored. ``ask`` (on a terminal) is asked once per file content when something needs
-    trust; its answer is kept. A file that cannot be read is a line, not a failure."""
+    trust; its answer is kept. What a file you trusted may never set was listed by ``agent
+    trust`` and is not repeated at every command. A file that cannot be read is a line, not
+    a failure."""
     found = find_env_file()
     if not found:
         return None, {}, []
@@ -233,10 +259,11 @@ def project_env(environ: Mapping[str, str],
         env = read_env(found, environ)
     except ConfigError as err:
         return None, {}, [f"{err}; it was not loaded"]
-    lines = [f"{what} in {found} was ignored: {why}" for what, why in env.refused]
+    state = trust_state(found, env.data, environ)
+    lines = [] if state == "trusted" else [
+        f"{what} in {found} was ignored: {why}" for what, why in env.refused]
     accepted = dict(env.free)
     if env.needs_trust:
-        state = trust_state(found, env.data, environ)
         if state == "unknown" and ask is not None:
             answer = ask(env)
             set_trust(found, answer, environ)
@@ -250,4 +277,4 @@ def project_env(environ: Mapping[str, str],
                          f"{'was' if len(env.needs_trust) == 1 else 'were'} not loaded: "
                          f"{said}; read it, then run `agent trust "
                          f"{os.path.dirname(found)}`")
-    return env, accepted, lines
+    return env, accepted, lines + _otel_missing(accepted, found)

@@ -126,6 +126,8 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
         set_trust(found, trusted)
         names = ", ".join(sorted(env.needs_trust)) or "nothing that needs trust"
         done.append(f"{found} is {verb}" + (f" (sets: {names})" if trusted else ""))
+        if trusted:  # said once here, not again at every command
+            done += [f"  still ignored: {what}: {why}" for what, why in env.refused]
     if not done:
         what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
         raise ConfigError(f"no {what} in {os.path.abspath(directory)}")
