@@ -3,7 +3,8 @@
 The ``agent`` group runs every command inside :func:`errors_to_exit`
 (``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
 ``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
-code, Ctrl-C 130, a bug one "internal error" line (``--debug`` adds the traceback).
+code, Ctrl-C 130, a file the OS refuses (another account's directory) exit 2 naming it, a
+bug one "internal error" line (``--debug`` adds the traceback).
 The debug flag comes with each invocation (the group's parsed ``--debug``), so two runs in
 one process (a test's ``CliRunner``) never share it.
 """
@@ -51,6 +52,25 @@ def _print_traceback() -> None:
     sys.stderr.flush()
 
 
+def _denied(err: PermissionError) -> str:
+    """The line for a file or directory the OS refused: under one of agentcli's directories
+    (another account's ``$XDG_DATA_HOME``, say), which variable points elsewhere."""
+    from pathlib import Path
+
+    from agentcli.paths import cache_dir, config_dir, data_dir
+
+    path = Path(os.path.abspath(err.filename)) if err.filename else None
+    for variable, base in (("XDG_DATA_HOME", data_dir().parent),
+                           ("XDG_CONFIG_HOME", config_dir().parent),
+                           ("XDG_CACHE_HOME", cache_dir().parent)):
+        if path is not None and path.is_relative_to(base.absolute()):
+            return (f"permission denied: {path}; agentcli keeps its files under {base} "
+                    f"(${variable}), which this account may not use: make it yours, or set "
+                    f"{variable} to a directory you own")
+    return (f"permission denied: {path or err.strerror or err}; check the owner and mode of "
+            "the file and the directories above it")
+
+
 @contextmanager
 def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
     """The one place where exceptions become a one-line message and an exit code;
@@ -72,6 +92,10 @@ def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
         fail(str(err), code)
     except KeyboardInterrupt:
         fail("interrupted", exit_codes.INTERRUPTED)
+    except PermissionError as err:  # the machine's doing, not a bug: say where and what to do
+        if debug:
+            _print_traceback()
+        fail(_denied(err), exit_codes.USAGE)
     except Exception as err:
         if debug:
             _print_traceback()

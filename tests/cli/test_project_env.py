@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -267,3 +269,45 @@ def test_a_projects_collector_without_the_otel_extra_is_one_line_naming_the_file
                   env={"PYTHONPATH": str(guard), "AGENT_OTEL": "true"})
     assert yours.returncode == 2
     assert "pip install 'agentcli[otel]'" in yours.stderr and "Traceback" not in yours.stderr
+
+
+def _as_another_account(data: Path) -> list[str]:
+    """A command prefix under which ``data`` (0700) is someone else's: as root, owned by
+    nobody and run without the capabilities that let root read anything; else mode 000."""
+    import shutil
+
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("needs setpriv to drop root's DAC override")
+        os.chown(data, 65534, 65534)
+        data.chmod(0o700)
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+        probe = subprocess.run([*prefix, "ls", str(data)], capture_output=True)
+        if probe.returncode == 0:
+            pytest.skip("cannot drop root's capabilities here")
+        return prefix
+    data.chmod(0)
+    return []
+
+
+def test_another_accounts_data_dir_is_one_clear_line(tmp_path: Path) -> None:
+    data = tmp_path / "theirs"
+    data.mkdir()
+    prefix = _as_another_account(data)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["XDG_DATA_HOME"] = str(data)
+    model = fake_model(tmp_path, "Final Answer: 42")
+    try:
+        for args in (["run", "-m", model, "-q", "q"], ["logs", "list"]):
+            proc = subprocess.run([*prefix, sys.executable, "-m", "agentcli", *args],
+                                  capture_output=True, text=True, env=env, cwd=tmp_path,
+                                  timeout=120, stdin=subprocess.DEVNULL)
+            lines = proc.stderr.splitlines()
+            assert proc.returncode == 2, proc.stderr
+            assert len(lines) == 1 and lines[0].startswith(f"error: permission denied: {data}")
+            assert lines[0].endswith("make it yours, or set XDG_DATA_HOME to a directory you own")
+    finally:
+        data.chmod(0o700)
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            os.chown(data, os.getuid(), os.getgid())
