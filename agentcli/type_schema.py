@@ -1,11 +1,19 @@
 """The one converter from Python type hints to JSON Schema, and the one validator of values
-against a JSON Schema (tool arguments, structured answers, state fields): ``jsonschema``."""
+against a JSON Schema (tool arguments, structured answers, state fields): ``jsonschema``.
+
+A front step settles the common case without loading ``jsonschema`` (~70 ms of imports with
+``referencing``, ``attrs`` and ``rpds``): a flat schema (``type``, ``enum``, ``required``,
+``properties`` of flat schemas, ``additionalProperties: false``, annotations) that the value
+plainly satisfies. Anything else, and every failure, goes to ``jsonschema``, so its messages
+are the only ones; the front step may pass the decision on but never accepts what
+``jsonschema`` would refuse (``tests/core/test_flat_schema.py`` checks that on random pairs).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 if TYPE_CHECKING:
@@ -76,9 +84,67 @@ def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
+# Draft 2020-12's types, each as strict as jsonschema's or stricter (3.0 is an integer there,
+# a Decimal a number: those go to jsonschema).
+_TYPES: dict[str, Callable[[object], bool]] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment",
+                          "deprecated", "readOnly", "writeOnly"})
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _same(member: object, value: object) -> bool:
+    """``value`` equals an enum member: same scalar type (JSON's 1 is not true), equal."""
+    return type(member) is type(value) and isinstance(value, _SCALARS) and member == value
+
+
+def plainly_valid(schema: object, value: object) -> bool:
+    """True when ``schema`` is flat and ``value`` satisfies it; False means "ask jsonschema"
+    (a keyword this check does not read, or a value that looks invalid)."""
+    if not isinstance(schema, Mapping):
+        return False
+    props = schema.get("properties", {})
+    if not isinstance(props, Mapping):
+        return False
+    for key, want in schema.items():
+        if key in _ANNOTATIONS or key == "properties":
+            continue
+        if key == "type":
+            names = [want] if isinstance(want, str) else want
+            if not (isinstance(names, list) and all(n in _TYPES for n in names)
+                    and any(_TYPES[n](value) for n in names)):
+                return False
+        elif key == "enum":
+            if not (isinstance(want, list) and any(_same(m, value) for m in want)):
+                return False
+        elif key == "required":
+            if not (isinstance(want, list) and all(isinstance(n, str) for n in want)):
+                return False
+            if isinstance(value, dict) and not all(n in value for n in want):
+                return False
+        elif key == "additionalProperties":
+            if not isinstance(want, bool):
+                return False
+            if not want and isinstance(value, dict) and not all(k in props for k in value):
+                return False
+        else:
+            return False
+    return not isinstance(value, dict) or all(
+        plainly_valid(sub, value[name]) for name, sub in props.items() if name in value)
+
+
 def best_error(schema: Mapping[str, Any], value: object
                ) -> jsonschema.exceptions.ValidationError | None:
     """The most relevant validation error of ``value`` against ``schema``, or None."""
+    if plainly_valid(schema, value):
+        return None
     import jsonschema
 
     return jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))

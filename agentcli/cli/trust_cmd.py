@@ -48,6 +48,10 @@ _said: set[str] = set()  # warnings already printed by this process
 def load_project_env() -> None:
     """Put what the project's ``.env`` may set into ``os.environ`` (yours wins), asking on a
     terminal when part of it needs trust; one warning line on stderr per thing ignored."""
+    from agentcli.project_files import find_env_file
+
+    if not find_env_file():
+        return  # no project .env: its rules are not even imported
     from agentcli.project_trust import project_env
     from agentcli.redact import remember_env
 
