@@ -22,12 +22,33 @@ if TYPE_CHECKING:
     from agentcli.agents.base import Agent
 
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# Where a prompt shows the format with words in place of content: a label's value
+# (``Final Answer: your answer to the user``), an action blob's value, an angle-bracket slot.
+_LABELLED = re.compile(r"^[A-Z][A-Za-z ]{0,40}:[ \t]*([^{}\n]+?)[ \t]*$", re.MULTILINE)
+_BLOB_VALUE = re.compile(r'"action(?:_input)?"\s*:\s*"([^"{}\n]+)"')
+_SLOT = re.compile(r"<([^<>{}\n]+)>")
 
 
 @cache
 def load(name: str) -> str:
     """The built-in text of ``prompts/<name>.txt``."""
     return files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
+
+
+@cache
+def placeholders() -> frozenset[str]:
+    """The placeholder phrases of every built-in prompt (what a model copies instead of
+    answering), as :func:`agentcli.answers.placeholder_key` compares them."""
+    from agentcli.answers import placeholder_key
+
+    found: set[str] = set()
+    for path in files(__name__).iterdir():
+        if path.name.endswith(".txt"):
+            text = path.read_text(encoding="utf-8")
+            for pattern in (_LABELLED, _BLOB_VALUE, _SLOT):
+                found.update(placeholder_key(m) for m in pattern.findall(text))
+    # words only: a lone word ("Yes.") is an answer, an example's numbers are its content
+    return frozenset(k for k in found if " " in k and not any(c.isdigit() for c in k))
 
 
 def render(template: str, **values: str) -> str:
