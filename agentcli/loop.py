@@ -362,7 +362,7 @@ class AgentLoop:
         """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
         given = Given(str(run.values.get("input") or ""),
                       (*(t.description for t in self.tools), *run.tool_texts),
-                      tuple(run.results.values()), placeholders())
+                      tuple(run.results.values()), placeholders(*self.agent.templates.values()))
         return judge(reply, given)
 
     def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:

@@ -35,18 +35,25 @@ def load(name: str) -> str:
     return files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
 
 
+def placeholders(*texts: str) -> frozenset[str]:
+    """The placeholder phrases (what a model copies instead of answering) of every built-in
+    prompt and of ``texts`` (an agent's own templates), as
+    :func:`agentcli.answers.placeholder_key` compares them."""
+    return _builtin_placeholders().union(*map(_placeholders_in, texts))
+
+
 @cache
-def placeholders() -> frozenset[str]:
-    """The placeholder phrases of every built-in prompt (what a model copies instead of
-    answering), as :func:`agentcli.answers.placeholder_key` compares them."""
+def _builtin_placeholders() -> frozenset[str]:
+    return frozenset().union(*(_placeholders_in(p.read_text(encoding="utf-8"))
+                               for p in files(__name__).iterdir() if p.name.endswith(".txt")))
+
+
+@cache
+def _placeholders_in(text: str) -> frozenset[str]:
     from agentcli.answers import placeholder_key
 
-    found: set[str] = set()
-    for path in files(__name__).iterdir():
-        if path.name.endswith(".txt"):
-            text = path.read_text(encoding="utf-8")
-            for pattern in (_LABELLED, _BLOB_VALUE, _SLOT):
-                found.update(placeholder_key(m) for m in pattern.findall(text))
+    found = {placeholder_key(m) for pattern in (_LABELLED, _BLOB_VALUE, _SLOT)
+             for m in pattern.findall(text)}
     # words only: a lone word ("Yes.") is an answer, an example's numbers are its content
     return frozenset(k for k in found if " " in k and not any(c.isdigit() for c in k))
 
