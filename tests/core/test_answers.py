@@ -132,3 +132,26 @@ def test_the_library_runs_a_bare_calculation_through_the_calculator() -> None:
     calls = [m.tool_calls for m in sent if m.role == "assistant"]
     assert calls and isinstance(calls[0][0], ToolCall)  # given back as a tool result
     assert any(m.role == "tool" and m.content == "Answer: 180.0" for m in sent)
+
+
+# -- where agentcli.compat keeps LangChain's behaviour (docs/langchain.md, "Answers") --------
+def test_kept_force_at_a_limit_returns_langchains_sentence() -> None:
+    from agentcli.schema import FORCE_STOP_MESSAGE
+
+    model = blob_agent(*["Thought: again\nAction: Calculator\nAction Input: 2 + 2"] * 3)
+    executor = initialize_agent([make_calculator(model)], model, "zero-shot-react-description",
+                                max_iterations=2, stall_limit=None)
+    result = executor.invoke("What is 2 + 2?")
+    assert result["output"] == FORCE_STOP_MESSAGE and result.stop_reason == "max_iterations"
+    assert len(model.requests) == 2  # no further request
+
+
+def test_kept_create_agent_ends_on_an_empty_reply_after_tool_results() -> None:
+    """LangGraph's graph ends on an AI message without tool calls (seed 004)."""
+    model = blob_agent(ChatResult("", tool_calls=(ToolCall("c1", "Calculator",
+                                                           '{"input": "2 + 2"}'),)), "")
+    state = create_agent(model, [make_calculator(model)]).invoke(
+        {"messages": [{"role": "user", "content": "What is 2 + 2?"}]})
+    assert len(model.requests) == 2  # no answer-now request
+    assert [(m.role, m.content) for m in state["messages"]][-2:] == [("tool", "Answer: 4"),
+                                                                      ("assistant", "")]
