@@ -192,3 +192,43 @@ def test_hostile_or_broken_replies_are_refused(mock_server: Any, tmp_path: Path,
     out = json.loads(proc.stdout)
     assert out["answer"] is None and out["stop_reason"] == "no_answer"
     assert len(bodies(mock_server)) == 2
+
+
+def test_chat_refuses_a_blob_and_keeps_no_answer(mock_server: Any, tmp_path: Path) -> None:
+    """`agent chat` (piped): the blob is never shown as the answer (the streamed words are the
+    trace) nor kept in the session's history."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               HOME=str(tmp_path))
+    for _ in range(2):
+        mock_server.add_reply(BLOB)
+    mock_server.add_reply("240")
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "chat", "-m", "openai/small", "-a", CALLING,
+         "--db", str(tmp_path / "a.db")], input=f"{MINUTES}\n{MINUTES}\n", env=env,
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("Final Answer:") == 1 and "Final Answer:\n240\n" in proc.stdout
+    assert "held no answer" in proc.stdout + proc.stderr
+    sent = bodies(mock_server)
+    assert len(sent) == 3 and answer_now_asked(sent[1])
+    assert BLOB not in json.dumps(sent[2]["messages"])  # the history holds no blob
+
+
+def test_batch_applies_the_rule(mock_server: Any, tmp_path: Path) -> None:
+    """`agent batch`: a restatement, refused twice, is a row with no answer and `no_answer`."""
+    for _ in range(2):
+        mock_server.add_reply("4 hours")
+    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "q1", "input": MINUTES}) + "\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"), HOME=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "batch", "in.jsonl", "-o", "out.jsonl", "-j", "1",
+         "-m", "openai/small", "-a", CALLING], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    line = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
+    assert line["answer"] is None and line["stop_reason"] == "no_answer", proc.stderr
+    assert len(bodies(mock_server)) == 2
