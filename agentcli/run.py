@@ -82,6 +82,7 @@ class Run:
     priced: bool = False
     results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
     recovered: str | None = None  # the limit after which the answer was asked for
+    tool_texts: list[str] = field(default_factory=list)  # the tools' error observations
     asked_now: bool = False  # a call showed the model had its result; the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
     middleware: list[AgentMiddleware] = field(default_factory=list)  # the executor's + the run's
