@@ -1,0 +1,148 @@
+"""One output-schema check on every path (issue 39): the answer-now reply (the one extra
+request made when a run stalls or reaches a limit) is checked against ``--schema`` exactly like
+a normal answer, through the real ``agent`` and through the library API; the schema is an input
+of the run (issue 38), so one executor serves runs with and without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.agents.base import final_instruction
+from agentcli.create import create_agent, initialize_agent
+from agentcli.models.fake import FakeChatModel
+from agentcli.schema import FORCE_STOP_MESSAGE, ChatResult, Message, ToolCall
+from agentcli.tools import load_tools
+
+SCHEMA = {"type": "object", "properties": {"value": {"type": "number"}},
+          "required": ["value"], "additionalProperties": False}
+CALC = '{"action": "Calculator", "action_input": "70 + 5"}'
+QUESTION = "What is seventy plus five?"
+
+
+def _answer_now(messages: list[dict[str, Any]]) -> bool:
+    """The request is the answer-now one (its last user turn carries that instruction)."""
+    users = [m for m in messages if m.get("role") == "user"]
+    return bool(users) and final_instruction() in str(users[-1].get("content"))
+
+
+def _run(server: Any, tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COLUMNS"))}
+    env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"))
+    return subprocess.run(
+        [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "--schema", str(schema),
+         *flags, QUESTION], env=env, capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL)
+
+
+def _stalling(server: Any, answer_now_reply: str) -> list[int]:
+    """The model repeats one Calculator call until asked for its answer, then sends
+    ``answer_now_reply``; returns the list the answer-now requests' numbers go to."""
+    asked: list[int] = []
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        if _answer_now(body["messages"]):
+            asked.append(len(server.requests))
+            return {"text": answer_now_reply}
+        return {"text": CALC}
+
+    server.set_responder(respond)
+    return asked
+
+
+@pytest.mark.parametrize("flags", [(), ("--max-iterations", "1")], ids=["stall", "limit"])
+def test_an_answer_now_reply_that_fails_the_schema_is_no_answer(
+        mock_server: Any, tmp_path: Path, flags: tuple[str, ...]) -> None:
+    asked = _stalling(mock_server, "75")
+    proc = _run(mock_server, tmp_path, *flags)
+    assert asked, "the run never asked for its answer"
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert proc.stdout.strip() == ""  # nothing printed as the answer: not 75
+    assert "Recovered" not in proc.stderr
+    assert "Stopped:" in proc.stderr
+
+
+def test_an_answer_now_reply_that_matches_the_schema_is_the_answer(
+        mock_server: Any, tmp_path: Path) -> None:
+    asked = _stalling(mock_server, '{"value": 75}')
+    proc = _run(mock_server, tmp_path, "--json")
+    assert asked and proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["state"]["structured_response"] == {"value": 75}
+    assert json.loads(data["answer"]) == {"value": 75}
+    # the answer-now request asked for the schema (its prompt names the field)
+    final = next(r.body for r in mock_server.requests if _answer_now(r.body["messages"]))
+    assert any('"value"' in str(m["content"]) for m in final["messages"])
+
+
+def test_schema_mismatch_on_the_normal_path_goes_back_to_the_model(
+        mock_server: Any, tmp_path: Path) -> None:
+    mock_server.add_reply('{"action": "Final Answer", "action_input": "75"}')
+    mock_server.add_reply('{"action": "Final Answer", "action_input": {"value": 75}}')
+    proc = _run(mock_server, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"value": 75}
+    assert "does not match the required JSON Schema" in json.dumps(
+        mock_server.requests[-1].body["messages"])
+
+
+# ---------------------------------------------------------------- the library API
+def _limit_then(reply: str) -> FakeChatModel:
+    """A model that calls the Calculator, then answers ``reply`` when asked to answer now."""
+    def respond(messages: list[Message]) -> str:
+        return reply if final_instruction() in str(messages[-1].content) else CALC
+
+    return FakeChatModel(respond)
+
+
+def _executor(llm: FakeChatModel) -> Any:
+    return initialize_agent(load_tools(["llm-math"], llm=llm), llm,
+                            "chat-zero-shot-react-description", max_iterations=1,
+                            early_stopping_method="generate")
+
+
+def test_library_invoke_ainvoke_stream_batch_check_the_answer_now_reply() -> None:
+    import asyncio
+
+    bad = _executor(_limit_then("75"))
+    results = [bad.invoke(QUESTION, response_format=SCHEMA),
+               asyncio.run(bad.ainvoke(QUESTION, response_format=SCHEMA)),
+               [e for e in bad.stream(QUESTION, response_format=SCHEMA)][-1].result,
+               *bad.batch([QUESTION], response_format=SCHEMA)]
+    for result in results:
+        assert not isinstance(result, BaseException)
+        assert result.output == FORCE_STOP_MESSAGE  # not "75"
+        assert "structured_response" not in result.state
+    good = _executor(_limit_then('{"value": 75}'))
+    result = good.invoke(QUESTION, response_format=SCHEMA)
+    assert result.state["structured_response"] == {"value": 75}
+    # the same executor, no schema for this run: the plain answer stands
+    assert _executor(_limit_then("75")).invoke(QUESTION).output == "75"
+
+
+def test_create_agent_checks_the_answer_now_reply_per_run() -> None:
+    calls = ChatResult("", tool_calls=(ToolCall("c1", "double", '{"x": 2}'),))
+
+    def double(x: int) -> int:
+        """Double a number."""
+        return 2 * x
+
+    def respond(messages: list[Message]) -> ChatResult | str:
+        return "4" if messages[-1].role == "user" and len(messages) > 2 else calls
+
+    agent = create_agent(FakeChatModel(respond), [double], max_iterations=1,
+                         early_stopping_method="generate")
+    state = agent.invoke({"input": "double 2"}, response_format=SCHEMA)
+    assert "structured_response" not in state
+    state = agent.invoke({"input": "double 2"})  # the same agent without a schema
+    assert state["messages"][-1].content == "4"
