@@ -15,10 +15,6 @@ from typing import Any
 import pytest
 
 from agentcli.agents.base import final_instruction
-from agentcli.create import create_agent, initialize_agent
-from agentcli.models.fake import FakeChatModel
-from agentcli.schema import FORCE_STOP_MESSAGE, ChatResult, Message, ToolCall
-from agentcli.tools import load_tools
 
 SCHEMA = {"type": "object", "properties": {"value": {"type": "number"}},
           "required": ["value"], "additionalProperties": False}
@@ -94,55 +90,3 @@ def test_schema_mismatch_on_the_normal_path_goes_back_to_the_model(
     assert json.loads(proc.stdout) == {"value": 75}
     assert "does not match the required JSON Schema" in json.dumps(
         mock_server.requests[-1].body["messages"])
-
-
-# ---------------------------------------------------------------- the library API
-def _limit_then(reply: str) -> FakeChatModel:
-    """A model that calls the Calculator, then answers ``reply`` when asked to answer now."""
-    def respond(messages: list[Message]) -> str:
-        return reply if final_instruction() in str(messages[-1].content) else CALC
-
-    return FakeChatModel(respond)
-
-
-def _executor(llm: FakeChatModel) -> Any:
-    return initialize_agent(load_tools(["llm-math"], llm=llm), llm,
-                            "chat-zero-shot-react-description", max_iterations=1,
-                            early_stopping_method="generate")
-
-
-def test_library_invoke_ainvoke_stream_batch_check_the_answer_now_reply() -> None:
-    import asyncio
-
-    bad = _executor(_limit_then("75"))
-    results = [bad.invoke(QUESTION, response_format=SCHEMA),
-               asyncio.run(bad.ainvoke(QUESTION, response_format=SCHEMA)),
-               [e for e in bad.stream(QUESTION, response_format=SCHEMA)][-1].result,
-               *bad.batch([QUESTION], response_format=SCHEMA)]
-    for result in results:
-        assert not isinstance(result, BaseException)
-        assert result.output == FORCE_STOP_MESSAGE  # not "75"
-        assert "structured_response" not in result.state
-    good = _executor(_limit_then('{"value": 75}'))
-    result = good.invoke(QUESTION, response_format=SCHEMA)
-    assert result.state["structured_response"] == {"value": 75}
-    # the same executor, no schema for this run: the plain answer stands
-    assert _executor(_limit_then("75")).invoke(QUESTION).output == "75"
-
-
-def test_create_agent_checks_the_answer_now_reply_per_run() -> None:
-    calls = ChatResult("", tool_calls=(ToolCall("c1", "double", '{"x": 2}'),))
-
-    def double(x: int) -> int:
-        """Double a number."""
-        return 2 * x
-
-    def respond(messages: list[Message]) -> ChatResult | str:
-        return "4" if messages[-1].role == "user" and len(messages) > 2 else calls
-
-    agent = create_agent(FakeChatModel(respond), [double], max_iterations=1,
-                         early_stopping_method="generate")
-    state = agent.invoke({"input": "double 2"}, response_format=SCHEMA)
-    assert "structured_response" not in state
-    state = agent.invoke({"input": "double 2"})  # the same agent without a schema
-    assert state["messages"][-1].content == "4"
