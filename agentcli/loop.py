@@ -72,6 +72,7 @@ from agentcli.run import (
 )
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
+    LIMIT_REASONS,
     PARSE_ERROR_TOOL,
     AgentAction,
     AgentFinish,
@@ -487,8 +488,12 @@ class AgentLoop:
     ) -> Generator[Effect, Any, RunResult]:
         if isinstance(finish, str):
             finish = AgentFinish({"output": finish}, finish)
-        if reason in ("return_direct", "jump_to_end") and run.answer_format is not None:
-            checked = yield from self._last_check(run, finish)  # the model wrote none of it
+        # An answer that got here unchecked (a tool's, a jump's, an empty native reply's) meets
+        # the run's schema too; ``structured_response`` is output-only: only this run's check
+        # sets it.
+        if (run.answer_format is not None and reason not in LIMIT_REASONS
+                and "structured_response" not in run.values):
+            checked = yield from self._last_check(run, finish)
             if checked is None:
                 finish, reason = AgentFinish({"output": ""}, finish.log), "no_answer"
             else:
