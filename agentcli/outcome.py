@@ -32,6 +32,8 @@ def real_answer(result: RunResult) -> str | None:
     """
     if result.stop_reason == "interrupted":
         return None
+    if "structured_response" in result.state:  # (output-only) the run's schema check passed:
+        return result.output  # that check decides a structured answer, whatever its fields
     if result.stop_reason in ("return_direct", "jump_to_end"):
         return result.output if result.output.strip() else None
     if result.stop_reason in LIMIT_REASONS and not result.recovered and not is_answer(

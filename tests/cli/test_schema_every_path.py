@@ -28,14 +28,15 @@ def _answer_now(messages: list[dict[str, Any]]) -> bool:
     return bool(users) and final_instruction() in str(users[-1].get("content"))
 
 
-def _run(server: Any, tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps(SCHEMA))
+def _run(server: Any, tmp_path: Path, *flags: str,
+         schema: dict[str, Any] = SCHEMA) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COLUMNS"))}
     env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test",
                AGENT_DB=str(tmp_path / "a.db"))
     return subprocess.run(
-        [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "--schema", str(schema),
+        [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "--schema", str(path),
          *flags, QUESTION], env=env, capture_output=True, text=True, timeout=120,
         stdin=subprocess.DEVNULL)
 
@@ -90,3 +91,18 @@ def test_schema_mismatch_on_the_normal_path_goes_back_to_the_model(
     assert json.loads(proc.stdout) == {"value": 75}
     assert "does not match the required JSON Schema" in json.dumps(
         mock_server.requests[-1].body["messages"])
+
+
+def test_a_validated_answer_is_the_answer_whatever_its_fields(mock_server: Any,
+                                                              tmp_path: Path) -> None:
+    """The schema check decides a structured answer: a field named like a tool call's
+    (``action``) does not make a validated object "no answer"."""
+    schema = {"type": "object", "properties": {"action": {"type": "string"}},
+              "required": ["action"]}
+    mock_server.add_reply(json.dumps({"action": "Final Answer",
+                                      "action_input": {"action": "buy"}}))
+    proc = _run(mock_server, tmp_path, "--json", schema=schema)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["state"]["structured_response"] == {"action": "buy"}
+    assert json.loads(data["answer"]) == {"action": "buy"}
