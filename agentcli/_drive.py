@@ -82,7 +82,7 @@ async def _call_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult 
             result = await _within(run, llm.arequest(effect.request, sink))
     except BaseException as err:
         run.emit(ModelError(err, llm.name))
-        if isinstance(err, ProviderError) and (better := ex.agent.explain(err)) is not err:
+        if isinstance(err, ProviderError) and (better := run.agent.explain(err)) is not err:
             raise better from err
         raise
     if isinstance(result, Expired):

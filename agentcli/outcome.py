@@ -32,6 +32,8 @@ def real_answer(result: RunResult) -> str | None:
     output = result.output
     if result.stop_reason == "interrupted" or output is None or not output.strip():
         return None
+    if "structured_response" in result.state:  # (output-only) the run's schema check passed:
+        return output  # that check decides a structured answer, whatever its fields
     if result.stop_reason in LIMIT_REASONS and not result.recovered and (
             output == FORCE_STOP_MESSAGE):
         return None

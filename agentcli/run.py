@@ -29,8 +29,10 @@ from agentcli.schema import (
 from agentcli.state import Command
 
 if TYPE_CHECKING:
+    from agentcli.agents.base import Agent
     from agentcli.models.base import BaseChatModel
     from agentcli.pricing import PriceTable
+    from agentcli.structured import ResponseFormat
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class Run:
     callbacks: CallbackManager
     info: RunInfo
     deadline: float | None
+    agent: Agent  # the executor's agent, asking for the run's output schema (a run input)
     started: float = field(default_factory=time.monotonic)
     pending: list[RunEvent] = field(default_factory=list)
     history: StepIndex = field(default_factory=StepIndex)
@@ -86,6 +89,7 @@ class Run:
     asked_now: bool = False  # a call showed the model had its result; the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
     middleware: list[AgentMiddleware] = field(default_factory=list)  # the executor's + the run's
+    answer_format: ResponseFormat | None = None  # the schema the answer must match, if any
     # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
     # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a
     # bound method there would be a run <-> info cycle that only the collector frees (a batch

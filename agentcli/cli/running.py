@@ -135,12 +135,13 @@ def execute(
                                       callbacks=[spinner, *([printer] if printer else []),
                                                  *observers.handlers, timings],
                                       tool_extras={"human_input": human_input()},
-                                      response_schema=extra.schema, warnings=warned)
+                                      warnings=warned)
         report_tool_warnings(err, warned)
         base = conversation.inputs(question) if conversation else {"input": question}
         inputs = {**base, **extra.values(executor.schema)}
         config = conversation.config() if conversation else None  # its memory's middleware
-        for event in executor.stream(inputs, config):  # the renderer subscribes to the events
+        # the renderer subscribes to the events; --schema is the run's output schema
+        for event in executor.stream(inputs, config, response_format=extra.schema):
             if event.kind == "end":
                 result = event.result
     finally:

@@ -17,7 +17,7 @@ from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
 from agentcli.callbacks.stdout import colored
 from agentcli.executor import AgentExecutor as _Executor
-from agentcli.executor import Config, Inputs, one_input
+from agentcli.executor import Answer, Config, Inputs, one_input
 from agentcli.schema import RunResult
 from agentcli.textsafe import safe_text
 
@@ -26,10 +26,12 @@ class CallbackManagerForChainRun:
     """What ``_call`` receives as ``run_manager``: ``on_text`` (printed when verbose) and
     the run's config."""
 
-    def __init__(self, manager: CallbackManager, config: RunConfig, verbose: bool) -> None:
+    def __init__(self, manager: CallbackManager, config: RunConfig, verbose: bool,
+                 response_format: Answer = None) -> None:
         self.manager = manager
         self.config = config
         self.verbose = verbose
+        self.response_format = response_format  # the run's output schema (None: the executor's)
         self.run_id = manager.run_id
 
     def on_text(self, text: str, color: str | None = None, end: str = "", **kw: object) -> None:
@@ -53,13 +55,14 @@ class AgentExecutor(_Executor):
     calls_call = True
 
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
-               callbacks: Config = None) -> RunResult:
+               callbacks: Config = None, response_format: Answer = None) -> RunResult:
         """Run through ``self._call`` (LangChain's hook) and return the result dict."""
         given = one_input(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
         conf = RunConfig.of(config).adding(callbacks)
         manager = CallbackManager([*self.callbacks, *conf.callbacks])
-        out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
+        out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose,
+                                                          response_format))
         if isinstance(out, RunResult):
             return out
         # what _call returned, a plain dict (say a fallback answer), as a result dict
@@ -68,14 +71,16 @@ class AgentExecutor(_Executor):
                          state=extra, input=data.get("input"))
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
-                      input: Inputs = None, callbacks: Config = None) -> RunResult:
+                      input: Inputs = None, callbacks: Config = None,
+                      response_format: Answer = None) -> RunResult:
         """Async :meth:`invoke` (``_call`` runs in a worker thread)."""
         return await asyncio.to_thread(self.invoke, inputs, config, input=input,
-                                       callbacks=callbacks)
+                                       callbacks=callbacks, response_format=response_format)
 
     def _call(self, inputs: dict[str, Any],
               run_manager: CallbackManagerForChainRun | None = None) -> dict[str, Any]:
         """One run of the agent on ``inputs``; its result dict."""
         config = run_manager.config if run_manager is not None else None
-        return run_sync(_Executor.ainvoke(self, inputs, config))
+        fmt = run_manager.response_format if run_manager is not None else None
+        return run_sync(_Executor.ainvoke(self, inputs, config, response_format=fmt))
 

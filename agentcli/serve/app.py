@@ -42,6 +42,7 @@ from agentcli.serve.wire import (
     sse_data,
 )
 from agentcli.store import Store
+from agentcli.structured import ResponseFormat
 
 MAX_BODY = 4 * 1024 * 1024  # bytes of one request
 
@@ -78,15 +79,15 @@ def create_app(service: Service, *, token: str | None) -> Guard:
     async def chat(request: Request) -> Response:
         call = parse_chat(read_json(await _body(request)), request.headers)
         served = service.agent_for(call.model)
-        try:
-            served.executor_for(call.schema)  # a bad schema is the request's fault
+        try:  # the run's output schema: an input of the run; a bad one is the request's fault
+            answer = None if call.schema is None else ResponseFormat.of(call.schema)
         except AgentCliError as err:
             raise WireError(400, f"response_format: {err}", param="response_format") from None
         if call.stream:
-            return StreamingResponse(_stream(service, served, call),
+            return StreamingResponse(_stream(service, served, call, answer),
                                      media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})
-        return await _complete(request, service, served, call)
+        return await _complete(request, service, served, call, answer)
 
     routes = [Route("/v1/models", models, methods=["GET"]),
               Route("/v1/models/{model:path}", model, methods=["GET"]),
@@ -139,9 +140,9 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 async def _complete(request: Request, service: Service, served: ServedAgent,
-                    call: ChatCall) -> Response:
+                    call: ChatCall, answer: ResponseFormat | None) -> Response:
     """Run to the end and answer; a client that hangs up first cancels the run."""
-    run = asyncio.ensure_future(_collect(service, served, call))
+    run = asyncio.ensure_future(_collect(service, served, call, answer))
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait({run, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -163,12 +164,12 @@ async def _complete(request: Request, service: Service, served: ServedAgent,
                                    turn.result.usage, {**extra, **_about(turn, call)}))
 
 
-async def _collect(service: Service, served: ServedAgent, call: ChatCall
-                   ) -> tuple[Turn, list[Any]]:
+async def _collect(service: Service, served: ServedAgent, call: ChatCall,
+                   answer: ResponseFormat | None) -> tuple[Turn, list[Any]]:
     trace: list[Any] = []
     turn: Turn | None = None
     async for item in run_turn(served, call, service.store, service.env,
-                               log_runs=service.log_runs):
+                               log_runs=service.log_runs, answer=answer):
         if isinstance(item, Turn):
             turn = item
         elif isinstance(item, str):
@@ -183,7 +184,8 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> AsyncIterator[str]:
+async def _stream(service: Service, served: ServedAgent, call: ChatCall,
+                  answer: ResponseFormat | None) -> AsyncIterator[str]:
     """The answer as chunks, each piece the moment the model writes it; the trace as SSE
     comments when asked for. Starlette cancels this (and so the run) when the client leaves."""
     cid = new_id()
@@ -191,7 +193,7 @@ async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> Asyn
     turn: Turn | None = None
     try:
         async for item in run_turn(served, call, service.store, service.env,
-                                   log_runs=service.log_runs):
+                                   log_runs=service.log_runs, answer=answer):
             if isinstance(item, Turn):
                 turn = item
             elif isinstance(item, Delta):

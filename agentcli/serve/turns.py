@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from agentcli.serve.agents import ServedAgent
     from agentcli.session import Conversation
     from agentcli.store import Store
+    from agentcli.structured import ResponseFormat
 
 log = logging.getLogger("agentcli.serve")
 SESSION_PREFIX = "served:"  # served conversations' own namespace in the store: the header
@@ -49,9 +50,13 @@ class Turn:
     finish: str  # OpenAI finish_reason: "stop", or "length" when a limit stopped the run
 
 
-def turn_of(result: RunResult, env: Mapping[str, str]) -> Turn:
-    """The assistant message for a result (secrets redacted, like ``agent run --json``)."""
+def turn_of(result: RunResult, env: Mapping[str, str], *, structured: bool = False) -> Turn:
+    """The assistant message for a result (secrets redacted, like ``agent run --json``). A
+    structured answer is sent with ``stop`` only when it passed the run's schema check (its
+    value is in ``structured_response``): a client's ``.parse`` never meets invalid content."""
     answer = real_answer(result)
+    if structured and "structured_response" not in result.state:
+        answer = None
     if answer is not None:
         return Turn(result, redact(answer, env), "stop")
     return Turn(result, stop_line(result) or "The run was interrupted.", "length")
@@ -66,10 +71,12 @@ class Delta:
 
 async def run_turn(
     served: ServedAgent, call: ChatCall, store: Store, env: Mapping[str, str],
-    *, log_runs: bool,
+    *, log_runs: bool, answer: ResponseFormat | None = None,
 ) -> AsyncIterator[str | Delta | Turn]:
-    """Run the call; yield the answer's pieces the moment the model writes them (when
-    ``call.stream``), each trace line (when ``call.want_trace``), then the :class:`Turn`.
+    """Run the call (its answer matching ``answer``, the request's ``response_format``: an
+    input of the run on the agent's one executor); yield the answer's pieces the moment the
+    model writes them (when ``call.stream``), each trace line (when ``call.want_trace``), then
+    the :class:`Turn`.
     Closing or cancelling this generator cancels the run (logged as interrupted)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | Delta | None] = asyncio.Queue()
@@ -81,12 +88,12 @@ async def run_turn(
         store, SESSION_PREFIX + call.session, served.settings, agent=served.agent_type,
         llm=served.llm)
     timings = TimingsHandler()
-    executor = served.executor_for(call.schema)
-    answer = AnswerStream(native=executor.agent.native_tools, env=env)
+    executor = served.executor
+    pieces = AnswerStream(native=executor.agent.native_tools, env=env)
     tracer = TraceHandler(_Lines(put), env=env) if call.want_trace else None
     # A structured answer is sent whole, as the run validated it: no tokens of drafts.
-    feed = call.stream and call.schema is None
-    handlers: list[BaseCallbackHandler] = [timings, *([_Feed(answer, put)] if feed else []),
+    feed = call.stream and answer is None
+    handlers: list[BaseCallbackHandler] = [timings, *([_Feed(pieces, put)] if feed else []),
                            *([tracer] if tracer else [])]
 
     async def drive() -> RunResult:
@@ -96,7 +103,8 @@ async def run_turn(
             named = conversation.config(metadata={"session_id": call.session}) \
                 if conversation is not None else None
             async for event in executor.astream(
-                    _inputs(served, call, conversation), named, callbacks=handlers):
+                    _inputs(served, call, conversation), named, callbacks=handlers,
+                    response_format=answer):
                 if event.kind == "end":
                     result = event.result
         finally:
@@ -118,8 +126,8 @@ async def run_turn(
         result = await task
     finally:
         task.cancel()  # the client left (or the run is over: then this does nothing)
-    turn = turn_of(result, env)
-    rest = answer.rest(turn.content) if call.stream else ""
+    turn = turn_of(result, env, structured=answer is not None)
+    rest = pieces.rest(turn.content) if call.stream else ""
     if rest:
         yield Delta(rest)
     yield turn
