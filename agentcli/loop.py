@@ -22,6 +22,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
@@ -63,6 +64,7 @@ from agentcli.recovery import (
 from agentcli.run import (
     EXPIRED,
     CallModel,
+    Compute,
     Effect,
     Expired,
     Outcome,
@@ -288,7 +290,11 @@ class AgentLoop:
             try:
                 decision = self.agent.decide(result)
                 if isinstance(decision, AgentFinish) and self.response_format is not None:
-                    decision = self.response_format.answer(decision, run.values)
+                    decision = yield Compute(partial(self.response_format.answer, decision,
+                                                     run.values))
+                    if decision is EXPIRED:
+                        reason = "max_execution_time"
+                        break
             except OutputParserError as err:
                 if self.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
