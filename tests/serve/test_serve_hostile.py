@@ -1,15 +1,23 @@
 """`agent serve` under hostile requests (issue 38), through the real command on a loopback
 port: a request whose answer is checked against a catastrophic pattern, or whose model sends
-the Calculator's bomb, never holds up another client's request."""
+the Calculator's bomb, never holds up another client's request; the CLI cannot make a session
+in the served namespace, where a client's `X-Agent-Session` would read it."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
+import pytest
 from openai_clients import client
+
+from agentcli.store import Store
 
 SCHEMA = {"type": "object", "required": ["code"],
           "properties": {"code": {"type": "string", "pattern": "(a|aa)+$"}}}
@@ -67,3 +75,40 @@ def test_a_calculator_bomb_is_answered_with_the_too_large_line(serve: Any,
     [said] = [m["content"] for m in mock_server.requests[-1].body["messages"]
               if m["role"] == "tool"]
     assert "is too large" in said and "digits" not in said
+
+
+@pytest.mark.parametrize("argv", [
+    ["chat", "--session", "served:notes"], ["chat", "-s", "Served:notes"],
+    ["run", "--thread", "served:notes", "hi"],
+])
+def test_the_cli_cannot_name_a_session_in_the_served_namespace(
+        argv: list[str], mock_server: Any, tmp_path: Path) -> None:
+    env = {**os.environ, "OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-x",
+           "AGENT_DB": str(tmp_path / "a.db")}
+    done = subprocess.run([sys.executable, "-m", "agentcli", *argv, "-m", "openai/x"],
+                          input="my secret notes\n", capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "session names starting with 'served:' belong to `agent serve`'s clients" \
+        in done.stderr
+    assert not mock_server.requests  # nothing was asked, so nothing was saved under that name
+    if (tmp_path / "a.db").exists():
+        store = Store(tmp_path / "a.db")
+        try:
+            assert not [s for s in store.sessions() if s.name.lower().startswith("served:")]
+        finally:
+            store.close()
+
+
+def test_a_slash_session_in_the_served_namespace_keeps_the_session_in_use(
+        mock_server: Any, tmp_path: Path) -> None:
+    env = {**os.environ, "OPENAI_BASE_URL": mock_server.base_url, "OPENAI_API_KEY": "sk-x",
+           "AGENT_DB": str(tmp_path / "a.db")}
+    done = subprocess.run([sys.executable, "-m", "agentcli", "chat", "-m", "openai/x",
+                           "--session", "work"], input="/session served:notes\n/sessions\n",
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout + done.stderr
+    assert "belong to `agent serve`'s clients" in out
+    assert "* work" in out and "served:" not in out.split("/sessions", 1)[1]
