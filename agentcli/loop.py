@@ -23,6 +23,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
@@ -65,6 +66,7 @@ from agentcli.recovery import (
 from agentcli.run import (
     EXPIRED,
     CallModel,
+    Compute,
     Effect,
     Expired,
     Outcome,
@@ -298,8 +300,11 @@ class AgentLoop:
                 continue
             try:
                 decision = run.agent.decide(result)
-                if isinstance(decision, AgentFinish):
-                    decision = self._structured(run, decision)
+                if isinstance(decision, AgentFinish) and run.answer_format is not None:
+                    decision = yield Compute(partial(self._structured, run, decision))
+                    if decision is EXPIRED:
+                        reason = "max_execution_time"
+                        break
             except OutputParserError as err:
                 if run.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):

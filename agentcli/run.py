@@ -1,8 +1,9 @@
 """A run in progress, and the effects the executor's loop asks of its driver.
 
-The loop (:meth:`agentcli.executor.AgentExecutor._loop`) yields :class:`CallModel` and
-:class:`RunTools`; the driver (:mod:`agentcli._drive`) answers with a ``ChatResult``, one
-outcome per action, or :data:`EXPIRED` when the run's deadline passed meanwhile.
+The loop (:meth:`agentcli.executor.AgentExecutor._loop`) yields :class:`CallModel`,
+:class:`RunTools` and :class:`Compute`; the driver (:mod:`agentcli._drive`) answers with a
+``ChatResult``, one outcome per action, the computed value, or :data:`EXPIRED` when the run's
+deadline passed meanwhile.
 """
 
 from __future__ import annotations
@@ -58,13 +59,22 @@ class RefreshTools:
     (it may wait for a server); the driver answers with (fresh tools or None, notices)."""
 
 
+@dataclass(frozen=True)
+class Compute:
+    """Effect: CPU-bound work of the loop's own (an answer checked against its schema), done
+    off the event loop so other runs on it go on; the driver answers with its value, or
+    throws its error into the loop."""
+
+    work: Callable[[], Any]
+
+
 class Expired:
     """What a driver sends back when the run's deadline passed during an effect."""
 
 
 EXPIRED = Expired()
 Outcome = tuple["ToolOutcome | Command", ToolStatus]
-Effect = CallModel | RunTools | RefreshTools | RunEvent
+Effect = CallModel | RunTools | RefreshTools | Compute | RunEvent
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agents import agent_class
-from agentcli.errors import SessionConflictError
+from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.memory import Memory, SummaryMemory, make_memory, restore
 from agentcli.outcome import recorded_answer, run_record
 from agentcli.schema import RunResult
@@ -154,11 +154,29 @@ class Conversation:
         restore(self.memory, before)
 
 
+SERVED_PREFIX = "served:"  # agent serve's conversations (`X-Agent-Session: NAME`) are named
+# served:NAME: a namespace of their own, which no CLI conversation may enter
+
+
+def check_cli_name(name: str) -> None:
+    """Refuse a CLI conversation name in the served namespace (a served client could read
+    it) with a ConfigError saying why."""
+    if name.lower().startswith(SERVED_PREFIX):
+        raise ConfigError(f"session names starting with {SERVED_PREFIX!r} belong to "
+                          f"`agent serve`'s clients: pick a name without it")
+
+
 def open_conversation(
     store: Store, name: str, settings: Settings, *, agent: str,
-    llm: BaseChatModel | None = None,
+    llm: BaseChatModel | None = None, served: bool = False,
 ) -> Conversation:
-    """Open conversation ``name`` (created if new) with its saved memory."""
+    """Open conversation ``name`` (created if new) with its saved memory; ``served``: the
+    served client's conversation ``name``, in the served namespace, which a CLI ``name``
+    may not enter (:func:`check_cli_name`)."""
+    if served:
+        name = SERVED_PREFIX + name
+    else:
+        check_cli_name(name)
     info = store.ensure_session(name, model=settings.model, agent=agent)
     memory = restore(new_memory(settings, llm), info.memory_state)
     return Conversation(store, name, memory, info.turns,

@@ -7,13 +7,20 @@ A front step settles the common case without loading ``jsonschema`` (~70 ms of i
 plainly satisfies. Anything else, and every failure, goes to ``jsonschema``, so its messages
 are the only ones; the front step may pass the decision on but never accepts what
 ``jsonschema`` would refuse (``tests/core/test_flat_schema.py`` checks that on random pairs).
+
+Its ``pattern`` and ``patternProperties`` keywords match with the ``regex`` module under a
+time limit (:data:`PATTERN_TIME_LIMIT` for one whole validation), so a catastrophic pattern
+such as ``(a|aa)+$`` on ``aaa…a!`` is a validation error instead of a hang; the match releases
+the GIL, so it never holds up the event loop's thread either.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
+import time
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 if TYPE_CHECKING:
@@ -75,13 +82,116 @@ def _refuse(uri: str) -> NoReturn:
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
-    """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved)."""
+PATTERN_TIME_LIMIT = 1.0  # seconds for all the pattern matches of one validation
+_pattern_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "pattern_deadline", default=None)
+
+
+class _TooSlow(Exception):
+    """A pattern match ran past the validation's time limit."""
+
+
+def _search(pattern: str, text: str) -> bool:
+    """``pattern`` found in ``text``, within what is left of the validation's time limit."""
+    import regex
+
+    deadline = _pattern_deadline.get()
+    left = PATTERN_TIME_LIMIT if deadline is None else deadline - time.monotonic()
+    try:
+        return regex.search(pattern, text, timeout=max(left, 0.001),
+                            concurrent=True) is not None
+    except TimeoutError:
+        raise _TooSlow from None
+
+
+def _slow(pattern: str) -> jsonschema.ValidationError:
     import jsonschema
+
+    return jsonschema.ValidationError(
+        f"the pattern {pattern!r} took over {PATTERN_TIME_LIMIT:g} s to check (a pattern "
+        "that backtracks catastrophically); use a simpler pattern")
+
+
+def _pattern(validator: Any, pattern: str, instance: object, schema: object
+             ) -> Iterator[jsonschema.ValidationError]:
+    import jsonschema
+
+    if not isinstance(instance, str):
+        return
+    try:
+        if not _search(pattern, instance):
+            yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+    except _TooSlow:
+        yield _slow(pattern)
+
+
+def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: object,
+                        schema: object) -> Iterator[jsonschema.ValidationError]:
+    if not isinstance(instance, dict):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            try:
+                found = _search(pattern, key)
+            except _TooSlow:
+                yield _slow(pattern)
+                return
+            if found:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, allowed: object, instance: object,
+                           schema: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
+    """jsonschema's own keyword, with the names that match ``patternProperties`` found by
+    :func:`_search` (a key is as much the model's text as a value)."""
+    import jsonschema
+
+    if not isinstance(instance, dict):
+        return
+    named = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = []
+    for key in instance:
+        if key in named:
+            continue
+        try:
+            if any(_search(p, key) for p in patterns):
+                continue
+        except _TooSlow:
+            yield _slow("|".join(patterns))
+            return
+        extras.append(key)
+    if isinstance(allowed, dict):
+        for key in extras:
+            yield from validator.descend(instance[key], allowed, path=key)
+    elif allowed is False and extras:
+        listed = ", ".join(repr(k) for k in sorted(extras, key=str))
+        yield jsonschema.ValidationError(
+            f"Additional properties are not allowed ({listed} "
+            f"{'was' if len(extras) == 1 else 'were'} unexpected)")
+
+
+def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
+    """A validator whose ``$ref`` lookups never leave the document (no URL is retrieved) and
+    whose patterns match under the time limit."""
     from referencing import Registry
 
     registry = Registry(retrieve=_refuse)  # type: ignore[call-arg]
-    return jsonschema.Draft202012Validator(schema, registry=registry)
+    return _bounded_class()(schema, registry=registry)
+
+
+_BOUNDED: list[type[jsonschema.protocols.Validator]] = []
+
+
+def _bounded_class() -> type[jsonschema.protocols.Validator]:
+    """Draft 2020-12 with the pattern keywords above (built once, on first use)."""
+    if not _BOUNDED:
+        import jsonschema
+
+        _BOUNDED.append(jsonschema.validators.extend(jsonschema.Draft202012Validator, {
+            "pattern": _pattern, "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties}))
+    return _BOUNDED[0]
 
 
 # Draft 2020-12's types, each as strict as jsonschema's or stricter (3.0 is an integer there,
@@ -142,9 +252,14 @@ def plainly_valid(schema: object, value: object) -> bool:
 
 def best_error(schema: Mapping[str, Any], value: object
                ) -> jsonschema.exceptions.ValidationError | None:
-    """The most relevant validation error of ``value`` against ``schema``, or None."""
+    """The most relevant validation error of ``value`` against ``schema``, or None; all its
+    pattern matches together take at most :data:`PATTERN_TIME_LIMIT` seconds."""
     if plainly_valid(schema, value):
         return None
     import jsonschema
 
-    return jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
+    token = _pattern_deadline.set(time.monotonic() + PATTERN_TIME_LIMIT)
+    try:
+        return jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
+    finally:
+        _pattern_deadline.reset(token)

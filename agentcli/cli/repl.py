@@ -45,7 +45,7 @@ from agentcli.paths import data_dir
 from agentcli.redact import redact
 from agentcli.runtime import build_executor, build_model
 from agentcli.schema import RunResult
-from agentcli.session import Conversation, open_conversation, reads_memory
+from agentcli.session import Conversation, check_cli_name, open_conversation, reads_memory
 from agentcli.store import Store, open_store
 from agentcli.textsafe import safe_line, safe_text
 from agentcli.tools.resolve import build_catalog, check_names
@@ -226,6 +226,7 @@ class ChatRepl:
         """Switch to session ``name`` (created if new) and load its memory; a resumed session
         comes back with the agent type and tools it last used (flags given now win). Its saved
         setup changes only through ``/agent`` and ``/tools``: a resume never saves less."""
+        check_cli_name(name)  # before leaving the session in use
         self._leave_session()
         self.held_back = []
         info = self.store.session(name)

@@ -27,7 +27,7 @@ from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
 from agentcli.serve.wire import ChatCall
-from agentcli.session import open_conversation
+from agentcli.session import SERVED_PREFIX, open_conversation
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from agentcli.structured import ResponseFormat
 
 log = logging.getLogger("agentcli.serve")
-SESSION_PREFIX = "served:"  # served conversations' own namespace in the store: the header
-# `X-Agent-Session: work` never reads or writes `agent chat --session work`
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,8 @@ async def run_turn(
         loop.call_soon_threadsafe(queue.put_nowait, item)
 
     conversation = None if call.session is None else open_conversation(
-        store, SESSION_PREFIX + call.session, served.settings, agent=served.agent_type,
-        llm=served.llm)
+        store, call.session, served.settings, agent=served.agent_type, llm=served.llm,
+        served=True)  # `X-Agent-Session: work` never reads `agent chat --session work`
     timings = TimingsHandler()
     executor = served.executor
     pieces = AnswerStream(native=executor.agent.native_tools, env=env)
@@ -190,6 +188,6 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
             store.log_run(run_record(call.question, result, model=served.llm.name,
                                      agent=served.agent_type, meta=meta))
     except Exception as exc:
-        where = (f"session {SESSION_PREFIX}{call.session}" if conversation is not None
+        where = (f"session {SERVED_PREFIX}{call.session}" if conversation is not None
                  else "the run log")
         log.warning("could not save this turn to %s: %s", where, redact(str(exc)))
