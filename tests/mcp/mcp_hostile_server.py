@@ -1,6 +1,6 @@
 """A raw JSON-RPC stdio MCP server that misbehaves as its arguments say, for the tests of
 what a run does about it (issue 38). ``argv[1]`` is a file where it records ``pid N`` (and
-``child N``); ``argv[2:]`` are behaviours:
+``child N``, ``call`` when a tool call comes, ``eof``); ``argv[2:]`` are behaviours:
 
 - ``setsid``: at start, starts a child that leaves its process group (``setsid()``) and sleeps;
 - ``deaf``: ignores SIGTERM and stdin EOF (only SIGKILL ends it);
@@ -67,6 +67,7 @@ for line in sys.stdin:
     elif method == "tools/list":
         send({"id": ident, "result": {"tools": [TOOL]}})
     elif method == "tools/call":
+        record("call")
         if "slow-call" in MODES:
             continue
         if "err-call" in MODES:

@@ -6,9 +6,12 @@ as its limits say."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,3 +81,32 @@ def test_a_deaf_server_with_a_detached_child_is_killed(tmp_path: Path, record: P
     found = pids(record)
     assert len(found) == 2
     assert [pid for pid in found if running(pid)] == []
+
+
+def test_sigterm_ends_the_run_as_ctrl_c_does(tmp_path: Path, record: Path,
+                                            mock_server: Any) -> None:
+    """`kill` during a tool call: the run ends as interrupted (exit 130, its log row says so)
+    and its server, deaf to stdin EOF and SIGTERM, is gone with its detached child."""
+    mock_server.add_reply(tool_calls=[{"name": "srv__ping", "arguments": {}}])
+    cfg = config(tmp_path, record, "setsid", "deaf", "slow-call")
+    env = {**os.environ, **model_env(mock_server)}
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *run_args(cfg)], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        give_up = time.monotonic() + 60
+        while "call" not in (record.read_text().split() if record.exists() else []):
+            assert proc.poll() is None and time.monotonic() < give_up, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Interrupted" in err and "Traceback" not in err
+    assert [pid for pid in pids(record) if running(pid)] == []
+    logged = agent("logs", "--json", env=model_env(mock_server))
+    assert logged.returncode == 0, logged.stderr
+    rows = json.loads(logged.stdout)
+    assert [row["stop_reason"] for row in rows] == ["interrupted"]
