@@ -1,5 +1,6 @@
 """The stdio transport: the server is our child process, spoken to in JSON lines over its
-stdin and stdout, and ended the way the MCP spec tells a client to end it: close its stdin,
+stdin and stdout (its stderr goes to its log within a cap: :mod:`agentcli.mcp.errlog`), and
+ended the way the MCP spec tells a client to end it: close its stdin,
 wait for it to exit, then SIGTERM, then SIGKILL (its whole process group: it runs in a session
 of its own; and, by pid, every process below it, found through ``/proc`` while it runs and
 again as it is stopped, so a child that left the group with ``setsid()`` goes too: see
@@ -21,6 +22,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, TextIO
 
@@ -29,6 +31,7 @@ from anyio.abc import AsyncResource, Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from agentcli.mcp import proctree
+from agentcli.mcp.errlog import CappedLog
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
@@ -57,7 +60,8 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
     parse = TypeAdapter(mt.JSONRPCMessage).validate_json
     process = await anyio.open_process([command, *args],
                                        env={**get_default_environment(), **(env or {})},
-                                       cwd=cwd, stderr=errlog, start_new_session=True)
+                                       cwd=cwd, stderr=subprocess.PIPE, start_new_session=True)
+    log = CappedLog(errlog)
     to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     started: set[proctree.Known] = set()  # every process found below the server so far
@@ -66,6 +70,12 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
         while process.returncode is None:
             started.update(proctree.descendants(process.pid))
             await anyio.sleep(TRACK_EVERY)
+
+    async def pump_err() -> None:  # server stderr -> its log, within the cap
+        assert process.stderr is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in process.stderr:
+                log.write(chunk)
 
     async def pump_out() -> None:  # server stdout -> session, one JSON-RPC message a line
         from anyio.streams.text import TextReceiveStream
@@ -98,6 +108,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
             tasks.start_soon(pump_out)
             tasks.start_soon(pump_in)
             tasks.start_soon(track)
+            tasks.start_soon(pump_err)
             try:
                 yield read, write
             finally:
@@ -105,6 +116,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled caller must not leave it running
             await stop(process, started)
+            log.close()
             for stream in (read, write, to_session, from_session):
                 await stream.aclose()
 

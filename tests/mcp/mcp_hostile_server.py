@@ -60,7 +60,9 @@ TOOL = {"name": "ping", "description": "Answer pong.", "annotations": {"readOnly
 for line in sys.stdin:
     msg = json.loads(line)
     method, ident = msg.get("method"), msg.get("id")
-    if method == "initialize" and "silent" not in MODES:
+    if method == "initialize":
+        if "silent" in MODES:
+            continue
         send({"id": ident, "result": {
             "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile", "version": "1"}}})

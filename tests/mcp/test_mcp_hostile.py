@@ -19,10 +19,13 @@ from typing import Any
 import pytest
 import yaml
 
+from agentcli.mcp.cache import log_path
+from agentcli.mcp.errlog import STDERR_HEAD, STDERR_TAIL
 from tests.mcp.mcp_helpers import agent, model_env, running
 
 pytest.importorskip("mcp")
 SERVER = Path(__file__).with_name("mcp_hostile_server.py")
+MB = 1 << 20
 
 
 def pids(record: Path) -> list[int]:
@@ -110,3 +113,56 @@ def test_sigterm_ends_the_run_as_ctrl_c_does(tmp_path: Path, record: Path,
     assert logged.returncode == 0, logged.stderr
     rows = json.loads(logged.stdout)
     assert [row["stop_reason"] for row in rows] == ["interrupted"]
+
+
+def test_a_stderr_flood_during_a_call_leaves_a_capped_log(tmp_path: Path, record: Path,
+                                                          mock_server: Any) -> None:
+    flood_mb = 12 * (STDERR_HEAD + STDERR_TAIL) / MB  # far past the cap, quick to pipe
+    ping_then_answer(mock_server)
+    proc = agent(*run_args(config(tmp_path, record, f"err-call={flood_mb}")),
+                 env=model_env(mock_server))
+    assert proc.returncode == 0 and "It said pong." in proc.stdout, proc.stderr
+    log = log_path("srv")
+    assert log.stat().st_size < STDERR_HEAD + STDERR_TAIL + 1000
+    text = log.read_text()
+    assert "bytes of this server's stderr left out" in text
+    assert text.rstrip().endswith("working, very loudly")  # its last words are kept
+
+
+def peak_rss_kb(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """The peak memory of ``agent ARGS`` (a wrapper process's only child), and its stderr."""
+    wrapper = ("import resource, subprocess, sys; "
+               "p = subprocess.run(sys.argv[1:], capture_output=True, text=True, "
+               "stdin=subprocess.DEVNULL); sys.stderr.write(p.stderr); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    proc = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "agentcli",
+                           *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+    return int(proc.stdout.split()[-1]), proc.stderr
+
+
+def test_a_stderr_flood_before_initialize_does_not_grow_the_run(tmp_path: Path, record: Path,
+                                                               mock_server: Any) -> None:
+    """64 MB of stderr from a server that then never answers ``initialize``: the server is
+    reported as not started (with its last words), and the run's memory stays what it is
+    with a quiet server."""
+    peaks = []
+    for flood in ("err-start=0", "err-start=64"):
+        mock_server.add_reply("No tools today.")
+        cfg = config(tmp_path, record, flood, "silent", startup_timeout=3)
+        peak, err = peak_rss_kb(run_args(cfg), model_env(mock_server))
+        assert "did not start" in err and "no answer within 3s" in " ".join(err.split())
+        peaks.append(peak)
+    assert peaks[1] - peaks[0] < 16 * 1024, peaks  # KB; the flood was 64 MB
+
+
+def test_a_long_log_is_moved_aside_when_its_server_starts_again() -> None:
+    from agentcli.mcp.cache import LOG_KEEP, log_offset
+
+    log = log_path("srv")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(b"old line\n" * 10)
+    assert log_offset("srv") == 90  # a short log goes on
+    log.write_bytes(b"x" * (LOG_KEEP + 1))
+    assert log_offset("srv") == 0
+    assert not log.exists() and log.with_name("srv.log.1").stat().st_size == LOG_KEEP + 1
