@@ -3,8 +3,9 @@
 The ``agent`` group runs every command inside :func:`errors_to_exit`
 (``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
 ``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
-code, Ctrl-C 130, a file the OS refuses (another account's directory) exit 2 naming it, a
-bug one "internal error" line (``--debug`` adds the traceback).
+code, Ctrl-C (or a SIGTERM: :func:`sigterm_as_ctrl_c`) 130, a file the OS refuses (another
+account's directory) exit 2 naming it, a bug one "internal error" line (``--debug`` adds the
+traceback).
 The debug flag comes with each invocation (the group's parsed ``--debug``), so two runs in
 one process (a test's ``CliRunner``) never share it.
 """
@@ -12,9 +13,11 @@ one process (a test's ``CliRunner``) never share it.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import NoReturn
 
 import typer
@@ -40,6 +43,18 @@ def fail(message: str, code: int) -> NoReturn:
     line = Text("error: ", style="bold red") + Text(message)
     console(stderr=True).print(line, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def sigterm_as_ctrl_c() -> None:
+    """Make a SIGTERM (``kill``, ``timeout``, systemd) end the command as Ctrl-C does: the run
+    stops as ``interrupted`` (its log row says so), its MCP servers are stopped, exit 130.
+    Left alone when the parent set SIGTERM to be ignored."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _print_traceback() -> None:
