@@ -202,8 +202,8 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
-                  prices=self.prices, middleware=[*self.middleware, *conf.middleware])
+        run = Run(values, manager, info, deadline, prices=self.prices,
+                  middleware=[*self.middleware, *conf.middleware])
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
@@ -481,7 +481,7 @@ class AgentLoop:
             elapsed=time.monotonic() - run.started,
             stats={"tool_call_repairs": run.repairs},
             state=self.schema.output(run.values),
-            cost=None if not run.priced or info.unpriced else info.cost,
+            cost=None if info.unpriced else info.cost,
             recovered=run.recovered,
             input=run.values.get("input"),
         )

@@ -154,6 +154,28 @@ class Conversation:
         restore(self.memory, before)
 
 
+def record_run(
+    question: str,
+    result: RunResult,
+    to: Conversation | Store,
+    *,
+    model: str | None,
+    agent: str | None,
+    options: Mapping[str, object] | None = None,
+    meta: Mapping[str, object] | None = None,
+    on_memory_error: Callable[[Exception], None] | None = None,
+) -> bool:
+    """Keep a finished run, the one way ``agent run``, ``agent chat`` and ``agent serve`` do:
+    a turn of its conversation (with the new memory), else a row of the run log. The record is
+    :func:`~agentcli.outcome.run_record`'s, cost included. True when a turn was saved."""
+    if isinstance(to, Conversation):
+        return to.commit(question, result, model=model, agent=agent, options=options,
+                         meta=meta, on_memory_error=on_memory_error)
+    to.log_run(run_record(question, result, model=model, agent=agent, options=options,
+                          meta=meta))
+    return False
+
+
 def open_conversation(
     store: Store, name: str, settings: Settings, *, agent: str,
     llm: BaseChatModel | None = None,
