@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, TypeVar
 
+from agentcli import exit_codes
 from agentcli._sync import in_thread
 from agentcli.deadline import deadline_scope
 from agentcli.errors import DeadlineExceeded, ProviderError
@@ -183,7 +184,7 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     except StopIteration as stop:
         done = stop.value
     except (KeyboardInterrupt, asyncio.CancelledError):
-        run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
+        run.emit(Notice("interrupted", exit_codes.INTERRUPTED_LINE))
         done = ex._result(run, "", "interrupted")
     except BaseException as err:
         error = err

@@ -214,8 +214,7 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, self._agent_for(fmt),
-                  priced=self.max_cost is not None, prices=self.prices,
+        run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
                   middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
@@ -578,7 +577,7 @@ class AgentLoop:
             elapsed=time.monotonic() - run.started,
             stats={"tool_call_repairs": run.repairs},
             state=self.schema.output(run.values),
-            cost=None if not run.priced or info.unpriced else info.cost,
+            cost=None if info.unpriced else info.cost,
             recovered=run.recovered,
             input=run.values.get("input"),
         )

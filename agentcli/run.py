@@ -92,7 +92,6 @@ class Run:
     repairs: int = 0
     last_key: str = ""
     repeats: int = 0
-    priced: bool = False
     results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
     recovered: str | None = None  # the limit after which the answer was asked for
     tool_texts: list[str] = field(default_factory=list)  # the tools' error observations
@@ -125,12 +124,9 @@ class Run:
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
 
     def account(self, result: ChatResult, model: str) -> float | None:
-        """Count a reply's usage (and cost when a cost budget needs it)."""
+        """Count a reply's usage and cost (the run's record and a cost budget read them)."""
         self.info.model_calls += 1
         self.info.usage = self.info.usage + result.usage
-        if not self.priced:
-            return None
-
         cost = cost_of(model or result.model, result.usage, self.prices)
         if cost is None:
             self.info.unpriced = True  # the CLI refuses --max-cost without a price

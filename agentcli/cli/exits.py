@@ -105,8 +105,12 @@ def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
             exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
         )
         fail(str(err), code)
-    except KeyboardInterrupt:
-        fail("interrupted", exit_codes.INTERRUPTED)
+    except KeyboardInterrupt:  # the line a run stopped in a model wait prints, and its code
+        from agentcli.cli.consoles import console
+
+        console(stderr=True).print(exit_codes.INTERRUPTED_LINE, style="yellow", markup=False,
+                                   highlight=False, soft_wrap=True)
+        raise typer.Exit(exit_codes.INTERRUPTED) from None
     except PermissionError as err:  # the machine's doing, not a bug: say where and what to do
         if debug:
             _print_traceback()

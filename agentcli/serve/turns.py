@@ -22,12 +22,13 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken
-from agentcli.outcome import real_answer, run_record, stop_line
+from agentcli.models.options import effective_options
+from agentcli.outcome import real_answer, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
 from agentcli.serve.wire import ChatCall
-from agentcli.session import SERVED_PREFIX, open_conversation
+from agentcli.session import SERVED_PREFIX, open_conversation, record_run
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -179,14 +180,13 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
           timings: dict[str, object]) -> None:
     """Commit the session's turn, or log the run (each step's status and duration from
     ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes."""
-    meta = {"served_as": served.name, "timings": timings}
+    if conversation is None and not log_runs:
+        return
     try:
-        if conversation is not None:
-            conversation.commit(call.question, result, model=served.llm.name,
-                                agent=served.agent_type, meta=meta)
-        elif log_runs:
-            store.log_run(run_record(call.question, result, model=served.llm.name,
-                                     agent=served.agent_type, meta=meta))
+        record_run(call.question, result, conversation or store, model=served.llm.name,
+                   agent=served.agent_type, options=effective_options(served.settings.temperature,
+                                             served.settings.model_options),
+                   meta={"served_as": served.name, "timings": timings})
     except Exception as exc:
         where = (f"session {SERVED_PREFIX}{call.session}" if conversation is not None
                  else "the run log")
