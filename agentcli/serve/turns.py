@@ -183,9 +183,10 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
     if conversation is None and not log_runs:
         return
     try:
+        settings = served.settings
         record_run(call.question, result, conversation or store, model=served.llm.name,
-                   agent=served.agent_type, options=effective_options(served.settings.temperature,
-                                             served.settings.model_options),
+                   agent=served.agent_type,
+                   options=effective_options(settings.temperature, settings.model_options),
                    meta={"served_as": served.name, "timings": timings})
     except Exception as exc:
         where = (f"session {SERVED_PREFIX}{call.session}" if conversation is not None
