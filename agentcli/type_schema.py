@@ -80,8 +80,9 @@ _pattern_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar
     "pattern_deadline", default=None)
 
 
-class _TooSlow(Exception):
-    """A pattern match ran past the validation's time limit."""
+class _Unchecked(Exception):
+    """A pattern could not be checked: its match ran past the validation's time limit, or
+    it is no regular expression."""
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -94,15 +95,16 @@ def _search(pattern: str, text: str) -> bool:
         return regex.search(pattern, text, timeout=max(left, 0.001),
                             concurrent=True) is not None
     except TimeoutError:
-        raise _TooSlow from None
+        raise _Unchecked(f"took over {PATTERN_TIME_LIMIT:g} s to check (a pattern that "
+                       "backtracks catastrophically); use a simpler pattern") from None
+    except (regex.error, TypeError) as err:  # a tool's schema is not checked beforehand
+        raise _Unchecked(f"is not a regular expression ({err})") from None
 
 
-def _slow(pattern: str) -> jsonschema.ValidationError:
+def _unchecked(pattern: str, err: _Unchecked) -> jsonschema.ValidationError:
     import jsonschema
 
-    return jsonschema.ValidationError(
-        f"the pattern {pattern!r} took over {PATTERN_TIME_LIMIT:g} s to check (a pattern "
-        "that backtracks catastrophically); use a simpler pattern")
+    return jsonschema.ValidationError(f"the pattern {pattern!r} {err}")
 
 
 def _pattern(validator: Any, pattern: str, instance: object, schema: object
@@ -114,8 +116,8 @@ def _pattern(validator: Any, pattern: str, instance: object, schema: object
     try:
         if not _search(pattern, instance):
             yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
-    except _TooSlow:
-        yield _slow(pattern)
+    except _Unchecked as err:
+        yield _unchecked(pattern, err)
 
 
 def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: object,
@@ -126,8 +128,8 @@ def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: o
         for key, value in instance.items():
             try:
                 found = _search(pattern, key)
-            except _TooSlow:
-                yield _slow(pattern)
+            except _Unchecked as err:
+                yield _unchecked(pattern, err)
                 return
             if found:
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
@@ -150,8 +152,8 @@ def _additional_properties(validator: Any, allowed: object, instance: object,
         try:
             if any(_search(p, key) for p in patterns):
                 continue
-        except _TooSlow:
-            yield _slow("|".join(patterns))
+        except _Unchecked as err:
+            yield _unchecked("|".join(patterns), err)
             return
         extras.append(key)
     if isinstance(allowed, dict):
