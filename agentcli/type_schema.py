@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
 import time
 import typing
 from collections.abc import Iterator, Mapping
@@ -96,7 +97,7 @@ def _search(pattern: str, text: str) -> bool:
                             concurrent=True) is not None
     except TimeoutError:
         raise _Unchecked(f"took over {PATTERN_TIME_LIMIT:g} s to check (a pattern that "
-                       "backtracks catastrophically); use a simpler pattern") from None
+                         "backtracks catastrophically); use a simpler pattern") from None
     except (regex.error, TypeError) as err:  # a tool's schema is not checked beforehand
         raise _Unchecked(f"is not a regular expression ({err})") from None
 
@@ -175,18 +176,16 @@ def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     return _bounded_class()(schema, registry=registry)
 
 
-_BOUNDED: list[type[jsonschema.protocols.Validator]] = []
-
-
+@functools.cache
 def _bounded_class() -> type[jsonschema.protocols.Validator]:
     """Draft 2020-12 with the pattern keywords above (built once, on first use)."""
-    if not _BOUNDED:
-        import jsonschema
+    import jsonschema
 
-        _BOUNDED.append(jsonschema.validators.extend(jsonschema.Draft202012Validator, {
+    made: type[jsonschema.protocols.Validator] = jsonschema.validators.extend(
+        jsonschema.Draft202012Validator, {
             "pattern": _pattern, "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties}))
-    return _BOUNDED[0]
+            "additionalProperties": _additional_properties})
+    return made
 
 
 def best_error(schema: Mapping[str, Any], value: object

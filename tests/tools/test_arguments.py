@@ -79,3 +79,5 @@ def test_a_catastrophic_or_broken_pattern_is_a_clear_refusal_not_a_hang() -> Non
                       "additionalProperties": False}, {"a" * 60 + "!": 1})
     assert key is not None and "took over 1 s to check" in key.message
     assert best_error({"type": "string", "pattern": "^a+$"}, "aaa") is None
+    nested = best_error({"type": "string", "pattern": "(a+)+$"}, "a" * 60 + "!")  # the issue's
+    assert nested is not None and "does not match" in nested.message  # at once, no hang
