@@ -326,7 +326,8 @@ class AgentLoop:
                     break
                 continue
             calculation: AgentAction | None = None
-            if isinstance(decision, AgentFinish):
+            if isinstance(decision, AgentFinish) and run.answer_format is None:
+                # (a structured answer is what the run's schema says it is: checked above)
                 verdict = self._judge(run, decision.output)
                 calculation = self._calculation(verdict, result.text)
                 if calculation is not None:
@@ -414,9 +415,9 @@ class AgentLoop:
         if isinstance(reply, Expired):
             return reply
         answer: AgentFinish = run.agent.finish(reply)
-        if not self._judge(run, answer.output).answer:
-            return None
-        return (yield from self._last_check(run, answer))
+        if run.answer_format is not None:  # the schema decides a structured answer
+            return (yield from self._last_check(run, answer))
+        return answer if self._judge(run, answer.output).answer else None
 
     def _structured(self, run: Run, finish: AgentFinish) -> AgentFinish:
         """The answer checked against the run's output schema (``structured.ResponseFormat``,
