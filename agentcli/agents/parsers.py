@@ -49,6 +49,7 @@ from agentcli.agents.action_text import (
     norm_name,
     tool_name,
 )
+from agentcli.agents.prompts import load
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
 
@@ -96,20 +97,10 @@ ANSWER_VALUE = "answer_value"  # AgentFinish key: a JSON answer kept whole (see 
 _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
-_REACT_FORMAT = (
-    "To use a tool, write exactly these lines and then stop:\n"
-    "Thought: <what you will do and why>\n"
-    "Action: <one tool name>\n"
-    "Action Input: <the input for that tool>\n"
-    "To give the answer, write:\n"
-    "Thought: <your reasoning>\n"
-    "Final Answer: <the answer for the user>"
-)
-_CHAT_FORMAT = (
-    "To use a tool, write 'Action:' and then one JSON object in a ```json fence with exactly "
-    'two keys: {"action": "<tool name>", "action_input": <the input for that tool>}, then '
-    "stop. To give the answer, write 'Final Answer: <the answer for the user>'."
-)
+# The reply formats a parse error teaches (prompt data, so their placeholder words are the
+# answer rule's too: agents.prompts.placeholders).
+_REACT_FORMAT = load("format_react").strip()
+_CHAT_FORMAT = load("format_chat").strip()
 
 
 @dataclass(frozen=True)
