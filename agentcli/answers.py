@@ -64,10 +64,11 @@ _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
                            r'|"action(?:_input)?"\s*:', re.MULTILINE)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-# Arithmetic: numbers, operators and parentheses; a trailing "=" asks for the result.
-_ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^×÷]+=?\s*")
-_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^×÷]+\s+\(?\d")
-_STRONG_OPERATOR = re.compile(r"[*×÷^(]")
+# Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
+# "=" asks for the result.
+_ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^]+=?\s*")
+_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^]+\s+\(?\d")
+_STRONG_OPERATOR = re.compile(r"[*^(]")
 
 
 def visible(text: str) -> str:
@@ -100,7 +101,7 @@ def is_calculation(text: str) -> bool:
         return False
     body = body.rstrip("= ")
     return bool(_OPERATOR_SPACED.search(body) or (
-        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^×÷]", body)))
+        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^]", body)))
 
 
 def _tool_call(text: str) -> bool:
