@@ -141,7 +141,3 @@ def judge(reply: str, given: Given) -> Verdict:
         return Verdict(text, "tool_text")
     return Verdict(text)
 
-
-def is_answer(reply: str, given: Given | None = None) -> bool:
-    """:func:`judge`'s yes or no."""
-    return judge(reply, given or Given()).answer
