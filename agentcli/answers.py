@@ -119,6 +119,28 @@ def _within(words: list[str], texts: Iterable[str]) -> bool:
     return any(set(words) <= set(tokens(t)) for t in texts if t)
 
 
+# Where a tool call written as text could begin (streamed text is held back from there).
+_CALL_START = re.compile(r'[{<\[]|```|^\s*Action|"action', re.MULTILINE | re.IGNORECASE)
+
+
+def settled(prefix: str, given: Given) -> int:
+    """How much of a reply still arriving can be shown before the rule has judged it: all of
+    ``prefix`` up to where a tool call could begin once it adds something whatever follows
+    (a word or number neither the question, a placeholder, a tool's text nor arithmetic
+    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes."""
+    complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
+        lambda m: m.group() if m.end() < len(prefix) else "", prefix)
+    text = visible(complete)
+    words = tokens(text)
+    if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
+        return 0
+    key = placeholder_key(text)
+    if any(p.startswith(key) for p in given.placeholders) or _within(words, given.tool_texts):
+        return 0
+    start = _CALL_START.search(prefix)
+    return start.start() if start else len(complete.rstrip())
+
+
 def judge(reply: str, given: Given) -> Verdict:
     """Whether ``reply`` is an answer to a run that was given ``given``, and if not, why."""
     text = visible(reply)

@@ -155,3 +155,16 @@ def test_kept_create_agent_ends_on_an_empty_reply_after_tool_results() -> None:
     assert len(model.requests) == 2  # no answer-now request
     assert [(m.role, m.content) for m in state["messages"]][-2:] == [("tool", "Answer: 4"),
                                                                       ("assistant", "")]
+
+
+def test_settled_shows_text_only_once_it_adds_something() -> None:
+    """What a stream may show before the rule judged the whole reply (agent serve)."""
+    from agentcli.answers import settled
+
+    given = Given(MINUTES, placeholders=placeholders())
+    assert settled("4 hours", given) == 0  # a restatement so far
+    assert settled("4 hou", given) == 0  # a word still arriving is not judged
+    assert settled("your answer to", given) == 0  # may become a placeholder
+    assert settled("300 - 20", given) == 0  # may be a bare calculation
+    assert settled("That is 240 min", given) == len("That is 240")
+    assert settled("Sure. ```json\n{", given) == len("Sure. ")  # held from a call's start
