@@ -14,9 +14,10 @@ refuses, and why (the :data:`Reason`):
 * ``calculation``: arithmetic with no result (``300 - (1/3 * 300) - 20``): a step, which the
   executor runs through the Calculator when it is loaded;
 * ``question``: only words and numbers of the question (every token of the reply occurs in
-  it, case and punctuation aside): a restatement, or the question in quotes. A reply that
-  picks one side of the question's ``or`` is a choice, and a reply a tool's result holds is
-  that result: both are answers;
+  it, in its order, case and punctuation aside): a restatement, a copied part, or the question
+  in quotes. A reply that picks one side of the question's ``or`` is a choice, one that
+  reorders the question's words says something (``The file is empty`` for "Is the file
+  empty?"), and a reply a tool's result holds is that result: all are answers;
 * ``tool_text``: only text of a tool's own error or help (its description); one or two words
   or only numbers are never taken for such a copy.
 """
@@ -114,6 +115,14 @@ def _tool_call(text: str) -> bool:
     return False
 
 
+def _in_order(words: list[str], asked: list[str]) -> bool:
+    """Every token of the reply is in the question, in the question's order (a copy of it or
+    of a part); a reordering adds an order (``The file is empty`` for "Is the file empty?",
+    a sorted list)."""
+    rest = iter(asked)
+    return bool(words) and all(any(w == a for a in rest) for w in words)
+
+
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
     return any(set(words) <= set(tokens(t)) for t in texts if t)
@@ -154,7 +163,7 @@ def judge(reply: str, given: Given) -> Verdict:
     if is_calculation(text):
         return Verdict(text, "calculation")
     asked = tokens(given.question)
-    if words and set(words) <= set(asked):
+    if _in_order(words, asked):
         chose = "or" in asked and "or" not in words
         if not chose and not _within(words, given.results):
             return Verdict(text, "question")

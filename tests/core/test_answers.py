@@ -35,6 +35,8 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("1/3", "What fraction of the pie is left?"),  # a fraction, not a calculation
     ("2024-01-15", "When was it?"),
     ("👍", "Did it work?"),
+    ("The file is empty.", "Is the file empty?"),  # a statement answers a yes/no question
+    ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
@@ -50,6 +52,7 @@ def test_answers(reply: str, question: str) -> None:
     ("your answer to the user", "placeholder"), ("Your reply to the human.", "placeholder"),
     ("<the result>", "placeholder"),
     ("4 hours", "question"), (f'"{MINUTES}"', "question"), ("minutes", "question"),
+    ("minutes in 4 hours", "question"), ("How many minutes", "question"),
     ("300 - (1/3 * 300) - 20", "calculation"), ("3.7*2.9 =", "calculation"),
     ("arithmetic with + - * / ** and parentheses, or math words (", "tool_text"),
 ])
