@@ -18,8 +18,9 @@ refuses, and why (the :data:`Reason`):
   in quotes. A reply that picks one side of the question's ``or`` is a choice, one that
   reorders the question's words says something (``The file is empty`` for "Is the file
   empty?"), and a reply a tool's result holds is that result: all are answers;
-* ``tool_text``: only text of a tool's own error or help (its description); one or two words
-  or only numbers are never taken for such a copy.
+* ``tool_text``: a piece copied from a tool's own error or help (its description): the
+  reply's tokens are a run of that text's tokens; one or two words or only numbers are never
+  taken for such a copy.
 """
 
 from __future__ import annotations
@@ -123,6 +124,12 @@ def _in_order(words: list[str], asked: list[str]) -> bool:
     return bool(words) and all(any(w == a for a in rest) for w in words)
 
 
+def _piece(words: list[str], text: list[str]) -> bool:
+    """The reply's tokens are a run of the text's tokens: a piece copied from it."""
+    n = len(words)
+    return any(text[i:i + n] == words for i in range(len(text) - n + 1))
+
+
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
     return any(set(words) <= set(tokens(t)) for t in texts if t)
@@ -168,7 +175,7 @@ def judge(reply: str, given: Given) -> Verdict:
         if not chose and not _within(words, given.results):
             return Verdict(text, "question")
     has_word = any(not w[0].isdigit() for w in words)
-    if len(words) >= 3 and has_word and _within(words, given.tool_texts):
+    if len(words) >= 3 and has_word and any(_piece(words, tokens(t)) for t in given.tool_texts):
         return Verdict(text, "tool_text")
     return Verdict(text)
 

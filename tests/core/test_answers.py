@@ -64,8 +64,12 @@ def test_tool_text_is_only_a_copy_of_several_words() -> None:
     """One or two words, or only numbers, are never taken for a copy of a tool's text."""
     assert reason("no facts", tool_texts=(DESCRIPTION,)) is None
     assert reason("2 000", tool_texts=("Error: at most 2,000 characters 2000",)) is None
-    assert reason("at most characters", tool_texts=("Error: at most 2,000 characters",)) \
-        == "tool_text"
+    error = ("Error: at most 2,000 characters",)
+    assert reason("at most 2,000 characters", tool_texts=error) == "tool_text"
+    assert reason("at most characters", tool_texts=error) is None  # not a piece of it
+    long_help = ("Read the complete contents of a file from the file system; says if the "
+                 "file cannot be read or is empty.",)
+    assert reason("The file is empty.", tool_texts=long_help) is None  # its words, no copy
 
 
 def test_a_result_held_by_a_tool_is_an_answer_though_the_question_holds_it() -> None:
