@@ -372,12 +372,17 @@ class AgentLoop:
                 break
         return (yield from self._stop(run, reason or "max_iterations"))
 
+    def answer_given(self, question: str, tool_texts: Sequence[str] = (),
+                     results: Sequence[str] = ()) -> Given:
+        """What the answer rule judges this executor's replies against: the question, the
+        tools' descriptions and the run's error observations, its results, the placeholders."""
+        return Given(question, (*(t.description for t in self.tools), *tool_texts),
+                     tuple(results), placeholders(*self.agent.templates.values()))
+
     def _judge(self, run: Run, reply: str) -> Verdict:
         """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
-        given = Given(str(run.values.get("input") or ""),
-                      (*(t.description for t in self.tools), *run.tool_texts),
-                      tuple(run.results.values()), placeholders(*run.agent.templates.values()))
-        return judge(reply, given)
+        return judge(reply, self.answer_given(str(run.values.get("input") or ""),
+                                              run.tool_texts, list(run.results.values())))
 
     def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
         """A bare calculation as the answer, as a Calculator call on the model's own text

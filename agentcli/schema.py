@@ -26,7 +26,7 @@ STOP_WORDS: dict[str, str] = {
     "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
     "stalled": "the model kept sending the same reply, so the run was stopped",
     "no_answer": "the model's reply held no answer (nothing new: empty, a tool call, the "
-                 "question, a tool's own text or a placeholder)",
+                 "question, a tool's own text, a placeholder or a calculation left undone)",
     "interrupted": "the run was interrupted",
 }
 

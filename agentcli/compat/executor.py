@@ -67,8 +67,9 @@ class AgentExecutor(_Executor):
             return out
         # what _call returned, a plain dict (say a fallback answer), as a result dict
         extra = {k: v for k, v in out.items() if k not in ("output", "input")}
-        return RunResult(output=str(out.get("output", "")), steps=(), stop_reason="finished",
-                         state=extra, input=data.get("input"))
+        output = out.get("output", "")
+        return RunResult(output=None if output is None else str(output), steps=(),
+                         stop_reason="finished", state=extra, input=data.get("input"))
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
                       input: Inputs = None, callbacks: Config = None,
