@@ -106,3 +106,34 @@ def test_a_validated_answer_is_the_answer_whatever_its_fields(mock_server: Any,
     data = json.loads(proc.stdout)
     assert data["state"]["structured_response"] == {"action": "buy"}
     assert json.loads(data["answer"]) == {"action": "buy"}
+
+
+def test_batch_checks_every_answer_against_the_schema(mock_server: Any, tmp_path: Path) -> None:
+    """`agent batch --schema`: the same run input, the same check, item by item."""
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(SCHEMA))
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "a", "input": "What is 70 + 5?"}\n'
+                         '{"id": "b", "input": "And 70 + 6?"}\n')
+    mock_server.add_reply('{"action": "Final Answer", "action_input": {"value": 75}}')
+    mock_server.set_responder(lambda body: {"text": "Final Answer: 76"})  # never the schema
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COLUMNS"))}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"))
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "batch", str(questions), "-o", str(out), "-j", "1",
+         "-m", "openai/small", "--schema", str(path)], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    lines = {d["id"]: d for d in map(json.loads, out.read_text().splitlines())}
+    assert json.loads(lines["a"]["answer"]) == {"value": 75}
+    assert lines["b"]["answer"] is None and lines["b"]["stop_reason"] != "finished"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": 5}')
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "batch", str(questions), "-o", str(out),
+         "-m", "openai/small", "--schema", str(bad)], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and "--schema" in proc.stderr and "Traceback" not in proc.stderr
