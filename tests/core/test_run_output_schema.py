@@ -103,3 +103,22 @@ def test_an_answer_now_reply_through_the_answer_tool_is_checked() -> None:
                              early_stopping_method="generate")
         state = agent.invoke({"input": "double 2"}, response_format=SCHEMA)
         assert state.get("structured_response") == expected
+
+
+def test_the_compat_executor_passes_the_runs_schema_through_call() -> None:
+    from agentcli.agents import build_agent
+    from agentcli.compat.executor import AgentExecutor as CompatExecutor
+
+    seen: list[str] = []
+
+    class Watched(CompatExecutor):
+        def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+            seen.append(str(inputs["input"]))
+            return super()._call(inputs, run_manager)
+
+    llm = _limit_then("75")
+    tools = load_tools(["llm-math"], llm=llm)
+    executor = Watched(build_agent("chat-zero-shot-react-description", tools, llm), tools,
+                       llm=llm, max_iterations=1, early_stopping_method="generate")
+    result = executor.invoke(QUESTION, response_format=SCHEMA)
+    assert seen == [QUESTION] and result.output == FORCE_STOP_MESSAGE
