@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import (
     Callable,
     Generator,
@@ -22,9 +23,12 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
+from agentcli.agents.prompts import placeholders
+from agentcli.answers import Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
@@ -56,13 +60,13 @@ from agentcli.recovery import (
     asks_last,
     call_key,
     has_result,
-    is_answer,
     parse_error_observation,
     with_repeats,
 )
 from agentcli.run import (
     EXPIRED,
     CallModel,
+    Compute,
     Effect,
     Expired,
     Outcome,
@@ -210,8 +214,7 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, self._agent_for(fmt),
-                  priced=self.max_cost is not None, prices=self.prices,
+        run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
                   middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
@@ -296,17 +299,21 @@ class AgentLoop:
                 continue
             try:
                 decision = run.agent.decide(result)
-                if isinstance(decision, AgentFinish):
-                    decision = self._structured(run, decision)
+                if isinstance(decision, AgentFinish) and run.answer_format is not None:
+                    decision = yield Compute(partial(self._structured, run, decision))
+                    if decision is EXPIRED:
+                        reason = "max_execution_time"
+                        break
             except OutputParserError as err:
                 if run.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
                     if self.early_stopping_method == "force":
-                        # an empty reply after tool results ends the run, as in LangGraph (and
-                        # stays in the messages, as there)
+                        # an empty reply after tool results ends the run with no answer and
+                        # no further request, as LangGraph's graph ends (seed 004; it stays
+                        # in the messages, as there)
                         self._update(run, [{"messages": [Message("assistant", "")]}])
-                        return (yield from self._finish(run, run.last_text(), "finished"))
-                    reason = "no_answer"  # the CLI: asked once more, else exit 3, no answer
+                        return (yield from self._finish(run, None, "no_answer"))
+                    reason = "no_answer"  # asked once more, else exit 3, no answer
                     break
                 observation = parse_error_observation(self.handle_parsing_errors, err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
@@ -318,20 +325,23 @@ class AgentLoop:
                     reason = "stalled"
                     break
                 continue
-            if isinstance(decision, AgentFinish) and not self._answers(run, decision):
-                reason = "no_answer"  # empty, a tool call as text, the question echoed
-                break
+            calculation: AgentAction | None = None
+            if isinstance(decision, AgentFinish):
+                verdict = self._judge(run, decision.output)
+                calculation = self._calculation(verdict, result.text)
+                if calculation is not None:
+                    decision = [calculation]  # a step, not an answer: the Calculator runs it
+                elif not verdict.answer:
+                    reason = "no_answer"  # the answer rule (agentcli.answers)
+                    break
             if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
-                run.asked_now = True  # (the call is not run: the run goes on with it if not)
-                yield Notice("answer_now",
-                             "The model already has the result; asked for its answer.", {})
-                answer = yield from self._final_answer(run)
-                if isinstance(answer, Expired):
+                # (the call is not run: the run goes on with it if the reply is no answer)
+                done = yield from self._answer_now(run, "already has")
+                if isinstance(done, Expired):
                     reason = "max_execution_time"
                     break
-                if answer is not None:
-                    self._update(run, [{"messages": [Message("assistant", answer.output)]}])
-                    return (yield from self._finish(run, answer, "finished"))
+                if done is not None:
+                    return done
             self._update(run, [{"messages": run.agent.turn_messages(result, decision)}])
             if isinstance(decision, AgentFinish):
                 return (yield from self._finish(run, decision, "finished"))
@@ -353,14 +363,41 @@ class AgentLoop:
             ended = yield from self._observe(run, actions, outcomes)
             if ended is not None:
                 return ended
+            if calculation is not None:  # the result is back: ask for the answer
+                done = yield from self._answer_now(run, "has")
+                if isinstance(done, RunResult):
+                    return done
+                reason = "no_answer" if done is None else "max_execution_time"
+                break
         return (yield from self._stop(run, reason or "max_iterations"))
 
-    def _answers(self, run: Run, finish: AgentFinish) -> bool:
-        """The answer contract (``recovery.is_answer``), kept where the caller asked for the
-        run's end as it is (``early_stopping_method: force``) or for a structured answer."""
-        if self.early_stopping_method == "force" or run.answer_format is not None:
-            return True
-        return is_answer(finish.output, str(run.values.get("input") or ""))
+    def _judge(self, run: Run, reply: str) -> Verdict:
+        """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
+        given = Given(str(run.values.get("input") or ""),
+                      (*(t.description for t in self.tools), *run.tool_texts),
+                      tuple(run.results.values()), placeholders(*run.agent.templates.values()))
+        return judge(reply, given)
+
+    def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
+        """A bare calculation as the answer, as a Calculator call on the model's own text
+        (None when it is not one, or no Calculator is loaded: then it is no answer)."""
+        tool = self.tool_map.get("Calculator")
+        if verdict.reason != "calculation" or tool is None:
+            return None
+        expression = verdict.text.strip("`").strip().rstrip("= ")
+        return AgentAction(tool.name, expression, log, tool_call_id=f"call_{uuid.uuid4().hex[:12]}")
+
+    def _answer_now(
+        self, run: Run, has: str
+    ) -> Generator[Effect, Any, RunResult | Expired | None]:
+        """Ask once for the answer now: the finished run, EXPIRED, or None (no answer)."""
+        run.asked_now = True
+        yield Notice("answer_now", f"The model {has} the result; asked for its answer.", {})
+        answer = yield from self._final_answer(run)
+        if not isinstance(answer, AgentFinish):
+            return answer
+        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
+        return (yield from self._finish(run, answer, "finished"))
 
     def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
         """A call shows the model already has its result (asked once a run, CLI default)."""
@@ -377,7 +414,7 @@ class AgentLoop:
         if isinstance(reply, Expired):
             return reply
         answer: AgentFinish = run.agent.finish(reply)
-        if not is_answer(answer.output, str(run.values.get("input") or "")):
+        if not self._judge(run, answer.output).answer:
             return None
         return (yield from self._last_check(run, answer))
 
@@ -466,6 +503,8 @@ class AgentLoop:
             else:
                 observation, parts, update = value.text, value.parts, {}
             step = last = AgentStep(action, observation)
+            if status != "ok":  # a tool's own error text: never an answer (agentcli.answers)
+                run.tool_texts.append(observation)
             if "messages" not in update:
                 update["messages"] = [Message("tool", observation, tool_call_id=call_id,
                                               name=action.tool, parts=parts, step=step)]
@@ -484,40 +523,50 @@ class AgentLoop:
         return None
 
     def _finish(
-        self, run: Run, finish: AgentFinish | str, reason: StopReason
+        self, run: Run, finish: AgentFinish | str | None, reason: StopReason
     ) -> Generator[Effect, Any, RunResult]:
+        """End the run with ``finish`` (None: without an answer)."""
         if isinstance(finish, str):
             finish = AgentFinish({"output": finish}, finish)
         # An answer that got here unchecked (a tool's, a jump's, an empty native reply's) meets
         # the run's schema too; ``structured_response`` is output-only: only this run's check
         # sets it.
-        if (run.answer_format is not None and reason not in LIMIT_REASONS
-                and "structured_response" not in run.values):
+        if (finish is not None and run.answer_format is not None
+                and reason not in LIMIT_REASONS and "structured_response" not in run.values):
             checked = yield from self._last_check(run, finish)
             if checked is None:
-                finish, reason = AgentFinish({"output": ""}, finish.log), "no_answer"
+                finish, reason = None, "no_answer"
             else:
                 finish = checked
-        yield Finish(finish)
-        result = self._result(run, finish.output, reason)
+        output = None if finish is None else finish.output
+        if finish is not None:
+            yield Finish(finish)
+        result = self._result(run, output, reason)
         yield from self._asks(run, (m.ask_at_end(self._view(run), result, run.info)
                                     for m in overriding(run.middleware, "ask_at_end")),
                               answered=True)
-        return self._result(run, finish.output, reason)  # those requests' tokens and cost too
+        return self._result(run, output, reason)  # those requests' tokens and cost too
 
     def _stop(self, run: Run, reason: StopReason) -> Generator[Effect, Any, RunResult]:
-        """A limit ended the loop: force a stop message, or ask for one last answer."""
+        """A limit ended the loop: force a stop message, or ask for one last answer. A reply
+        that was no answer gets the one answer-now request on every path, then none."""
         yield Limit(reason)
-        final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
-        if asks_last(self.early_stopping_method, reason, bool(run.results)):
+        final: AgentFinish | None = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
+        if reason == "no_answer":
+            final = None
+            ask = not run.asked_now
+        else:
+            ask = asks_last(self.early_stopping_method, reason, bool(run.results))
+        if ask:
+            run.asked_now = True
             answer = yield from self._final_answer(run)
             if isinstance(answer, AgentFinish):
                 final = answer
-                if self.early_stopping_method == "auto":
+                if self.early_stopping_method == "auto" or reason == "no_answer":
                     run.recovered = reason
         return (yield from self._finish(run, final, reason))
 
-    def _result(self, run: Run, output: str, reason: StopReason) -> RunResult:
+    def _result(self, run: Run, output: str | None, reason: StopReason) -> RunResult:
         info = run.info
         return RunResult(
             output=output,
@@ -528,7 +577,7 @@ class AgentLoop:
             elapsed=time.monotonic() - run.started,
             stats={"tool_call_repairs": run.repairs},
             state=self.schema.output(run.values),
-            cost=None if not run.priced or info.unpriced else info.cost,
+            cost=None if info.unpriced else info.cost,
             recovered=run.recovered,
             input=run.values.get("input"),
         )

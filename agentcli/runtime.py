@@ -17,7 +17,6 @@ from agentcli.create import initialize_agent
 from agentcli.errors import AgentCliError, ConfigError
 from agentcli.events import notify
 from agentcli.executor import deny_all
-from agentcli.mcp.pool import settle, tools_version
 from agentcli.models import get_model
 from agentcli.models.base import BaseChatModel
 from agentcli.models.media import forward_media
@@ -158,6 +157,8 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
     changed (``tools/list_changed``); None while nothing changed. A new dangerous tool not
     allowed is held back (the rest of the new list is offered) and a notice says why; a list
     that cannot load at all keeps the old one and says why."""
+    from agentcli.mcp.pool import settle, tools_version  # a run with MCP tools only
+
     seen = [tools_version()]
 
     def refresh() -> list[Tool] | None:

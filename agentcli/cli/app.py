@@ -13,6 +13,7 @@ from agentcli import __version__, exit_codes
 from agentcli.cli import model_flags as opts
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
+from agentcli.cli.exits import sigterm_as_ctrl_c
 from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.startup import global_flags_first, only_the_named_command
 from agentcli.errors import ConfigError
@@ -400,6 +401,7 @@ app.command("serve", cls=opts.PairCommand)(serve)
 def main() -> None:
     """Console-script entry point."""
     sys.argv = global_flags_first(sys.argv)
+    sigterm_as_ctrl_c()
     if "_AGENT_COMPLETE" in os.environ:  # the shell asks for completions: wire them only now
         from agentcli.cli.completion import attach_completions
 

@@ -75,18 +75,14 @@ def start(host: str, port: int, token: str | None, config: Path | None,
 
     try:
         from agentcli.serve.app import Service, create_app
-        from agentcli.serve.server import bind, run, url_of
+        from agentcli.serve.server import bind, bound_loopback, run, url_of
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None
-    from agentcli.serve.guard import is_loopback
 
     token = (token or "").strip() or None
     if no_token and token is not None:
         raise ConfigError(f"--no-token and a token (--token or ${TOKEN_ENV}) contradict "
                           "each other: pass one")
-    if no_token and not is_loopback(host):
-        raise ConfigError(f"--host {host} is not a loopback address: --no-token is for "
-                          "loopback only; drop it to require a token")
     generated = token is None and not no_token
     if generated:  # as Jupyter does: other accounts on this machine cannot reach the agent
         import secrets
@@ -103,6 +99,11 @@ def start(host: str, port: int, token: str | None, config: Path | None,
 
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
+    if no_token and not bound_loopback(sock):  # the address bound, not the name asked for
+        address = sock.getsockname()[0]
+        sock.close()
+        raise ConfigError(f"--host {host} is bound to {address}, not a loopback address: "
+                          "--no-token is for loopback only; drop it to require a token")
     agents: dict[str, ServedAgent] = {}
     store = None
     otel: OtelExport | None = None

@@ -26,7 +26,7 @@ from agentcli import __version__
 from agentcli._sync import on_portal, run_sync
 from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
 from agentcli.events import Notice, current_emitter
-from agentcli.mcp.cache import ToolInfo, log_path, save_tools
+from agentcli.mcp.cache import ToolInfo, log_offset, log_path, save_tools
 from agentcli.mcp.config import INSTALL_HINT, ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
@@ -150,9 +150,7 @@ class ServerConnection:
             assert self.conf.project_file is not None
             raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
                                            self.conf.target()))
-        path = log_path(self.conf.name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._log_offset = path.stat().st_size if path.exists() else 0
+        self._log_offset = log_offset(self.conf.name)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._task = asyncio.create_task(self._main(ready))

@@ -1,7 +1,10 @@
 """The stdio transport: the server is our child process, spoken to in JSON lines over its
-stdin and stdout, and ended the way the MCP spec tells a client to end it: close its stdin,
+stdin and stdout (its stderr goes to its log within a cap: :mod:`agentcli.mcp.errlog`), and
+ended the way the MCP spec tells a client to end it: close its stdin,
 wait for it to exit, then SIGTERM, then SIGKILL (its whole process group: it runs in a session
-of its own, so nothing it started outlives us).
+of its own; and, by pid, every process below it, found through ``/proc`` while it runs and
+again as it is stopped, so a child that left the group with ``setsid()`` goes too: see
+:mod:`agentcli.mcp.proctree`). Nothing it started outlives us.
 
 Ours rather than the SDK's ``stdio_client`` for one reason, the wait: the SDK waits a fixed
 2 s (``PROCESS_TERMINATION_TIMEOUT``) after closing stdin and exposes neither that wait nor
@@ -19,12 +22,16 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 import anyio
 from anyio.abc import AsyncResource, Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from agentcli.mcp import proctree
+from agentcli.mcp.errlog import CappedLog
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
@@ -35,6 +42,8 @@ if TYPE_CHECKING:
 EXIT_GRACE = 0.5  # s for the server to exit by itself once its stdin is closed
 TERM_GRACE = 2.0  # s after SIGTERM before SIGKILL
 _POLL = 0.01  # s between looks at the process's return code
+TRACK_EVERY = 1.0  # s between looks for the processes the server started (a child that
+# detaches and whose parent exits is then still known by pid when the server is stopped)
 _KILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: terminate is final
 
 
@@ -51,9 +60,22 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
     parse = TypeAdapter(mt.JSONRPCMessage).validate_json
     process = await anyio.open_process([command, *args],
                                        env={**get_default_environment(), **(env or {})},
-                                       cwd=cwd, stderr=errlog, start_new_session=True)
+                                       cwd=cwd, stderr=subprocess.PIPE, start_new_session=True)
+    log = CappedLog(errlog)
     to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    started: set[proctree.Known] = set()  # every process found below the server so far
+
+    async def track() -> None:
+        while process.returncode is None:
+            started.update(proctree.descendants(process.pid))
+            await anyio.sleep(TRACK_EVERY)
+
+    async def pump_err() -> None:  # server stderr -> its log, within the cap
+        assert process.stderr is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in process.stderr:
+                log.write(chunk)
 
     async def pump_out() -> None:  # server stdout -> session, one JSON-RPC message a line
         from anyio.streams.text import TextReceiveStream
@@ -85,33 +107,43 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(pump_out)
             tasks.start_soon(pump_in)
+            tasks.start_soon(track)
+            tasks.start_soon(pump_err)
             try:
                 yield read, write
             finally:
                 tasks.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled caller must not leave it running
-            await stop(process)
+            await stop(process, started)
+            log.close()
             for stream in (read, write, to_session, from_session):
                 await stream.aclose()
 
 
-async def stop(process: Process) -> None:
+async def stop(process: Process, started: set[proctree.Known] | None = None) -> None:
     """Close the server's stdin and give it (with whatever it started) :data:`EXIT_GRACE` to
     exit, cut short if it asks us something meanwhile (it waits for an answer it can no longer
-    get); then SIGTERM its process group and, after :data:`TERM_GRACE`, SIGKILL it."""
+    get); then SIGTERM its process group and every process known to be below it (``started``
+    and those found now) and, after :data:`TERM_GRACE`, SIGKILL them."""
+    known = set(started or ())
+    if process.returncode is None:  # before anything ends: the tree is whole
+        known |= proctree.descendants(process.pid)
     await _close(process.stdin)
     async with anyio.create_task_group() as tasks:
         asked = anyio.Event()
         tasks.start_soon(_watch_for_requests, process, asked)
-        gone = await _gone(process, EXIT_GRACE, asked)
+        gone = await _gone(process, EXIT_GRACE, known, asked)
         tasks.cancel_scope.cancel()
     await _close(process.stdout)
     for sig in (signal.SIGTERM, _KILL):
         if gone:
             return
+        if process.returncode is None:  # (once reaped, its pid may be someone else's)
+            known |= proctree.descendants(process.pid)
         _signal_group(process, sig)
-        gone = await _gone(process, TERM_GRACE)
+        proctree.signal_all(known, sig)
+        gone = await _gone(process, TERM_GRACE, known)
 
 
 async def _close(pipe: AsyncResource | None) -> None:
@@ -136,11 +168,14 @@ async def _watch_for_requests(process: Process, asked: anyio.Event) -> None:
                         asked.set()
 
 
-async def _gone(process: Process, within: float, asked: anyio.Event | None = None) -> bool:
-    """Whether the server exited, was reaped and left no process in its group, within
-    ``within`` seconds (stopping early, False, once ``asked`` is set)."""
+async def _gone(process: Process, within: float, known: set[proctree.Known],
+                asked: anyio.Event | None = None) -> bool:
+    """Whether the server exited, was reaped and left no process in its group nor any of
+    ``known`` running, within ``within`` seconds (stopping early, False, once ``asked`` is
+    set)."""
     with anyio.move_on_after(within):
-        while process.returncode is None or _group_alive(process.pid):
+        while (process.returncode is None or _group_alive(process.pid)
+               or any(proctree.alive(k) for k in known)):
             if asked is not None and asked.is_set():
                 return False
             await anyio.sleep(_POLL)

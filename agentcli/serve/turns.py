@@ -22,12 +22,13 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken
-from agentcli.outcome import real_answer, run_record, stop_line
+from agentcli.models.options import effective_options
+from agentcli.outcome import real_answer, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
 from agentcli.serve.wire import ChatCall
-from agentcli.session import open_conversation
+from agentcli.session import SERVED_PREFIX, open_conversation, record_run
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from agentcli.structured import ResponseFormat
 
 log = logging.getLogger("agentcli.serve")
-SESSION_PREFIX = "served:"  # served conversations' own namespace in the store: the header
-# `X-Agent-Session: work` never reads or writes `agent chat --session work`
 
 
 @dataclass(frozen=True)
@@ -85,8 +84,8 @@ async def run_turn(
         loop.call_soon_threadsafe(queue.put_nowait, item)
 
     conversation = None if call.session is None else open_conversation(
-        store, SESSION_PREFIX + call.session, served.settings, agent=served.agent_type,
-        llm=served.llm)
+        store, call.session, served.settings, agent=served.agent_type, llm=served.llm,
+        served=True)  # `X-Agent-Session: work` never reads `agent chat --session work`
     timings = TimingsHandler()
     executor = served.executor
     pieces = AnswerStream(native=executor.agent.native_tools, env=env)
@@ -181,15 +180,14 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
           timings: dict[str, object]) -> None:
     """Commit the session's turn, or log the run (each step's status and duration from
     ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes."""
-    meta = {"served_as": served.name, "timings": timings}
+    if conversation is None and not log_runs:
+        return
     try:
-        if conversation is not None:
-            conversation.commit(call.question, result, model=served.llm.name,
-                                agent=served.agent_type, meta=meta)
-        elif log_runs:
-            store.log_run(run_record(call.question, result, model=served.llm.name,
-                                     agent=served.agent_type, meta=meta))
+        record_run(call.question, result, conversation or store, model=served.llm.name,
+                   agent=served.agent_type, options=effective_options(served.settings.temperature,
+                                             served.settings.model_options),
+                   meta={"served_as": served.name, "timings": timings})
     except Exception as exc:
-        where = (f"session {SESSION_PREFIX}{call.session}" if conversation is not None
+        where = (f"session {SERVED_PREFIX}{call.session}" if conversation is not None
                  else "the run log")
         log.warning("could not save this turn to %s: %s", where, redact(str(exc)))

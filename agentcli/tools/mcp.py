@@ -20,7 +20,6 @@ from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
-from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool, ToolNeeds
 from agentcli.tools.sandbox import tool_root
 
@@ -147,15 +146,6 @@ class MCPToolInfo:
     dangerous: bool = False
     danger_reason: str = ""
     schema: dict[str, Any] | None = None
-
-
-def server_configs(settings: object) -> dict[str, ServerConfig]:
-    """The configured MCP servers by name: parsed and checked, nothing started."""
-    if settings is None or not (isinstance(settings, Mapping)
-                                or getattr(settings, "mcp_servers", None)
-                                or (Path.cwd() / MCP_PROJECT_FILE).is_file()):
-        return {}  # none configured: the MCP client is not even imported
-    return dict(parse(settings))
 
 
 def _info(conf: ServerConfig, info: ToolInfo) -> MCPToolInfo:

@@ -14,12 +14,13 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli.errors import ServerStartError, ToolLoadError
+from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool
 from agentcli.tools.custom import load_plugins, module_specs
-from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, check_settings, registry, renamed_error
 
@@ -53,6 +54,10 @@ class Catalog:
 
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
+        if not self.servers:
+            return []
+        from agentcli.tools.mcp import cached_tools
+
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
                 for i in cached_tools(conf) or []]
 
@@ -107,7 +112,7 @@ def build_catalog(settings: object = None, specs: Iterable[ToolSpec] = ()) -> Ca
         for spec in module_specs(path):
             add(spec)
             cat.module_tools.append(spec.name)
-    cat.servers = server_configs(settings)
+    cat.servers = _servers(settings)
     for server in cat.servers:
         if server in cat.specs:
             raise ToolLoadError(f"MCP server name {server!r} is also the name of "
@@ -115,6 +120,17 @@ def build_catalog(settings: object = None, specs: Iterable[ToolSpec] = ()) -> Ca
     cat.aliases = {a: n for n, s in cat.specs.items() for a in s.also_known_as
                    if a not in cat.specs}
     return cat
+
+
+def _servers(settings: object) -> dict[str, ServerConfig]:
+    """The configured MCP servers by name: parsed and checked, nothing started."""
+    if settings is None or not (isinstance(settings, Mapping)
+                                or getattr(settings, "mcp_servers", None)
+                                or (Path.cwd() / MCP_PROJECT_FILE).is_file()):
+        return {}  # none configured: the MCP modules are not even imported
+    from agentcli.mcp.config import server_configs
+
+    return server_configs(settings)
 
 
 def check_names(names: Iterable[str], settings: object = None) -> None:
@@ -159,6 +175,10 @@ def _start(
     servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, object]
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
+    if not servers:
+        return {}
+    from agentcli.tools.mcp import load_server_tools
+
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
         try:
             return load_server_tools(server, cat.servers[server], only, tool_settings=options)

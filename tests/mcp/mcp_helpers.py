@@ -27,6 +27,19 @@ def stdio_config(tmp_path: Path, name: str, script: Path) -> str:
     return str(path)
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is dead, awaiting its reaper)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return not stat.parent.parent.is_dir()  # no /proc: kill(0) said it runs
+
+
 def model_env(server: Any) -> dict[str, str]:
     """The environment that points ``-m openai/...`` at the mock model server."""
     return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-x"}
