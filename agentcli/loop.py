@@ -328,6 +328,8 @@ class AgentLoop:
             calculation: AgentAction | None = None
             if isinstance(decision, AgentFinish):
                 verdict = self._judge(run, decision.output)
+                if not verdict.answer:  # a refused answer leaves no structured value behind
+                    run.values.pop("structured_response", None)
                 calculation = self._calculation(verdict, result.text)
                 if calculation is not None:
                     decision = [calculation]  # a step, not an answer: the Calculator runs it
