@@ -137,7 +137,15 @@ class ToolCallingAgent(Agent):
 
     def finish(self, result: ChatResult) -> AgentFinish:
         """The forced answer: the reply's text only. A server that ignored the missing tools
-        may still send calls; those are no answer (empty text), and the run ends without one."""
+        may still send calls; those are no answer (empty text), and the run ends without one,
+        except a structured answer given through its tool (the run's schema check follows)."""
+        if self.response_schema is not None and result.tool_calls:
+            try:
+                decision = self.decide(result)
+            except OutputParserError:
+                decision = []
+            if isinstance(decision, AgentFinish):
+                return decision
         return AgentFinish({"output": result.text.strip()}, result.text)
 
     def explain(self, error: ProviderError) -> ProviderError:

@@ -93,16 +93,55 @@ def test_schema_mismatch_on_the_normal_path_goes_back_to_the_model(
         mock_server.requests[-1].body["messages"])
 
 
-def test_a_validated_answer_is_the_answer_whatever_its_fields(mock_server: Any,
-                                                              tmp_path: Path) -> None:
-    """The schema check decides a structured answer: a field named like a tool call's
-    (``action``) does not make a validated object "no answer"."""
+def test_a_refused_structured_answer_leaves_nothing_behind(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    """The answer rule and the schema check agree on what is shown: an object the schema
+    accepts but the rule refuses (it reads as a tool call) is neither printed nor kept in
+    ``structured_response``; exit 3 means nothing on stdout."""
     schema = {"type": "object", "properties": {"action": {"type": "string"}},
               "required": ["action"]}
-    mock_server.add_reply(json.dumps({"action": "Final Answer",
-                                      "action_input": {"action": "buy"}}))
-    proc = _run(mock_server, tmp_path, "--json", schema=schema)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
-    assert data["state"]["structured_response"] == {"action": "buy"}
-    assert json.loads(data["answer"]) == {"action": "buy"}
+    for flags in ((), ("--json",)):
+        mock_server.add_reply(json.dumps({"action": "Final Answer",
+                                          "action_input": {"action": "buy"}}))
+        mock_server.add_reply("no idea")  # the answer-now request, if the rule refused
+        proc = _run(mock_server, tmp_path, "--early-stopping", "generate", *flags,
+                    schema=schema)
+        assert "Traceback" not in proc.stderr
+        if not flags:
+            assert (proc.returncode, proc.stdout.strip()) in (
+                (0, '{"action": "buy"}'), (3, "")), proc.stderr
+            continue
+        data = json.loads(proc.stdout)
+        answered = data["answer"] is not None
+        assert answered == ("structured_response" in data["state"]) == (proc.returncode == 0)
+
+
+def test_batch_checks_every_answer_against_the_schema(mock_server: Any, tmp_path: Path) -> None:
+    """`agent batch --schema`: the same run input, the same check, item by item."""
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(SCHEMA))
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "a", "input": "What is 70 + 5?"}\n'
+                         '{"id": "b", "input": "And 70 + 6?"}\n')
+    mock_server.add_reply('{"action": "Final Answer", "action_input": {"value": 75}}')
+    mock_server.set_responder(lambda body: {"text": "Final Answer: 76"})  # never the schema
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COLUMNS"))}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"))
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "batch", str(questions), "-o", str(out), "-j", "1",
+         "-m", "openai/small", "--schema", str(path)], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    lines = {d["id"]: d for d in map(json.loads, out.read_text().splitlines())}
+    assert json.loads(lines["a"]["answer"]) == {"value": 75}
+    assert lines["b"]["answer"] is None and lines["b"]["stop_reason"] != "finished"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": 5}')
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "batch", str(questions), "-o", str(out),
+         "-m", "openai/small", "--schema", str(bad)], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and "--schema" in proc.stderr and "Traceback" not in proc.stderr

@@ -6,6 +6,7 @@ tool's output."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from agentcli.agents.base import final_instruction
@@ -82,3 +83,42 @@ def test_a_return_direct_answer_is_checked_too() -> None:
     assert result.output != "about two million"
     # the same executor without a schema: the tool's output is the answer
     assert executor.invoke("How many people live in Paris?").output == "about two million"
+
+
+def test_an_answer_now_reply_through_the_answer_tool_is_checked() -> None:
+    """A tool-calling model may answer the answer-now request through the answer tool it saw
+    offered: that answer is read, then checked like any other."""
+    def double(x: int) -> int:
+        """Double a number."""
+        return 2 * x
+
+    def model(answer: dict[str, Any]) -> FakeChatModel:
+        call = ChatResult("", tool_calls=(ToolCall("c1", "double", '{"x": 2}'),))
+        final = ChatResult("", tool_calls=(ToolCall("c2", "final_response",
+                                                    json.dumps(answer)),))
+        return FakeChatModel(lambda messages: final if len(messages) > 3 else call)
+
+    for answer, expected in (({"value": 4}, {"value": 4}), ({"value": "four"}, None)):
+        agent = create_agent(model(answer), [double], max_iterations=1,
+                             early_stopping_method="generate")
+        state = agent.invoke({"input": "double 2"}, response_format=SCHEMA)
+        assert state.get("structured_response") == expected
+
+
+def test_the_compat_executor_passes_the_runs_schema_through_call() -> None:
+    from agentcli.agents import build_agent
+    from agentcli.compat.executor import AgentExecutor as CompatExecutor
+
+    seen: list[str] = []
+
+    class Watched(CompatExecutor):
+        def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+            seen.append(str(inputs["input"]))
+            return super()._call(inputs, run_manager)
+
+    llm = _limit_then("75")
+    tools = load_tools(["llm-math"], llm=llm)
+    executor = Watched(build_agent("chat-zero-shot-react-description", tools, llm), tools,
+                       llm=llm, max_iterations=1, early_stopping_method="generate")
+    result = executor.invoke(QUESTION, response_format=SCHEMA)
+    assert seen == [QUESTION] and result.output == FORCE_STOP_MESSAGE
