@@ -27,8 +27,9 @@ from agentcli._sync import on_portal, run_sync
 from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
 from agentcli.events import Notice, current_emitter
 from agentcli.mcp.cache import ToolInfo, log_offset, log_path, save_tools
-from agentcli.mcp.config import INSTALL_HINT, ServerConfig
+from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
+from agentcli.mcp.sdk import require_sdk
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
 from agentcli.mcp.trust import is_trusted, refusal
@@ -42,15 +43,7 @@ MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is r
 MAX_ITEMS = 10_000  # items of one list, across its pages
 T = TypeVar("T")
 run_async = on_portal  # MCP's callers await sessions through this name
-__all__ = ["run_async", "run_sync"]
-
-def require_sdk() -> None:
-    """Fail with the install hint when the optional ``mcp`` package is missing."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
-
+__all__ = ["require_sdk", "run_async", "run_sync"]
 
 def _dump(model: BaseModel) -> dict[str, Any]:
     return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
@@ -171,8 +164,8 @@ class ServerConnection:
         return self.tools
 
     async def _main(self, ready: asyncio.Future[None]) -> None:
-        from mcp import ClientSession
-        from mcp import types as mt
+        import mcp.types as mt
+        from mcp.client.session import ClientSession
 
         assert self._stop is not None
         try:
@@ -198,7 +191,7 @@ class ServerConnection:
             self._session = None
 
     async def _list_roots(self, context: object) -> mt.ListRootsResult:
-        from mcp import types as mt
+        import mcp.types as mt
 
         return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
                                          for p in self.roots])
@@ -247,7 +240,7 @@ class ServerConnection:
         """Every item of a paginated list, at most :data:`MAX_PAGES` pages and
         :data:`MAX_ITEMS` items within ``call_timeout`` in all: a server that always sends a
         ``nextCursor`` (or lists without end) gets a clear error, not an endless loop."""
-        from mcp import types as mt
+        import mcp.types as mt
 
         out: list[Any] = []
         cursor: str | None = None

@@ -52,7 +52,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
                         cwd: str | None, errlog: TextIO) -> AsyncIterator[Streams]:
     """Start the server and yield the session's (read, write) streams; on exit stop it (see
     :func:`stop`), whatever ended the block."""
-    from mcp import types as mt
+    import mcp.types as mt
     from mcp.client.stdio import get_default_environment
     from mcp.shared.message import SessionMessage
     from pydantic import TypeAdapter

@@ -114,9 +114,10 @@ async def run_turn(
         assert result is not None  # every run ends with an End event
         # saved here, so a run cancelled because its client left is logged as interrupted;
         # off the server's loop: SQLite blocks (the summary memory's call was the run's)
-        summary = timings.summary()
-        await in_thread(lambda: _save(served, call, result, conversation, store, log_runs,
-                                      summary))
+        if conversation is not None or log_runs:  # nothing to save: no thread to wake
+            summary = timings.summary()
+            await in_thread(lambda: _save(served, call, result, conversation, store,
+                                          log_runs, summary))
         return result
 
     task = asyncio.ensure_future(drive())
