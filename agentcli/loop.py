@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentcli.agents.base import Agent
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
+from agentcli.deadline import deadline as enclosing_deadline
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -202,6 +203,9 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
+        outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
+        if outer is not None:
+            deadline = outer if deadline is None else min(deadline, outer)
         run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
                   prices=self.prices, middleware=[*self.middleware, *conf.middleware])
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle

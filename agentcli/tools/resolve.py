@@ -10,6 +10,7 @@ display name (``llm-math`` and ``Calculator``). Bad names fail here, in one line
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -168,7 +169,9 @@ def _start(
     if len(servers) <= 1:
         return {s: one(s, only) for s, only in servers.items()}
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:  # start them side by side
-        futures = {s: pool.submit(one, s, only) for s, only in servers.items()}
+        # each in a copy of this context: the run's time limit bounds every start-up
+        futures = {s: pool.submit(contextvars.copy_context().run, one, s, only)
+                   for s, only in servers.items()}
         return {s: f.result() for s, f in futures.items()}
 
 
