@@ -52,6 +52,33 @@ def tool_danger(conf: ServerConfig, info: ToolInfo) -> tuple[bool, str]:
     return True, f"its MCP server does not mark {label} read-only (no readOnlyHint)"
 
 
+def known_danger(conf: ServerConfig, tool: str | None) -> str | None:
+    """Why ``tool`` (None: some tool of the server) is certainly dangerous, told without
+    starting the server (from the config or the cached list); None when it is not, or only
+    the server's own list can tell. A server not marked ``trusted`` needs no list: its hints
+    are not believed, so its tools are dangerous unless the config says otherwise."""
+    infos = cached(conf)
+    if infos is not None:
+        named = [i for i in infos if tool is None or i.name == tool]
+        if named or tool is None:
+            return next((why for dangerous, why in (tool_danger(conf, i) for i in named)
+                         if dangerous), None)
+    marked = dict(conf.tool_danger)
+    if tool is not None and (marked.get(tool) is not None or conf.dangerous is not None):
+        dangerous, why = tool_danger(conf, ToolInfo(tool))
+        return why if dangerous else None
+    if tool is None and False in marked.values():
+        return None  # some tool is marked safe: which ones the server has, only it can say
+    if tool is None and conf.dangerous is not None:
+        return tool_danger(conf, ToolInfo(""))[1] or None
+    if conf.trusted:
+        return None
+    what = f"{conf.name}.{tool}" if tool is not None else f"every tool of {conf.name!r}"
+    return (f"MCP server {conf.name!r} is not marked trusted, so {what} runs only with "
+            f"approval whatever the server says of it; set dangerous: false or trusted: true "
+            f"for {conf.name!r} in your config to run it without approval")
+
+
 def list_tools(conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
     """The server's tools: from the cache for this config, else (or on refresh) from the server."""
     if not refresh:

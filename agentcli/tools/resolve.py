@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.tools.base import Tool
 from agentcli.tools.custom import load_plugins, module_specs
-from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
+from agentcli.tools.mcp import cached_tools, known_danger, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, check_settings, registry, renamed_error
 
@@ -175,6 +175,32 @@ def _start(
         return {s: f.result() for s, f in futures.items()}
 
 
+def _refusal(label: str | None, server: str, why: str) -> str:
+    """The gate's refusal of MCP tool ``label`` (None: of the server's tools)."""
+    why = why or "it can change your system"
+    if label is None:
+        return (f"the tools of MCP server {server!r} are dangerous: {why}. Opt in with --allow "
+                f"{server} or --allow-dangerous-tools")
+    return (f"tool {label!r} (from MCP server {server!r}) is dangerous: {why}. Opt in with "
+            f"--allow {label}, --allow {server} (every dangerous tool of that server) or "
+            "--allow-dangerous-tools")
+
+
+def _refused_unstarted(wants: list[_Want], cat: Catalog,
+                       permitted: Callable[[_Want], bool]) -> dict[str, str]:
+    """The MCP tools wanted (by name) that the gate refuses before their server starts: known
+    dangerous (:func:`~agentcli.tools.mcp.known_danger`) and not allowed."""
+    refused: dict[str, str] = {}
+    for want in wants:
+        if want.server is None or permitted(want):
+            continue
+        why = known_danger(cat.servers[want.server], want.tool)
+        if why is not None:
+            label = f"{want.server}.{want.tool}" if want.tool else None
+            refused[want.name] = _refusal(label, want.server, why)
+    return refused
+
+
 def _server_tools(want: _Want, tools: list[Tool]) -> list[Tool]:
     """The tool ``want`` names among its server's (all of them, when the server is named too:
     ``-t ev,ev.nope`` gets here with every tool of ``ev``)."""
@@ -224,6 +250,16 @@ def resolve_tools(
     if with_module_tools:
         wanted += [n for n in cat.module_tools if n not in wanted]
     wants, servers = _plan(wanted, cat)
+    # the gate first: a tool refused for what the config or the cache already tells starts
+    # no server (a refusal otherwise waited for a whole start-up)
+    refused = _refused_unstarted(wants, cat, lambda w: allow_all or bool(
+        allowed & {w.server, f"{w.server}.{w.tool}"}))
+    if refused and held is None:
+        raise ToolLoadError(next(iter(refused.values())))
+    if held is not None:
+        held += refused.values()
+    wants = [w for w in wants if w.name not in refused]
+    servers = {s: only for s, only in servers.items() if any(w.server == s for w in wants)}
     started = _start(servers, cat, options)
     tools: list[Tool] = []
     origin: dict[str, str] = {}  # tool name -> where it came from, to catch duplicates
@@ -253,11 +289,7 @@ def resolve_tools(
             continue
         for t in _server_tools(want, result):
             if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
-                refusal = (
-                    f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
-                    f"{t.danger_reason or 'it can change your system'}. Opt in with --allow "
-                    f"{t.name}, --allow {want.server} (every dangerous tool of that server) "
-                    "or --allow-dangerous-tools")
+                refusal = _refusal(t.name, want.server, t.danger_reason)
                 if held is None:
                     raise ToolLoadError(refusal)
                 held.append(refusal)

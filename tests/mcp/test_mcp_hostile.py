@@ -207,3 +207,23 @@ def test_a_line_over_the_cap_is_refused_with_a_clear_observation(tmp_path: Path,
                    if m["role"] == "tool")
     assert f"longer than {MAX_LINE:,} bytes" in observation and len(observation) < 1000
     assert [pid for pid in pids(record) if running(pid)] == []
+
+
+@pytest.mark.parametrize(("settings", "named"), [
+    ({"trusted": False}, "srv.ping"), ({"tools": {"ping": "dangerous"}}, "srv.ping"),
+    ({"trusted": False}, "srv"), ({"dangerous": True}, "srv")])
+def test_refusing_a_dangerous_tool_starts_no_server(tmp_path: Path, record: Path,
+                                                    mock_server: Any,
+                                                    settings: dict[str, object],
+                                                    named: str) -> None:
+    """The gate refuses what the config already tells (an untrusted server's hints are not
+    believed; a tool or server marked dangerous) before any start: the server never runs."""
+    args = run_args(config(tmp_path, record, **settings))
+    args[args.index("srv.ping")] = named  # a tool, or the whole server
+    proc = agent(*args, env=model_env(mock_server))
+    assert proc.returncode == 2, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert "is dangerous" in err or "are dangerous" in err
+    assert "--allow srv " in err and "Traceback" not in err
+    assert not record.exists()  # never started
+    assert mock_server.requests == []
