@@ -115,7 +115,8 @@ class ServerConnection:
 
     def __init__(self, conf: ServerConfig, roots: Iterable[Path] = ()) -> None:
         self.conf = conf
-        self.roots = tuple(roots)
+        self.roots = tuple(roots) or conf.root_paths()  # none: the roots capability is not
+        # declared, so a server keeps to what its own arguments gave it
         self.tools: list[ToolInfo] = []
         self.starts = 0
         self._session: Any = None
@@ -189,7 +190,8 @@ class ServerConnection:
                 read, write = await open_transport(self.conf, stack)
                 self._read = _EndWatch(read)
                 session = await stack.enter_async_context(ClientSession(
-                    self._read, write, list_roots_callback=self._list_roots,
+                    self._read, write,
+                    list_roots_callback=self._list_roots if self.roots else None,
                     message_handler=self._on_message,
                     client_info=mt.Implementation(name="agentcli", version=str(__version__))))
                 await session.initialize()

@@ -22,7 +22,6 @@ from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
 from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.sandbox import tool_root
 
 if TYPE_CHECKING:  # schema's ~90 dataclasses cost `agent tools list` ~5 ms (bench/trees.py)
     from agentcli.schema import ContentText
@@ -135,19 +134,18 @@ def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
 
 def load_server_tools(
     name: str, conf: ServerConfig | Mapping[str, object], only: set[str] | None = None,
-    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, object] | None = None,
+    *, roots: Iterable[Path] = (),
 ) -> list[Tool]:
     """Start server ``name`` (only it) and build its tools; ``only`` picks bare tool names.
 
     ``read_resource`` in ``only`` (or ``resources: true`` in the config) adds the resource tool.
-    ``roots`` are declared to the server as the client's roots (``tool_settings``: the file
-    tools' root; default: the current directory). Other servers are not started.
+    ``roots`` (default: the server's configured ``roots``) are declared to the server as the
+    client's roots; with none, no roots are declared and the server keeps to what its own
+    arguments gave it. Other servers are not started.
     """
     from agentcli.mcp.pool import get_connection
 
     parsed = parse({name: conf})[name] if isinstance(conf, Mapping) else conf
-    if tool_settings is not None:
-        roots = server_roots(tool_settings)
     conn = get_connection(parsed, roots)
     infos = {i.name: i for i in conn.tools}
     wanted = set(infos) if only is None else set(only)
@@ -202,14 +200,6 @@ def cached_tool(conf: ServerConfig, name: str) -> Tool | None:
     without starting the server (for display: it has no connection to call)."""
     info = next((i for i in cached(conf) or [] if i.name == name), None)
     return None if info is None else make_tool(conf, None, info)
-
-
-def server_roots(tool_settings: Mapping[str, object]) -> list[Path]:
-    """The roots declared to a server: the file tools' root (else the current directory)."""
-    try:
-        return [tool_root(tool_settings)]
-    except ToolLoadError:
-        return [Path.cwd()]
 
 
 def refresh_tools(conf: ServerConfig) -> list[MCPToolInfo]:

@@ -157,12 +157,12 @@ def _plan(names: Sequence[str], cat: Catalog) -> tuple[list[_Want], dict[str, se
 
 
 def _start(
-    servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, object]
+    servers: dict[str, set[str] | None], cat: Catalog
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
         try:
-            return load_server_tools(server, cat.servers[server], only, tool_settings=options)
+            return load_server_tools(server, cat.servers[server], only)
         except ServerStartError as err:
             return err
 
@@ -260,7 +260,7 @@ def resolve_tools(
         held += refused.values()
     wants = [w for w in wants if w.name not in refused]
     servers = {s: only for s, only in servers.items() if any(w.server == s for w in wants)}
-    started = _start(servers, cat, options)
+    started = _start(servers, cat)
     tools: list[Tool] = []
     origin: dict[str, str] = {}  # tool name -> where it came from, to catch duplicates
     failed: dict[str, ServerStartError] = {}  # MCP servers that did not start

@@ -227,3 +227,35 @@ def test_refusing_a_dangerous_tool_starts_no_server(tmp_path: Path, record: Path
     assert "--allow srv " in err and "Traceback" not in err
     assert not record.exists()  # never started
     assert mock_server.requests == []
+
+
+def roots_seen(record: Path) -> str:
+    """What the server recorded of our roots (it handles its input in order: the answer to
+    its roots request, asked at start-up, comes before the tool call the run waited for)."""
+    return next(line for line in record.read_text().splitlines() if line.startswith("roots"))
+
+
+def test_no_roots_are_declared_unless_configured(tmp_path: Path, record: Path,
+                                                 mock_server: Any) -> None:
+    """The run's directory is not offered as a root: a server keeps to its own arguments."""
+    ping_then_answer(mock_server)
+    proc = agent(*run_args(config(tmp_path, record, "roots")), env=model_env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert roots_seen(record) == "roots none"
+
+
+def test_only_the_configured_roots_are_declared(tmp_path: Path, record: Path,
+                                                mock_server: Any) -> None:
+    ping_then_answer(mock_server)
+    folder = tmp_path / "only-this"
+    folder.mkdir()
+    cfg = config(tmp_path, record, "roots", roots=[str(folder)])
+    proc = agent(*run_args(cfg), env=model_env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(roots_seen(record).split(" ", 1)[1]) == [folder.as_uri()]
+
+
+def test_roots_must_be_a_list_of_directories(tmp_path: Path, record: Path) -> None:
+    proc = agent(*run_args(config(tmp_path, record, roots="/tmp")))
+    assert proc.returncode == 2
+    assert "roots must be a list of directories" in proc.stderr and "Traceback" not in proc.stderr
