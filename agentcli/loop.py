@@ -31,6 +31,7 @@ from agentcli.agents.prompts import placeholders
 from agentcli.answers import Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
+from agentcli.deadline import deadline as enclosing_deadline
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -214,6 +215,9 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
+        outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
+        if outer is not None:
+            deadline = outer if deadline is None else min(deadline, outer)
         run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
                   middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
