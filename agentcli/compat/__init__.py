@@ -31,6 +31,12 @@ from agentcli.compat.executor import (
     CallbackManagerForChainRun,
     CallbackManagerForLLMRun,
     CallbackManagerForToolRun,
+    initialize_agent,
+)
+from agentcli.compat.memory import (
+    ConversationBufferMemory,
+    ConversationBufferWindowMemory,
+    ConversationSummaryMemory,
 )
 from agentcli.compat.messages import (
     AIMessage,
@@ -46,7 +52,7 @@ from agentcli.compat.messages import (
 from agentcli.compat.prompts import AgentActionMessageLog, ChatPromptTemplate, hub
 from agentcli.compat.providers import ChatOpenAI, ChatTongyi, OpenAI
 from agentcli.compat.tools import BaseTool, load_tools
-from agentcli.create import create_agent, create_react_agent, initialize_agent
+from agentcli.create import create_agent, create_react_agent
 from agentcli.runnable import Runnable, RunnableLambda, RunnableSequence
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message
 from agentcli.schema import ChatResult as LLMResult
@@ -85,6 +91,9 @@ __all__ = [
     "ChatResult",
     "ChatTongyi",
     "Command",
+    "ConversationBufferMemory",
+    "ConversationBufferWindowMemory",
+    "ConversationSummaryMemory",
     "ConversationalAgent",
     "ConversationalChatAgent",
     "HumanMessage",

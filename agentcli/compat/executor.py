@@ -1,25 +1,36 @@
-"""LangChain's ``AgentExecutor`` subclass hook: ``_call(inputs, run_manager)``.
+"""LangChain's ``AgentExecutor``: the ``_call(inputs, run_manager)`` subclass hook, ``run``,
+calling the executor (``executor({"input": q}, return_only_outputs=True)``) and ``memory=``.
 
 agentcli's own :class:`~agentcli.executor.AgentExecutor` refuses a subclass that overrides
 ``_call`` (it would never be called: wrap runs with middleware there). This one calls it:
 ``invoke`` runs ``self._call(inputs, run_manager)``, and ``super()._call(...)`` runs the agent
 and returns its result dict, so LangChain's retrying or monitoring subclasses port as
 written. ``stream``/``astream`` go straight to the run (no ``_call``).
+
+``executor.run(q)`` is the answer text; ``executor(inputs)`` the result dict (only the outputs
+with ``return_only_outputs=True``). With ``memory=`` (:mod:`agentcli.compat.memory`) each run
+is shown the remembered turns as its chat history and its question and answer are saved.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from agentcli import create
 from agentcli._sync import run_sync
 from agentcli.callbacks.manager import CallbackManager, RunConfig
 from agentcli.callbacks.stdout import colored
+from agentcli.compat.memory import BaseMemory
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Config, Inputs, one_input
+from agentcli.models.base import BaseChatModel
 from agentcli.schema import RunResult
 from agentcli.textsafe import safe_text
+from agentcli.tools.base import Tool
 
 
 class CallbackManagerForChainRun:
@@ -48,9 +59,27 @@ class CallbackManagerForToolRun:
 
 
 class AgentExecutor(_Executor):
-    """An executor whose runs go through ``_call``, for subclasses that override it."""
+    """An executor whose runs go through ``_call`` (for subclasses that override it), with
+    LangChain's ``run``, ``__call__`` and ``memory``."""
 
     calls_call = True
+
+    def __init__(self, *args: Any, memory: BaseMemory | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.memory = memory
+
+    @classmethod
+    def adopting(cls, built: _Executor, memory: BaseMemory | None = None) -> AgentExecutor:
+        """This class over an executor agentcli built (``initialize_agent``'s)."""
+        adopted = cls.__new__(cls)
+        adopted.__dict__.update(vars(built))
+        adopted.memory = memory
+        return adopted
+
+    @classmethod
+    def from_agent_and_tools(cls, agent: Any, tools: Any, **kwargs: Any) -> AgentExecutor:
+        """LangChain's constructor by another name."""
+        return cls(agent, tools, **kwargs)
 
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
                callbacks: Config = None) -> RunResult:
@@ -58,14 +87,44 @@ class AgentExecutor(_Executor):
         given = one_input(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
         conf = RunConfig.of(config).adding(callbacks)
+        asked = data
+        if self.memory is not None:  # the turns so far, as the agents read them
+            data = {**data, "chat_history": self.memory.messages()}
+            conf = replace(conf, middleware=(*conf.middleware, *self.memory.middleware()))
         manager = CallbackManager([*self.callbacks, *conf.callbacks])
         out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
-        if isinstance(out, RunResult):
-            return out
-        # what _call returned, a plain dict (say a fallback answer), as a result dict
-        extra = {k: v for k, v in out.items() if k not in ("output", "input")}
-        return RunResult(output=str(out.get("output", "")), steps=(), stop_reason="finished",
-                         state=extra, input=data.get("input"))
+        if not isinstance(out, RunResult):
+            # what _call returned, a plain dict (say a fallback answer), as a result dict
+            extra = {k: v for k, v in out.items() if k not in ("output", "input")}
+            out = RunResult(output=str(out.get("output", "")), steps=(),
+                            stop_reason="finished", state=extra, input=data.get("input"))
+        if self.memory is not None:
+            self.memory.save_context(asked, {"output": out.output})
+        return out
+
+    def __call__(self, inputs: Inputs, return_only_outputs: bool = False,
+                 callbacks: Config = None, *, tags: list[str] | None = None,
+                 metadata: dict[str, Any] | None = None,
+                 run_name: str | None = None) -> dict[str, Any]:
+        """LangChain's older call: the result dict, or only its outputs."""
+        config = {"tags": tags, "metadata": metadata, "run_name": run_name}
+        result = self.invoke(inputs, {k: v for k, v in config.items() if v}, callbacks=callbacks)
+        if return_only_outputs:
+            return {key: result[key] for key in self.output_keys}
+        return result
+
+    def run(self, *args: Inputs, callbacks: Config = None, tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None, **kwargs: Any) -> str:
+        """The answer text: ``run(question)`` or ``run(input=question)``."""
+        if len(self.output_keys) != 1:
+            raise ValueError(f"run() needs exactly one output key, this executor has "
+                             f"{self.output_keys}: call invoke() and read result['output']")
+        if len(args) + bool(kwargs) != 1:
+            raise ValueError("run() takes one question: run(q) or run(input=q), not "
+                             f"{len(args)} positional and {sorted(kwargs)} keyword argument(s)")
+        given = args[0] if args else kwargs
+        out: str = self(given, callbacks=callbacks, tags=tags, metadata=metadata)["output"]
+        return out
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
                       input: Inputs = None, callbacks: Config = None) -> RunResult:
@@ -79,3 +138,14 @@ class AgentExecutor(_Executor):
         config = run_manager.config if run_manager is not None else None
         return run_sync(_Executor.ainvoke(self, inputs, config))
 
+
+
+def initialize_agent(tools: Sequence[Tool], llm: BaseChatModel, agent: Any = None,
+                     callback_manager: CallbackManager | None = None, agent_path: Any = None,
+                     agent_kwargs: dict[str, Any] | None = None, *,
+                     memory: BaseMemory | None = None, **options: Any) -> AgentExecutor:
+    """agentcli's ``initialize_agent`` (same arguments), also taking ``memory=``; the
+    executor has LangChain's ``run`` and ``__call__``."""
+    return AgentExecutor.adopting(
+        create.initialize_agent(tools, llm, agent, callback_manager, agent_path, agent_kwargs,
+                                **options), memory)
