@@ -9,8 +9,10 @@
 
 Text agents print the ``Observation: ``/``Thought:`` prefixes between the reply and the tool's
 result, as LangChain's prompt-built agents do; chat-native agents and ``create_react_agent``'s
-print the result right after the reply, as LangChain's runnable agents do. What a tool says
-it runs (``on_text``) is not printed: LangChain's tools print it only when verbose themselves.
+print the result right after the reply, as LangChain's runnable agents do. What a built-in
+tool says it runs is not printed (a chain inside a LangChain tool is not verbose); what a
+LangChain-style tool says through its ``run_manager.on_text`` (a ``TOOL_SAYS`` notice) is, as
+there.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ if TYPE_CHECKING:
 COLORS = {"blue": "36;1", "yellow": "33;1", "pink": "38;5;200", "green": "32;1", "red": "31;1"}
 _TOOL_COLORS = ("blue", "yellow", "pink")
 _BOLD, _RESET = "\033[1m", "\033[0m"
+TOOL_SAYS = "tool_says"  # the notice of a tool's own run_manager.on_text (agentcli.compat)
 
 
 def colored(text: str, color: str | None) -> str:
     """``text`` in LangChain's ``color`` (bold italic, as its ``print_text`` draws it)."""
-    if color is None:
+    if color not in COLORS:
         return text
     return f"\u001b[{COLORS[color]}m\033[1;3m{text}\u001b[0m"
 
@@ -73,6 +76,10 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             self._print(str(event.step.observation), color)
             if self.prefixes:
                 self._print("\nThought:")
+        elif isinstance(event, ev.Notice) and event.topic == TOOL_SAYS:
+            color, end = event.data.get("color"), event.data.get("end")
+            self._print(event.text, color if isinstance(color, str) else None,
+                        end if isinstance(end, str) else "")
         elif isinstance(event, ev.Finish):
             self._print(event.finish.log or event.output, "green", end="\n")
         elif isinstance(event, ev.End):

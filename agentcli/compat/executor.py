@@ -22,9 +22,11 @@ from typing import Any
 
 from agentcli import create
 from agentcli._sync import run_sync
+from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig
-from agentcli.callbacks.stdout import colored
+from agentcli.callbacks.stdout import TOOL_SAYS, colored
 from agentcli.compat.memory import BaseMemory
+from agentcli.events import Notice, current_emitter
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Config, Inputs, one_input
 from agentcli.models.base import BaseChatModel
@@ -55,7 +57,24 @@ class CallbackManagerForLLMRun:
 
 
 class CallbackManagerForToolRun:
-    """``run_manager`` in a ``BaseTool._run`` (agentcli passes None)."""
+    """``run_manager`` in a ``BaseTool._run``: what the tool says (``on_text``) reaches the
+    run's handlers (and the verbose trace, which prints it) and the tool's own."""
+
+    def __init__(self, tool: str, handlers: Sequence[BaseCallbackHandler] = ()) -> None:
+        self.tool = tool
+        self.handlers = list(handlers)
+
+    def on_text(self, text: str, **kw: Any) -> None:
+        """Tell the run in progress and the tool's own handlers."""
+        said = Notice(TOOL_SAYS, str(text), {**kw, "tool": self.tool})
+        emit = current_emitter()
+        if emit is not None:
+            emit(said)
+        CallbackManager(self.handlers).dispatch(said)
+
+    def get_child(self, tag: str | None = None) -> list[BaseCallbackHandler]:
+        """Handlers for a chain the tool runs (its model calls are the run's already)."""
+        return list(self.handlers)
 
 
 class AgentExecutor(_Executor):

@@ -17,12 +17,14 @@ schema comes from the signature (or from ``args_schema``, a pydantic model or a 
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Iterable
 from typing import Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, handlers_of
+from agentcli.compat.executor import CallbackManagerForToolRun
 from agentcli.models.base import BaseChatModel
 from agentcli.tools import load_tools as load
 from agentcli.tools.base import Tool, schema_from_function
@@ -65,10 +67,25 @@ class BaseTool(Tool):
         raise NotImplementedError(f"{type(self).__name__} does not support async")
 
     def _call_run(self, *args: object, **kwargs: object) -> object:
-        return self._run(*args, **kwargs)
+        return self._run(*args, **self._managed(self._run), **kwargs)
 
     async def _call_arun(self, *args: object, **kwargs: object) -> object:
-        return await self._arun(*args, **kwargs)
+        return await self._arun(*args, **self._managed(self._arun), **kwargs)
+
+    def with_callbacks(self, callbacks: Handlers) -> BaseTool:
+        """A copy (the subclass's own fields too) whose ``_run`` also tells ``callbacks``."""
+        twin = copy.copy(self)
+        object.__setattr__(twin, "callbacks", (*self.callbacks, *handlers_of(callbacks)))
+        object.__setattr__(twin, "func", twin._call_run)
+        if self.coroutine is not None:
+            object.__setattr__(twin, "coroutine", twin._call_arun)
+        return twin
+
+    def _managed(self, method: Any) -> dict[str, object]:
+        """``run_manager=`` for a ``_run``/``_arun`` that takes one, as LangChain passes it."""
+        if "run_manager" not in inspect.signature(method).parameters:
+            return {}
+        return {"run_manager": CallbackManagerForToolRun(self.name, self.callbacks)}
 
 
 def _declared(cls: type) -> dict[str, object]:
