@@ -59,6 +59,14 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     def _line(self, text: str, end: str = "\n") -> None:
         print(text, end=end, file=sys.stdout, flush=True)
 
+    def _observed(self, text: str, color: str | None) -> None:
+        """A tool's result, between LangChain's prefixes when the agent writes them."""
+        if self.prefixes:
+            self._print("\nObservation: ")
+        self._print(text, color)
+        if self.prefixes:
+            self._print("\nThought:")
+
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """The run's start and end, each reply that chose a tool, each result, the answer."""
         if isinstance(event, ev.Start):
@@ -69,18 +77,16 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             self._print(action.log or f"\nInvoking: `{action.tool}` with "
                         f"`{action.tool_input}`\n\n\n", "green")
         elif isinstance(event, ev.Observation):
-            color = self._colors.get(event.step.action.tool, self.color) \
-                if event.status == "ok" else None
-            if self.prefixes:
-                self._print("\nObservation: ")
-            self._print(str(event.step.observation), color)
-            if self.prefixes:
-                self._print("\nThought:")
+            self._observed(str(event.step.observation), self._colors.get(
+                event.step.action.tool, self.color) if event.status == "ok" else None)
+        elif isinstance(event, ev.ParseError):  # LangChain's _Exception step: reply, result
+            self._print(event.step.action.log, "green")
+            self._observed(str(event.step.observation), None)
         elif isinstance(event, ev.Notice) and event.topic == TOOL_SAYS:
             color, end = event.data.get("color"), event.data.get("end")
             self._print(event.text, color if isinstance(color, str) else None,
                         end if isinstance(end, str) else "")
-        elif isinstance(event, ev.Finish):
-            self._print(event.finish.log or event.output, "green", end="\n")
+        elif isinstance(event, ev.Finish):  # a forced stop's has no log: an empty line
+            self._print(event.finish.log, "green", end="\n")
         elif isinstance(event, ev.End):
             self._line(f"\n{_BOLD}> Finished chain.{_RESET}")
