@@ -14,7 +14,6 @@ from typing import Union
 from agentcli.agents import AgentType
 from agentcli.agents.template import PromptTemplate
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager
 from agentcli.callbacks.stdout import StdOutCallbackHandler
 from agentcli.compat.agents import (
     BaseMultiActionAgent,
@@ -28,6 +27,7 @@ from agentcli.compat.agents import (
 )
 from agentcli.compat.executor import (
     AgentExecutor,
+    CallbackManager,
     CallbackManagerForChainRun,
     CallbackManagerForLLMRun,
     CallbackManagerForToolRun,

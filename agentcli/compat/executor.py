@@ -23,9 +23,11 @@ from typing import Any
 from agentcli import create
 from agentcli._sync import run_sync
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager, RunConfig
-from agentcli.callbacks.stdout import TOOL_SAYS, colored
+from agentcli.callbacks.manager import CallbackManager as _Manager
+from agentcli.callbacks.manager import RunConfig, handlers_of
+from agentcli.callbacks.stdout import TOOL_SAYS, StdOutCallbackHandler, colored
 from agentcli.compat.memory import BaseMemory
+from agentcli.compat.providers import STREAMING
 from agentcli.events import Notice, current_emitter
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Config, Inputs, one_input
@@ -34,12 +36,14 @@ from agentcli.schema import RunResult
 from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool
 
+Handlers = _Manager | BaseCallbackHandler | Sequence[BaseCallbackHandler] | None
+
 
 class CallbackManagerForChainRun:
     """What ``_call`` receives as ``run_manager``: ``on_text`` (printed when verbose) and
     the run's config."""
 
-    def __init__(self, manager: CallbackManager, config: RunConfig, verbose: bool) -> None:
+    def __init__(self, manager: _Manager, config: RunConfig, verbose: bool) -> None:
         self.manager = manager
         self.config = config
         self.verbose = verbose
@@ -50,6 +54,39 @@ class CallbackManagerForChainRun:
         self.manager.emit("on_text", text, color=color, **kw)
         if self.verbose:
             print(colored(safe_text(text), color), end=end, file=sys.stdout, flush=True)
+
+
+class CallbackManager(_Manager):
+    """agentcli's callback manager with LangChain's ``configure``."""
+
+    tags: list[str]
+    metadata: dict[str, Any]
+
+    @classmethod
+    def configure(cls, inheritable_callbacks: Handlers = None, local_callbacks: Handlers = None,
+                  verbose: bool = False, inheritable_tags: list[str] | None = None,
+                  local_tags: list[str] | None = None,
+                  inheritable_metadata: dict[str, Any] | None = None,
+                  local_metadata: dict[str, Any] | None = None, *, callbacks: Handlers = None,
+                  tags: list[str] | None = None,
+                  metadata: dict[str, Any] | None = None) -> CallbackManager:
+        """A manager over the given handlers (``callbacks`` is the older name of
+        ``inheritable_callbacks``), with LangChain's stdout handler when ``verbose``; its
+        ``tags`` and ``metadata`` are for the caller to read (a run takes them in ``config``)."""
+        handlers = [*_handlers(callbacks), *_handlers(inheritable_callbacks),
+                    *_handlers(local_callbacks)]
+        if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in handlers):
+            handlers.append(StdOutCallbackHandler())
+        manager = cls(handlers)
+        manager.tags = [*(tags or ()), *(inheritable_tags or ()), *(local_tags or ())]
+        manager.metadata = {**(metadata or {}), **(inheritable_metadata or {}),
+                            **(local_metadata or {})}
+        return manager
+
+
+def _handlers(given: Handlers) -> list[BaseCallbackHandler]:
+    """LangChain passes one handler, a list of them or a manager."""
+    return [given] if isinstance(given, BaseCallbackHandler) else handlers_of(given)
 
 
 class CallbackManagerForLLMRun:
@@ -70,7 +107,7 @@ class CallbackManagerForToolRun:
         emit = current_emitter()
         if emit is not None:
             emit(said)
-        CallbackManager(self.handlers).dispatch(said)
+        _Manager(self.handlers).dispatch(said)
 
     def get_child(self, tag: str | None = None) -> list[BaseCallbackHandler]:
         """Handlers for a chain the tool runs (its model calls are the run's already)."""
@@ -86,6 +123,7 @@ class AgentExecutor(_Executor):
     def __init__(self, *args: Any, memory: BaseMemory | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.memory = memory
+        self.stream_tokens = self.stream_tokens or self.llm in STREAMING
 
     @classmethod
     def adopting(cls, built: _Executor, memory: BaseMemory | None = None) -> AgentExecutor:
@@ -93,6 +131,7 @@ class AgentExecutor(_Executor):
         adopted = cls.__new__(cls)
         adopted.__dict__.update(vars(built))
         adopted.memory = memory
+        adopted.stream_tokens = built.stream_tokens or built.llm in STREAMING
         return adopted
 
     @classmethod
@@ -110,7 +149,7 @@ class AgentExecutor(_Executor):
         if self.memory is not None:  # the turns so far, as the agents read them
             data = {**data, "chat_history": self.memory.messages()}
             conf = replace(conf, middleware=(*conf.middleware, *self.memory.middleware()))
-        manager = CallbackManager([*self.callbacks, *conf.callbacks])
+        manager = _Manager([*self.callbacks, *conf.callbacks])
         out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
         if not isinstance(out, RunResult):
             # what _call returned, a plain dict (say a fallback answer), as a result dict
@@ -160,7 +199,7 @@ class AgentExecutor(_Executor):
 
 
 def initialize_agent(tools: Sequence[Tool], llm: BaseChatModel, agent: Any = None,
-                     callback_manager: CallbackManager | None = None, agent_path: Any = None,
+                     callback_manager: _Manager | None = None, agent_path: Any = None,
                      agent_kwargs: dict[str, Any] | None = None, *,
                      memory: BaseMemory | None = None, **options: Any) -> AgentExecutor:
     """agentcli's ``initialize_agent`` (same arguments), also taking ``memory=``; the

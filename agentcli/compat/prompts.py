@@ -9,13 +9,22 @@ from typing import ClassVar
 
 from agentcli.agents.prompts import load, variables
 from agentcli.agents.template import PromptTemplate, fill
+from agentcli.agents.tool_calling import ToolCallAction
 from agentcli.errors import ConfigError
 from agentcli.schema import AgentAction, Message
 
 
+class _Logged(type):
+    """A native tool call's action (which has its ``message_log``) is one too."""
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return type.__instancecheck__(cls, obj) or isinstance(obj, ToolCallAction)
+
+
 @dataclass(frozen=True)
-class AgentActionMessageLog(AgentAction):
-    """An action with the messages that produced it (LangChain's name); ``message_log``."""
+class AgentActionMessageLog(AgentAction, metaclass=_Logged):
+    """An action with the messages that produced it (LangChain's name); ``message_log``. The
+    tool-calling agent's actions are instances (``isinstance``) with their message."""
 
     message_log: tuple[Message, ...] = ()
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import inspect
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -29,6 +30,9 @@ from agentcli.models.base import BaseChatModel
 from agentcli.tools import load_tools as load
 from agentcli.tools.base import Tool, schema_from_function
 
+# what LangChain's load_tools tells the model a tool is for, where the prompt a ported program
+# prints must read as LangChain's (the CLI's own prompts keep agentcli's wording)
+LANGCHAIN_DESCRIPTIONS = {"Calculator": "Useful for when you need to answer questions about math."}
 Handlers = CallbackManager | Iterable[BaseCallbackHandler] | None
 _MANAGED = ("run_manager", "callbacks", "self")
 _OWN = ("name", "description", "args_schema", "return_direct")
@@ -121,6 +125,9 @@ def _schema(args_schema: object) -> dict[str, Any] | None:
 
 def load_tools(names: list[str], llm: BaseChatModel | None = None, callbacks: Handlers = None,
                *, callback_manager: Handlers = None, **options: Any) -> list[Tool]:
-    """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``."""
+    """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``; the
+    Calculator is described as LangChain describes it."""
     handlers = [*handlers_of(callback_manager), *handlers_of(callbacks)]
-    return load(names, llm=llm, callbacks=handlers or None, **options)
+    tools = load(names, llm=llm, callbacks=handlers or None, **options)
+    return [replace(t, description=LANGCHAIN_DESCRIPTIONS[t.name])
+            if t.name in LANGCHAIN_DESCRIPTIONS else t for t in tools]

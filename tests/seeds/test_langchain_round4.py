@@ -113,3 +113,92 @@ def test_a_forced_stop_prints_an_empty_line_as_langchain_does(
     assert out.endswith(f"\nObservation: \x1b[36;1m\x1b[1;3mecho: hi{END}\nThought:"
                         f"{GREEN}{END}\n\n\x1b[1m> Finished chain.\x1b[0m\n")
     assert "stopped" not in out
+
+
+# -- item 5: ChatTongyi's defaults, streaming, LLMResult, configure, message logs, llm-math ---
+def test_chat_tongyi_defaults_are_langchains(tongyi: Any) -> None:
+    tongyi.add_fault("status", status=429, retry_after=0, times=4)  # agentcli's default: 3
+    tongyi.add_reply("Final Answer: 75")
+    assert initialize_agent([], ChatTongyi(), REACT).run("q") == "75"
+    assert len(tongyi.requests) == 5  # four refused, retried within ChatTongyi's ten
+    body = tongyi.requests[-1].body
+    assert body["top_p"] == 0.8 and "max_tokens" not in body  # none, though the server is local
+    tongyi.add_reply("Final Answer: 1")
+    initialize_agent([], ChatTongyi(top_p=0.5, max_tokens=64), REACT).run("q")
+    assert (tongyi.requests[-1].body["top_p"], tongyi.requests[-1].body["max_tokens"]) == (0.5, 64)
+
+
+class Streamed(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+        self.ends: list[Any] = []
+
+    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+        self.tokens.append(token)
+
+    def on_llm_end(self, response: Any, **kw: Any) -> None:
+        self.ends.append(response)
+
+
+def test_streaming_sends_tokens_to_handlers_and_on_llm_end_has_generations(
+        tongyi: Any) -> None:
+    reply = "Thought: I know it.\nFinal Answer: seventy-five"
+    tongyi.add_reply(reply)
+    handler = Streamed()
+    executor = initialize_agent([], ChatTongyi(streaming=True), REACT, callbacks=[handler])
+    assert executor.run("q") == "seventy-five"
+    assert tongyi.requests[0].body.get("stream") is True
+    assert len(handler.tokens) > 1 and "".join(handler.tokens) == reply
+    (generation,), = handler.ends[0].generations
+    assert generation.text == reply and generation.message.content == reply
+    assert handler.ends[0].llm_output["token_usage"]["total_tokens"] > 0
+    tongyi.add_reply("Final Answer: x")
+    quiet = Streamed()
+    initialize_agent([], ChatTongyi(), REACT, callbacks=[quiet]).run("q")
+    assert quiet.tokens == []  # (agentcli streams the wire anyway, to cut at stop strings)
+
+
+def test_callback_manager_configure(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentcli.compat import CallbackManager
+
+    handler = Streamed()
+    manager = CallbackManager.configure([handler], None, verbose=True, inheritable_tags=["t"])
+    assert manager.tags == ["t"] and len(manager.handlers) == 2  # the handler and stdout's
+    initialize_agent([], FakeChatModel(["Final Answer: ok"]), REACT,
+                     callback_manager=manager).run("q")
+    assert len(handler.ends) == 1
+    assert "> Entering new AgentExecutor chain..." in capsys.readouterr().out
+    older = CallbackManager.configure(callbacks=handler, local_callbacks=[Streamed()])
+    assert older.handlers[0] is handler and len(older.handlers) == 2
+
+
+def test_tool_calling_actions_are_message_logs() -> None:
+    from agentcli.compat import AgentActionMessageLog
+    from agentcli.schema import ChatResult as Reply
+    from agentcli.schema import ToolCall as Call
+
+    llm = FakeChatModel([Reply("", (Call("c1", "echo", '{"input": "hi"}'),)), "done"])
+    result = initialize_agent([echo_tool()], llm, AgentType.TOOL_CALLING,
+                              return_intermediate_steps=True).invoke("q")
+    action, observation = result["intermediate_steps"][0]
+    assert isinstance(action, AgentActionMessageLog) and observation == "echo: hi"
+    (message,) = action.message_log
+    assert message.tool_calls[0]["id"] == "c1" and message.tool_calls[0]["name"] == "echo"
+    text_action = initialize_agent([echo_tool()], FakeChatModel(
+        ["Action: echo\nAction Input: a", "Final Answer: b"]), REACT,
+        return_intermediate_steps=True).invoke("q")["intermediate_steps"][0][0]
+    assert not isinstance(text_action, AgentActionMessageLog)  # a text agent's has no messages
+
+
+def test_llm_math_keeps_langchains_description_in_the_compat_layer(tongyi: Any) -> None:
+    from agentcli.compat import load_tools
+    from agentcli.tools import load_tools as cli_load_tools
+
+    tongyi.add_reply("Final Answer: 75")
+    llm = ChatTongyi(temperature=0)
+    tools = load_tools(["llm-math"], llm=llm)
+    initialize_agent(tools, llm, AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION).run("q")
+    system = tongyi.requests[0].body["messages"][0]["content"]
+    assert "\nCalculator: Useful for when you need to answer questions about math.\n" in system
+    assert tools[0].run("300 * 0.25") == "Answer: 75.0"  # the same tool otherwise
+    assert cli_load_tools(["llm-math"], llm=llm)[0].description != tools[0].description
