@@ -202,3 +202,71 @@ def test_llm_math_keeps_langchains_description_in_the_compat_layer(tongyi: Any) 
     assert "\nCalculator: Useful for when you need to answer questions about math.\n" in system
     assert tools[0].run("300 * 0.25") == "Answer: 75.0"  # the same tool otherwise
     assert cli_load_tools(["llm-math"], llm=llm)[0].description != tools[0].description
+
+
+# -- item 6: LangChain's memory objects, and memory= on the executor -----------------------
+def test_buffer_memory_as_seed_002_describes_it() -> None:
+    from agentcli.compat import AIMessage, ConversationBufferMemory, HumanMessage
+
+    memory = ConversationBufferMemory()
+    assert memory.memory_variables == ["history"]
+    memory.save_context({"input": "hi"}, {"output": "hello"})
+    memory.save_context({"question": "and you?"}, {"answer": "fine"})  # the one key of each
+    assert memory.load_memory_variables({}) == {
+        "history": "Human: hi\nAI: hello\nHuman: and you?\nAI: fine"}
+    chat = ConversationBufferMemory(memory_key="chat_history", return_messages=True,
+                                    human_prefix="User")
+    chat.save_context({"input": "hi"}, {"output": "hello"})
+    human, ai = chat.load_memory_variables({"input": "next"})["chat_history"]
+    assert isinstance(human, HumanMessage) and isinstance(ai, AIMessage)
+    assert (human.content, ai.content) == ("hi", "hello")
+    with pytest.raises(ValueError, match="one input key expected"):
+        memory.save_context({"a": "1", "b": "2"}, {"output": "x"})
+    memory.clear()
+    assert memory.load_memory_variables({}) == {"history": ""}
+
+
+def test_an_executor_with_memory_shows_the_turns_and_saves_them(tongyi: Any) -> None:
+    from agentcli.compat import ConversationBufferMemory, ConversationBufferWindowMemory
+
+    for reply in ("Final Answer: Hello Ann", "Final Answer: You are Ann", "Final Answer: 3",
+                  "Final Answer: 4"):
+        tongyi.add_reply(reply)
+    memory = ConversationBufferMemory(memory_key="chat_history", return_messages=True)
+    executor = initialize_agent([echo_tool()], ChatTongyi(),
+                                AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION, memory=memory)
+    assert executor.run("I am Ann") == "Hello Ann"
+    assert executor.invoke({"input": "Who am I?"})["output"] == "You are Ann"
+    second = [(m["role"], m["content"]) for m in tongyi.requests[1].body["messages"][1:3]]
+    assert second == [("user", "I am Ann"), ("assistant", "Hello Ann")]
+    assert len(memory.load_memory_variables({})["chat_history"]) == 4
+    window = ConversationBufferWindowMemory(k=1, memory_key="chat_history")
+    executor = initialize_agent([], ChatTongyi(), AgentType.CONVERSATIONAL_REACT_DESCRIPTION,
+                                memory=window)
+    executor.run("1 + 2?")
+    executor.run("2 + 2?")
+    assert window.load_memory_variables({}) == {"chat_history": "Human: 2 + 2?\nAI: 4"}
+    assert len(tongyi.requests) == 4  # the memory asks nothing of the model
+
+
+def test_summary_memory_is_written_by_the_model_once_a_turn(tongyi: Any) -> None:
+    from agentcli.compat import ConversationSummaryMemory
+
+    llm = ChatTongyi()
+    memory = ConversationSummaryMemory(llm=llm, memory_key="chat_history")
+    tongyi.add_reply("Final Answer: Hello Ann")
+    tongyi.add_reply("Ann introduced herself.")  # the summary, the run's last request
+    executor = initialize_agent([], llm, AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION,
+                                memory=memory)
+    assert executor.run("I am Ann") == "Hello Ann"
+    assert len(tongyi.requests) == 2
+    assert "I am Ann" in tongyi.requests[1].body["messages"][-1]["content"]
+    assert memory.load_memory_variables({}) == {"chat_history": "Ann introduced herself."}
+    tongyi.add_reply("Final Answer: You are Ann")
+    tongyi.add_reply("Ann asked who she is.")
+    executor.run("Who am I?")
+    shown = tongyi.requests[2].body["messages"]
+    assert any("Ann introduced herself." in m["content"] for m in shown)
+    tongyi.add_reply("Ann left.")
+    memory.save_context({"input": "bye"}, {"output": "bye Ann"})  # by hand: one request
+    assert len(tongyi.requests) == 5 and memory.buffer == "Ann left."
