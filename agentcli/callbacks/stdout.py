@@ -45,9 +45,11 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     """Prints a run as LangChain's ``StdOutCallbackHandler`` does (model and tool text made
     safe for a terminal first)."""
 
-    def __init__(self, *, prefixes: bool = True, tools: list[str] | None = None,
-                 name: str = "AgentExecutor", color: str | None = None) -> None:
-        self.prefixes = prefixes  # Observation:/Thought: around each tool result
+    def __init__(self, *, prefixes: bool | tuple[str, str] = True,
+                 tools: list[str] | None = None, name: str = "AgentExecutor",
+                 color: str | None = None) -> None:
+        # around each tool result: Observation:/Thought:, none, or an agent's own pair
+        self.prefixes = ("Observation: ", "Thought:") if prefixes is True else prefixes or None
         self.name = name
         self.color = color  # a tool's result without a colour of its own
         self._colors = {t: _TOOL_COLORS[n % len(_TOOL_COLORS)] for n, t in enumerate(tools or [])}
@@ -62,10 +64,10 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     def _observed(self, text: str, color: str | None) -> None:
         """A tool's result, between LangChain's prefixes when the agent writes them."""
         if self.prefixes:
-            self._print("\nObservation: ")
+            self._print(f"\n{self.prefixes[0]}")
         self._print(text, color)
         if self.prefixes:
-            self._print("\nThought:")
+            self._print(f"\n{self.prefixes[1]}")
 
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """The run's start and end, each reply that chose a tool, each result, the answer."""

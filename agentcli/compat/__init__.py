@@ -16,12 +16,9 @@ from agentcli.agents.template import PromptTemplate
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.stdout import StdOutCallbackHandler
 from agentcli.compat.agents import (
-    BaseMultiActionAgent,
-    BaseSingleActionAgent,
     ChatAgent,
     ConversationalAgent,
     ConversationalChatAgent,
-    LLMSingleActionAgent,
     StructuredChatAgent,
     ZeroShotAgent,
 )
@@ -31,6 +28,7 @@ from agentcli.compat.executor import (
     CallbackManagerForChainRun,
     CallbackManagerForLLMRun,
     CallbackManagerForToolRun,
+    create_react_agent,
     initialize_agent,
 )
 from agentcli.compat.memory import (
@@ -49,10 +47,19 @@ from agentcli.compat.messages import (
     ToolCall,
     ToolMessage,
 )
+from agentcli.compat.plan import (
+    AgentOutputParser,
+    BaseMultiActionAgent,
+    BaseSingleActionAgent,
+    LLMChain,
+    LLMSingleActionAgent,
+    StringPromptTemplate,
+)
 from agentcli.compat.prompts import AgentActionMessageLog, ChatPromptTemplate, hub
 from agentcli.compat.providers import ChatOpenAI, ChatTongyi, OpenAI
 from agentcli.compat.tools import BaseTool, load_tools
-from agentcli.create import create_agent, create_react_agent
+from agentcli.create import create_agent
+from agentcli.errors import OutputParserError as OutputParserException
 from agentcli.runnable import Runnable, RunnableLambda, RunnableSequence
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message
 from agentcli.schema import ChatResult as LLMResult
@@ -71,6 +78,7 @@ __all__ = [
     "AgentActionMessageLog",
     "AgentExecutor",
     "AgentFinish",
+    "AgentOutputParser",
     "AgentState",
     "AgentStep",
     "AgentType",
@@ -99,12 +107,14 @@ __all__ = [
     "HumanMessage",
     "InjectedState",
     "InjectedToolCallId",
+    "LLMChain",
     "LLMResult",
     "LLMSingleActionAgent",
     "LanguageModelInput",
     "OmitFromInput",
     "OmitFromOutput",
     "OpenAI",
+    "OutputParserException",
     "PrivateStateAttr",
     "PromptTemplate",
     "Runnable",
@@ -112,6 +122,7 @@ __all__ = [
     "RunnableLambda",
     "RunnableSequence",
     "StdOutCallbackHandler",
+    "StringPromptTemplate",
     "StructuredChatAgent",
     "SystemMessage",
     "Tool",

@@ -5,9 +5,7 @@ The prompt-built classes (``ZeroShotAgent``, ``ChatAgent``, ``StructuredChatAgen
 kind: ``from_llm_and_tools(llm, tools)`` and ``create_prompt(tools)``.
 
 The bases a custom agent subclasses (``BaseSingleActionAgent``, ``BaseMultiActionAgent``,
-``LLMSingleActionAgent``) have no agentcli equivalent: an agentcli agent is a prompt and a
-parser around one model call per step, and the executor owns the loop. Constructing one says
-how to port its ``plan()``.
+``LLMSingleActionAgent``) are in :mod:`agentcli.compat.plan`.
 """
 
 from __future__ import annotations
@@ -20,30 +18,6 @@ from agentcli.agents.base import Agent
 from agentcli.agents.template import PromptTemplate
 from agentcli.models.base import BaseChatModel
 from agentcli.tools.base import Tool
-
-PORT_PATH = (
-    "{name}: a plan()-style agent has no agentcli equivalent (an agent here is a prompt and a "
-    "parser; the executor calls the model). Port plan() as an output parser "
-    "(initialize_agent(..., agent_kwargs={{'output_parser': P}}), P.parse(text) returning "
-    "AgentAction or AgentFinish), or as middleware (before_model/after_model, "
-    "agentcli.middleware) around a built-in agent type")
-
-
-class _PlanAgent:
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError(PORT_PATH.format(name=type(self).__name__))
-
-
-class BaseSingleActionAgent(_PlanAgent):
-    """LangChain's base for a custom one-action agent: refused with the port path."""
-
-
-class BaseMultiActionAgent(_PlanAgent):
-    """LangChain's base for a custom many-action agent: refused with the port path."""
-
-
-class LLMSingleActionAgent(_PlanAgent):
-    """LangChain's prompt + parser agent: refused with the port path."""
 
 
 class _Typed:

@@ -16,23 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from agentcli import create
 from agentcli._sync import run_sync
+from agentcli.agents.base import Agent
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager as _Manager
 from agentcli.callbacks.manager import RunConfig, handlers_of
 from agentcli.callbacks.stdout import TOOL_SAYS, StdOutCallbackHandler, colored
 from agentcli.compat.memory import BaseMemory
+from agentcli.compat.plan import PlanAgent, is_plan_agent
 from agentcli.compat.providers import STREAMING
 from agentcli.events import Notice, current_emitter
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Config, Inputs, one_input
 from agentcli.models.base import BaseChatModel
-from agentcli.schema import RunResult
+from agentcli.schema import AgentStep, Decision, RunResult
 from agentcli.textsafe import safe_text
 from agentcli.tools.base import Tool
 
@@ -120,8 +122,11 @@ class AgentExecutor(_Executor):
 
     calls_call = True
 
-    def __init__(self, *args: Any, memory: BaseMemory | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, agent: Any = None, tools: Sequence[Tool] | None = None, *args: Any,
+                 memory: BaseMemory | None = None, **kwargs: Any) -> None:
+        if is_plan_agent(agent):  # a plan() agent or a Runnable: asked at each step
+            agent = PlanAgent(agent, tools or ())
+        super().__init__(agent, tools, *args, **kwargs)
         self.memory = memory
         self.stream_tokens = self.stream_tokens or self.llm in STREAMING
 
@@ -207,3 +212,19 @@ def initialize_agent(tools: Sequence[Tool], llm: BaseChatModel, agent: Any = Non
     return AgentExecutor.adopting(
         create.initialize_agent(tools, llm, agent, callback_manager, agent_path, agent_kwargs,
                                 **options), memory)
+
+
+def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: object,
+                       **options: Any) -> Agent:
+    """agentcli's ``create_react_agent`` (same arguments); the agent also has LangChain's
+    ``invoke({"input": q, "intermediate_steps": [...]})``: one step, the next action or the
+    answer."""
+    built = create.create_react_agent(llm, tools, prompt, **options)
+
+    def invoke(inputs: Mapping[str, Any], config: object = None) -> Decision:
+        steps = [AgentStep(a, o) for a, o in inputs.get("intermediate_steps") or ()]
+        request = built.request({**inputs, "intermediate_steps": steps})
+        return built.decide(llm.generate(request.messages, stop=request.stop))
+
+    built.invoke = invoke  # type: ignore[attr-defined]  # on this agent only
+    return built

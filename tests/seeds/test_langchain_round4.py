@@ -270,3 +270,127 @@ def test_summary_memory_is_written_by_the_model_once_a_turn(tongyi: Any) -> None
     tongyi.add_reply("Ann left.")
     memory.save_context({"input": "bye"}, {"output": "bye Ann"})  # by hand: one request
     assert len(tongyi.requests) == 5 and memory.buffer == "Ann left."
+
+
+# -- item 7: plan() agents, a Runnable as the agent, create_react_agent(...).invoke ----------
+def test_a_single_action_plan_agent_runs_in_the_executor(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from agentcli.compat import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent
+
+    class FakeAgent(BaseSingleActionAgent):
+        @property
+        def input_keys(self) -> list[str]:
+            return ["input"]
+
+        def plan(self, intermediate_steps: Any, **kwargs: Any) -> Any:
+            if intermediate_steps:
+                return AgentFinish({"output": intermediate_steps[-1][1]}, "done")
+            return AgentAction(tool="echo", tool_input=kwargs["input"], log="echoing")
+
+    hooks = Hooks()
+    executor = AgentExecutor.from_agent_and_tools(agent=FakeAgent(), tools=[echo_tool()],
+                                                  verbose=True, callbacks=[hooks])
+    assert executor.run("hello") == "echo: hello"
+    assert hooks.seen == [("action", ("echo", "hello", "echoing")),
+                          ("tool_start", ("echo", "hello")), ("tool_end", "echo: hello")]
+    out = capsys.readouterr().out  # LangChain's: the log, the result (no prefixes), the end
+    assert out == ("\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
+                   f"{GREEN}echoing{END}\x1b[36;1m\x1b[1;3mecho: hello{END}{GREEN}done{END}\n"
+                   "\n\x1b[1m> Finished chain.\x1b[0m\n")
+    looping = AgentExecutor(agent=type("Loops", (BaseSingleActionAgent,), {
+        "plan": lambda self, steps, **kw: AgentAction("echo", str(len(steps)), "")})(),
+        tools=[echo_tool()], max_iterations=3)
+    assert looping.invoke("q")["output"] == "Agent stopped due to iteration limit or time limit."
+
+
+def test_a_multi_action_plan_agent_runs_its_actions() -> None:
+    from agentcli.compat import AgentAction, AgentExecutor, AgentFinish, BaseMultiActionAgent
+
+    class Both(BaseMultiActionAgent):
+        def plan(self, intermediate_steps: Any, **kwargs: Any) -> Any:
+            if intermediate_steps:
+                return AgentFinish({"output": " | ".join(o for _, o in intermediate_steps)}, "")
+            return [AgentAction("echo", "a", ""), AgentAction("echo", "b", "")]
+
+    result = AgentExecutor(agent=Both(), tools=[echo_tool()],
+                           return_intermediate_steps=True).invoke({"input": "q"})
+    assert result["output"] == "echo: a | echo: b" and len(result["intermediate_steps"]) == 2
+
+
+def test_llm_single_action_agent_with_its_template_and_parser(tongyi: Any) -> None:
+    from agentcli.compat import (
+        AgentAction,
+        AgentExecutor,
+        AgentFinish,
+        AgentOutputParser,
+        LLMChain,
+        LLMSingleActionAgent,
+        StringPromptTemplate,
+    )
+
+    class CustomPromptTemplate(StringPromptTemplate):
+        template: str
+        tools: list[Tool]
+
+        def format(self, **kwargs: Any) -> str:
+            thoughts = ""
+            for action, observation in kwargs.pop("intermediate_steps"):
+                thoughts += action.log + f"\nObservation: {observation}\nThought: "
+            kwargs["agent_scratchpad"] = thoughts
+            kwargs["tools"] = "\n".join(f"{t.name}: {t.description}" for t in self.tools)
+            return self.template.format(**kwargs)
+
+    class CustomOutputParser(AgentOutputParser):
+        def parse(self, llm_output: str) -> Any:
+            if "Final Answer:" in llm_output:
+                return AgentFinish({"output": llm_output.split("Final Answer:")[-1].strip()},
+                                   llm_output)
+            match = re.search(r"Action: (.*?)[\n]*Action Input:[\s]*(.*)", llm_output, re.S)
+            if not match:
+                raise ValueError(f"Could not parse LLM output: `{llm_output}`")
+            return AgentAction(match.group(1).strip(), match.group(2).strip(" \""), llm_output)
+
+    tools = [echo_tool()]
+    prompt = CustomPromptTemplate(template="Tools:\n{tools}\nQuestion: {input}\n{agent_scratchpad}",
+                                  tools=tools, input_variables=["input", "intermediate_steps"])
+    tongyi.add_reply("Thought: echo it\nAction: echo\nAction Input: hi")
+    tongyi.add_reply("Final Answer: it said hi")
+    agent = LLMSingleActionAgent(llm_chain=LLMChain(llm=ChatTongyi(), prompt=prompt),
+                                 output_parser=CustomOutputParser(), stop=["\nObservation:"],
+                                 allowed_tools=["echo"])
+    executor = AgentExecutor.from_agent_and_tools(agent=agent, tools=tools)
+    assert executor.run("say hi") == "it said hi" and len(tongyi.requests) == 2
+    first, second = (r.body for r in tongyi.requests)
+    assert first["messages"][0]["content"] == ("Tools:\necho: Repeats its input.\n"
+                                               "Question: say hi\n")
+    assert first["stop"][0] == "\nObservation:"
+    assert second["messages"][0]["content"].endswith(
+        "Action Input: hi\nObservation: echo: hi\nThought: ")
+
+
+def test_a_runnable_as_the_agent_and_create_react_agents_invoke(tongyi: Any) -> None:
+    from agentcli.compat import (
+        AgentAction,
+        AgentExecutor,
+        AgentFinish,
+        RunnableLambda,
+        create_react_agent,
+        hub,
+    )
+
+    def step(inputs: dict[str, Any]) -> Any:
+        if inputs["intermediate_steps"]:
+            return AgentFinish({"output": inputs["intermediate_steps"][0][1].upper()}, "")
+        return AgentAction("echo", inputs["input"], "")
+
+    runnable = RunnableLambda(step)
+    assert AgentExecutor(agent=runnable, tools=[echo_tool()]).run("hi") == "ECHO: HI"
+    tongyi.add_reply("Thought: echo\nAction: echo\nAction Input: hi")
+    tongyi.add_reply("Final Answer: done")
+    agent = create_react_agent(ChatTongyi(), [echo_tool()], hub.pull("hwchase17/react"))
+    action = agent.invoke({"input": "say hi", "intermediate_steps": []})
+    assert isinstance(action, AgentAction) and (action.tool, action.tool_input) == ("echo", "hi")
+    finish = agent.invoke({"input": "say hi", "intermediate_steps": [(action, "echo: hi")]})
+    assert isinstance(finish, AgentFinish) and finish.return_values["output"] == "done"
+    assert "Observation: echo: hi" in tongyi.requests[1].body["messages"][0]["content"]
+    assert len(tongyi.requests) == 2
