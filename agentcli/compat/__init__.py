@@ -55,7 +55,12 @@ from agentcli.compat.plan import (
     LLMSingleActionAgent,
     StringPromptTemplate,
 )
-from agentcli.compat.prompts import AgentActionMessageLog, ChatPromptTemplate, hub
+from agentcli.compat.prompts import (
+    AgentActionMessageLog,
+    AgentScratchPadChatPromptTemplate,
+    ChatPromptTemplate,
+    hub,
+)
 from agentcli.compat.providers import ChatOpenAI, ChatTongyi, OpenAI
 from agentcli.compat.tools import BaseTool, load_tools
 from agentcli.create import create_agent
@@ -79,6 +84,7 @@ __all__ = [
     "AgentExecutor",
     "AgentFinish",
     "AgentOutputParser",
+    "AgentScratchPadChatPromptTemplate",
     "AgentState",
     "AgentStep",
     "AgentType",

@@ -27,6 +27,7 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager as _Manager
 from agentcli.callbacks.manager import RunConfig, handlers_of
 from agentcli.callbacks.stdout import TOOL_SAYS, StdOutCallbackHandler, colored
+from agentcli.compat.agents import langchain_shaped
 from agentcli.compat.memory import BaseMemory
 from agentcli.compat.plan import PlanAgent, is_plan_agent
 from agentcli.compat.providers import STREAMING
@@ -208,10 +209,11 @@ def initialize_agent(tools: Sequence[Tool], llm: BaseChatModel, agent: Any = Non
                      agent_kwargs: dict[str, Any] | None = None, *,
                      memory: BaseMemory | None = None, **options: Any) -> AgentExecutor:
     """agentcli's ``initialize_agent`` (same arguments), also taking ``memory=``; the
-    executor has LangChain's ``run`` and ``__call__``."""
+    executor has LangChain's ``run`` and ``__call__``; the chat agent has LangChain's prompt
+    shape (:class:`~agentcli.compat.prompts.LangChainChatAgent`)."""
     return AgentExecutor.adopting(
-        create.initialize_agent(tools, llm, agent, callback_manager, agent_path, agent_kwargs,
-                                **options), memory)
+        create.initialize_agent(tools, llm, langchain_shaped(agent), callback_manager, agent_path,
+                                agent_kwargs, **options), memory)
 
 
 def create_react_agent(llm: BaseChatModel, tools: Sequence[Tool], prompt: object,

@@ -135,6 +135,9 @@ def test_a_tools_model_call_is_the_tools_child() -> None:
 
 # -- item 5: {agent_scratchpad} in a chat agent's human_message ------------------------------
 def test_human_message_scratchpad_ends_the_message_or_is_refused() -> None:
+    """agentcli's own chat agent (the CLI's turns); compat's has LangChain's shape (round 4)."""
+    from agentcli import initialize_agent
+
     llm = FakeChatModel(["Action:\n```\n{\"action\": \"echo\", \"action_input\": \"a\"}\n```",
                          "Final Answer: b"])
     initialize_agent([echo_tool()], llm, CHAT, agent_kwargs={

@@ -394,3 +394,80 @@ def test_a_runnable_as_the_agent_and_create_react_agents_invoke(tongyi: Any) -> 
     assert isinstance(finish, AgentFinish) and finish.return_values["output"] == "done"
     assert "Observation: echo: hi" in tongyi.requests[1].body["messages"][0]["content"]
     assert len(tongyi.requests) == 2
+
+
+# -- item 8: the chat agent's prompt in LangChain's shape -----------------------------------
+SEED_ACTION = ('Thought: I need to calculate 25% of 300.\nAction:\n```\n{"action": "Calculator", '
+               '"action_input": "300 * 0.25"}\n```')
+
+
+def test_seed_000_with_compat_imports_sends_langchains_prompt_shape(
+        tongyi: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentcli.compat.prompts import PREVIOUS_WORK
+
+    tongyi.add_reply(SEED_ACTION)
+    tongyi.add_reply("Thought: I now know the final answer.\nFinal Answer: 75")
+    # -- the seed's program; only the imports are agentcli's --------------------------------
+    from agentcli.compat import AgentType, ChatTongyi, initialize_agent, load_tools
+
+    llm = ChatTongyi(temperature=0)
+    tools = load_tools(["llm-math", "wikipedia"], llm=llm)
+    agent = initialize_agent(
+        tools,
+        llm,
+        agent=AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION,
+        handle_parsing_errors=True,
+        verbose=True,
+    )
+    result = agent.invoke("What is the 25% of 300?")
+    # -- LangChain's requests: a system prompt and one human message, the work as text ------
+    assert result["output"] == "75" and len(tongyi.requests) == 2
+    first, second = (r.body["messages"] for r in tongyi.requests)
+    assert [m["role"] for m in first] == [m["role"] for m in second] == ["system", "user"]
+    assert "\nCalculator: Useful for when you need to answer questions about math.\n" in (
+        first[0]["content"])
+    assert first[1]["content"] == "What is the 25% of 300?\n\n"
+    assert second[1]["content"] == (f"What is the 25% of 300?\n\n{PREVIOUS_WORK}\n{SEED_ACTION}"
+                                    "\nObservation: Answer: 75.0\nThought:")
+    assert tongyi.requests[0].body["stop"][0] == "Observation:"
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert f"{SEED_ACTION}\nObservation: Answer: 75.0\nThought:Thought: I now know" in out
+
+
+def test_chat_agent_prefixes_partial_and_the_scratchpad_template() -> None:
+    from agentcli.compat import (
+        AgentAction,
+        AgentScratchPadChatPromptTemplate,
+        ChatAgent,
+        ChatPromptTemplate,
+        PromptTemplate,
+        hub,
+    )
+    from agentcli.compat.prompts import PREVIOUS_WORK
+
+    assert (ChatAgent.observation_prefix, ChatAgent.llm_prefix) == ("Observation: ", "Thought:")
+    llm = FakeChatModel(['Action:\n```\n{"action": "echo", "action_input": "a"}\n```',
+                         "Final Answer: b"])
+    agent = ChatAgent.from_llm_and_tools(llm, [echo_tool()],
+                                         human_message="{agent_scratchpad}\n\nQ: {input}")
+    assert (agent.observation_prefix, agent.llm_prefix) == ("Observation: ", "Thought:")
+    from agentcli.compat import AgentExecutor
+
+    assert AgentExecutor(agent=agent, tools=[echo_tool()]).run("why?") == "b"
+    human = llm.requests[1].messages[1].content  # the pad may sit anywhere in human_message
+    assert human.startswith(PREVIOUS_WORK) and human.endswith("Thought:\n\nQ: why?")
+
+    react = hub.pull("hwchase17/react").partial(tools="echo: Repeats.", tool_names="echo")
+    assert react.input_variables == ["agent_scratchpad", "input"]
+    assert "echo: Repeats." in react.format(input="q", agent_scratchpad="")
+    assert PromptTemplate.from_template("{a} {b}").partial(a=1).format(b=2) == "1 2"
+    chat = ChatPromptTemplate.from_messages([("system", "In {lang}."), ("human", "{input}")])
+    assert chat.partial(lang="French").format_messages(input="hi")[0].content == "In French."
+
+    pad = AgentScratchPadChatPromptTemplate.from_messages(
+        [("system", "Be brief."), ("human", "{input}\n\n{agent_scratchpad}")])
+    _, empty = pad.format_messages(input="q", intermediate_steps=[])
+    assert empty.content == "q\n\n"
+    _, worked = pad.format_messages(
+        input="q", intermediate_steps=[(AgentAction("echo", "a", "I echo a"), "echo: a")])
+    assert worked.content == f"q\n\n{PREVIOUS_WORK}\nI echo a\nObservation: echo: a\nThought: "
