@@ -127,6 +127,7 @@ class AgentExecutor(_Executor):
                  memory: BaseMemory | None = None, **kwargs: Any) -> None:
         if is_plan_agent(agent):  # a plan() agent or a Runnable: asked at each step
             agent = PlanAgent(agent, tools or ())
+            kwargs.setdefault("stall_limit", None)  # its code repeats a call on purpose
         super().__init__(agent, tools, *args, **kwargs)
         self.memory = memory
         self.stream_tokens = self.stream_tokens or self.llm in STREAMING

@@ -302,6 +302,14 @@ def test_a_single_action_plan_agent_runs_in_the_executor(
         tools=[echo_tool()], max_iterations=3)
     assert looping.invoke("q")["output"] == "Agent stopped due to iteration limit or time limit."
 
+    class Thrice(BaseSingleActionAgent):  # the same call three times, on purpose
+        def plan(self, intermediate_steps: Any, **kwargs: Any) -> Any:
+            if len(intermediate_steps) < 3:
+                return AgentAction("echo", "same", "")
+            return AgentFinish({"output": f"{len(intermediate_steps)} calls"}, "")
+
+    assert AgentExecutor(agent=Thrice(), tools=[echo_tool()]).run("q") == "3 calls"
+
 
 def test_a_multi_action_plan_agent_runs_its_actions() -> None:
     from agentcli.compat import AgentAction, AgentExecutor, AgentFinish, BaseMultiActionAgent
