@@ -22,15 +22,13 @@ from agentcli.compat.agents import (
     StructuredChatAgent,
     ZeroShotAgent,
 )
-from agentcli.compat.executor import (
-    AgentExecutor,
+from agentcli.compat.callbacks import (
     CallbackManager,
     CallbackManagerForChainRun,
     CallbackManagerForLLMRun,
     CallbackManagerForToolRun,
-    create_react_agent,
-    initialize_agent,
 )
+from agentcli.compat.executor import AgentExecutor, create_react_agent, initialize_agent
 from agentcli.compat.memory import (
     ConversationBufferMemory,
     ConversationBufferWindowMemory,

@@ -25,7 +25,7 @@ from typing import Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, handlers_of
-from agentcli.compat.executor import CallbackManagerForToolRun
+from agentcli.compat.callbacks import CallbackManagerForToolRun
 from agentcli.models.base import BaseChatModel
 from agentcli.tools import load_tools as load
 from agentcli.tools.base import Tool, schema_from_function
