@@ -325,7 +325,8 @@ def test_a_multi_action_plan_agent_runs_its_actions() -> None:
     assert result["output"] == "echo: a | echo: b" and len(result["intermediate_steps"]) == 2
 
 
-def test_llm_single_action_agent_with_its_template_and_parser(tongyi: Any) -> None:
+def test_llm_single_action_agent_with_its_template_and_parser(
+        tongyi: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from agentcli.compat import (
         AgentAction,
         AgentExecutor,
@@ -366,8 +367,11 @@ def test_llm_single_action_agent_with_its_template_and_parser(tongyi: Any) -> No
     agent = LLMSingleActionAgent(llm_chain=LLMChain(llm=ChatTongyi(), prompt=prompt),
                                  output_parser=CustomOutputParser(), stop=["\nObservation:"],
                                  allowed_tools=["echo"])
-    executor = AgentExecutor.from_agent_and_tools(agent=agent, tools=tools)
+    executor = AgentExecutor.from_agent_and_tools(agent=agent, tools=tools, verbose=True)
     assert executor.run("say hi") == "it said hi" and len(tongyi.requests) == 2
+    out = plain(capsys.readouterr().out)  # LangChain's: stop[0] before the result, "" after
+    assert ("Action Input: hi\n\nObservation:echo: hi\nFinal Answer: it said hi\n\n"
+            "> Finished chain.\n") in out
     first, second = (r.body for r in tongyi.requests)
     assert first["messages"][0]["content"] == ("Tools:\necho: Repeats its input.\n"
                                                "Question: say hi\n")
