@@ -163,7 +163,8 @@ class AgentLoop:
             from agentcli.callbacks.stdout import StdOutCallbackHandler
 
             self.callbacks.append(StdOutCallbackHandler(
-                prefixes=not (agent.native_tools or getattr(agent, "runnable", False)),
+                prefixes=getattr(agent, "logging_prefixes", None)
+                or not (agent.native_tools or getattr(agent, "runnable", False)),
                 tools=[t.name for t in self.tools], name=type(self).__name__))
         self.verbose = verbose
         self.tags = list(tags)  # on every run's Start event (and LangChain's on_chain_start)
