@@ -219,8 +219,10 @@ class AgentLoop:
         outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
         if outer is not None:
             deadline = outer if deadline is None else min(deadline, outer)
+        asked = [m.content for m in values["messages"] if getattr(m, "role", None) == "user"]
         run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
-                  middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
+                  middleware=[*self.middleware, *conf.middleware], answer_format=fmt,
+                  question=str(values.get("input") or (asked[-1] if asked else "")))
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
@@ -388,8 +390,8 @@ class AgentLoop:
 
     def _judge(self, run: Run, reply: str) -> Verdict:
         """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
-        return judge(reply, self.answer_given(str(run.values.get("input") or ""),
-                                              run.tool_texts, list(run.results.values())))
+        return judge(reply, self.answer_given(run.question, run.tool_texts,
+                                              list(run.results.values())))
 
     def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
         """A bare calculation as the answer, as a Calculator call on the model's own text
@@ -409,7 +411,6 @@ class AgentLoop:
         answer = yield from self._final_answer(run)
         if not isinstance(answer, AgentFinish):
             return answer
-        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
         return (yield from self._finish(run, answer, "finished"))
 
     def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
@@ -426,10 +427,15 @@ class AgentLoop:
         reply = yield CallModel(run.agent.request(self._view(run), final=True))
         if isinstance(reply, Expired):
             return reply
-        answer: AgentFinish = run.agent.finish(reply)
+        finish: AgentFinish = run.agent.finish(reply)
+        answer: AgentFinish | None = finish
         if run.answer_format is not None:  # the schema decides a structured answer
-            return (yield from self._last_check(run, answer))
-        return answer if self._judge(run, answer.output).answer else None
+            answer = yield from self._last_check(run, finish)
+        elif not self._judge(run, finish.output).answer:
+            answer = None
+        if answer is not None:  # the answer is the run's last message, on every path
+            self._update(run, [{"messages": [Message("assistant", answer.output)]}])
+        return answer
 
     def _structured(self, run: Run, finish: AgentFinish) -> AgentFinish:
         """The answer checked against the run's output schema (``structured.ResponseFormat``,

@@ -124,6 +124,22 @@ def test_create_agent_keeps_no_blob_as_the_answer() -> None:
     assert all(BLOB not in str(m.content) for m in state["messages"])
 
 
+def test_create_agent_keeps_the_answer_given_when_asked() -> None:
+    """The answer-now reply is the state's last message, as any answer is."""
+    model = blob_agent(BLOB, "240")
+    state = create_agent(model).invoke({"messages": [{"role": "user", "content": MINUTES}]})
+    assert [(m.role, m.content) for m in state["messages"][1:]] == [("assistant", "240")]
+    assert len(model.requests) == 2 and not model.requests[1].tools
+
+
+def test_create_agent_judges_against_the_users_question() -> None:
+    """A question given as messages (no ``input``) is the one a restatement copies."""
+    model = blob_agent("4 hours", "4 hours")
+    state = create_agent(model).invoke({"messages": [{"role": "user", "content": MINUTES}]})
+    assert [m.role for m in state["messages"]] == ["user"]  # no answer kept
+    assert len(model.requests) == 2  # the one answer-now request
+
+
 def test_the_library_runs_a_bare_calculation_through_the_calculator() -> None:
     model = blob_agent(ChatResult("300 - (1/3 * 300) - 20"), "180")
     calculator = make_calculator(model)
