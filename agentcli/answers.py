@@ -17,9 +17,12 @@ why (the :data:`Reason`):
   executor runs through the Calculator when it is loaded;
 * ``question``: only words and numbers of the question (every token of the reply occurs in
   it, in its order, case and punctuation aside): a restatement, a copied part, or the question
-  in quotes. A reply that picks one side of the question's ``or`` is a choice, one that
-  reorders the question's words says something (``The file is empty`` for "Is the file
-  empty?"), and a reply a tool's result holds is that result: all are answers;
+  in quotes. A reply that picks one side of the question's ``or`` or one item of a list it
+  gives (``9`` for "the largest of 3, 9 and 4") is a choice, one that reorders the question's
+  words says something (``The file is empty`` for "Is the file empty?"), and a reply a tool's
+  result holds is that result, as is one drawn from the material the question gives to work
+  on (its paragraphs before the last: piped text, fragments, a pasted document; its quoted
+  passages): all are answers;
 * ``tool_text``: a piece copied from a tool's own error or help (its description): the
   reply's tokens are a run of that text's tokens; one or two words or only numbers are never
   taken for such a copy.
@@ -132,6 +135,36 @@ def _piece(words: list[str], text: list[str]) -> bool:
     return any(text[i:i + n] == words for i in range(len(text) - n + 1))
 
 
+# The question's material (see :func:`material`): quoted passages (an apostrophe inside a
+# word, as in "What's", opens none) and the paragraphs before the last.
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]+)'(?!\w)|\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d"
+                     r"|\u2018([^\u2019\n]+)\u2019|`([^`\n]+)`")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+# What separates the items of a list: ``3, 9 and 4``, ``cat, horse, ox``.
+_ITEM_SEPARATOR = re.compile(r"[,;]|\b(?:and|or)\b", re.IGNORECASE)
+
+
+def material(question: str) -> tuple[str, ...]:
+    """What the question gives to work on apart from what it asks: its paragraphs before the
+    last (piped text, a fragment, a pasted document) and its quoted passages. A reply drawn
+    from it picks a part out, as a reply a tool's result holds does."""
+    quoted = ("".join(m.groups(default="")) for m in _QUOTED.finditer(question))
+    return (*_PARAGRAPH.split(question.strip())[:-1], *quoted)
+
+
+def _one_item(words: list[str], question: str) -> bool:
+    """The reply is one item of a list the question gives (``9`` of "the largest of 3, 9
+    and 4"): a choice, like a side of an ``or``. The first and last items are read off the
+    text around them at the size of the items between."""
+    if not re.search(r"[,;]", question):
+        return False
+    pieces = [tokens(p) for p in _ITEM_SEPARATOR.split(question)]
+    middle = pieces[1:-1]
+    n = len(words)
+    return words in middle or (n in {len(p) for p in middle} and (
+        pieces[0][-n:] == words or pieces[-1][:n] == words))
+
+
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
     return any(set(words) <= set(tokens(t)) for t in texts if t)
@@ -173,8 +206,8 @@ def judge(reply: str, given: Given) -> Verdict:
         return Verdict(text, "calculation")
     asked = tokens(given.question)
     if _in_order(words, asked):
-        chose = "or" in asked and "or" not in words
-        if not chose and not _within(words, given.results):
+        chose = ("or" in asked and "or" not in words) or _one_item(words, given.question)
+        if not chose and not _within(words, (*given.results, *material(given.question))):
             return Verdict(text, "question")
     has_word = any(not w[0].isdigit() for w in words)
     if len(words) >= 3 and has_word and any(_piece(words, tokens(t)) for t in given.tool_texts):

@@ -235,3 +235,31 @@ def test_batch_applies_the_rule(mock_server: Any, tmp_path: Path) -> None:
     line = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
     assert line["answer"] is None and line["stop_reason"] == "no_answer", proc.stderr
     assert len(bodies(mock_server)) == 2
+
+
+def test_a_reply_drawn_from_piped_text_or_a_fragment_is_an_answer(mock_server: Any,
+                                                                  tmp_path: Path) -> None:
+    """`cat report | agent "What is the total?"` answered `42` (a number of the piped report)
+    was refused as a restatement: piped text and fragments are material given to work on, and
+    a reply drawn from them picks a part out, as a tool's result does."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"), HOME=str(tmp_path))
+    (tmp_path / "notes.txt").write_text("Meeting with Alice on Monday.\n", encoding="utf-8")
+    runs = [(["What is the total?"], "Report\nTotal: 42\nEnd\n", "42"),
+            (["-f", "notes.txt", "Who is the meeting with?"], None, "Alice"),
+            (["What is the largest of 3, 9 and 4?"], None, "9")]  # one item of a list
+    for args, piped, reply in runs:
+        mock_server.add_reply(reply)  # refused, it would meet no reply for the answer-now
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "-a", CALLING,
+             "-t", "current_datetime", *args], env=env, capture_output=True, text=True,
+            timeout=120, input=piped, stdin=None if piped else subprocess.DEVNULL, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == f"{reply}\n"
+    assert len(bodies(mock_server)) == len(runs)  # one request each: no answer-now request
+    mock_server.add_reply("4 hours")
+    mock_server.add_reply("4 hours")
+    still = agent(mock_server, tmp_path, f"Context: none.\n\n{MINUTES}")
+    assert still.returncode == 3  # the question's own words are still a restatement

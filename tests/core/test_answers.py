@@ -37,6 +37,11 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("👍", "Did it work?"),
     ("The file is empty.", "Is the file empty?"),  # a statement answers a yes/no question
     ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
+    ("9", "What is the largest of 3, 9 and 4?"),  # one item of a list is a choice
+    ("horse", "Which word is longest: cat, horse, ox?"),
+    ("3", "What is the smallest of 3, 9 and 4?"),
+    ("1990", "What is the year in 'born in 1990'?"),  # drawn from a quoted passage
+    ("42", "Report\nTotal: 42\n\nWhat is the total?"),  # from piped text or a fragment
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
@@ -58,6 +63,16 @@ def test_answers(reply: str, question: str) -> None:
 ])
 def test_not_answers(reply: str, why: str) -> None:
     assert reason(reply, tool_texts=(DESCRIPTION, HINT)) == why
+
+
+@pytest.mark.parametrize(("reply", "question"), [
+    ("4 hours", "Give me the minutes, please: how many are in 4 hours, 2 days?"),
+    ("largest of 3", "What is the largest of 3, 9 and 4?"),  # more than one item
+    ("4 hours", f"Context: none.\n\n{MINUTES}"),  # the question's own paragraph
+    ("What's the year", "What's the year in 'born in 1990'?"),  # not from the quoted part
+])
+def test_material_and_lists_leave_restatements_refused(reply: str, question: str) -> None:
+    assert reason(reply, question) == "question"
 
 
 def test_tool_text_is_only_a_copy_of_several_words() -> None:
