@@ -219,6 +219,27 @@ def test_chat_refuses_a_blob_and_keeps_no_answer(mock_server: Any, tmp_path: Pat
     assert BLOB not in json.dumps(sent[2]["messages"])  # the history holds no blob
 
 
+def test_chat_says_recovered_only_of_the_turn_that_recovered(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    """A turn that ended with no answer left its stop behind: the next turn, answered at
+    once, was labelled "Recovered: ... asked once more"."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               HOME=str(tmp_path))
+    for reply in ("4 hours", "4 hours", "60"):
+        mock_server.add_reply(reply)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "chat", "-m", "openai/small", "-a", CALLING,
+         "--db", str(tmp_path / "a.db")], input=f"{MINUTES}\nAnd in 1 hour?\n", env=env,
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.split("you> And in 1 hour?")
+    assert "held no answer" in first and "Final Answer:" not in first
+    assert "Final Answer:\n60\n" in second and "Recovered" not in proc.stdout
+    assert len(bodies(mock_server)) == 3
+
+
 def test_batch_applies_the_rule(mock_server: Any, tmp_path: Path) -> None:
     """`agent batch`: a restatement, refused twice, is a row with no answer and `no_answer`."""
     for _ in range(2):
