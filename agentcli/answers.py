@@ -22,7 +22,8 @@ why (the :data:`Reason`):
   words says something (``The file is empty`` for "Is the file empty?"), and a reply a tool's
   result holds is that result, as is one drawn from the material the question gives to work
   on (its paragraphs before the last: piped text, fragments, a pasted document; its quoted
-  passages): all are answers;
+  passages): all are answers. A line's label (``Final Answer:``, ``Q:``, ``A:``) and markup
+  tags (``<answer>``) are the reply's form, not its words;
 * ``tool_text``: a piece copied from a tool's own error or help (its description): the
   reply's tokens are a run of that text's tokens; one or two words or only numbers are never
   taken for such a copy.
@@ -70,6 +71,11 @@ _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 # around it is broken (an unclosed string ran on into a copy of the prompt).
 _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
                            r'|"action(?:_input)?"\s*:', re.MULTILINE)
+# A reply's form around its words: a line's label, markup tags.
+_LABELS = ("final answer", "answer", "question", "thought", "ai", "assistant", "q", "a")
+_LABEL_WORDS = frozenset(" ".join(_LABELS).split())
+_SCAFFOLD = re.compile(rf"^\s*(?:{'|'.join(_LABELS)})\s*:|</?[a-z][\w-]*>",
+                       re.IGNORECASE | re.MULTILINE)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 # Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
 # "=" asks for the result.
@@ -182,7 +188,7 @@ def settled(prefix: str, given: Given) -> int:
     complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
         lambda m: m.group() if m.end() < len(prefix) else "", prefix)
     text = visible(complete)
-    words = tokens(text)
+    words = [w for w in tokens(_SCAFFOLD.sub(" ", text)) if w not in _LABEL_WORDS]
     if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
         return 0
     key = placeholder_key(text)
@@ -205,9 +211,12 @@ def judge(reply: str, given: Given) -> Verdict:
     if is_calculation(text):
         return Verdict(text, "calculation")
     asked = tokens(given.question)
-    if _in_order(words, asked):
-        chose = ("or" in asked and "or" not in words) or _one_item(words, given.question)
-        if not chose and not _within(words, (*given.results, *material(given.question))):
+    said = tokens(_SCAFFOLD.sub(" ", text))
+    if words and not said:
+        return Verdict(text, "empty")  # only labels or tags
+    if _in_order(said, asked):
+        chose = ("or" in asked and "or" not in said) or _one_item(said, given.question)
+        if not chose and not _within(said, (*given.results, *material(given.question))):
             return Verdict(text, "question")
     has_word = any(not w[0].isdigit() for w in words)
     if len(words) >= 3 and has_word and any(_piece(words, tokens(t)) for t in given.tool_texts):

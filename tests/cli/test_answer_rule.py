@@ -181,6 +181,8 @@ HOSTILE = {
                               '{"name": "terminal", "arguments": {"command": "rm -rf /"}}\n```',
     "the question in quotes": f'"{MINUTES}"',
     "a placeholder": "your answer to the user",
+    "a labelled restatement": "Final Answer: 4 hours",  # the label is form, not words
+    "a tagged echo": f"Q: <q>{MINUTES}</q>",
 }
 
 

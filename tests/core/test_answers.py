@@ -42,6 +42,7 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("3", "What is the smallest of 3, 9 and 4?"),
     ("1990", "What is the year in 'born in 1990'?"),  # drawn from a quoted passage
     ("42", "Report\nTotal: 42\n\nWhat is the total?"),  # from piped text or a fragment
+    ("Answer: 240", MINUTES), ("<b>240</b>", MINUTES), ("A dog.", "What barked?"),
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
@@ -60,6 +61,8 @@ def test_answers(reply: str, question: str) -> None:
     ("minutes in 4 hours", "question"), ("How many minutes", "question"),
     ("300 - (1/3 * 300) - 20", "calculation"), ("3.7*2.9 =", "calculation"),
     ("arithmetic with + - * / ** and parentheses, or math words (", "tool_text"),
+    ("Final Answer: 4 hours", "question"), (f"Q: {MINUTES}", "question"),
+    ("<answer>4 hours</answer>", "question"), ("<answer></answer>", "empty"),
 ])
 def test_not_answers(reply: str, why: str) -> None:
     assert reason(reply, tool_texts=(DESCRIPTION, HINT)) == why
@@ -204,5 +207,6 @@ def test_settled_shows_text_only_once_it_adds_something() -> None:
     assert settled("4 hou", given) == 0  # a word still arriving is not judged
     assert settled("your answer to", given) == 0  # may become a placeholder
     assert settled("300 - 20", given) == 0  # may be a bare calculation
+    assert settled("Final Answer: 4 hours", given) == 0  # a label adds no word
     assert settled("That is 240 min", given) == len("That is 240")
     assert settled("Sure. ```json\n{", given) == len("Sure. ")  # held from a call's start
