@@ -36,7 +36,7 @@ def seed(server: Any, db: Path) -> None:
     server.add_reply("Final Answer: 75")
     assert agent("run", "What is 25% of 300?", "-m", "openai/alpha", "-q", "--db", str(db),
                  "--stats", server=server).exit_code == 0
-    server.add_reply("Final Answer: hi")
+    server.add_reply("Final Answer: hello there")  # ("hi" only repeats the question)
     assert agent("run", "Say hi", "-m", "openai/beta", "-q", "--db", str(db),
                  server=server).exit_code == 0
 
@@ -84,7 +84,7 @@ def test_show_has_question_steps_answer_model_options_tokens_cost_timings(
     last = agent("logs", "show", "--db", str(db)).stdout
     assert last.startswith("# Run 2") and "openai/beta" in last
     data = json.loads(agent("logs", "show", "2", "--json", "--db", str(db)).stdout)
-    assert data["answer"] == "hi" and data["meta"]["options"] == {"temperature": 0.0}
+    assert data["answer"] == "hello there" and data["meta"]["options"] == {"temperature": 0.0}
     missing = agent("logs", "show", "99", "--db", str(db))
     assert missing.exit_code == 2 and "no run with id 99" in missing.stderr
 
