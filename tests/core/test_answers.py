@@ -210,3 +210,24 @@ def test_settled_shows_text_only_once_it_adds_something() -> None:
     assert settled("Final Answer: 4 hours", given) == 0  # a label adds no word
     assert settled("That is 240 min", given) == len("That is 240")
     assert settled("Sure. ```json\n{", given) == len("Sure. ")  # held from a call's start
+
+
+def test_leaving_a_stream_early_is_quiet() -> None:
+    """A ``break`` out of ``executor.stream()`` closed the run's generator, which caught the
+    GeneratorExit and went on yielding: Python printed "Exception ignored ... async generator
+    ignored GeneratorExit" with a traceback on stderr."""
+    import subprocess
+    import sys
+
+    script = (
+        "from agentcli.create import initialize_agent\n"
+        "from agentcli.models.fake import FakeChatModel\n"
+        "ex = initialize_agent([], FakeChatModel(['hello there']), 'tool-calling')\n"
+        "for event in ex.stream('hi?'):\n"
+        "    break\n"
+        "import gc; gc.collect()\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout == "ok\n"
+    assert done.stderr == ""
