@@ -146,16 +146,19 @@ def _piece(words: list[str], text: list[str]) -> bool:
 _QUOTED = re.compile(r"(?<!\w)'([^'\n]+)'(?!\w)|\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d"
                      r"|\u2018([^\u2019\n]+)\u2019|`([^`\n]+)`")
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_ASKED = re.compile(r"[^.!?\n]*\?")  # a sentence that asks
 # What separates the items of a list: ``3, 9 and 4``, ``cat, horse, ox``.
 _ITEM_SEPARATOR = re.compile(r"[,;]|\b(?:and|or)\b", re.IGNORECASE)
 
 
 def material(question: str) -> tuple[str, ...]:
     """What the question gives to work on apart from what it asks: its paragraphs before the
-    last (piped text, a fragment, a pasted document) and its quoted passages. A reply drawn
-    from it picks a part out, as a reply a tool's result holds does."""
+    last (piped text, a fragment, a pasted document) and its quoted passages, without the
+    questions they hold (a question piped in is asked, not given). A reply drawn from it
+    picks a part out, as a reply a tool's result holds does."""
     quoted = ("".join(m.groups(default="")) for m in _QUOTED.finditer(question))
-    return (*_PARAGRAPH.split(question.strip())[:-1], *quoted)
+    return tuple(_ASKED.sub(" ", text) for text in
+                 (*_PARAGRAPH.split(question.strip())[:-1], *quoted))
 
 
 def _one_item(words: list[str], question: str) -> bool:

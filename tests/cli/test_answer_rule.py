@@ -286,3 +286,10 @@ def test_a_reply_drawn_from_piped_text_or_a_fragment_is_an_answer(mock_server: A
     mock_server.add_reply("4 hours")
     still = agent(mock_server, tmp_path, f"Context: none.\n\n{MINUTES}")
     assert still.returncode == 3  # the question's own words are still a restatement
+    for _ in range(2):
+        mock_server.add_reply("4 hours")
+    asked = subprocess.run(
+        [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "-a", CALLING,
+         "Answer briefly."], env=env, capture_output=True, text=True, timeout=120,
+        input=f"{MINUTES}\n", cwd=tmp_path)
+    assert asked.returncode == 3 and asked.stdout == ""  # a question piped in is asked

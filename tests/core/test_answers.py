@@ -73,6 +73,8 @@ def test_not_answers(reply: str, why: str) -> None:
     ("largest of 3", "What is the largest of 3, 9 and 4?"),  # more than one item
     ("4 hours", f"Context: none.\n\n{MINUTES}"),  # the question's own paragraph
     ("What's the year", "What's the year in 'born in 1990'?"),  # not from the quoted part
+    ("4 hours", f"{MINUTES}\n\nAnswer briefly."),  # a question piped in is asked, not given
+    ("4 hours", f'Answer this: "{MINUTES}"'),
 ])
 def test_material_and_lists_leave_restatements_refused(reply: str, question: str) -> None:
     assert reason(reply, question) == "question"
