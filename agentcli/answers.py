@@ -162,16 +162,17 @@ def material(question: str) -> tuple[str, ...]:
 
 
 def _one_item(words: list[str], question: str) -> bool:
-    """The reply is one item of a list the question gives (``9`` of "the largest of 3, 9
-    and 4"): a choice, like a side of an ``or``. The first and last items are read off the
-    text around them at the size of the items between."""
-    if not re.search(r"[,;]", question):
+    """The reply is one item of a list of single words or numbers the question gives (``9``
+    of "the largest of 3, 9 and 4"): a choice, like a side of an ``or``. The first and last
+    items are the words next to the list's first and last separators. (A phrase of a list,
+    ``4 blue`` of "6 red, 4 blue and 5 green balls", is no such choice.)"""
+    if len(words) != 1 or not re.search(r"[,;]", question):
         return False
     pieces = [tokens(p) for p in _ITEM_SEPARATOR.split(question)]
     middle = pieces[1:-1]
-    n = len(words)
-    return words in middle or (n in {len(p) for p in middle} and (
-        pieces[0][-n:] == words or pieces[-1][:n] == words))
+    if not middle or any(len(p) != 1 for p in middle):
+        return False
+    return words in middle or pieces[0][-1:] == words or pieces[-1][:1] == words
 
 
 def _within(words: list[str], texts: Iterable[str]) -> bool:

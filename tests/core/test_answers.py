@@ -75,6 +75,7 @@ def test_not_answers(reply: str, why: str) -> None:
     ("What's the year", "What's the year in 'born in 1990'?"),  # not from the quoted part
     ("4 hours", f"{MINUTES}\n\nAnswer briefly."),  # a question piped in is asked, not given
     ("4 hours", f'Answer this: "{MINUTES}"'),
+    ("4 blue", "A box has 6 red, 4 blue and 5 green balls. How many balls?"),  # a phrase
 ])
 def test_material_and_lists_leave_restatements_refused(reply: str, question: str) -> None:
     assert reason(reply, question) == "question"
