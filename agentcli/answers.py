@@ -72,7 +72,8 @@ _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
                            r'|"action(?:_input)?"\s*:', re.MULTILINE)
 # A reply's form around its words: a line's label, markup tags.
-_LABELS = ("final answer", "answer", "question", "thought", "ai", "assistant", "q", "a")
+_LABELS = ("final answer", "the answer is", "answer", "question", "thought", "ai", "assistant",
+           "q", "a")
 _LABEL_WORDS = frozenset(" ".join(_LABELS).split())
 _SCAFFOLD = re.compile(rf"^\s*(?:{'|'.join(_LABELS)})\s*:|</?[a-z][\w-]*>",
                        re.IGNORECASE | re.MULTILINE)

@@ -62,6 +62,7 @@ def test_answers(reply: str, question: str) -> None:
     ("300 - (1/3 * 300) - 20", "calculation"), ("3.7*2.9 =", "calculation"),
     ("arithmetic with + - * / ** and parentheses, or math words (", "tool_text"),
     ("Final Answer: 4 hours", "question"), (f"Q: {MINUTES}", "question"),
+    (f"The answer is: {MINUTES}", "question"),
     ("<answer>4 hours</answer>", "question"), ("<answer></answer>", "empty"),
 ])
 def test_not_answers(reply: str, why: str) -> None:
