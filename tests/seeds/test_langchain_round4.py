@@ -483,3 +483,29 @@ def test_chat_agent_prefixes_partial_and_the_scratchpad_template() -> None:
     _, worked = pad.format_messages(
         input="q", intermediate_steps=[(AgentAction("echo", "a", "I echo a"), "echo: a")])
     assert worked.content == f"q\n\n{PREVIOUS_WORK}\nI echo a\nObservation: echo: a\nThought: "
+
+
+def test_chat_memory_adds_a_turn_by_its_halves() -> None:
+    from agentcli.compat import (
+        AIMessage,
+        ChatMessageHistory,
+        ConversationBufferMemory,
+        ConversationBufferWindowMemory,
+    )
+
+    history = ChatMessageHistory()
+    history.add_user_message("hi")
+    assert [m.content for m in history.messages] == ["hi"]  # waiting for its answer
+    history.add_ai_message("hello")
+    memory = ConversationBufferMemory(chat_memory=history)
+    memory.chat_memory.add_user_message("and you?")
+    memory.chat_memory.add_message(AIMessage("fine"))
+    assert memory.buffer == "Human: hi\nAI: hello\nHuman: and you?\nAI: fine"
+    assert memory.chat_memory is history and len(history.messages) == 4
+    window = ConversationBufferWindowMemory(k=1)
+    window.chat_memory.add_user_message("a")
+    window.chat_memory.add_ai_message("b")
+    window.save_context({"input": "c"}, {"output": "d"})
+    assert window.load_memory_variables({}) == {"history": "Human: c\nAI: d"}
+    window.clear()
+    assert window.chat_memory.messages == []
