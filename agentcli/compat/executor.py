@@ -15,8 +15,9 @@ is shown the remembered turns as its chat history and its question and answer ar
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli import create
@@ -34,6 +35,13 @@ from agentcli.executor import Config, Inputs, one_input
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentStep, Decision, RunResult
 from agentcli.tools.base import Tool
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What ``include_run_info=True`` adds: the run's id (its handlers' ``run_id``)."""
+
+    run_id: uuid.UUID
 
 
 class AgentExecutor(_Executor):
@@ -88,14 +96,18 @@ class AgentExecutor(_Executor):
 
     def __call__(self, inputs: Inputs, return_only_outputs: bool = False,
                  callbacks: Config = None, *, tags: list[str] | None = None,
-                 metadata: dict[str, Any] | None = None,
-                 run_name: str | None = None) -> dict[str, Any]:
-        """LangChain's older call: the result dict, or only its outputs."""
-        config = {"tags": tags, "metadata": metadata, "run_name": run_name}
+                 metadata: dict[str, Any] | None = None, run_name: str | None = None,
+                 include_run_info: bool = False) -> dict[str, Any]:
+        """LangChain's older call: the result dict, or only its outputs; with
+        ``include_run_info``, ``"__run"`` holds the run's id (``RunInfo.run_id``)."""
+        run_id = uuid.uuid4()
+        config = {"tags": tags, "metadata": metadata, "run_name": run_name,
+                  "run_id": run_id.hex}
         result = self.invoke(inputs, {k: v for k, v in config.items() if v}, callbacks=callbacks)
-        if return_only_outputs:
-            return {key: result[key] for key in self.output_keys}
-        return result
+        shown = {key: result[key] for key in self.output_keys} if return_only_outputs else result
+        if include_run_info:
+            shown["__run"] = RunInfo(run_id)
+        return shown
 
     def run(self, *args: Inputs, callbacks: Config = None, tags: list[str] | None = None,
             metadata: dict[str, Any] | None = None, **kwargs: Any) -> str:

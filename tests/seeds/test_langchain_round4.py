@@ -40,7 +40,11 @@ def test_run_and_call_as_langchain_documents_them(tongyi: Any) -> None:
     assert executor.run("What is 2 + 2?") == "one"  # the answer text
     assert executor.run(input="again?") == "two"
     assert executor({"input": "q3"}) == {"input": "q3", "output": "three"}
-    assert executor({"input": "q4"}, return_only_outputs=True) == {"output": "four"}
+    heard = Hooks()
+    out = executor({"input": "q4"}, return_only_outputs=True, include_run_info=True,
+                   callbacks=[heard])
+    assert out["output"] == "four" and sorted(out) == ["__run", "output"]
+    assert out["__run"].run_id == heard.chain_run_id  # the id the run's handlers heard
     assert len(tongyi.requests) == 5  # one request per model turn, none more
     with pytest.raises(ValueError, match="one question"):
         executor.run("a", input="b")
@@ -64,6 +68,11 @@ def test_seed_002_sequential_chain_calls_a_chain_for_its_outputs() -> None:
 class Hooks(BaseCallbackHandler):
     def __init__(self) -> None:
         self.seen: list[tuple[str, Any]] = []
+        self.chain_run_id: Any = None
+
+    def on_chain_start(self, serialized: dict[str, Any], inputs: Any, *, run_id: Any,
+                       **kw: Any) -> None:
+        self.chain_run_id = run_id
 
     def on_agent_action(self, action: Any, **kw: Any) -> None:
         self.seen.append(("action", (action.tool, action.tool_input, action.log)))
