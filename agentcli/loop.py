@@ -336,7 +336,8 @@ class AgentLoop:
             )):
                 reason = "stalled"
                 break
-            fresh = [a for a in actions if call_key(a) not in run.results]
+            fresh = actions if getattr(self.agent, "reruns_calls", False) else [
+                a for a in actions if call_key(a) not in run.results]  # a plan() agent's: all
             outcomes = (yield RunTools(fresh, dict(run.values))) if fresh else []
             if outcomes is EXPIRED:
                 reason = "max_execution_time"

@@ -82,6 +82,7 @@ class _Planner(BaseChatModel):
     """The "model" of a plan agent: asking it runs the plan on the state."""
 
     base_url = ""
+    observed = False  # a plan step is not a model call: no model events, no usage
 
     def __init__(self, name: str, plan: Callable[[Steps, dict[str, Any]], object]) -> None:
         self.name = name
@@ -108,6 +109,7 @@ class PlanAgent(Agent):
 
     agent_type = "plan"
     runnable = True  # verbose prints results as LangChain does for these (no prefixes)
+    reruns_calls = True  # its code repeats a call on purpose: each runs the tool again
 
     def __init__(self, planner: object, tools: Sequence[Tool]) -> None:
         super().__init__(tools)

@@ -317,7 +317,16 @@ def test_a_single_action_plan_agent_runs_in_the_executor(
                 return AgentAction("echo", "same", "")
             return AgentFinish({"output": f"{len(intermediate_steps)} calls"}, "")
 
-    assert AgentExecutor(agent=Thrice(), tools=[echo_tool()]).run("q") == "3 calls"
+    calls: list[str] = []
+    counted = Tool(name="echo", func=lambda text: calls.append(text) or f"call {len(calls)}",
+                   description="Counts its calls.")
+    thrice = AgentExecutor(agent=Thrice(), tools=[counted], return_intermediate_steps=True,
+                           callbacks=[heard := Streamed()])
+    result = thrice.invoke("q")
+    assert result["output"] == "3 calls" and calls == ["same"] * 3  # each call ran, as there
+    assert [o for _, o in result["intermediate_steps"]] == ["call 1", "call 2", "call 3"]
+    assert result.model_calls == 0 and result.usage.total_tokens == 0  # a plan is no model call
+    assert heard.ends == []  # handlers hear no model call either
 
 
 def test_a_multi_action_plan_agent_runs_its_actions() -> None:
