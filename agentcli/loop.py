@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import (
     Callable,
     Generator,
@@ -22,11 +23,15 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
+from agentcli.agents.prompts import placeholders
+from agentcli.answers import Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
+from agentcli.deadline import deadline as enclosing_deadline
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -56,13 +61,13 @@ from agentcli.recovery import (
     asks_last,
     call_key,
     has_result,
-    is_answer,
     parse_error_observation,
     with_repeats,
 )
 from agentcli.run import (
     EXPIRED,
     CallModel,
+    Compute,
     Effect,
     Expired,
     Outcome,
@@ -72,6 +77,7 @@ from agentcli.run import (
 )
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
+    LIMIT_REASONS,
     PARSE_ERROR_TOOL,
     AgentAction,
     AgentFinish,
@@ -82,17 +88,19 @@ from agentcli.schema import (
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
+from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
 from agentcli.tools.naming import find_tool, tool_lookup
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
     from agentcli.pricing import PriceTable
-    from agentcli.structured import ResponseFormat
 
 Inputs = str | Mapping[str, object] | None
 Config = RunConfig | Mapping[str, object] | Iterable[BaseCallbackHandler] | CallbackManager | None
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
+# A run's output schema: a JSON Schema dict, a dataclass, a TypedDict or a ResponseFormat.
+Answer = ResponseFormat | Mapping[str, object] | type | None
 
 
 class AgentLoop:
@@ -185,9 +193,14 @@ class AgentLoop:
         return [*built, *self.user_middleware]
 
     # ------------------------------------------------------------------ starting a run
-    def start(self, inputs: str | Mapping[str, object], config: Config = None) -> Run:
-        """Validate the input against the state schema and open a run."""
+    def start(self, inputs: str | Mapping[str, object], config: Config = None, *,
+              response_format: Answer = None) -> Run:
+        """Validate the input against the state schema and open a run whose answer must match
+        ``response_format`` (an input of the run, like pydantic-ai's per-run ``output_type``:
+        a JSON Schema dict, dataclass, TypedDict or ResponseFormat; None: the executor's own)."""
         conf = RunConfig.of(config)
+        fmt = (self.response_format if response_format is None
+               else ResponseFormat.of(response_format))
         data: dict[str, object] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
         if "input" not in data and "messages" not in data and self.schema.fields.keys() == {
             *StateSchema.of().fields
@@ -203,8 +216,11 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
-                  prices=self.prices, middleware=[*self.middleware, *conf.middleware])
+        outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
+        if outer is not None:
+            deadline = outer if deadline is None else min(deadline, outer)
+        run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
+                  middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
@@ -273,8 +289,8 @@ class AgentLoop:
                                                 for m in overriding(middleware, "ask_model")))):
                 reason = "max_execution_time"
                 break
-            yield from self._refresh_tools()
-            result = yield CallModel(self.agent.request(self._view(run)))
+            yield from self._refresh_tools(run)
+            result = yield CallModel(run.agent.request(self._view(run)))
             if result is EXPIRED:
                 reason = "max_execution_time"
                 break
@@ -287,18 +303,22 @@ class AgentLoop:
             if jump == "model":
                 continue
             try:
-                decision = self.agent.decide(result)
-                if isinstance(decision, AgentFinish) and self.response_format is not None:
-                    decision = self.response_format.answer(decision, run.values)
+                decision = run.agent.decide(result)
+                if isinstance(decision, AgentFinish) and run.answer_format is not None:
+                    decision = yield Compute(partial(self._structured, run, decision))
+                    if decision is EXPIRED:
+                        reason = "max_execution_time"
+                        break
             except OutputParserError as err:
-                if self.agent.native_tools and run.steps and not (
+                if run.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
                     if self.early_stopping_method == "force":
-                        # an empty reply after tool results ends the run, as in LangGraph (and
-                        # stays in the messages, as there)
+                        # an empty reply after tool results ends the run with no answer and
+                        # no further request, as LangGraph's graph ends (seed 004; it stays
+                        # in the messages, as there)
                         self._update(run, [{"messages": [Message("assistant", "")]}])
-                        return (yield from self._finish(run, run.last_text(), "finished"))
-                    reason = "no_answer"  # the CLI: asked once more, else exit 3, no answer
+                        return (yield from self._finish(run, None, "no_answer"))
+                    reason = "no_answer"  # asked once more, else exit 3, no answer
                     break
                 observation = parse_error_observation(self.handle_parsing_errors, err)
                 action = AgentAction(PARSE_ERROR_TOOL, observation, err.llm_output or result.text)
@@ -310,21 +330,27 @@ class AgentLoop:
                     reason = "stalled"
                     break
                 continue
-            if isinstance(decision, AgentFinish) and not self._answers(run, decision):
-                reason = "no_answer"  # empty, a tool call as text, the question echoed
-                break
+            calculation: AgentAction | None = None
+            if isinstance(decision, AgentFinish) and run.answer_format is None:
+                # (a structured answer is what the run's schema says it is: checked above)
+                verdict = self._judge(run, decision.output)
+                if not verdict.answer:  # a refused answer leaves no structured value behind
+                    run.values.pop("structured_response", None)
+                calculation = self._calculation(verdict, result.text)
+                if calculation is not None:
+                    decision = [calculation]  # a step, not an answer: the Calculator runs it
+                elif not verdict.answer:
+                    reason = "no_answer"  # the answer rule (agentcli.answers)
+                    break
             if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
-                run.asked_now = True  # (the call is not run: the run goes on with it if not)
-                yield Notice("answer_now",
-                             "The model already has the result; asked for its answer.", {})
-                answer = yield from self._final_answer(run)
-                if isinstance(answer, Expired):
+                # (the call is not run: the run goes on with it if the reply is no answer)
+                done = yield from self._answer_now(run, "already has")
+                if isinstance(done, Expired):
                     reason = "max_execution_time"
                     break
-                if answer is not None:
-                    self._update(run, [{"messages": [Message("assistant", answer.output)]}])
-                    return (yield from self._finish(run, answer, "finished"))
-            self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
+                if done is not None:
+                    return done
+            self._update(run, [{"messages": run.agent.turn_messages(result, decision)}])
             if isinstance(decision, AgentFinish):
                 return (yield from self._finish(run, decision, "finished"))
             actions = decision if isinstance(decision, list) else [decision]
@@ -346,14 +372,46 @@ class AgentLoop:
             ended = yield from self._observe(run, actions, outcomes)
             if ended is not None:
                 return ended
+            if calculation is not None:  # the result is back: ask for the answer
+                done = yield from self._answer_now(run, "has")
+                if isinstance(done, RunResult):
+                    return done
+                reason = "no_answer" if done is None else "max_execution_time"
+                break
         return (yield from self._stop(run, reason or "max_iterations"))
 
-    def _answers(self, run: Run, finish: AgentFinish) -> bool:
-        """The answer contract (``recovery.is_answer``), kept where the caller asked for the
-        run's end as it is (``early_stopping_method: force``) or for a structured answer."""
-        if self.early_stopping_method == "force" or self.response_format is not None:
-            return True
-        return is_answer(finish.output, str(run.values.get("input") or ""))
+    def answer_given(self, question: str, tool_texts: Sequence[str] = (),
+                     results: Sequence[str] = ()) -> Given:
+        """What the answer rule judges this executor's replies against: the question, the
+        tools' descriptions and the run's error observations, its results, the placeholders."""
+        return Given(question, (*(t.description for t in self.tools), *tool_texts),
+                     tuple(results), placeholders(*self.agent.templates.values()))
+
+    def _judge(self, run: Run, reply: str) -> Verdict:
+        """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
+        return judge(reply, self.answer_given(str(run.values.get("input") or ""),
+                                              run.tool_texts, list(run.results.values())))
+
+    def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
+        """A bare calculation as the answer, as a Calculator call on the model's own text
+        (None when it is not one, or no Calculator is loaded: then it is no answer)."""
+        tool = self.tool_map.get("Calculator")
+        if verdict.reason != "calculation" or tool is None:
+            return None
+        expression = verdict.text.strip("`").strip().rstrip("= ")
+        return AgentAction(tool.name, expression, log, tool_call_id=f"call_{uuid.uuid4().hex[:12]}")
+
+    def _answer_now(
+        self, run: Run, has: str
+    ) -> Generator[Effect, Any, RunResult | Expired | None]:
+        """Ask once for the answer now: the finished run, EXPIRED, or None (no answer)."""
+        run.asked_now = True
+        yield Notice("answer_now", f"The model {has} the result; asked for its answer.", {})
+        answer = yield from self._final_answer(run)
+        if not isinstance(answer, AgentFinish):
+            return answer
+        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
+        return (yield from self._finish(run, answer, "finished"))
 
     def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
         """A call shows the model already has its result (asked once a run, CLI default)."""
@@ -364,14 +422,41 @@ class AgentLoop:
 
     def _final_answer(self, run: Run) -> Generator[Effect, Any, AgentFinish | Expired | None]:
         """Ask for the answer now, without tools: the answer, EXPIRED when the deadline
-        passed, or None when the reply is still not one."""
-        reply = yield CallModel(self.agent.request(self._view(run), final=True))
+        passed, or None when the reply is still not one (the answer rule, then the run's
+        output schema: the same check as every other answer)."""
+        reply = yield CallModel(run.agent.request(self._view(run), final=True))
         if isinstance(reply, Expired):
             return reply
-        answer: AgentFinish = self.agent.finish(reply)
-        return answer if is_answer(answer.output, str(run.values.get("input") or "")) else None
+        answer: AgentFinish = run.agent.finish(reply)
+        if run.answer_format is not None:  # the schema decides a structured answer
+            return (yield from self._last_check(run, answer))
+        return answer if self._judge(run, answer.output).answer else None
 
-    def _refresh_tools(self) -> Generator[Effect, Any, None]:
+    def _structured(self, run: Run, finish: AgentFinish) -> AgentFinish:
+        """The answer checked against the run's output schema (``structured.ResponseFormat``,
+        the one check), its value in ``structured_response``; OutputParserError when it does
+        not match. Without a schema the answer is returned as it is."""
+        if run.answer_format is None:
+            return finish
+        return run.answer_format.answer(finish, run.values)
+
+    def _last_check(self, run: Run, finish: AgentFinish
+                    ) -> Generator[Effect, Any, AgentFinish | None]:
+        """:meth:`_structured` where the model cannot be asked again (the answer-now reply, a
+        tool's direct answer): None, and a notice saying why, when the answer does not match."""
+        try:
+            return self._structured(run, finish)
+        except OutputParserError as err:
+            yield Notice("schema_mismatch", f"The answer does not match the output schema: "
+                         f"{err}", {"error": str(err)})
+            return None
+
+    def _agent_for(self, fmt: ResponseFormat | None) -> Agent:
+        """The agent of a run whose answer must match ``fmt``: this executor's agent, asking
+        for that shape (no tools loaded, nothing built but its prompt)."""
+        return self.agent.answering(None if fmt is None else fmt.schema)
+
+    def _refresh_tools(self, run: Run) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
         if self.tool_refresh is None:
             return
@@ -382,6 +467,7 @@ class AgentLoop:
         before = {t.name for t in self.tools}
         self.tools, self.tool_map = list(fresh), tool_lookup(fresh)
         self.agent = self.agent.with_tools(self.tools)
+        run.agent = self._agent_for(run.answer_format)
         added = sorted({t.name for t in fresh} - before)
         gone = sorted(before - {t.name for t in fresh})
         words = "; ".join(part for part in (f"new: {', '.join(added)}" if added else "",
@@ -431,6 +517,8 @@ class AgentLoop:
             else:
                 observation, parts, update = value.text, value.parts, {}
             step = last = AgentStep(action, observation)
+            if status != "ok":  # a tool's own error text: never an answer (agentcli.answers)
+                run.tool_texts.append(observation)
             if "messages" not in update:
                 update["messages"] = [Message("tool", observation, tool_call_id=call_id,
                                               name=action.tool, parts=parts, step=step)]
@@ -449,30 +537,50 @@ class AgentLoop:
         return None
 
     def _finish(
-        self, run: Run, finish: AgentFinish | str, reason: StopReason
+        self, run: Run, finish: AgentFinish | str | None, reason: StopReason
     ) -> Generator[Effect, Any, RunResult]:
+        """End the run with ``finish`` (None: without an answer)."""
         if isinstance(finish, str):
             finish = AgentFinish({"output": finish}, finish)
-        yield Finish(finish)
-        result = self._result(run, finish.output, reason)
+        # An answer that got here unchecked (a tool's, a jump's, an empty native reply's) meets
+        # the run's schema too; ``structured_response`` is output-only: only this run's check
+        # sets it.
+        if (finish is not None and run.answer_format is not None
+                and reason not in LIMIT_REASONS and "structured_response" not in run.values):
+            checked = yield from self._last_check(run, finish)
+            if checked is None:
+                finish, reason = None, "no_answer"
+            else:
+                finish = checked
+        output = None if finish is None else finish.output
+        if finish is not None:
+            yield Finish(finish)
+        result = self._result(run, output, reason)
         yield from self._asks(run, (m.ask_at_end(self._view(run), result, run.info)
                                     for m in overriding(run.middleware, "ask_at_end")),
                               answered=True)
-        return self._result(run, finish.output, reason)  # those requests' tokens and cost too
+        return self._result(run, output, reason)  # those requests' tokens and cost too
 
     def _stop(self, run: Run, reason: StopReason) -> Generator[Effect, Any, RunResult]:
-        """A limit ended the loop: force a stop message, or ask for one last answer."""
+        """A limit ended the loop: force a stop message, or ask for one last answer. A reply
+        that was no answer gets the one answer-now request on every path, then none."""
         yield Limit(reason)
-        final = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
-        if asks_last(self.early_stopping_method, reason, bool(run.results)):
+        final: AgentFinish | None = AgentFinish({"output": FORCE_STOP_MESSAGE}, "")
+        if reason == "no_answer":
+            final = None
+            ask = not run.asked_now
+        else:
+            ask = asks_last(self.early_stopping_method, reason, bool(run.results))
+        if ask:
+            run.asked_now = True
             answer = yield from self._final_answer(run)
             if isinstance(answer, AgentFinish):
                 final = answer
-                if self.early_stopping_method == "auto":
+                if self.early_stopping_method == "auto" or reason == "no_answer":
                     run.recovered = reason
         return (yield from self._finish(run, final, reason))
 
-    def _result(self, run: Run, output: str, reason: StopReason) -> RunResult:
+    def _result(self, run: Run, output: str | None, reason: StopReason) -> RunResult:
         info = run.info
         return RunResult(
             output=output,
@@ -483,7 +591,7 @@ class AgentLoop:
             elapsed=time.monotonic() - run.started,
             stats={"tool_call_repairs": run.repairs},
             state=self.schema.output(run.values),
-            cost=None if not run.priced or info.unpriced else info.cost,
+            cost=None if info.unpriced else info.cost,
             recovered=run.recovered,
             input=run.values.get("input"),
         )

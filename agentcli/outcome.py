@@ -6,8 +6,7 @@ from collections.abc import Mapping
 
 from agentcli import exit_codes
 from agentcli.log_schema import RunRecord
-from agentcli.recovery import is_answer
-from agentcli.schema import LIMIT_REASONS, RunResult, stop_words
+from agentcli.schema import FORCE_STOP_MESSAGE, LIMIT_REASONS, RunResult, stop_words
 
 
 def exit_code(result: RunResult) -> int:
@@ -23,23 +22,22 @@ def exit_code(result: RunResult) -> int:
 
 
 def real_answer(result: RunResult) -> str | None:
-    """The answer to print, or None when a limit stopped the run without one.
+    """The answer to print, or None when the run ended without one.
 
-    The executor's forced stop puts a placeholder sentence where the answer goes; printed on
-    stdout it would pass for an answer in a pipeline. Nothing that is not an answer
-    (``recovery.is_answer``: empty, a tool call as text, the question echoed, a placeholder)
-    is printed as one; a tool's own output (``return_direct``) is the answer when not empty.
+    The executor already judged every reply by the answer rule (:mod:`agentcli.answers`):
+    ``output`` is None when none was an answer. At a limit the forced stop puts LangChain's
+    sentence where the answer goes; printed on stdout it would pass for an answer in a
+    pipeline. A tool's own output (``return_direct``) is the answer when not empty.
     """
-    if result.stop_reason == "interrupted":
+    output = result.output
+    if result.stop_reason == "interrupted" or output is None or not output.strip():
         return None
-    if result.stop_reason in ("return_direct", "jump_to_end"):
-        return result.output if result.output.strip() else None
-    if result.stop_reason in LIMIT_REASONS and not result.recovered and not is_answer(
-            result.output):
+    if "structured_response" in result.state:  # (output-only) the run's schema check passed:
+        return output  # that check decides a structured answer, whatever its fields
+    if result.stop_reason in LIMIT_REASONS and not result.recovered and (
+            output == FORCE_STOP_MESSAGE):
         return None
-    if not is_answer(result.output, str(result.input or "")):
-        return None
-    return result.output
+    return output
 
 
 def last_result(result: RunResult) -> str | None:
@@ -76,8 +74,10 @@ def run_record(question: str, result: RunResult, *, model: str | None = None,
                agent: str | None = None, session: str | None = None,
                meta: Mapping[str, object] | None = None,
                options: Mapping[str, object] | None = None) -> RunRecord:
-    """The run log's record of a finished run: what the store writes in one call."""
-    extra = dict(meta or {})
+    """The run log's record of a finished run: what the store writes in one call, with the
+    run's own count of model calls and its cost (None when a model it called has no price)."""
+    extra: dict[str, object] = {"cost": result.cost, "model_calls": result.model_calls,
+                                **(meta or {})}
     if options:
         extra["options"] = dict(options)
     if result.state.keys() - {"messages"}:  # the run's final state (messages are the steps)

@@ -7,11 +7,10 @@ stop ends the run without an answer. Two rules keep that answer:
   told it already has that result (quoted) and should answer or try something else;
 * when a run stalls or reaches its step limit after a useful observation, the model is asked
   once for its final answer without tools (``early_stopping_method: auto``, the CLI default);
-  an answer obtained so is marked ``recovered``. A reply that still asks for a tool is never
-  taken as the answer.
+  an answer obtained so is marked ``recovered``. The reply is judged by the one answer rule
+  (:mod:`agentcli.answers`): a reply that still asks for a tool is never taken as the answer.
 
-Issue 31 adds the answer contract (:func:`is_answer`: nothing that is not an answer is shown
-as one) and asks for the answer as soon as a call shows the model already has it
+Issue 31 asks for the answer as soon as a call shows the model already has it
 (:func:`has_result`: an exact repeat of a call that succeeded, or a call whose input is a
 previous result), not after three identical replies.
 """
@@ -23,15 +22,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agentcli import _json_repair
 from agentcli.errors import OutputParserError
-from agentcli.schema import (
-    EXAMPLE_VALUES,
-    FORCE_STOP_MESSAGE,
-    AgentAction,
-    ToolOutcome,
-    ToolStatus,
-)
+from agentcli.schema import AgentAction, ToolOutcome, ToolStatus
 
 if TYPE_CHECKING:
     from agentcli.state import Command
@@ -59,62 +51,7 @@ def asks_last(method: str, reason: str, useful: bool) -> bool:
     return method == "auto" and reason in RECOVERABLE and useful
 
 
-def looks_like_action(text: str) -> bool:
-    """A reply that is still an action blob (a tool request), not an answer."""
-    body = text.strip().strip("`").strip()
-    if body.lower().startswith("json"):
-        body = body[4:].lstrip()
-    return body.startswith("{") and '"action"' in body and '"Final Answer"' not in body
-
-
-# Tool calls written as text, in the forms the parsers recognise.
-# ``"action":`` also when the blob around it is broken (an unclosed string ran on into a
-# copy of the prompt: SmolLM2, chat-conversational, printed as its answer on main 697f723).
-_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
-                           r'|"action(?:_input)?"\s*:', re.MULTILINE)
-_FENCE = re.compile(r"^```[a-z]*\s*|\s*```$", re.IGNORECASE)
-# Prompt words and canned sentences that are not an answer (a small model copies them); a
-# text in angle brackets is a prompt's placeholder (the compact example's ``<the answer>``).
-_PLACEHOLDER = re.compile(r"^(?:your answer to the original question|the final answer|"
-                          r"best answer to the original question|<[^<>\n]*>|the tool's input|"
-                          r"\$?JSON_BLOB|final answer:?|(?:the )?answer:?)$", re.IGNORECASE)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
-
-
-def _json_call(text: str) -> bool:
-    """The text is (or holds) a JSON value shaped like a tool call."""
-    body = _FENCE.sub("", text.strip()).strip()
-    if body.lower().startswith("json"):
-        body = body[4:].lstrip()
-    if not body.startswith(("{", "[")):
-        return False
-    for _, value, _ in _json_repair.iter_values(body, max_attempts=5):
-        found = _json_repair.find_tool_call(value)
-        if found is not None and found[0].strip().lower() != "final answer":
-            return True
-    return False
-
-
-def is_answer(text: str, question: str = "") -> bool:
-    """An answer: non-empty text that is not a tool call in any form the parsers recognise
-    (a JSON blob, ``{"name": ..., "arguments": ...}``, ``<tool_call>``,
-    ``<|python_tag|>``, ``[TOOL_CALLS]``, ``Action:``), not the question echoed back and not
-    a placeholder (a prompt's words or its example's values, the forced-stop sentence, a tool's
-    ``Error:`` line)."""
-    body = text.strip()
-    if not body or body == FORCE_STOP_MESSAGE or _PLACEHOLDER.fullmatch(body.strip("`* ")):
-        return False
-    if body.strip("`*\"' .").lower() in {v.lower() for v in EXAMPLE_VALUES} or re.search(
-            rf"(?<![\d.]){re.escape(EXAMPLE_VALUES[1])}(?![\d])", body):
-        return False  # the compact prompt's example copied ("The answer is 10.73" too)
-    if body.startswith("Error: "):  # a tool's error observation copied as the answer
-        return False
-    if _CALL_MARKERS.search(body) or looks_like_action(body) or _json_call(body):
-        return False
-    def bare(t: str) -> str:
-        return "".join(t.lower().split()).rstrip("?.!")
-
-    return not (question and bare(body) == bare(question))
 
 
 def _input_text(action: AgentAction) -> str:

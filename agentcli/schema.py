@@ -18,11 +18,6 @@ LIMIT_REASONS: frozenset[str] = frozenset(
 # The placeholder answer of a run a limit stopped (``early_stopping_method: force``), as
 # LangChain words it; never printed as an answer (``outcome.real_answer``).
 FORCE_STOP_MESSAGE = "Agent stopped due to iteration limit or time limit."
-# The compact prompts' worked example (agents/prompt_style.py); a reply that is one of its
-# values is the example copied, never an answer (recovery.is_answer).
-EXAMPLE_CALCULATION = "3.7 times 2.9"
-EXAMPLE_ANSWER = "10.73"
-EXAMPLE_VALUES = (EXAMPLE_CALCULATION, EXAMPLE_ANSWER)  # the answer second (is_answer)
 # Why a run stopped without its answer, in plain English: one wording for the trace, stderr,
 # logs, memory and `agent serve`.
 STOP_WORDS: dict[str, str] = {
@@ -30,7 +25,8 @@ STOP_WORDS: dict[str, str] = {
     "max_execution_time": "the run reached its time limit (--max-time)",
     "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
     "stalled": "the model kept sending the same reply, so the run was stopped",
-    "no_answer": "the model's reply held no answer (empty, a tool call, or the question)",
+    "no_answer": "the model's reply held no answer (nothing new: empty, a tool call, the "
+                 "question, a tool's own text, a placeholder or a calculation left undone)",
     "interrupted": "the run was interrupted",
 }
 
@@ -338,7 +334,7 @@ class RunResult(dict[str, Any]):
     and ``result["intermediate_steps"]`` are there even when not shown.
     """
 
-    output: str
+    output: str | None  # None: the run ended without an answer (agentcli.answers)
     steps: tuple[AgentStep, ...]
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)

@@ -15,31 +15,18 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files
 
-from agentcli.schema import EXAMPLE_ANSWER, EXAMPLE_CALCULATION
+from agentcli.agents.prompts import load, render
 from agentcli.tools.base import Tool
 
 _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.IGNORECASE)
 _DESCRIPTION_CHARS = 80
-# The compact prompts' worked example, in each format (it ends the way a step ends). SmolLM2
-# copied a worked `7 times 6` -> `42` as its answer to unrelated questions, and 42 is a real
-# answer to other questions, so it could not be refused. The example's numbers are now ones no
-# question of ours should have as its answer, and ``recovery.is_answer`` refuses a reply that
-# is one of the example's values, so a copied example is never shown as an answer (a question
-# whose true answer is exactly 10.73 would end with no answer: that is the price). Measured on
-# SmolLM2 (bench/README.md, issue 31b): an example in letters (`A times B`) or in angle-bracket
-# placeholders was copied word for word and the plain-arithmetic rows fell by half.
-_EXAMPLE = (
-    f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\n"
-    f'{{{{"action": "{{tool}}", "action_input": "{EXAMPLE_CALCULATION}"}}}}\n'
-    f"Observation: Answer: {EXAMPLE_ANSWER}\n"
-    f'{{{{"action": "Final Answer", "action_input": "{EXAMPLE_ANSWER}"}}}}\n'
-)
-_REACT_EXAMPLE = (
-    f"\nExample:\nQuestion: What is {EXAMPLE_CALCULATION}?\nThought: I use {{tool}}.\n"
-    f"Action: {{tool}}\nAction Input: {EXAMPLE_CALCULATION}\n"
-    f"Observation: Answer: {EXAMPLE_ANSWER}\n"
-    f"Thought: I know the answer.\nFinal Answer: {EXAMPLE_ANSWER}\n"
-)
+# The compact prompts' example (prompts/example_*.txt) shows a real question and the
+# calculation for it, never a result: SmolLM2 copied a worked `42` (later `10.73`) as its
+# answer to unrelated questions. The result and the answer are placeholder words, which the
+# answer rule refuses when copied (``prompts.placeholders``), so a copied example is never
+# shown as an answer and no value ever has to be refused. Measured on SmolLM2 (bench/README.md,
+# issue 31b): an example made only of letters (`A times B`) or placeholders was copied word for
+# word, so the question and its calculation stay real.
 
 
 def tool_lines(tools: Sequence[Tool]) -> str:
@@ -83,8 +70,8 @@ def compact_values(tools: Sequence[Tool], *, quoted_names: bool = False) -> dict
     # A worked example only where it is a real one (the Calculator): a placeholder such as
     # "<tool name>" in an example is copied word for word by small models.
     real = "Calculator" in names or not tools
-    values["example"] = _EXAMPLE.format(tool="Calculator") if real else ""
-    values["react_example"] = _REACT_EXAMPLE.format(tool="Calculator") if real else ""
+    for key, name in (("example", "example_blob"), ("react_example", "example_react")):
+        values[key] = render(load(name), tool="Calculator").rstrip("\n") + "\n" if real else ""
     return values
 
 

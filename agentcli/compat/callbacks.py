@@ -13,6 +13,7 @@ from agentcli.callbacks.manager import CallbackManager as _Manager
 from agentcli.callbacks.manager import RunConfig, handlers_of
 from agentcli.callbacks.stdout import TOOL_SAYS, StdOutCallbackHandler, colored
 from agentcli.events import Notice, current_emitter
+from agentcli.executor import Answer
 from agentcli.textsafe import safe_text
 
 Handlers = _Manager | BaseCallbackHandler | Sequence[BaseCallbackHandler] | None
@@ -22,10 +23,12 @@ class CallbackManagerForChainRun:
     """What ``_call`` receives as ``run_manager``: ``on_text`` (printed when verbose) and
     the run's config."""
 
-    def __init__(self, manager: _Manager, config: RunConfig, verbose: bool) -> None:
+    def __init__(self, manager: _Manager, config: RunConfig, verbose: bool,
+                 response_format: Answer = None) -> None:
         self.manager = manager
         self.config = config
         self.verbose = verbose
+        self.response_format = response_format  # the run's output schema (None: the executor's)
         self.run_id = manager.run_id
 
     def on_text(self, text: str, color: str | None = None, end: str = "", **kw: object) -> None:

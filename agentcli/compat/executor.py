@@ -31,7 +31,7 @@ from agentcli.compat.memory import BaseMemory
 from agentcli.compat.plan import PlanAgent, is_plan_agent
 from agentcli.compat.providers import STREAMING
 from agentcli.executor import AgentExecutor as _Executor
-from agentcli.executor import Config, Inputs, one_input
+from agentcli.executor import Answer, Config, Inputs, one_input
 from agentcli.models.base import BaseChatModel
 from agentcli.schema import AgentStep, Decision, RunResult
 from agentcli.tools.base import Tool
@@ -74,7 +74,7 @@ class AgentExecutor(_Executor):
         return cls(agent, tools, **kwargs)
 
     def invoke(self, inputs: Inputs = None, config: Config = None, *, input: Inputs = None,
-               callbacks: Config = None) -> RunResult:
+               callbacks: Config = None, response_format: Answer = None) -> RunResult:
         """Run through ``self._call`` (LangChain's hook) and return the result dict."""
         given = one_input(inputs, input)
         data = {"input": given} if isinstance(given, str) else dict(given)
@@ -84,11 +84,13 @@ class AgentExecutor(_Executor):
             data = {**data, "chat_history": self.memory.messages()}
             conf = replace(conf, middleware=(*conf.middleware, *self.memory.middleware()))
         manager = _Manager([*self.callbacks, *conf.callbacks])
-        out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose))
+        out = self._call(data, CallbackManagerForChainRun(manager, conf, self.verbose,
+                                                          response_format))
         if not isinstance(out, RunResult):
             # what _call returned, a plain dict (say a fallback answer), as a result dict
             extra = {k: v for k, v in out.items() if k not in ("output", "input")}
-            out = RunResult(output=str(out.get("output", "")), steps=(),
+            output = out.get("output", "")
+            out = RunResult(output=None if output is None else str(output), steps=(),
                             stop_reason="finished", state=extra, input=data.get("input"))
         if self.memory is not None:
             self.memory.save_context(asked, {"output": out.output})
@@ -123,16 +125,18 @@ class AgentExecutor(_Executor):
         return out
 
     async def ainvoke(self, inputs: Inputs = None, config: Config = None, *,
-                      input: Inputs = None, callbacks: Config = None) -> RunResult:
+                      input: Inputs = None, callbacks: Config = None,
+                      response_format: Answer = None) -> RunResult:
         """Async :meth:`invoke` (``_call`` runs in a worker thread)."""
         return await asyncio.to_thread(self.invoke, inputs, config, input=input,
-                                       callbacks=callbacks)
+                                       callbacks=callbacks, response_format=response_format)
 
     def _call(self, inputs: dict[str, Any],
               run_manager: CallbackManagerForChainRun | None = None) -> dict[str, Any]:
         """One run of the agent on ``inputs``; its result dict."""
         config = run_manager.config if run_manager is not None else None
-        return run_sync(_Executor.ainvoke(self, inputs, config))
+        fmt = run_manager.response_format if run_manager is not None else None
+        return run_sync(_Executor.ainvoke(self, inputs, config, response_format=fmt))
 
 
 

@@ -14,9 +14,8 @@ from agentcli.agents.prompt_style import (
     short_description,
     tool_lines,
 )
-from agentcli.agents.prompts import load, render
-from agentcli.recovery import is_answer
-from agentcli.schema import EXAMPLE_ANSWER, EXAMPLE_CALCULATION, EXAMPLE_VALUES
+from agentcli.agents.prompts import load, placeholders, render
+from agentcli.answers import Given, judge
 from agentcli.tools.base import Tool
 
 BASES = ["react", "chat_system", "structured_chat_system", "chat_conversational_system"]
@@ -71,12 +70,14 @@ def test_compact_prompts_are_filled_and_much_shorter(base: str) -> None:
 
 
 @pytest.mark.parametrize("with_calculator", [True, False])
-def test_a_copied_example_is_never_an_answer(with_calculator: bool) -> None:
-    """SmolLM2 answered unrelated questions with the worked example's `42`: every value the
-    example shows (its input, its result, its answer) is one ``is_answer`` refuses."""
+def test_the_example_shows_no_result_to_copy(with_calculator: bool) -> None:
+    """SmolLM2 answered unrelated questions with the worked example's `42` (later `10.73`):
+    the example shows the question and its calculation, never a result, and what stands for
+    the result is a placeholder the answer rule refuses when copied (no value is refused)."""
     tools = five_tools() if with_calculator else [
         Tool("search", "Search. Input: what to look up.", lambda s: s)]
     values = {**compact_values(tools), "input": "q", "agent_scratchpad": ""}
+    given = Given("How many legs does a spider have?", placeholders=placeholders())
     for base in BASES:
         text = render(load(prompt_name(base, "compact")), **values)
         if not with_calculator:  # no worked example to copy: a placeholder one is copied
@@ -85,11 +86,13 @@ def test_a_copied_example_is_never_an_answer(with_calculator: bool) -> None:
             continue
         example = text[text.index("Example:"):]
         answers = re.findall(r'Final Answer(?::|", "action_input":) "?([^"\n]+)', example)
-        assert answers == [EXAMPLE_ANSWER], example
-        assert f"Answer: {EXAMPLE_ANSWER}" in example and EXAMPLE_CALCULATION in example
-        assert not any(is_answer(v, "q") or is_answer(f"`{v}`.", "q") for v in EXAMPLE_VALUES)
-        assert "42" not in example
-        assert "Calculator" in example
+        assert answers == ["<the result>"], example
+        observation = re.search(r"Observation: Answer: (.+)", example)
+        assert observation is not None and observation.group(1) == "<the result>"
+        assert not re.search(r"\d", answers[0] + observation.group(1))  # no value at all
+        for copied in (answers[0], "the result", "`<the result>`."):
+            assert judge(copied, given).reason == "placeholder", copied
+        assert "Calculator" in example and "3.7 * 2.9" in example
 
 
 def test_short_description_keeps_the_first_sentence() -> None:

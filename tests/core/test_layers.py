@@ -25,7 +25,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
         "agentcli.textsafe", "agentcli.yaml_loader", "agentcli.sqlite_wal", "agentcli.files",
         "agentcli.log_schema", "agentcli.deadline", "agentcli._sync", "agentcli.runnable",
         "agentcli.history", "agentcli.state", "agentcli.pricing", "agentcli.project_files",
-        "agentcli._json_repair", "agentcli.recovery", "agentcli.outcome",
+        "agentcli._json_repair", "agentcli.recovery", "agentcli.outcome", "agentcli.answers",
     )),
     ("handlers", (  # observing and changing a run: callback handlers, middleware
         "agentcli.callbacks", "agentcli.callbacks.*", "agentcli.middleware",

@@ -214,7 +214,7 @@ class _Epilogue(AgentMiddleware):
 def test_a_runs_own_middleware_asks_at_its_end_within_the_run() -> None:
     from agentcli.schema import Usage
 
-    model = FakeChatModel([ChatResult("the answer", usage=Usage(5, 2)),
+    model = FakeChatModel([ChatResult("the answer is 42", usage=Usage(5, 2)),
                            ChatResult("the summary", usage=Usage(30, 4))])
     executor = create_agent(model, [lookup]).executor
     epilogue = _Epilogue()
@@ -223,19 +223,19 @@ def test_a_runs_own_middleware_asks_at_its_end_within_the_run() -> None:
     assert kinds.index("finish") < kinds.index("model_start", kinds.index("finish"))
     assert kinds[-1] == "end" and epilogue.replies == ["the summary"]
     result = events[-1].result  # type: ignore[union-attr]
-    assert result.output == "the answer" and result.model_calls == 2
+    assert result.output == "the answer is 42" and result.model_calls == 2
     assert result.usage == Usage(35, 6)  # the end request's tokens are the run's
-    assert model.requests[1].messages[0].content == "sum up: the answer"
+    assert model.requests[1].messages[0].content == "sum up: the answer is 42"
 
 
 def test_a_failed_request_after_the_answer_is_a_notice_and_the_answer_stands() -> None:
     def replies(messages: Any, **_: Any) -> str:
         if "sum up" in messages[-1].content:
             raise RuntimeError("no summaries today")
-        return "the answer"
+        return "the answer is 42"
 
     executor = create_agent(FakeChatModel(replies), [lookup]).executor
     events = list(executor.stream("q?", {"middleware": [_Epilogue()]}))
     notices = [e for e in events if e.kind == "notice" and e.topic == "ask_failed"]
     assert len(notices) == 1 and "no summaries today" in notices[0].text  # type: ignore[union-attr]
-    assert events[-1].result.output == "the answer"  # type: ignore[union-attr]
+    assert events[-1].result.output == "the answer is 42"  # type: ignore[union-attr]

@@ -22,12 +22,46 @@ if TYPE_CHECKING:
     from agentcli.agents.base import Agent
 
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# Where a prompt shows the format with words in place of content: a label's value
+# (``Final Answer: your answer to the user``), an action blob's value, an angle-bracket slot.
+_LABELLED = re.compile(r"^[A-Z][A-Za-z ]{0,40}:[ \t]*([^{}\n]+?)[ \t]*$", re.MULTILINE)
+_BLOB_VALUE = re.compile(r'"action(?:_input)?"\s*:\s*"([^"{}\n]+)"')
+_SLOT = re.compile(r"<([^<>{}\n]+)>")
 
 
 @cache
 def load(name: str) -> str:
     """The built-in text of ``prompts/<name>.txt``."""
     return files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
+
+
+def placeholders(*texts: str) -> frozenset[str]:
+    """The placeholder phrases (what a model copies instead of answering) of every built-in
+    prompt and of ``texts`` (an agent's own templates), as
+    :func:`agentcli.answers.placeholder_key` compares them."""
+    return _builtin_placeholders().union(*map(_placeholders_in, texts))
+
+
+@cache
+def _builtin_placeholders() -> frozenset[str]:
+    from agentcli.answers import placeholder_key
+
+    # placeholders.txt: what models write in place of an answer that no prompt of ours shows
+    # (LangChain's ReAct prompt, "your final answer here"), one a line
+    listed = {placeholder_key(line) for line in load("placeholders").splitlines()}
+    return frozenset(listed - {""}).union(*(
+        _placeholders_in(p.read_text(encoding="utf-8")) for p in files(__name__).iterdir()
+        if p.name.endswith(".txt") and p.name != "placeholders.txt"))
+
+
+@cache
+def _placeholders_in(text: str) -> frozenset[str]:
+    from agentcli.answers import placeholder_key
+
+    found = {placeholder_key(m) for pattern in (_LABELLED, _BLOB_VALUE, _SLOT)
+             for m in pattern.findall(text)}
+    # words only: a lone word ("Yes.") is an answer, an example's numbers are its content
+    return frozenset(k for k in found if " " in k and not any(c.isdigit() for c in k))
 
 
 def render(template: str, **values: str) -> str:

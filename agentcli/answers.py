@@ -1,0 +1,183 @@
+"""The answer rule: a reply is an answer when it adds something to what the run was given.
+
+One pure function, :func:`judge`, decides it for every path (run, chat, batch, serve, the
+answer-now reply, the library API) from the reply's text and what the run was given
+(:class:`Given`). It never looks at a reply's value: ``10.73`` is as good as ``42``. A run
+with an output schema (``--schema``, ``response_format``) has its answer decided by that
+schema instead: a value that matches is the answer, whatever its fields. What it refuses, and
+why (the :data:`Reason`):
+
+* ``empty``: nothing visible (only whitespace, zero-width or other format/control
+  characters, escape sequences, punctuation);
+* ``tool_call``: a tool call in any form the parsers read, anywhere in the reply (a JSON
+  blob, ``{"name": ..., "arguments": ...}`` in a fence after a sentence, ``<tool_call>``,
+  ``<|python_tag|>``, ``[TOOL_CALLS]``, an ``Action:`` line);
+* ``placeholder``: the prompt's own placeholder words (``your answer to the user``);
+* ``calculation``: arithmetic with no result (``300 - (1/3 * 300) - 20``): a step, which the
+  executor runs through the Calculator when it is loaded;
+* ``question``: only words and numbers of the question (every token of the reply occurs in
+  it, in its order, case and punctuation aside): a restatement, a copied part, or the question
+  in quotes. A reply that picks one side of the question's ``or`` is a choice, one that
+  reorders the question's words says something (``The file is empty`` for "Is the file
+  empty?"), and a reply a tool's result holds is that result: all are answers;
+* ``tool_text``: a piece copied from a tool's own error or help (its description): the
+  reply's tokens are a run of that text's tokens; one or two words or only numbers are never
+  taken for such a copy.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from agentcli import _json_repair
+
+Reason = Literal["empty", "tool_call", "placeholder", "calculation", "question", "tool_text"]
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the run was given, against which a reply must add something."""
+
+    question: str = ""
+    tool_texts: tuple[str, ...] = ()  # tools' descriptions and the run's error observations
+    results: tuple[str, ...] = ()  # observations that held a result (not errors)
+    placeholders: frozenset[str] = frozenset()  # the prompts' placeholder phrases (tokens)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The rule's decision: ``reason`` is None for an answer; ``text`` is the visible reply."""
+
+    text: str
+    reason: Reason | None = None
+
+    @property
+    def answer(self) -> bool:
+        """True when the reply is an answer."""
+        return self.reason is None
+
+
+# Escape sequences (CSI, OSC, and two-character ESC forms) draw nothing.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# Tool calls written as text, in the forms the parsers read. ``"action":`` also when the blob
+# around it is broken (an unclosed string ran on into a copy of the prompt).
+_CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
+                           r'|"action(?:_input)?"\s*:', re.MULTILINE)
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+# Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
+# "=" asks for the result.
+_ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^]+=?\s*")
+_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^]+\s+\(?\d")
+_STRONG_OPERATOR = re.compile(r"[*^(]")
+
+
+def visible(text: str) -> str:
+    """The reply without escape sequences and invisible characters, stripped."""
+    text = _ESCAPES.sub("", text)
+    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c)[0] != "C").strip()
+
+
+def tokens(text: str) -> list[str]:
+    """Words and numbers, case and punctuation aside (``4.0`` and ``4`` are one number)."""
+    out = []
+    for token in _TOKEN.findall(text.casefold()):
+        if token[0].isdigit():
+            token = token.replace(",", "")
+            token = token.rstrip("0").rstrip(".") if "." in token else token
+        out.append(token)
+    return out
+
+
+def placeholder_key(text: str) -> str:
+    """How a placeholder phrase is compared: its tokens, space-joined."""
+    return " ".join(tokens(text))
+
+
+def is_calculation(text: str) -> bool:
+    """Arithmetic with no result: ``300 - (1/3 * 300) - 20`` (never a fraction such as
+    ``1/3``, a date such as ``2024-01-15`` or a lone number)."""
+    body = text.strip().strip("`").strip()
+    if not _ARITHMETIC.fullmatch(body) or not re.search(r"\d", body):
+        return False
+    body = body.rstrip("= ")
+    return bool(_OPERATOR_SPACED.search(body) or (
+        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^]", body)))
+
+
+def _tool_call(text: str) -> bool:
+    if _CALL_MARKERS.search(text):
+        return True
+    for _, value, _ in _json_repair.iter_values(text, max_attempts=50):
+        found = _json_repair.find_tool_call(value)
+        if found is not None and found[0].strip().lower() != "final answer":
+            return True
+    return False
+
+
+def _in_order(words: list[str], asked: list[str]) -> bool:
+    """Every token of the reply is in the question, in the question's order (a copy of it or
+    of a part); a reordering adds an order (``The file is empty`` for "Is the file empty?",
+    a sorted list)."""
+    rest = iter(asked)
+    return bool(words) and all(any(w == a for a in rest) for w in words)
+
+
+def _piece(words: list[str], text: list[str]) -> bool:
+    """The reply's tokens are a run of the text's tokens: a piece copied from it."""
+    n = len(words)
+    return any(text[i:i + n] == words for i in range(len(text) - n + 1))
+
+
+def _within(words: list[str], texts: Iterable[str]) -> bool:
+    """Every token of the reply occurs in one of the texts."""
+    return any(set(words) <= set(tokens(t)) for t in texts if t)
+
+
+# Where a tool call written as text could begin (streamed text is held back from there).
+_CALL_START = re.compile(r'[{<\[]|```|^\s*Action|"action', re.MULTILINE | re.IGNORECASE)
+
+
+def settled(prefix: str, given: Given) -> int:
+    """How much of a reply still arriving can be shown before the rule has judged it: all of
+    ``prefix`` up to where a tool call could begin once it adds something whatever follows
+    (a word or number neither the question, a placeholder, a tool's text nor arithmetic
+    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes."""
+    complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
+        lambda m: m.group() if m.end() < len(prefix) else "", prefix)
+    text = visible(complete)
+    words = tokens(text)
+    if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
+        return 0
+    key = placeholder_key(text)
+    if any(p.startswith(key) for p in given.placeholders) or _within(words, given.tool_texts):
+        return 0
+    start = _CALL_START.search(prefix)
+    return start.start() if start else len(complete.rstrip())
+
+
+def judge(reply: str, given: Given) -> Verdict:
+    """Whether ``reply`` is an answer to a run that was given ``given``, and if not, why."""
+    text = visible(reply)
+    words = tokens(text)
+    if not any(unicodedata.category(c)[0] in "LNS" for c in text):
+        return Verdict(text, "empty")  # nothing, or only punctuation
+    if _tool_call(text):
+        return Verdict(text, "tool_call")
+    if placeholder_key(text) in given.placeholders:
+        return Verdict(text, "placeholder")
+    if is_calculation(text):
+        return Verdict(text, "calculation")
+    asked = tokens(given.question)
+    if _in_order(words, asked):
+        chose = "or" in asked and "or" not in words
+        if not chose and not _within(words, given.results):
+            return Verdict(text, "question")
+    has_word = any(not w[0].isdigit() for w in words)
+    if len(words) >= 3 and has_word and any(_piece(words, tokens(t)) for t in given.tool_texts):
+        return Verdict(text, "tool_text")
+    return Verdict(text)
+

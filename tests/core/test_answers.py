@@ -1,0 +1,177 @@
+"""The answer rule (``agentcli.answers.judge``) as a pure function, and on the library API:
+``AgentExecutor.invoke/ainvoke/stream``, ``initialize_agent`` and ``create_agent``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from agentcli.agents.prompts import placeholders
+from agentcli.answers import Given, is_calculation, judge
+from agentcli.create import create_agent, initialize_agent
+from agentcli.events import ActionEvent, End, Observation
+from agentcli.models.fake import FakeChatModel
+from agentcli.schema import ChatResult, ToolCall
+from agentcli.tools.calculator import DESCRIPTION, make_calculator
+from agentcli.tools.math_words import ACCEPTED_FORMS
+
+MINUTES = "How many minutes are in 4 hours?"
+HINT = f"Error: the Calculator cannot read 'x'; write the calculation itself: {ACCEPTED_FORMS}"
+BLOB = json.dumps({"name": "terminal", "arguments": {"command": "ls"}})
+
+
+def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str | None:
+    return judge(reply, Given(question, placeholders=placeholders(), **given)).reason
+
+
+@pytest.mark.parametrize(("reply", "question"), [
+    ("10.73", "What is 3.7 times 2.9?"),  # never refused for its value
+    ("The answer is 10.73.", "What is 3.7 times 2.9?"),
+    ("240", MINUTES),
+    ("Tokyo", "Which city is bigger, Tokyo or Paris?"),  # a choice adds the choice
+    ("No.", "Is 7 an even number?"),
+    ("1/3", "What fraction of the pie is left?"),  # a fraction, not a calculation
+    ("2024-01-15", "When was it?"),
+    ("👍", "Did it work?"),
+    ("The file is empty.", "Is the file empty?"),  # a statement answers a yes/no question
+    ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
+])
+def test_answers(reply: str, question: str) -> None:
+    assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
+
+
+@pytest.mark.parametrize(("reply", "why"), [
+    ("", "empty"), ("  \n ", "empty"), ("\u200b", "empty"), ("\u2060\ufeff\u200b", "empty"),
+    ("\x1b[2K\x1b[1G", "empty"), ("\x1b]0;title\x07", "empty"), ("...", "empty"),
+    (BLOB, "tool_call"),
+    (f"Let me check.\n```json\n{BLOB}\n```", "tool_call"),
+    ('{"action": "Calculator", "action_input": "2 + 2"}', "tool_call"),
+    ("<tool_call>", "tool_call"), ("Action: Calculator\nAction Input: 2", "tool_call"),
+    ("your answer to the user", "placeholder"), ("Your reply to the human.", "placeholder"),
+    ("<the result>", "placeholder"),
+    ("4 hours", "question"), (f'"{MINUTES}"', "question"), ("minutes", "question"),
+    ("minutes in 4 hours", "question"), ("How many minutes", "question"),
+    ("300 - (1/3 * 300) - 20", "calculation"), ("3.7*2.9 =", "calculation"),
+    ("arithmetic with + - * / ** and parentheses, or math words (", "tool_text"),
+])
+def test_not_answers(reply: str, why: str) -> None:
+    assert reason(reply, tool_texts=(DESCRIPTION, HINT)) == why
+
+
+def test_tool_text_is_only_a_copy_of_several_words() -> None:
+    """One or two words, or only numbers, are never taken for a copy of a tool's text."""
+    assert reason("no facts", tool_texts=(DESCRIPTION,)) is None
+    assert reason("2 000", tool_texts=("Error: at most 2,000 characters 2000",)) is None
+    error = ("Error: at most 2,000 characters",)
+    assert reason("at most 2,000 characters", tool_texts=error) == "tool_text"
+    assert reason("at most characters", tool_texts=error) is None  # not a piece of it
+    long_help = ("Read the complete contents of a file from the file system; says if the "
+                 "file cannot be read or is empty.",)
+    assert reason("The file is empty.", tool_texts=long_help) is None  # its words, no copy
+
+
+def test_a_result_held_by_a_tool_is_an_answer_though_the_question_holds_it() -> None:
+    assert reason("5", "What is 5 times 1?") == "question"
+    assert reason("5", "What is 5 times 1?", results=("Answer: 5",)) is None
+
+
+def test_is_calculation() -> None:
+    assert is_calculation("300 - (1/3 * 300) - 20") and is_calculation("`2 ** 10`")
+    assert not any(map(is_calculation, ["-5", "1/3", "10.73", "2024-01-15", "(5)", "= 180",
+                                        "300 - 120 = 180", "15% of 80"]))
+
+
+def test_placeholders_come_from_the_prompt_files() -> None:
+    found = placeholders()
+    assert {"your answer to the user", "your answer to the original question",
+            "the result"} <= found
+    assert not any(any(c.isdigit() for c in p) for p in found)  # never a value
+    assert "yes" not in found and "no" not in found  # a lone word is an answer
+
+
+def blob_agent(*replies: str | ChatResult) -> FakeChatModel:
+    return FakeChatModel(list(replies))
+
+
+def test_initialize_agent_returns_none_for_a_blob() -> None:
+    model = blob_agent(BLOB, BLOB)
+    result = initialize_agent([], model, "tool-calling").invoke(MINUTES)
+    assert result["output"] is None and result.stop_reason == "no_answer"
+    assert len(model.requests) == 2 and not model.requests[1].tools  # the answer-now request
+
+
+def test_initialize_agent_takes_the_answer_given_when_asked() -> None:
+    result = initialize_agent([], blob_agent(BLOB, "240"), "tool-calling").invoke(MINUTES)
+    assert result["output"] == "240"
+
+
+def test_ainvoke_and_stream_apply_the_rule() -> None:
+    executor = initialize_agent([], blob_agent(f'Final Answer: "{MINUTES}"',
+                                           "Final Answer: 4 hours"),
+                                "zero-shot-react-description")
+    assert asyncio.run(executor.ainvoke(MINUTES))["output"] is None
+    executor = initialize_agent([], blob_agent("\u200b", "\x1b[2K"), "tool-calling")
+    events = list(executor.stream(MINUTES))
+    end = events[-1]
+    assert isinstance(end, End) and end.result.output is None
+
+
+def test_create_agent_keeps_no_blob_as_the_answer() -> None:
+    model = blob_agent(BLOB, BLOB)
+    state = create_agent(model).invoke({"messages": [{"role": "user", "content": MINUTES}]})
+    assert all(BLOB not in str(m.content) for m in state["messages"])
+
+
+def test_the_library_runs_a_bare_calculation_through_the_calculator() -> None:
+    model = blob_agent(ChatResult("300 - (1/3 * 300) - 20"), "180")
+    calculator = make_calculator(model)
+    executor = initialize_agent([calculator], model, "tool-calling")
+    events = list(executor.stream("How much is left?"))
+    (action,) = [e.action for e in events if isinstance(e, ActionEvent)]
+    assert (action.tool, action.tool_input) == ("Calculator", "300 - (1/3 * 300) - 20")
+    (seen,) = [e for e in events if isinstance(e, Observation)]
+    assert seen.step.observation == "Answer: 180.0"
+    end = events[-1]
+    assert isinstance(end, End) and end.result.output == "180"
+    sent = model.requests[1].messages
+    calls = [m.tool_calls for m in sent if m.role == "assistant"]
+    assert calls and isinstance(calls[0][0], ToolCall)  # given back as a tool result
+    assert any(m.role == "tool" and m.content == "Answer: 180.0" for m in sent)
+
+
+# -- where agentcli.compat keeps LangChain's behaviour (docs/langchain.md, "Answers") --------
+def test_kept_force_at_a_limit_returns_langchains_sentence() -> None:
+    from agentcli.schema import FORCE_STOP_MESSAGE
+
+    model = blob_agent(*["Thought: again\nAction: Calculator\nAction Input: 2 + 2"] * 3)
+    executor = initialize_agent([make_calculator(model)], model, "zero-shot-react-description",
+                                max_iterations=2, stall_limit=None)
+    result = executor.invoke("What is 2 + 2?")
+    assert result["output"] == FORCE_STOP_MESSAGE and result.stop_reason == "max_iterations"
+    assert len(model.requests) == 2  # no further request
+
+
+def test_kept_create_agent_ends_on_an_empty_reply_after_tool_results() -> None:
+    """LangGraph's graph ends on an AI message without tool calls (seed 004)."""
+    model = blob_agent(ChatResult("", tool_calls=(ToolCall("c1", "Calculator",
+                                                           '{"input": "2 + 2"}'),)), "")
+    state = create_agent(model, [make_calculator(model)]).invoke(
+        {"messages": [{"role": "user", "content": "What is 2 + 2?"}]})
+    assert len(model.requests) == 2  # no answer-now request
+    assert [(m.role, m.content) for m in state["messages"]][-2:] == [("tool", "Answer: 4"),
+                                                                      ("assistant", "")]
+
+
+def test_settled_shows_text_only_once_it_adds_something() -> None:
+    """What a stream may show before the rule judged the whole reply (agent serve)."""
+    from agentcli.answers import settled
+
+    given = Given(MINUTES, placeholders=placeholders())
+    assert settled("4 hours", given) == 0  # a restatement so far
+    assert settled("4 hou", given) == 0  # a word still arriving is not judged
+    assert settled("your answer to", given) == 0  # may become a placeholder
+    assert settled("300 - 20", given) == 0  # may be a bare calculation
+    assert settled("That is 240 min", given) == len("That is 240")
+    assert settled("Sure. ```json\n{", given) == len("Sure. ")  # held from a call's start

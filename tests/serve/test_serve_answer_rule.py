@@ -1,0 +1,62 @@
+"""`agent serve` applies the one answer rule (issue 39): a reply that is no answer gets the one
+answer-now request, and is never sent as the assistant's answer with ``finish_reason: stop``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openai_clients import client
+
+BLOB = json.dumps({"name": "terminal", "arguments": {"command": "ls"}})
+MINUTES = "How many minutes are in 4 hours?"
+
+
+def test_a_blob_then_a_restatement_is_no_answer(serve: Any, mock_server: Any) -> None:
+    mock_server.add_reply(BLOB)
+    mock_server.add_reply("4 hours")
+    served = serve("--agent", "tool-calling")
+    done = client(served).chat.completions.create(
+        model="agent", messages=[{"role": "user", "content": MINUTES}])
+    choice = done.choices[0]
+    assert choice.finish_reason == "length"
+    assert choice.message.content is not None
+    assert choice.message.content.startswith("Stopped: the model's reply held no answer")
+    assert "terminal" not in choice.message.content
+    assert (done.model_extra or {})["agent_stop_reason"] == "no_answer"
+    sent = [r.body for r in mock_server.requests if r.path.endswith("/chat/completions")]
+    assert len(sent) == 2 and "tools" not in sent[1]  # the one answer-now request
+
+
+def test_the_answer_given_when_asked_is_the_completion(serve: Any, mock_server: Any) -> None:
+    mock_server.add_reply("\u200b")
+    mock_server.add_reply("240")
+    served = serve("--agent", "tool-calling")
+    done = client(served).chat.completions.create(
+        model="agent", messages=[{"role": "user", "content": MINUTES}])
+    assert done.choices[0].message.content == "240"
+    assert done.choices[0].finish_reason == "stop"
+
+
+def _stream(served: Any) -> tuple[str, str | None]:
+    chunks = list(client(served).chat.completions.create(
+        model="agent", stream=True, messages=[{"role": "user", "content": MINUTES}]))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    return text, [c.choices[0].finish_reason for c in chunks if c.choices][-1]
+
+
+def test_a_streamed_blob_or_restatement_never_reaches_the_client(serve: Any,
+                                                                 mock_server: Any) -> None:
+    """Streamed text is held back until it adds something: a blob or a restatement is not
+    sent, then the answer given when asked is."""
+    served = serve("--agent", "tool-calling")
+    mock_server.add_reply(f"Let me see.\n```json\n{BLOB}\n```")
+    mock_server.add_reply("4 hours is 240 minutes.")
+    text, finish = _stream(served)
+    assert "terminal" not in text and finish == "stop"
+    assert text.endswith("4 hours is 240 minutes.")
+    for _ in range(2):
+        mock_server.add_reply("4 hours")
+    text, finish = _stream(served)
+    assert finish == "length" and "4 hours" not in text
+    assert text.startswith("Stopped: the model's reply held no answer")
