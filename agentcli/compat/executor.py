@@ -92,7 +92,7 @@ class AgentExecutor(_Executor):
             output = out.get("output", "")
             out = RunResult(output=None if output is None else str(output), steps=(),
                             stop_reason="finished", state=extra, input=data.get("input"))
-        if self.memory is not None:
+        if self.memory is not None and out.output is not None:  # no answer: no turn to keep
             self.memory.save_context(asked, {"output": out.output})
         return out
 

@@ -527,3 +527,17 @@ def test_chat_memory_adds_a_turn_by_its_halves() -> None:
     assert window.load_memory_variables({}) == {"history": "Human: c\nAI: d"}
     window.clear()
     assert window.chat_memory.messages == []
+
+
+def test_a_run_without_an_answer_adds_no_turn_to_memory() -> None:
+    from agentcli.compat import AgentExecutor, ConversationBufferMemory
+
+    class Silent(AgentExecutor):
+        def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+            return {"output": None}  # LangChain code may return no answer
+
+    memory = ConversationBufferMemory()
+    silent = Silent(agent=initialize_agent([], FakeChatModel([]), REACT).agent, tools=[],
+                    memory=memory)
+    assert silent.invoke("q")["output"] is None
+    assert memory.load_memory_variables({}) == {"history": ""}
