@@ -57,7 +57,7 @@ class AgentExecutor(_Executor):
             kwargs.setdefault("stall_limit", None)  # its code repeats a call on purpose
         super().__init__(agent, tools, *args, **kwargs)
         self.memory = memory
-        self.stream_tokens = self.stream_tokens or self.llm in STREAMING
+        self.stream_tokens = self.stream_tokens or _streams(self.llm)
 
     @classmethod
     def adopting(cls, built: _Executor, memory: BaseMemory | None = None) -> AgentExecutor:
@@ -65,7 +65,7 @@ class AgentExecutor(_Executor):
         adopted = cls.__new__(cls)
         adopted.__dict__.update(vars(built))
         adopted.memory = memory
-        adopted.stream_tokens = built.stream_tokens or built.llm in STREAMING
+        adopted.stream_tokens = built.stream_tokens or _streams(built.llm)
         return adopted
 
     @classmethod
@@ -138,6 +138,12 @@ class AgentExecutor(_Executor):
         fmt = run_manager.response_format if run_manager is not None else None
         return run_sync(_Executor.ainvoke(self, inputs, config, response_format=fmt))
 
+
+
+def _streams(llm: BaseChatModel | None) -> bool:
+    """A model LangChain code made with ``streaming=True`` (a provider's, or a model class
+    of its own with a true ``streaming`` field): its tokens go to the handlers."""
+    return llm in STREAMING or getattr(llm, "streaming", False) is True
 
 
 def initialize_agent(tools: Sequence[Tool], llm: BaseChatModel, agent: Any = None,

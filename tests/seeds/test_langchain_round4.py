@@ -541,3 +541,33 @@ def test_a_run_without_an_answer_adds_no_turn_to_memory() -> None:
                     memory=memory)
     assert silent.invoke("q")["output"] is None
     assert memory.load_memory_variables({}) == {"history": ""}
+
+
+def test_a_custom_models_run_manager_streams_its_tokens() -> None:
+    from agentcli.compat import (
+        AIMessage,
+        BaseChatModel,
+        CallbackManagerForLLMRun,
+        ChatGeneration,
+        ChatResult,
+    )
+
+    class Words(BaseChatModel):
+        streaming = True
+
+        def _generate(self, messages: Any, stop: Any = None,
+                      run_manager: CallbackManagerForLLMRun | None = None,
+                      **kwargs: Any) -> ChatResult:
+            text = "Final Answer: one two"
+            for word in text.split(" "):
+                if run_manager:
+                    run_manager.on_llm_new_token(word + " ")
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+    heard = Streamed()
+    assert initialize_agent([], Words(), REACT, callbacks=[heard]).run("q") == "one two"
+    assert heard.tokens == ["Final ", "Answer: ", "one ", "two "]  # as the model sent them
+    quiet = Streamed()
+    Words.streaming = False
+    initialize_agent([], Words(), REACT, callbacks=[quiet]).run("q")
+    assert quiet.tokens == [] and len(quiet.ends) == 1
