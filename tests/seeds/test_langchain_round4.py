@@ -571,3 +571,27 @@ def test_a_custom_models_run_manager_streams_its_tokens() -> None:
     Words.streaming = False
     initialize_agent([], Words(), REACT, callbacks=[quiet]).run("q")
     assert quiet.tokens == [] and len(quiet.ends) == 1
+
+
+def test_a_plan_that_cannot_decide_is_a_parse_error_step() -> None:
+    from agentcli.compat import (
+        AgentExecutor,
+        AgentFinish,
+        BaseSingleActionAgent,
+        OutputParserException,
+    )
+
+    class Unsure(BaseSingleActionAgent):
+        def plan(self, intermediate_steps: Any, **kwargs: Any) -> Any:
+            if not intermediate_steps:
+                raise OutputParserException("no idea", llm_output="hmm")
+            (action, told), = intermediate_steps
+            return AgentFinish({"output": f"{action.tool}: {told}"}, "")
+
+    hooks = Hooks()
+    result = AgentExecutor(agent=Unsure(), tools=[], handle_parsing_errors="try again",
+                           callbacks=[hooks]).invoke("q")
+    assert result["output"] == "_Exception: try again"
+    assert hooks.seen[0] == ("action", ("_Exception", "try again", "hmm"))
+    with pytest.raises(OutputParserException, match="no idea"):
+        AgentExecutor(agent=Unsure(), tools=[]).invoke("q")  # not handled: raised, as there
