@@ -595,3 +595,58 @@ def test_a_plan_that_cannot_decide_is_a_parse_error_step() -> None:
     assert hooks.seen[0] == ("action", ("_Exception", "try again", "hmm"))
     with pytest.raises(OutputParserException, match="no idea"):
         AgentExecutor(agent=Unsure(), tools=[]).invoke("q")  # not handled: raised, as there
+
+
+# -- a ported program, run as a user runs it: its own process, stdout piped ----------------
+PROGRAM = '''
+from typing import Optional
+
+from agentcli.compat import (AgentType, BaseTool, CallbackManagerForToolRun, ChatTongyi,
+                             ConversationBufferMemory, initialize_agent)
+
+
+class Lookup(BaseTool):
+    name = "lookup"
+    description = "Looks a word up."
+
+    def _run(self, query: str, run_manager: Optional[CallbackManagerForToolRun] = None) -> str:
+        if run_manager:
+            run_manager.on_text(f"Searching for: {query}", verbose=True)
+        return f"{query} means hello"
+
+
+memory = ConversationBufferMemory(memory_key="chat_history", return_messages=True)
+agent = initialize_agent([Lookup()], ChatTongyi(temperature=0),
+                         agent=AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION,
+                         memory=memory, verbose=True)
+print(agent.run("What does ciao mean?"))
+print(agent({"input": "And in one word?"}, return_only_outputs=True))
+print(len(memory.load_memory_variables({})["chat_history"]))
+'''
+
+
+def test_a_ported_program_in_its_own_process(tongyi: Any, tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    tongyi.add_reply('```json\n{"action": "lookup", "action_input": "ciao"}\n```')
+    tongyi.add_reply('```json\n{"action": "Final Answer", "action_input": "It means hello."}\n```')
+    tongyi.add_reply('```json\n{"action": "Final Answer", "action_input": "Hello."}\n```')
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    blob = '```json\n{"action": "Final Answer", "action_input": "%s"}\n```'
+    assert plain(proc.stdout) == (  # LangChain's verbose trace, then the program's prints
+        "\n\n> Entering new AgentExecutor chain...\n"
+        '```json\n{"action": "lookup", "action_input": "ciao"}\n```Searching for: ciao\n'
+        "Observation: ciao means hello\nThought:" + blob % "It means hello." + "\n\n"
+        "> Finished chain.\nIt means hello.\n"
+        "\n\n> Entering new AgentExecutor chain...\n" + blob % "Hello." + "\n\n"
+        "> Finished chain.\n{'output': 'Hello.'}\n4\n")
+    assert len(tongyi.requests) == 3
+    third = tongyi.requests[2].body["messages"]
+    assert [m["content"] for m in third[1:3]] == ["What does ciao mean?", "It means hello."]
