@@ -2,8 +2,10 @@
 
 One pure function, :func:`judge`, decides it for every path (run, chat, batch, serve, the
 answer-now reply, the library API) from the reply's text and what the run was given
-(:class:`Given`). It never looks at a reply's value: ``10.73`` is as good as ``42``. What it
-refuses, and why (the :data:`Reason`):
+(:class:`Given`). It never looks at a reply's value: ``10.73`` is as good as ``42``. A run
+with an output schema (``--schema``, ``response_format``) has its answer decided by that
+schema instead: a value that matches is the answer, whatever its fields. What it refuses, and
+why (the :data:`Reason`):
 
 * ``empty``: nothing visible (only whitespace, zero-width or other format/control
   characters, escape sequences, punctuation);
@@ -14,11 +16,13 @@ refuses, and why (the :data:`Reason`):
 * ``calculation``: arithmetic with no result (``300 - (1/3 * 300) - 20``): a step, which the
   executor runs through the Calculator when it is loaded;
 * ``question``: only words and numbers of the question (every token of the reply occurs in
-  it, case and punctuation aside): a restatement, or the question in quotes. A reply that
-  picks one side of the question's ``or`` is a choice, and a reply a tool's result holds is
-  that result: both are answers;
-* ``tool_text``: only text of a tool's own error or help (its description); one or two words
-  or only numbers are never taken for such a copy.
+  it, in its order, case and punctuation aside): a restatement, a copied part, or the question
+  in quotes. A reply that picks one side of the question's ``or`` is a choice, one that
+  reorders the question's words says something (``The file is empty`` for "Is the file
+  empty?"), and a reply a tool's result holds is that result: all are answers;
+* ``tool_text``: a piece copied from a tool's own error or help (its description): the
+  reply's tokens are a run of that text's tokens; one or two words or only numbers are never
+  taken for such a copy.
 """
 
 from __future__ import annotations
@@ -64,10 +68,11 @@ _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
                            r'|"action(?:_input)?"\s*:', re.MULTILINE)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-# Arithmetic: numbers, operators and parentheses; a trailing "=" asks for the result.
-_ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^×÷]+=?\s*")
-_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^×÷]+\s+\(?\d")
-_STRONG_OPERATOR = re.compile(r"[*×÷^(]")
+# Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
+# "=" asks for the result.
+_ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^]+=?\s*")
+_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^]+\s+\(?\d")
+_STRONG_OPERATOR = re.compile(r"[*^(]")
 
 
 def visible(text: str) -> str:
@@ -100,7 +105,7 @@ def is_calculation(text: str) -> bool:
         return False
     body = body.rstrip("= ")
     return bool(_OPERATOR_SPACED.search(body) or (
-        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^×÷]", body)))
+        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^]", body)))
 
 
 def _tool_call(text: str) -> bool:
@@ -113,9 +118,45 @@ def _tool_call(text: str) -> bool:
     return False
 
 
+def _in_order(words: list[str], asked: list[str]) -> bool:
+    """Every token of the reply is in the question, in the question's order (a copy of it or
+    of a part); a reordering adds an order (``The file is empty`` for "Is the file empty?",
+    a sorted list)."""
+    rest = iter(asked)
+    return bool(words) and all(any(w == a for a in rest) for w in words)
+
+
+def _piece(words: list[str], text: list[str]) -> bool:
+    """The reply's tokens are a run of the text's tokens: a piece copied from it."""
+    n = len(words)
+    return any(text[i:i + n] == words for i in range(len(text) - n + 1))
+
+
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
     return any(set(words) <= set(tokens(t)) for t in texts if t)
+
+
+# Where a tool call written as text could begin (streamed text is held back from there).
+_CALL_START = re.compile(r'[{<\[]|```|^\s*Action|"action', re.MULTILINE | re.IGNORECASE)
+
+
+def settled(prefix: str, given: Given) -> int:
+    """How much of a reply still arriving can be shown before the rule has judged it: all of
+    ``prefix`` up to where a tool call could begin once it adds something whatever follows
+    (a word or number neither the question, a placeholder, a tool's text nor arithmetic
+    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes."""
+    complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
+        lambda m: m.group() if m.end() < len(prefix) else "", prefix)
+    text = visible(complete)
+    words = tokens(text)
+    if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
+        return 0
+    key = placeholder_key(text)
+    if any(p.startswith(key) for p in given.placeholders) or _within(words, given.tool_texts):
+        return 0
+    start = _CALL_START.search(prefix)
+    return start.start() if start else len(complete.rstrip())
 
 
 def judge(reply: str, given: Given) -> Verdict:
@@ -131,16 +172,12 @@ def judge(reply: str, given: Given) -> Verdict:
     if is_calculation(text):
         return Verdict(text, "calculation")
     asked = tokens(given.question)
-    if words and set(words) <= set(asked):
+    if _in_order(words, asked):
         chose = "or" in asked and "or" not in words
         if not chose and not _within(words, given.results):
             return Verdict(text, "question")
     has_word = any(not w[0].isdigit() for w in words)
-    if len(words) >= 3 and has_word and _within(words, given.tool_texts):
+    if len(words) >= 3 and has_word and any(_piece(words, tokens(t)) for t in given.tool_texts):
         return Verdict(text, "tool_text")
     return Verdict(text)
 
-
-def is_answer(reply: str, given: Given | None = None) -> bool:
-    """:func:`judge`'s yes or no."""
-    return judge(reply, given or Given()).answer

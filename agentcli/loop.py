@@ -31,6 +31,7 @@ from agentcli.agents.prompts import placeholders
 from agentcli.answers import Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
+from agentcli.deadline import deadline as enclosing_deadline
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -162,7 +163,8 @@ class AgentLoop:
             from agentcli.callbacks.stdout import StdOutCallbackHandler
 
             self.callbacks.append(StdOutCallbackHandler(
-                prefixes=not (agent.native_tools or getattr(agent, "runnable", False)),
+                prefixes=getattr(agent, "logging_prefixes", None)
+                or not (agent.native_tools or getattr(agent, "runnable", False)),
                 tools=[t.name for t in self.tools], name=type(self).__name__))
         self.verbose = verbose
         self.tags = list(tags)  # on every run's Start event (and LangChain's on_chain_start)
@@ -214,6 +216,9 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
+        outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
+        if outer is not None:
+            deadline = outer if deadline is None else min(deadline, outer)
         run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
                   middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
@@ -326,7 +331,8 @@ class AgentLoop:
                     break
                 continue
             calculation: AgentAction | None = None
-            if isinstance(decision, AgentFinish):
+            if isinstance(decision, AgentFinish) and run.answer_format is None:
+                # (a structured answer is what the run's schema says it is: checked above)
                 verdict = self._judge(run, decision.output)
                 if not verdict.answer:  # a refused answer leaves no structured value behind
                     run.values.pop("structured_response", None)
@@ -373,12 +379,17 @@ class AgentLoop:
                 break
         return (yield from self._stop(run, reason or "max_iterations"))
 
+    def answer_given(self, question: str, tool_texts: Sequence[str] = (),
+                     results: Sequence[str] = ()) -> Given:
+        """What the answer rule judges this executor's replies against: the question, the
+        tools' descriptions and the run's error observations, its results, the placeholders."""
+        return Given(question, (*(t.description for t in self.tools), *tool_texts),
+                     tuple(results), placeholders(*self.agent.templates.values()))
+
     def _judge(self, run: Run, reply: str) -> Verdict:
         """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
-        given = Given(str(run.values.get("input") or ""),
-                      (*(t.description for t in self.tools), *run.tool_texts),
-                      tuple(run.results.values()), placeholders(*run.agent.templates.values()))
-        return judge(reply, given)
+        return judge(reply, self.answer_given(str(run.values.get("input") or ""),
+                                              run.tool_texts, list(run.results.values())))
 
     def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
         """A bare calculation as the answer, as a Calculator call on the model's own text
@@ -416,9 +427,9 @@ class AgentLoop:
         if isinstance(reply, Expired):
             return reply
         answer: AgentFinish = run.agent.finish(reply)
-        if not self._judge(run, answer.output).answer:
-            return None
-        return (yield from self._last_check(run, answer))
+        if run.answer_format is not None:  # the schema decides a structured answer
+            return (yield from self._last_check(run, answer))
+        return answer if self._judge(run, answer.output).answer else None
 
     def _structured(self, run: Run, finish: AgentFinish) -> AgentFinish:
         """The answer checked against the run's output schema (``structured.ResponseFormat``,

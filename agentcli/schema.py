@@ -26,7 +26,7 @@ STOP_WORDS: dict[str, str] = {
     "budget": "the run reached its token or cost budget (--max-tokens / --max-cost)",
     "stalled": "the model kept sending the same reply, so the run was stopped",
     "no_answer": "the model's reply held no answer (nothing new: empty, a tool call, the "
-                 "question, a tool's own text or a placeholder)",
+                 "question, a tool's own text, a placeholder or a calculation left undone)",
     "interrupted": "the run was interrupted",
 }
 
@@ -265,6 +265,22 @@ class ChatResult:
     def llm_output(self) -> dict[str, object]:
         """Usage and model as LangChain's ``LLMResult.llm_output`` holds them."""
         return {"token_usage": self.usage.to_dict(), "model_name": self.model}
+
+    @property
+    def generations(self) -> list[list[Generation]]:
+        """The reply as LangChain's ``LLMResult.generations`` holds it (one prompt, one
+        candidate): ``generations[0][0].text`` and ``.message``."""
+        message = Message("assistant", self.text, tool_calls=self.tool_calls)
+        return [[Generation(self.text, message, {"finish_reason": self.finish_reason})]]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One candidate reply in LangChain's shape: its text and its message."""
+
+    text: str
+    message: Message
+    generation_info: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

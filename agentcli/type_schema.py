@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
 import time
 import typing
 from collections.abc import Callable, Iterator, Mapping
@@ -87,8 +88,9 @@ _pattern_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar
     "pattern_deadline", default=None)
 
 
-class _TooSlow(Exception):
-    """A pattern match ran past the validation's time limit."""
+class _Unchecked(Exception):
+    """A pattern could not be checked: its match ran past the validation's time limit, or
+    it is no regular expression."""
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -101,15 +103,16 @@ def _search(pattern: str, text: str) -> bool:
         return regex.search(pattern, text, timeout=max(left, 0.001),
                             concurrent=True) is not None
     except TimeoutError:
-        raise _TooSlow from None
+        raise _Unchecked(f"took over {PATTERN_TIME_LIMIT:g} s to check (a pattern that "
+                         "backtracks catastrophically); use a simpler pattern") from None
+    except (regex.error, TypeError) as err:  # a tool's schema is not checked beforehand
+        raise _Unchecked(f"is not a regular expression ({err})") from None
 
 
-def _slow(pattern: str) -> jsonschema.ValidationError:
+def _unchecked(pattern: str, err: _Unchecked) -> jsonschema.ValidationError:
     import jsonschema
 
-    return jsonschema.ValidationError(
-        f"the pattern {pattern!r} took over {PATTERN_TIME_LIMIT:g} s to check (a pattern "
-        "that backtracks catastrophically); use a simpler pattern")
+    return jsonschema.ValidationError(f"the pattern {pattern!r} {err}")
 
 
 def _pattern(validator: Any, pattern: str, instance: object, schema: object
@@ -121,8 +124,8 @@ def _pattern(validator: Any, pattern: str, instance: object, schema: object
     try:
         if not _search(pattern, instance):
             yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
-    except _TooSlow:
-        yield _slow(pattern)
+    except _Unchecked as err:
+        yield _unchecked(pattern, err)
 
 
 def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: object,
@@ -133,8 +136,8 @@ def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: o
         for key, value in instance.items():
             try:
                 found = _search(pattern, key)
-            except _TooSlow:
-                yield _slow(pattern)
+            except _Unchecked as err:
+                yield _unchecked(pattern, err)
                 return
             if found:
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
@@ -157,8 +160,8 @@ def _additional_properties(validator: Any, allowed: object, instance: object,
         try:
             if any(_search(p, key) for p in patterns):
                 continue
-        except _TooSlow:
-            yield _slow("|".join(patterns))
+        except _Unchecked as err:
+            yield _unchecked("|".join(patterns), err)
             return
         extras.append(key)
     if isinstance(allowed, dict):
@@ -180,18 +183,16 @@ def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     return _bounded_class()(schema, registry=registry)
 
 
-_BOUNDED: list[type[jsonschema.protocols.Validator]] = []
-
-
+@functools.cache
 def _bounded_class() -> type[jsonschema.protocols.Validator]:
     """Draft 2020-12 with the pattern keywords above (built once, on first use)."""
-    if not _BOUNDED:
-        import jsonschema
+    import jsonschema
 
-        _BOUNDED.append(jsonschema.validators.extend(jsonschema.Draft202012Validator, {
+    made: type[jsonschema.protocols.Validator] = jsonschema.validators.extend(
+        jsonschema.Draft202012Validator, {
             "pattern": _pattern, "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties}))
-    return _BOUNDED[0]
+            "additionalProperties": _additional_properties})
+    return made
 
 
 # Draft 2020-12's types, each as strict as jsonschema's or stricter (3.0 is an integer there,

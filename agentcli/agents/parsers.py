@@ -16,8 +16,10 @@ How a reply is read:
 1. Reasoning in ``<think>...</think>`` is dropped (if nothing follows it, its inside is
    read instead), and so is everything after an end-of-turn token such as ``<|im_end|>``.
 2. If the reply holds both an action and a final answer, the one written first wins.
-3. A final answer that is empty or only echoes the prompt's placeholder (e.g. "the final
-   answer to the original input question") does not count, so the action is taken.
+3. A final answer that is empty or only echoes a prompt's placeholder (e.g. "the final
+   answer to the original input question"; the set is ``agents.prompts.placeholders``) does
+   not count, so the action is taken. Alone, it is the finish, and the executor's answer rule
+   (``agentcli.answers``) refuses it.
 4. An action named None / N/A, or with no input, does not count when there is a final
    answer. ``Action: Final Answer`` (or ``Finish[...]``) with an input is a final answer.
 5. A section runs to the next label at the start of a line outside a code fence opened in
@@ -49,6 +51,8 @@ from agentcli.agents.action_text import (
     norm_name,
     tool_name,
 )
+from agentcli.agents.prompts import load, placeholders
+from agentcli.answers import placeholder_key
 from agentcli.errors import OutputParserError
 from agentcli.schema import AgentAction, AgentFinish
 
@@ -83,33 +87,15 @@ _NOT_A_TOOL = frozenset(
     {"", "none", "n/a", "na", "null", "nil", "no action", "no tool", "nothing", "-", "not needed"}
 )
 _FINAL_TOOLS = frozenset({"final answer", "final", "finish"})
-_PLACEHOLDERS = frozenset({
-    "the final answer to the original input question", "the final answer to the original question",
-    "final answer to the original input question", "the final answer to the question",
-    "the final answer", "final answer", "your final answer", "your final answer here",
-    "final answer here", "your answer", "your answer here", "the answer", "answer",
-    "your response", "your final response to the user", "insert final answer here",
-})
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"',
                                "\u2018": "'", "\u2019": "'"})
 ANSWER_VALUE = "answer_value"  # AgentFinish key: a JSON answer kept whole (see _finish)
 _ANSWER_KEYS = ("answer", "output", "text", "response", "finalanswer", "content")
-_PUNCTUATION = re.compile(r"[^\w\s]")
 
-_REACT_FORMAT = (
-    "To use a tool, write exactly these lines and then stop:\n"
-    "Thought: <what you will do and why>\n"
-    "Action: <one tool name>\n"
-    "Action Input: <the input for that tool>\n"
-    "To give the answer, write:\n"
-    "Thought: <your reasoning>\n"
-    "Final Answer: <the answer for the user>"
-)
-_CHAT_FORMAT = (
-    "To use a tool, write 'Action:' and then one JSON object in a ```json fence with exactly "
-    'two keys: {"action": "<tool name>", "action_input": <the input for that tool>}, then '
-    "stop. To give the answer, write 'Final Answer: <the answer for the user>'."
-)
+# The reply formats a parse error teaches (prompt data, so their placeholder words are the
+# answer rule's too: agents.prompts.placeholders).
+_REACT_FORMAT = load("format_react").strip()
+_CHAT_FORMAT = load("format_chat").strip()
 
 
 @dataclass(frozen=True)
@@ -127,6 +113,7 @@ class _Candidate:
     result: AgentAction | AgentFinish | None = None
     problem: str = ""  # "code" (on the Action line), "input" (none given) or "placeholder"
     tool: str = ""
+    echo: AgentFinish | None = None  # a placeholder or empty answer, for the answer rule
 
 
 def labelled_answer(text: str, label: re.Match[str] | None, rival: re.Match[str] | None,
@@ -244,6 +231,12 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
     if usable:
         return min(usable, key=lambda found: found[0])[1]
     problems = {c.problem: c for c in reversed(candidates) if c.problem}  # the first of each
+    if "placeholder" in problems and not problems.keys() & {"code", "input"}:
+        # only an empty or placeholder answer: the executor's answer rule refuses it (one
+        # answer-now request, then no answer), as it refuses any reply that adds nothing
+        echo = problems["placeholder"].echo
+        assert echo is not None
+        return echo
     if not text.strip():
         message, note = "The model returned an empty reply.", "Your reply was empty. "
     elif "code" in problems:
@@ -258,9 +251,6 @@ def _parse(raw: str, *, structured: bool) -> AgentAction | AgentFinish:
         note = (f'The JSON blob for the tool "{tool}" has no "action_input". ' if structured
                 else f"You chose 'Action: {tool}' but gave no input. Add the line "
                 "'Action Input: <the input for that tool>' right after it. ")
-    elif "placeholder" in problems:
-        message = "The final answer is empty or only repeats the prompt's placeholder."
-        note = "Your 'Final Answer:' holds no real answer; write the actual answer after it. "
     else:
         message = "The model's reply has neither an action nor a final answer."
         note = "I could not find a tool call or a final answer in your reply. "
@@ -422,8 +412,8 @@ def _finish(pos: int, answer: str, raw: str, value: object = None) -> _Candidate
     spilled = _SPILLED.match(answer)
     if spilled and spilled.group(1).strip():
         answer = spilled.group(1).strip()
-    if answer.strip() in ("", "...", "…") or _is_placeholder(answer):
-        return _Candidate(pos, problem="placeholder")
+    if answer.strip() in ("", "...", "…") or _is_placeholder(answer):  # kept for the rule
+        return _Candidate(pos, problem="placeholder", echo=AgentFinish({"output": answer}, raw))
     values: dict[str, object] = {"output": answer}
     if isinstance(value, dict | list):
         values[ANSWER_VALUE] = value
@@ -431,11 +421,8 @@ def _finish(pos: int, answer: str, raw: str, value: object = None) -> _Candidate
 
 
 def _is_placeholder(answer: str) -> bool:
-    low = answer.lower()
-    if len(answer) > 200 or ("answer" not in low and "response" not in low):
-        return False  # every placeholder names an answer or a response
-    norm = " ".join(_PUNCTUATION.sub(" ", low).split())
-    return norm in _PLACEHOLDERS or "final answer to the original" in norm
+    """The prompts' placeholder words (one set with the answer rule's)."""
+    return len(answer) <= 200 and placeholder_key(answer) in placeholders()
 
 
 def _as_text(value: object) -> str:

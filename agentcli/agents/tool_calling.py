@@ -49,6 +49,13 @@ class ToolCallAction(AgentAction):
     turn: str = ""
     content: str = ""  # the assistant text sent alongside the calls
 
+    @property
+    def message_log(self) -> tuple[Message, ...]:
+        """The assistant message that made this call (LangChain's ``AgentActionMessageLog``)."""
+        call = ToolCall(self.tool_call_id or "", wire_name(self.tool),
+                        _arguments_text(self.tool_input))
+        return (assistant(self.content, tool_calls=(call,)),)
+
 
 class ToolCallingAgent(Agent):
     """Native tool calling: schemas out, tool calls in, tool messages back."""

@@ -13,7 +13,6 @@ from agentcli import __version__, exit_codes
 from agentcli.cli import model_flags as opts
 from agentcli.cli.default_cmd import DefaultRunGroup, RunCommand
 from agentcli.cli.environ import environment as _env
-from agentcli.cli.exits import sigterm_as_ctrl_c
 from agentcli.cli.mcp_cmd import ask_project_trust
 from agentcli.cli.startup import global_flags_first, only_the_named_command
 from agentcli.errors import ConfigError
@@ -195,11 +194,14 @@ def run(
         from agentcli.schema import ContentText
 
         text = ContentText(text, attachment_parts(attach))
-    code = execute(text, settings, env, yes=yes,
-                   json_out=json_out,
-                   record=record, stats=stats, trace=trace, extra=extra, thread=thread,
-                   continue_last=continue_last, log=log,
-                   extract="last" if extract_last else ("first" if extract else None))
+    from agentcli.cli.exits import sigterm_as_ctrl_c
+
+    with sigterm_as_ctrl_c():  # kill, timeout, systemd: the run ends as interrupted
+        code = execute(text, settings, env, yes=yes,
+                       json_out=json_out,
+                       record=record, stats=stats, trace=trace, extra=extra, thread=thread,
+                       continue_last=continue_last, log=log,
+                       extract="last" if extract_last else ("first" if extract else None))
     raise typer.Exit(code)
 
 
@@ -401,7 +403,6 @@ app.command("serve", cls=opts.PairCommand)(serve)
 def main() -> None:
     """Console-script entry point."""
     sys.argv = global_flags_first(sys.argv)
-    sigterm_as_ctrl_c()
     if "_AGENT_COMPLETE" in os.environ:  # the shell asks for completions: wire them only now
         from agentcli.cli.completion import attach_completions
 

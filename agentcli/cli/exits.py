@@ -3,9 +3,9 @@
 The ``agent`` group runs every command inside :func:`errors_to_exit`
 (``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
 ``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
-code, Ctrl-C (or a SIGTERM: :func:`sigterm_as_ctrl_c`) 130, a file the OS refuses (another
-account's directory) exit 2 naming it, a bug one "internal error" line (``--debug`` adds the
-traceback).
+code, Ctrl-C (and a SIGTERM during ``agent run``: :func:`sigterm_as_ctrl_c`) 130, a file the
+OS refuses (another account's directory) exit 2 naming it, a bug one "internal error" line
+(``--debug`` adds the traceback).
 The debug flag comes with each invocation (the group's parsed ``--debug``), so two runs in
 one process (a test's ``CliRunner``) never share it.
 """
@@ -49,12 +49,23 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def sigterm_as_ctrl_c() -> None:
-    """Make a SIGTERM (``kill``, ``timeout``, systemd) end the command as Ctrl-C does: the run
-    stops as ``interrupted`` (its log row says so), its MCP servers are stopped, exit 130.
-    Left alone when the parent set SIGTERM to be ignored."""
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _interrupt)
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """Within the block, a SIGTERM (``kill``, ``timeout``, systemd) is Ctrl-C: ``agent run``
+    stops as ``interrupted`` (its log row says so), its MCP servers are stopped (at exit), exit
+    130. Not for the chat REPL, where Ctrl-C only cancels a turn; nothing changes when the
+    parent set SIGTERM to be ignored, or off the main thread."""
+    import threading
+
+    before = signal.getsignal(signal.SIGTERM) or signal.SIG_DFL  # None: not set from Python
+    if threading.current_thread() is not threading.main_thread() or before is signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _print_traceback() -> None:

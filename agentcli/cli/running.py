@@ -16,6 +16,7 @@ from agentcli.cli.render import TraceRenderer, print_answer
 from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
+from agentcli.deadline import deadline_scope
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.models.options import effective_options
@@ -129,20 +130,23 @@ def execute(
 
         extra = extra or RunInputs()
         warned: list[str] = []
-        with observers.setting_up():  # MCP servers start in the run's trace
-            executor = build_executor(settings, llm, approver=build_approver(settings, yes),
-                                      callbacks=[spinner, *([printer] if printer else []),
-                                                 *observers.handlers, timings],
-                                      tool_extras={"human_input": human_input()},
-                                      warnings=warned)
-        report_tool_warnings(err, warned)
-        base = conversation.inputs(question) if conversation else {"input": question}
-        inputs = {**base, **extra.values(executor.schema)}
-        config = conversation.config() if conversation else None  # its memory's middleware
-        # the renderer subscribes to the events; --schema is the run's output schema
-        for event in executor.stream(inputs, config, response_format=extra.schema):
-            if event.kind == "end":
-                result = event.result
+        # --max-time spans the tools' start-up too: an MCP server that never answers
+        # `initialize` cannot hold the run past its limit
+        with deadline_scope(settings.max_execution_time):
+            with observers.setting_up():  # MCP servers start in the run's trace
+                executor = build_executor(settings, llm, approver=build_approver(settings, yes),
+                                          callbacks=[spinner, *([printer] if printer else []),
+                                                     *observers.handlers, timings],
+                                          tool_extras={"human_input": human_input()},
+                                          warnings=warned)
+            report_tool_warnings(err, warned)
+            base = conversation.inputs(question) if conversation else {"input": question}
+            inputs = {**base, **extra.values(executor.schema)}
+            config = conversation.config() if conversation else None  # its memory's middleware
+            # the renderer subscribes to the events; --schema is the run's output schema
+            for event in executor.stream(inputs, config, response_format=extra.schema):
+                if event.kind == "end":
+                    result = event.result
     finally:
         spinner.stop()
         llm.close()

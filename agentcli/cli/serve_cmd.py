@@ -14,6 +14,8 @@ from agentcli.cli.environ import environment
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
     from agentcli.serve.agents import ServedAgent
 
 INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
@@ -92,10 +94,13 @@ def start(host: str, port: int, token: str | None, config: Path | None,
         from agentcli.redact import remember
 
         remember([token])
+    from rich.text import Text
+
     from agentcli.otel_export import OtelExport, otel_wanted
     from agentcli.run_logging import logging_enabled
     from agentcli.serve.agents import build_agents, close_agents
     from agentcli.store import open_store
+    from agentcli.textsafe import safe_line
 
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
@@ -118,11 +123,16 @@ def start(host: str, port: int, token: str | None, config: Path | None,
                 served.executor.callbacks.append(otel.new_handler(agent_name=served.name))
         store = open_store(first.settings.db_path, env)
         service = Service(agents, store, env,
-                          log_runs=log if log is not None else logging_enabled(env))
+                          log_runs=log if log is not None else logging_enabled(env),
+                          say=lambda line: err.print(Text(safe_line(line), style="yellow"),
+                                                     soft_wrap=True))
+        app: ASGIApp = create_app(service, token=token)
+        if otel is not None:  # a server span per request, in the trace its traceparent names
+            from agentcli.serve.spans import ServerSpans
+
+            app = ServerSpans(app, otel.provider)
 
         def ready() -> None:
-            from rich.text import Text
-
             guard = ("bearer token required" if token else
                      "no token: any local account can use it")
             err.print(Text(f"Serving {', '.join(agents)} on {url_of(sock)} ({guard}); "
@@ -132,7 +142,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
                 err.file.flush()
 
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server stops
-            run(create_app(service, token=token), sock, on_ready=ready)
+            run(app, sock, on_ready=ready)
     finally:
         sock.close()
         close_agents(agents)

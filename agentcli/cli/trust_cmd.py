@@ -81,9 +81,10 @@ def describe_servers(servers: dict[str, object]) -> list[str]:
                 parts.append(f"{key}: {', '.join(map(str, conf[key]))}")
         if conf.get("cwd"):
             parts.append(f"cwd: {conf['cwd']}")
-        ignored = sorted(k for k in ("dangerous", "tools", "trusted") if k in conf)
+        ignored = sorted(k for k in ("dangerous", "roots", "tools", "trusted") if k in conf)
         if ignored:
-            parts.append(f"ignored: {', '.join(ignored)} (only your config marks tools safe)")
+            parts.append(f"ignored: {', '.join(ignored)} (only your config marks tools safe "
+                         "or declares roots)")
         lines.append(clean(f"  {name}: " + "; ".join(parts), 2_000))
     return lines
 

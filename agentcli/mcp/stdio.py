@@ -40,7 +40,9 @@ if TYPE_CHECKING:
                     MemoryObjectSendStream[SessionMessage]]
 
 EXIT_GRACE = 0.5  # s for the server to exit by itself once its stdin is closed
-TERM_GRACE = 2.0  # s after SIGTERM before SIGKILL
+TERM_GRACE = 0.5  # s after SIGTERM before SIGKILL (all of a stop: 1 s, within --max-time + 2 s)
+MAX_LINE = 16 << 20  # bytes of one message (a line) from a server: past it, the connection ends
+_WATCHED_LINE = 64 << 10  # bytes of a line read while the server is being stopped
 _POLL = 0.01  # s between looks at the process's return code
 TRACK_EVERY = 1.0  # s between looks for the processes the server started (a child that
 # detaches and whose parent exits is then still known by pid when the server is stopped)
@@ -52,7 +54,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
                         cwd: str | None, errlog: TextIO) -> AsyncIterator[Streams]:
     """Start the server and yield the session's (read, write) streams; on exit stop it (see
     :func:`stop`), whatever ended the block."""
-    from mcp import types as mt
+    import mcp.types as mt
     from mcp.client.stdio import get_default_environment
     from mcp.shared.message import SessionMessage
     from pydantic import TypeAdapter
@@ -78,17 +80,21 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
                 log.write(chunk)
 
     async def pump_out() -> None:  # server stdout -> session, one JSON-RPC message a line
-        from anyio.streams.text import TextReceiveStream
-
         assert process.stdout is not None
+        lines = _Lines(MAX_LINE)
         async with to_session:
-            buffer = ""
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    *lines, buffer = (buffer + chunk).split("\n")
-                    for line in lines:
+                async for chunk in process.stdout:
+                    try:
+                        found = lines.feed(chunk)
+                    except MessageTooLong as err:  # a server this broken is not read on
+                        log.note(str(err))
+                        await to_session.send(err)  # the session reports it, then it ends
+                        return
+                    for line in found:
                         try:
-                            item: SessionMessage | Exception = SessionMessage(parse(line))
+                            item: SessionMessage | Exception = SessionMessage(
+                                parse(line.decode("utf-8", "replace")))
                         except ValueError as err:  # the session reports it
                             item = err
                         await to_session.send(item)
@@ -154,18 +160,59 @@ async def _close(pipe: AsyncResource | None) -> None:
 
 async def _watch_for_requests(process: Process, asked: anyio.Event) -> None:
     """Set ``asked`` when the server's stdout brings a request (a line with an id and a
-    method), reading (and so draining) it to its end."""
+    method), reading (and so draining) it to its end; a long line is passed over unread (a
+    request for roots is short)."""
     assert process.stdout is not None
-    buffer = b""
+    lines = _Lines(_WATCHED_LINE)
     with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError,
                              anyio.BrokenResourceError, OSError):
         while True:
-            *lines, buffer = (buffer + await process.stdout.receive()).split(b"\n")
-            for line in lines:
+            try:
+                found = lines.feed(await process.stdout.receive())
+            except MessageTooLong:
+                continue
+            for line in found:
                 with contextlib.suppress(ValueError):
                     message = json.loads(line)
                     if isinstance(message, dict) and "method" in message and "id" in message:
                         asked.set()
+
+
+class MessageTooLong(ValueError):
+    """A server sent a line (one JSON-RPC message) longer than the limit."""
+
+
+class _Lines:
+    """A byte stream cut into lines, one chunk at a time, without holding more than ``limit``
+    bytes of an unfinished line: past that, :class:`MessageTooLong` is raised once and the
+    rest of that line is passed over (the next line is read again)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._buffer = bytearray()
+        self._skipping = False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines ``chunk`` completes (without their newlines)."""
+        if self._skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return []
+            self._skipping, chunk = False, chunk[end + 1:]
+        scan = len(self._buffer)
+        self._buffer += chunk
+        lines: list[bytes] = []
+        start = 0
+        while (end := self._buffer.find(b"\n", scan)) >= 0:
+            lines.append(bytes(self._buffer[start:end]))
+            start = scan = end + 1
+        del self._buffer[:start]
+        if len(self._buffer) > self._limit:
+            self._buffer.clear()
+            self._skipping = True
+            raise MessageTooLong(f"the server sent a message longer than {self._limit:,} bytes "
+                                 "(a line of its stdout); the connection was closed")
+        return lines
 
 
 async def _gone(process: Process, within: float, known: set[proctree.Known],

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Mapping
 
+from agentcli.answers import Given, settled
 from agentcli.redact import open_secret, redact
 
 _MARKER = re.compile(r"final answer\s*:\s*", re.I)
@@ -26,9 +27,13 @@ _SEPARATOR = "\n\n"  # between the streamed texts of two replies
 class AnswerStream:
     """Turns an agent's streamed replies into answer deltas (redacted)."""
 
-    def __init__(self, *, native: bool, env: Mapping[str, str]) -> None:
+    def __init__(self, *, native: bool, env: Mapping[str, str], given: Given | None = None
+                 ) -> None:
         self.native = native
         self.env = env
+        # what the answer rule judges against: text streams only once it adds something
+        # (agentcli.answers.settled); the rest comes with the run's answer (``rest``)
+        self.given = given
         self.sent = ""  # everything sent so far
         self.reply = ""  # what this reply sent (the last reply is the answer's)
         self._raw = ""  # this reply's text so far
@@ -44,7 +49,7 @@ class AnswerStream:
         answer = self._answer()
         if answer is None:
             return ""
-        cut = len(answer) - open_secret(answer, self.env)
+        cut = min(len(answer) - open_secret(answer, self.env), self._settled(answer))
         if cut <= self._done:
             return ""
         piece = answer[self._done:cut]
@@ -58,10 +63,11 @@ class AnswerStream:
     def end(self) -> str:
         """The reply is complete: what was held back of its answer."""
         answer = self._answer()
-        if answer is None or len(answer) <= self._done:
+        cut = 0 if answer is None else self._settled(answer + "\n")
+        if answer is None or cut <= self._done:
             return ""
-        piece = answer[self._done:]
-        self._done = len(answer)
+        piece = answer[self._done:cut]
+        self._done = cut
         return self._send(redact(piece.rstrip() if self.reply else piece.strip(), self.env))
 
     def rest(self, content: str) -> str:
@@ -69,7 +75,13 @@ class AnswerStream:
         when the reply streamed its beginning, all of it when the reply streamed nothing."""
         if not self.reply:
             return self._send(content) if content else ""
-        return content[len(self.reply):] if content.startswith(self.reply) else ""
+        if content.startswith(self.reply):
+            return content[len(self.reply):]
+        self.reply = ""  # what streamed was no answer (the rule refused it): set the rest apart
+        return self._send(content)
+
+    def _settled(self, answer: str) -> int:
+        return len(answer) if self.given is None else settled(answer, self.given)
 
     def _send(self, text: str) -> str:
         if not text:

@@ -5,7 +5,8 @@ Starlette routes over :mod:`agentcli.serve.turns` (the run) and :mod:`agentcli.s
 writes them, then the finish and ``[DONE]``. The run's trace comes only when asked
 (``"agent_trace": true`` or ``X-Agent-Trace: 1``): as SSE comments in a stream (every SSE
 client skips them), as a field of a non-streamed answer. A client that hangs up cancels its
-run. Every answer, errors included (unknown path, wrong method), is JSON.
+run, said in one line through ``Service.say``. Every answer, errors included (unknown path,
+wrong method), is JSON.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -50,12 +51,20 @@ MAX_BODY = 4 * 1024 * 1024  # bytes of one request
 
 @dataclass
 class Service:
-    """What every request shares: the agents by model id, the store, the environment."""
+    """What every request shares: the agents by model id, the store, the environment, and
+    where a line for the server's console goes (``say``)."""
 
     agents: dict[str, ServedAgent]
     store: Store
     env: Mapping[str, str]
     log_runs: bool = True
+    say: Callable[[str], None] = field(default=lambda line: None)
+
+    def client_left(self, request: Request, served: ServedAgent) -> None:
+        """Say that a client left before its answer, so its run was stopped."""
+        who = f"{request.client.host}:{request.client.port}" if request.client else "a client"
+        self.say(f"client {who} disconnected before its answer: its run of {served.name!r} "
+                 "was stopped")
 
     def agent_for(self, model: str | None) -> ServedAgent:
         """The agent a request names (the first one when it names none)."""
@@ -88,7 +97,7 @@ def create_app(service: Service, *, token: str | None) -> Guard:
         except AgentCliError as err:
             raise WireError(400, f"response_format: {err}", param="response_format") from None
         if call.stream:
-            return StreamingResponse(_stream(service, served, call, answer),
+            return StreamingResponse(_stream(request, service, served, call, answer),
                                      media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})
         return await _complete(request, service, served, call, answer)
@@ -157,6 +166,7 @@ async def _complete(request: Request, service: Service, served: ServedAgent,
             with contextlib.suppress(BaseException):
                 await run
     if run.cancelled():
+        service.client_left(request, served)
         return Response(status_code=499)  # nobody is there to read it
     try:
         turn, trace = run.result()
@@ -188,7 +198,7 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-async def _stream(service: Service, served: ServedAgent, call: ChatCall,
+async def _stream(request: Request, service: Service, served: ServedAgent, call: ChatCall,
                   answer: ResponseFormat | None) -> AsyncIterator[str]:
     """The answer as chunks, each piece the moment the model writes it; the trace as SSE
     comments when asked for. Starlette cancels this (and so the run) when the client leaves."""
@@ -208,6 +218,9 @@ async def _stream(service: Service, served: ServedAgent, call: ChatCall,
         yield sse_data(_failure(err, service.env)[1])
         yield sse_data("[DONE]")
         return
+    except (asyncio.CancelledError, GeneratorExit):  # the client left: Starlette stops this
+        service.client_left(request, served)
+        raise
     assert turn is not None
     yield sse_data({**chunk(cid, served.name, {}, turn.finish), **_about(turn, call)})
     if call.include_usage:

@@ -17,7 +17,8 @@ def bind(host: str, port: int) -> socket.socket:
     once: the address bound is the one :func:`bound_loopback` then checks."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        found = socket.getaddrinfo(host.strip("[]"), port, family, socket.SOCK_STREAM)
+        found = socket.getaddrinfo(host.strip("[]") or None, port, family,  # "": every one
+                                   socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
     except (OSError, UnicodeError) as err:
         raise ConfigError(f"cannot resolve --host {host}: {err}; pass an address such as "
                           "127.0.0.1") from None

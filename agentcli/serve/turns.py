@@ -14,14 +14,14 @@ import asyncio
 import io
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli._sync import in_thread
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.callbacks.trace import TraceHandler
-from agentcli.events import ModelEnd, ModelStart, ModelToken
+from agentcli.events import ModelEnd, ModelStart, ModelToken, Observation
 from agentcli.models.options import effective_options
 from agentcli.outcome import real_answer, stop_line
 from agentcli.redact import redact
@@ -88,7 +88,9 @@ async def run_turn(
         served=True)  # `X-Agent-Session: work` never reads `agent chat --session work`
     timings = TimingsHandler()
     executor = served.executor
-    pieces = AnswerStream(native=executor.agent.native_tools, env=env)
+    inputs = _inputs(served, call, conversation)
+    pieces = AnswerStream(native=executor.agent.native_tools, env=env,
+                          given=executor.answer_given(str(inputs.get("input") or "")))
     tracer = TraceHandler(_Lines(put), env=env) if call.want_trace else None
     # A structured answer is sent whole, as the run validated it: no tokens of drafts.
     feed = call.stream and answer is None
@@ -101,9 +103,8 @@ async def run_turn(
             # a session's memory rides with the run (a summary is its request, awaited here)
             named = conversation.config(metadata={"session_id": call.session}) \
                 if conversation is not None else None
-            async for event in executor.astream(
-                    _inputs(served, call, conversation), named, callbacks=handlers,
-                    response_format=answer):
+            async for event in executor.astream(inputs, named, callbacks=handlers,
+                                                response_format=answer):
                 if event.kind == "end":
                     result = event.result
         finally:
@@ -113,9 +114,10 @@ async def run_turn(
         assert result is not None  # every run ends with an End event
         # saved here, so a run cancelled because its client left is logged as interrupted;
         # off the server's loop: SQLite blocks (the summary memory's call was the run's)
-        summary = timings.summary()
-        await in_thread(lambda: _save(served, call, result, conversation, store, log_runs,
-                                      summary))
+        if conversation is not None or log_runs:  # nothing to save: no thread to wake
+            summary = timings.summary()
+            await in_thread(lambda: _save(served, call, result, conversation, store,
+                                          log_runs, summary))
         return result
 
     task = asyncio.ensure_future(drive())
@@ -148,6 +150,10 @@ class _Feed(BaseCallbackHandler):
             self.answer.start()
         elif isinstance(event, ModelEnd) and event.parent is None:
             piece = self.answer.end()
+        elif isinstance(event, Observation) and event.status != "ok" and self.answer.given:
+            given = self.answer.given  # a tool's error text is never an answer either
+            self.answer.given = replace(given, tool_texts=(*given.tool_texts,
+                                                           event.step.observation))
         if piece:
             self.put(Delta(piece))
 
@@ -183,9 +189,10 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
     if conversation is None and not log_runs:
         return
     try:
+        settings = served.settings
         record_run(call.question, result, conversation or store, model=served.llm.name,
-                   agent=served.agent_type, options=effective_options(served.settings.temperature,
-                                             served.settings.model_options),
+                   agent=served.agent_type,
+                   options=effective_options(settings.temperature, settings.model_options),
                    meta={"served_as": served.name, "timings": timings})
     except Exception as exc:
         where = (f"session {SERVED_PREFIX}{call.session}" if conversation is not None

@@ -17,6 +17,7 @@ import pytest
 from agentcli.tools.math_words import ACCEPTED_FORMS
 
 TEXT, CALLING = "zero-shot-react-description", "tool-calling"
+BLOBS = "chat-zero-shot-react-description"  # the default type: JSON blobs
 MINUTES = "How many minutes are in 4 hours?"
 
 
@@ -35,6 +36,8 @@ def agent(server: Any, tmp_path: Path, question: str, *args: str,
 
 def final(text: str, agent_type: str) -> str:
     """A reply giving ``text`` as the final answer, as this agent type writes one."""
+    if agent_type == BLOBS:
+        return json.dumps({"action": "Final Answer", "action_input": text})
     return text if agent_type == CALLING else f"Thought: done.\nFinal Answer: {text}"
 
 
@@ -181,7 +184,7 @@ HOSTILE = {
 }
 
 
-@pytest.mark.parametrize("agent_type", [TEXT, CALLING])
+@pytest.mark.parametrize("agent_type", [TEXT, BLOBS, CALLING])
 @pytest.mark.parametrize("kind", list(HOSTILE))
 def test_hostile_or_broken_replies_are_refused(mock_server: Any, tmp_path: Path,
                                                agent_type: str, kind: str) -> None:

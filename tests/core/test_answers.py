@@ -35,6 +35,8 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("1/3", "What fraction of the pie is left?"),  # a fraction, not a calculation
     ("2024-01-15", "When was it?"),
     ("👍", "Did it work?"),
+    ("The file is empty.", "Is the file empty?"),  # a statement answers a yes/no question
+    ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
@@ -50,6 +52,7 @@ def test_answers(reply: str, question: str) -> None:
     ("your answer to the user", "placeholder"), ("Your reply to the human.", "placeholder"),
     ("<the result>", "placeholder"),
     ("4 hours", "question"), (f'"{MINUTES}"', "question"), ("minutes", "question"),
+    ("minutes in 4 hours", "question"), ("How many minutes", "question"),
     ("300 - (1/3 * 300) - 20", "calculation"), ("3.7*2.9 =", "calculation"),
     ("arithmetic with + - * / ** and parentheses, or math words (", "tool_text"),
 ])
@@ -61,8 +64,12 @@ def test_tool_text_is_only_a_copy_of_several_words() -> None:
     """One or two words, or only numbers, are never taken for a copy of a tool's text."""
     assert reason("no facts", tool_texts=(DESCRIPTION,)) is None
     assert reason("2 000", tool_texts=("Error: at most 2,000 characters 2000",)) is None
-    assert reason("at most characters", tool_texts=("Error: at most 2,000 characters",)) \
-        == "tool_text"
+    error = ("Error: at most 2,000 characters",)
+    assert reason("at most 2,000 characters", tool_texts=error) == "tool_text"
+    assert reason("at most characters", tool_texts=error) is None  # not a piece of it
+    long_help = ("Read the complete contents of a file from the file system; says if the "
+                 "file cannot be read or is empty.",)
+    assert reason("The file is empty.", tool_texts=long_help) is None  # its words, no copy
 
 
 def test_a_result_held_by_a_tool_is_an_answer_though_the_question_holds_it() -> None:
@@ -155,3 +162,16 @@ def test_kept_create_agent_ends_on_an_empty_reply_after_tool_results() -> None:
     assert len(model.requests) == 2  # no answer-now request
     assert [(m.role, m.content) for m in state["messages"]][-2:] == [("tool", "Answer: 4"),
                                                                       ("assistant", "")]
+
+
+def test_settled_shows_text_only_once_it_adds_something() -> None:
+    """What a stream may show before the rule judged the whole reply (agent serve)."""
+    from agentcli.answers import settled
+
+    given = Given(MINUTES, placeholders=placeholders())
+    assert settled("4 hours", given) == 0  # a restatement so far
+    assert settled("4 hou", given) == 0  # a word still arriving is not judged
+    assert settled("your answer to", given) == 0  # may become a placeholder
+    assert settled("300 - 20", given) == 0  # may be a bare calculation
+    assert settled("That is 240 min", given) == len("That is 240")
+    assert settled("Sure. ```json\n{", given) == len("Sure. ")  # held from a call's start

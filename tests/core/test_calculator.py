@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agentcli.errors import ToolInputError
 from agentcli.models.fake import FakeChatModel
-from agentcli.tools.calculator import calculate, extract_expression, make_calculator
+from agentcli.tools import calculator
+from agentcli.tools.calculator import extract_expression, make_calculator
 from agentcli.tools.math_eval import NotAnExpression, evaluate
+
+
+def calculate(text: str, llm: FakeChatModel | None) -> str:
+    """The async Calculator, run to its answer."""
+    return asyncio.run(calculator.calculate(text, llm))
 
 
 @pytest.mark.parametrize(

@@ -11,12 +11,12 @@ from typing import Any
 import yaml
 
 
-def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120
-          ) -> subprocess.CompletedProcess[str]:
-    """Run the real ``agent`` entry point with stdout piped."""
+def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real ``agent`` entry point with stdout piped (in ``cwd``, if given)."""
     return subprocess.run([sys.executable, "-m", "agentcli", *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def stdio_config(tmp_path: Path, name: str, script: Path) -> str:

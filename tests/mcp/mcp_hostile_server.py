@@ -9,7 +9,9 @@ what a run does about it (issue 38). ``argv[1]`` is a file where it records ``pi
 - ``err-start=MB``: writes MB megabytes to stderr before reading anything;
 - ``junk-start=MB``: writes MB megabytes to stdout, without a newline, before anything;
 - ``huge-call=MB``: answers its tool call with one JSON line of MB megabytes;
-- ``silent``: never answers ``initialize``.
+- ``silent``: never answers ``initialize``;
+- ``roots``: once initialised, records ``roots none`` when the client declared no roots
+  capability, else asks for the roots and records ``roots ["URI", ...]``.
 """
 
 from __future__ import annotations
@@ -55,12 +57,21 @@ if "err-start" in MODES:
     flood(sys.stderr, MODES["err-start"], b"starting up, very loudly " * 40 + b"\n")
 if "junk-start" in MODES:
     flood(sys.stdout, MODES["junk-start"], b"x" * 65536)
+CLIENT_CAPABILITIES: dict[str, object] = {}
 TOOL = {"name": "ping", "description": "Answer pong.", "annotations": {"readOnlyHint": True},
         "inputSchema": {"type": "object", "properties": {}}}
 for line in sys.stdin:
     msg = json.loads(line)
     method, ident = msg.get("method"), msg.get("id")
-    if method == "initialize":
+    if method is None and ident == "roots-1":
+        record("roots " + json.dumps([r["uri"] for r in msg.get("result", {}).get("roots", [])]))
+    elif method == "notifications/initialized" and "roots" in MODES:
+        if "roots" in CLIENT_CAPABILITIES:
+            send({"id": "roots-1", "method": "roots/list"})
+        else:
+            record("roots none")
+    elif method == "initialize":
+        CLIENT_CAPABILITIES = msg["params"].get("capabilities") or {}
         if "silent" in MODES:
             continue
         send({"id": ident, "result": {

@@ -21,6 +21,7 @@ import yaml
 
 from agentcli.mcp.cache import log_path
 from agentcli.mcp.errlog import STDERR_HEAD, STDERR_TAIL
+from agentcli.mcp.stdio import MAX_LINE
 from tests.mcp.mcp_helpers import agent, model_env, running
 
 pytest.importorskip("mcp")
@@ -166,3 +167,95 @@ def test_a_long_log_is_moved_aside_when_its_server_starts_again() -> None:
     log.write_bytes(b"x" * (LOG_KEEP + 1))
     assert log_offset("srv") == 0
     assert not log.exists() and log.with_name("srv.log.1").stat().st_size == LOG_KEEP + 1
+
+
+def test_a_silent_server_cannot_hold_the_run_past_max_time(tmp_path: Path, record: Path,
+                                                          mock_server: Any) -> None:
+    """It never answers ``initialize`` and has ten minutes of startup_timeout: the run's
+    --max-time (5 s) ends its start-up; the test's own 60 s bound would catch the old wait."""
+    cfg = config(tmp_path, record, "silent", "deaf", "setsid", startup_timeout=600)
+    proc = agent(*run_args(cfg, "--max-time", "5"), env=model_env(mock_server), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert "did not start" in err and "no answer before the run's time limit" in err
+    assert [pid for pid in pids(record) if running(pid)] == []
+
+
+def test_a_call_that_never_answers_ends_at_max_time(tmp_path: Path, record: Path,
+                                                    mock_server: Any) -> None:
+    """Ten minutes of call_timeout; --max-time 8 (room for a loaded machine to reach the
+    call) ends it, within the test's 60 s bound."""
+    mock_server.add_reply(tool_calls=[{"name": "srv__ping", "arguments": {}}])
+    cfg = config(tmp_path, record, "slow-call", "deaf", "setsid", call_timeout=600)
+    proc = agent(*run_args(cfg, "--max-time", "8", "--json"), env=model_env(mock_server),
+                 timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["stop_reason"] == "max_execution_time"
+    assert "call" in record.read_text().split()
+    assert [pid for pid in pids(record) if running(pid)] == []
+
+
+def test_a_line_over_the_cap_is_refused_with_a_clear_observation(tmp_path: Path, record: Path,
+                                                                 mock_server: Any) -> None:
+    """A result line just past MAX_LINE: the call fails with a one-line observation naming
+    the limit, the run goes on to its answer, the server is gone after it."""
+    ping_then_answer(mock_server)
+    cfg = config(tmp_path, record, f"huge-call={MAX_LINE / MB + 1}")
+    proc = agent(*run_args(cfg), env=model_env(mock_server))
+    assert proc.returncode == 0 and "It said pong." in proc.stdout, proc.stderr
+    observation = next(m["content"] for m in mock_server.requests[1].body["messages"]
+                   if m["role"] == "tool")
+    assert f"longer than {MAX_LINE:,} bytes" in observation and len(observation) < 1000
+    assert [pid for pid in pids(record) if running(pid)] == []
+
+
+@pytest.mark.parametrize(("settings", "named"), [
+    ({"trusted": False}, "srv.ping"), ({"tools": {"ping": "dangerous"}}, "srv.ping"),
+    ({"trusted": False}, "srv"), ({"dangerous": True}, "srv")])
+def test_refusing_a_dangerous_tool_starts_no_server(tmp_path: Path, record: Path,
+                                                    mock_server: Any,
+                                                    settings: dict[str, object],
+                                                    named: str) -> None:
+    """The gate refuses what the config already tells (an untrusted server's hints are not
+    believed; a tool or server marked dangerous) before any start: the server never runs."""
+    args = run_args(config(tmp_path, record, **settings))
+    args[args.index("srv.ping")] = named  # a tool, or the whole server
+    proc = agent(*args, env=model_env(mock_server))
+    assert proc.returncode == 2, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert "is dangerous" in err or "are dangerous" in err
+    assert "--allow srv " in err and "Traceback" not in err
+    assert not record.exists()  # never started
+    assert mock_server.requests == []
+
+
+def roots_seen(record: Path) -> str:
+    """What the server recorded of our roots (it handles its input in order: the answer to
+    its roots request, asked at start-up, comes before the tool call the run waited for)."""
+    return next(line for line in record.read_text().splitlines() if line.startswith("roots"))
+
+
+def test_no_roots_are_declared_unless_configured(tmp_path: Path, record: Path,
+                                                 mock_server: Any) -> None:
+    """The run's directory is not offered as a root: a server keeps to its own arguments."""
+    ping_then_answer(mock_server)
+    proc = agent(*run_args(config(tmp_path, record, "roots")), env=model_env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert roots_seen(record) == "roots none"
+
+
+def test_only_the_configured_roots_are_declared(tmp_path: Path, record: Path,
+                                                mock_server: Any) -> None:
+    ping_then_answer(mock_server)
+    folder = tmp_path / "only-this"
+    folder.mkdir()
+    cfg = config(tmp_path, record, "roots", roots=[str(folder)])
+    proc = agent(*run_args(cfg), env=model_env(mock_server))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(roots_seen(record).split(" ", 1)[1]) == [folder.as_uri()]
+
+
+def test_roots_must_be_a_list_of_directories(tmp_path: Path, record: Path) -> None:
+    proc = agent(*run_args(config(tmp_path, record, roots="/tmp")))
+    assert proc.returncode == 2
+    assert "roots must be a list of directories" in proc.stderr and "Traceback" not in proc.stderr

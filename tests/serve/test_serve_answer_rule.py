@@ -36,3 +36,27 @@ def test_the_answer_given_when_asked_is_the_completion(serve: Any, mock_server: 
         model="agent", messages=[{"role": "user", "content": MINUTES}])
     assert done.choices[0].message.content == "240"
     assert done.choices[0].finish_reason == "stop"
+
+
+def _stream(served: Any) -> tuple[str, str | None]:
+    chunks = list(client(served).chat.completions.create(
+        model="agent", stream=True, messages=[{"role": "user", "content": MINUTES}]))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    return text, [c.choices[0].finish_reason for c in chunks if c.choices][-1]
+
+
+def test_a_streamed_blob_or_restatement_never_reaches_the_client(serve: Any,
+                                                                 mock_server: Any) -> None:
+    """Streamed text is held back until it adds something: a blob or a restatement is not
+    sent, then the answer given when asked is."""
+    served = serve("--agent", "tool-calling")
+    mock_server.add_reply(f"Let me see.\n```json\n{BLOB}\n```")
+    mock_server.add_reply("4 hours is 240 minutes.")
+    text, finish = _stream(served)
+    assert "terminal" not in text and finish == "stop"
+    assert text.endswith("4 hours is 240 minutes.")
+    for _ in range(2):
+        mock_server.add_reply("4 hours")
+    text, finish = _stream(served)
+    assert finish == "length" and "4 hours" not in text
+    assert text.startswith("Stopped: the model's reply held no answer")

@@ -165,3 +165,16 @@ def test_port_in_use_is_one_line(serve: Any, tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{served.port}")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("localhost", True), ("127.0.0.1", True), ("::1", True), ("0.0.0.0", False), ("", False),
+])
+def test_the_bound_address_decides_loopback(host: str, loopback: bool) -> None:
+    from agentcli.serve.server import bind, bound_loopback
+
+    sock = bind(host, 0)
+    try:
+        assert bound_loopback(sock) is loopback
+    finally:
+        sock.close()

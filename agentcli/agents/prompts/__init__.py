@@ -44,8 +44,14 @@ def placeholders(*texts: str) -> frozenset[str]:
 
 @cache
 def _builtin_placeholders() -> frozenset[str]:
-    return frozenset().union(*(_placeholders_in(p.read_text(encoding="utf-8"))
-                               for p in files(__name__).iterdir() if p.name.endswith(".txt")))
+    from agentcli.answers import placeholder_key
+
+    # placeholders.txt: what models write in place of an answer that no prompt of ours shows
+    # (LangChain's ReAct prompt, "your final answer here"), one a line
+    listed = {placeholder_key(line) for line in load("placeholders").splitlines()}
+    return frozenset(listed - {""}).union(*(
+        _placeholders_in(p.read_text(encoding="utf-8")) for p in files(__name__).iterdir()
+        if p.name.endswith(".txt") and p.name != "placeholders.txt"))
 
 
 @cache
