@@ -334,8 +334,6 @@ class AgentLoop:
             if isinstance(decision, AgentFinish) and run.answer_format is None:
                 # (a structured answer is what the run's schema says it is: checked above)
                 verdict = self._judge(run, decision.output)
-                if not verdict.answer:  # a refused answer leaves no structured value behind
-                    run.values.pop("structured_response", None)
                 calculation = self._calculation(verdict, result.text)
                 if calculation is not None:
                     decision = [calculation]  # a step, not an answer: the Calculator runs it
