@@ -20,6 +20,7 @@ from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncat
 from agentcli.recovery import ParsingErrorHandler
 from agentcli.runnable import Pipes, gather_bounded
 from agentcli.schema import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL, RunResult
+from agentcli.structured import ResponseFormat
 
 __all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Answer", "Approval",
            "Approver", "Config", "Inputs", "ParsingErrorHandler", "Trim", "allow_all", "deny_all",
@@ -100,8 +101,9 @@ class AgentExecutor(AgentLoop, Pipes):
         """Run many inputs with at most ``concurrency`` (else the config's
         ``max_concurrency``, else 8) at once; results keep input order."""
         conf = RunConfig.of(config)
+        fmt = None if response_format is None else ResponseFormat.of(response_format)  # once
         return await gather_bounded(
-            lambda item: self.ainvoke(item, conf, response_format=response_format), inputs,
+            lambda item: self.ainvoke(item, conf, response_format=fmt), inputs,
             concurrency or conf.max_concurrency or 8, return_exceptions)
 
     def batch(

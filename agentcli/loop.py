@@ -334,8 +334,6 @@ class AgentLoop:
             if isinstance(decision, AgentFinish) and run.answer_format is None:
                 # (a structured answer is what the run's schema says it is: checked above)
                 verdict = self._judge(run, decision.output)
-                if not verdict.answer:  # a refused answer leaves no structured value behind
-                    run.values.pop("structured_response", None)
                 calculation = self._calculation(verdict, result.text)
                 if calculation is not None:
                     decision = [calculation]  # a step, not an answer: the Calculator runs it
@@ -441,15 +439,19 @@ class AgentLoop:
         return run.answer_format.answer(finish, run.values)
 
     def _last_check(self, run: Run, finish: AgentFinish
-                    ) -> Generator[Effect, Any, AgentFinish | None]:
+                    ) -> Generator[Effect, Any, AgentFinish | Expired | None]:
         """:meth:`_structured` where the model cannot be asked again (the answer-now reply, a
-        tool's direct answer): None, and a notice saying why, when the answer does not match."""
+        tool's direct answer), off the loop like the normal path's: None, and a notice saying
+        why, when the answer does not match; EXPIRED when the deadline passed meanwhile."""
+        if run.answer_format is None:
+            return finish
         try:
-            return self._structured(run, finish)
+            checked: AgentFinish | Expired = yield Compute(partial(self._structured, run, finish))
         except OutputParserError as err:
             yield Notice("schema_mismatch", f"The answer does not match the output schema: "
                          f"{err}", {"error": str(err)})
             return None
+        return checked
 
     def _agent_for(self, fmt: ResponseFormat | None) -> Agent:
         """The agent of a run whose answer must match ``fmt``: this executor's agent, asking
@@ -548,8 +550,9 @@ class AgentLoop:
         if (finish is not None and run.answer_format is not None
                 and reason not in LIMIT_REASONS and "structured_response" not in run.values):
             checked = yield from self._last_check(run, finish)
-            if checked is None:
-                finish, reason = None, "no_answer"
+            if not isinstance(checked, AgentFinish):
+                finish = None
+                reason = "no_answer" if checked is None else "max_execution_time"
             else:
                 finish = checked
         output = None if finish is None else finish.output
