@@ -73,6 +73,7 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^]+=?\s*")
 _OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^]+\s+\(?\d")
 _STRONG_OPERATOR = re.compile(r"[*^(]")
+_BINARY = re.compile(r"[\d)]\s*[-+*/%^]+\s*[(\d.]")  # an operator with an operand each side
 
 
 def visible(text: str) -> str:
@@ -99,13 +100,13 @@ def placeholder_key(text: str) -> str:
 
 def is_calculation(text: str) -> bool:
     """Arithmetic with no result: ``300 - (1/3 * 300) - 20`` (never a fraction such as
-    ``1/3``, a date such as ``2024-01-15`` or a lone number)."""
+    ``1/3``, a date such as ``2024-01-15`` or a lone number, bold or not: ``**75**``)."""
     body = text.strip().strip("`").strip()
     if not _ARITHMETIC.fullmatch(body) or not re.search(r"\d", body):
         return False
     body = body.rstrip("= ")
     return bool(_OPERATOR_SPACED.search(body) or (
-        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^]", body)))
+        _STRONG_OPERATOR.search(body) and _BINARY.search(body)))
 
 
 def _tool_call(text: str) -> bool:

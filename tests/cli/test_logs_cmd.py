@@ -37,7 +37,7 @@ def seed(server: Any, db: Path) -> None:
     assert agent("run", "What is 25% of 300?", "-m", "openai/alpha", "-q", "--db", str(db),
                  "--stats", server=server).exit_code == 0
     server.add_reply("Final Answer: hi")
-    assert agent("run", "Say hi", "-m", "openai/beta", "-q", "--db", str(db),
+    assert agent("run", "Greet me", "-m", "openai/beta", "-q", "--db", str(db),
                  server=server).exit_code == 0
 
 
@@ -51,7 +51,7 @@ def test_list_has_a_model_column_and_filters(mock_server: Any, tmp_path: Path) -
     table = rows(agent("logs", "--db", str(db)).stdout)
     assert table[0] == ["id", "when", "model", "session", "question", "answer", "steps",
                         "tokens", "secs"]
-    assert [(r[2], r[4]) for r in table[1:]] == [("openai/beta", "Say hi"),
+    assert [(r[2], r[4]) for r in table[1:]] == [("openai/beta", "Greet me"),
                                                  ("openai/alpha", "What is 25% of 300?")]
     assert table[2][6] == "1"  # one step
     only = rows(agent("logs", "-m", "openai/alpha", "--db", str(db)).stdout)[1:]

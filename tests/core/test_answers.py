@@ -80,7 +80,9 @@ def test_a_result_held_by_a_tool_is_an_answer_though_the_question_holds_it() -> 
 def test_is_calculation() -> None:
     assert is_calculation("300 - (1/3 * 300) - 20") and is_calculation("`2 ** 10`")
     assert not any(map(is_calculation, ["-5", "1/3", "10.73", "2024-01-15", "(5)", "= 180",
-                                        "300 - 120 = 180", "15% of 80"]))
+                                        "300 - 120 = 180", "15% of 80", "**75**",
+                                        "*-5*", "(**2**)"]))
+    assert is_calculation("(2*3)") and is_calculation("**2 ** 10**")
 
 
 def test_placeholders_come_from_the_prompt_files() -> None:
