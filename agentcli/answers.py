@@ -36,6 +36,15 @@ from typing import Literal
 from agentcli import _json_repair
 
 Reason = Literal["empty", "tool_call", "placeholder", "calculation", "question", "tool_text"]
+# Why a reply is not an answer, in plain English (the trace's notice).
+REASON_WORDS: dict[str, str] = {
+    "empty": "nothing visible",
+    "tool_call": "a tool call written as text",
+    "placeholder": "the prompt's placeholder words",
+    "calculation": "a calculation without its result",
+    "question": "only words of the question",
+    "tool_text": "a copy of a tool's own text",
+}
 
 
 @dataclass(frozen=True)

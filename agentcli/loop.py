@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
 from agentcli.agents.prompts import placeholders
-from agentcli.answers import Given, Verdict, judge
+from agentcli.answers import REASON_WORDS, Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
@@ -319,6 +319,7 @@ class AgentLoop:
                 if calculation is not None:
                     decision = [calculation]  # a step, not an answer: the Calculator runs it
                 elif not verdict.answer:
+                    yield self._refused(verdict)
                     reason = "no_answer"  # the answer rule (agentcli.answers)
                     break
             if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
@@ -405,7 +406,17 @@ class AgentLoop:
         if isinstance(reply, Expired):
             return reply
         answer: AgentFinish = self.agent.finish(reply)
-        return answer if self._judge(run, answer.output).answer else None
+        verdict = self._judge(run, answer.output)
+        if verdict.answer:
+            return answer
+        yield self._refused(verdict)
+        return None
+
+    @staticmethod
+    def _refused(verdict: Verdict) -> Notice:
+        """The trace's word on a reply the answer rule refused, and why."""
+        return Notice("not_an_answer", "The model's reply is no answer: "
+                      f"{REASON_WORDS[verdict.reason or 'empty']}.", {"reason": verdict.reason})
 
     def _refresh_tools(self) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
