@@ -2,8 +2,9 @@
 
 It fulfils :class:`~agentcli.run.CallModel` (send the request, emit model events, count
 usage), :class:`~agentcli.run.RunTools` (run each action through the middleware
-chain, concurrently) and :class:`~agentcli.run.RefreshTools` (live tool lists, in a worker
-thread), and yields every event. The run's deadline bounds each effect with the
+chain, concurrently), :class:`~agentcli.run.RefreshTools` (live tool lists, in a worker
+thread) and :class:`~agentcli.run.Compute` (CPU-bound checks, in a worker thread), and yields
+every event. The run's deadline bounds each effect with the
 event loop's own timeouts: work still in flight when it passes is cancelled (a blocking tool's
 daemon thread is abandoned) and the loop is told :data:`~agentcli.run.EXPIRED`, so it
 ends with ``max_execution_time``.
@@ -16,6 +17,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, TypeVar
 
+from agentcli import exit_codes
+from agentcli._sync import in_thread
 from agentcli.deadline import deadline_scope
 from agentcli.errors import DeadlineExceeded, ProviderError
 from agentcli.events import (
@@ -38,6 +41,7 @@ from agentcli.middleware import AsyncHandler, ToolCallRequest
 from agentcli.run import (
     EXPIRED,
     CallModel,
+    Compute,
     Expired,
     Outcome,
     RefreshTools,
@@ -73,6 +77,8 @@ async def _call_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult 
     llm = effect.llm if effect.llm is not None else ex.llm
     if llm is None:
         raise ValueError("this AgentExecutor has no model: pass llm=... (initialize_agent does)")
+    if not llm.observed:  # an in-process stand-in (a LangChain plan() agent's step)
+        return await _within(run, llm.arequest(effect.request))
     sink = (lambda text: run.emit(ModelToken(text))) if ex.stream_tokens and effect.agent \
         else None
     run.emit(model_start(effect.request, llm))
@@ -82,7 +88,7 @@ async def _call_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult 
             result = await _within(run, llm.arequest(effect.request, sink))
     except BaseException as err:
         run.emit(ModelError(err, llm.name))
-        if isinstance(err, ProviderError) and (better := ex.agent.explain(err)) is not err:
+        if isinstance(err, ProviderError) and (better := run.agent.explain(err)) is not err:
             raise better from err
         raise
     if isinstance(result, Expired):
@@ -168,6 +174,11 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
                 value = await _run_tools(ex, run, effect)
             elif isinstance(effect, RefreshTools):
                 value = await _refresh_tools(ex)
+            elif isinstance(effect, Compute):
+                try:
+                    value = await _within(run, in_thread(effect.work))
+                except Exception as err:
+                    failed = err
             else:
                 run.emit(effect)
             while run.pending:  # each event as it happened, in order
@@ -175,7 +186,7 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     except StopIteration as stop:
         done = stop.value
     except (KeyboardInterrupt, asyncio.CancelledError):
-        run.emit(Notice("interrupted", "Interrupted: the run was cancelled"))
+        run.emit(Notice("interrupted", exit_codes.INTERRUPTED_LINE))
         done = ex._result(run, "", "interrupted")
     except BaseException as err:
         error = err

@@ -2,8 +2,10 @@
 
 One pure function, :func:`judge`, decides it for every path (run, chat, batch, serve, the
 answer-now reply, the library API) from the reply's text and what the run was given
-(:class:`Given`). It never looks at a reply's value: ``10.73`` is as good as ``42``. What it
-refuses, and why (the :data:`Reason`):
+(:class:`Given`). It never looks at a reply's value: ``10.73`` is as good as ``42``. A run
+with an output schema (``--schema``, ``response_format``) has its answer decided by that
+schema instead: a value that matches is the answer, whatever its fields. What it refuses, and
+why (the :data:`Reason`):
 
 * ``empty``: nothing visible (only whitespace, zero-width or other format/control
   characters, escape sequences, punctuation);

@@ -19,7 +19,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.outcome import real_answer
 from agentcli.redact import redact_data
 from agentcli.schema import LIMIT_REASONS
+from agentcli.structured import ResponseFormat
 
 if TYPE_CHECKING:
     from agentcli.callbacks.base import BaseCallbackHandler
@@ -243,15 +244,18 @@ async def run_batch(
     callbacks: Iterable[BaseCallbackHandler] = (),
     on_line: Callable[[dict[str, Any]], None] | None = None,
     retry_errors: bool = True,
+    response_format: Mapping[str, object] | None = None,
 ) -> BatchSummary:
     """Run every item not yet done in OUT with at most ``concurrency`` at once; append each
-    line. With ``retry_errors``, items whose last line is a provider error run again."""
+    line. With ``retry_errors``, items whose last line is a provider error run again;
+    ``response_format`` is every run's output schema (``--schema``)."""
     items = list(items)
     check_out_path(out)
     done = finished_ids(out, retry_errors=retry_errors)
     todo = [i for i in items if i.id not in done]
     summary = BatchSummary(total=len(items), skipped=len(items) - len(todo))
     handlers = list(callbacks)
+    fmt = None if response_format is None else ResponseFormat.of(response_format)  # once
     started = time.perf_counter()
     path = Path(out)
     torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
@@ -262,7 +266,7 @@ async def run_batch(
 
         async def worker() -> None:
             for item in pending:
-                line = await _run_item(executor, item, handlers)
+                line = await _run_item(executor, item, handlers, fmt)
                 _append(fh, line)
                 summary.add(line)
                 if on_line is not None:
@@ -276,7 +280,8 @@ async def run_batch(
 
 
 async def _run_item(executor: AgentExecutor, item: BatchItem,
-                    handlers: list[BaseCallbackHandler]) -> dict[str, Any]:
+                    handlers: list[BaseCallbackHandler],
+                    response_format: ResponseFormat | None = None) -> dict[str, Any]:
     """The OUT line of one item: its result, or its error (one failing item is one error
     line, never a crash), and whether it was right when an answer is expected."""
     line: dict[str, Any] = {"id": item.id}
@@ -286,7 +291,8 @@ async def _run_item(executor: AgentExecutor, item: BatchItem,
         line["error"] = {"type": "InputError", "kind": "input", "message": item.problem}
     else:
         try:
-            result = await executor.ainvoke({"input": item.input}, callbacks=handlers)
+            result = await executor.ainvoke({"input": item.input}, callbacks=handlers,
+                                            response_format=response_format)
         except Exception as err:
             message = str(err) or type(err).__name__
             if not isinstance(err, AgentCliError):

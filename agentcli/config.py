@@ -17,14 +17,21 @@ from agentcli import config_values as cv  # the value checks of the table below
 from agentcli.config_values import Check
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
-from agentcli.mcp.config import check_servers
 from agentcli.paths import user_config_file
 
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
 # free: set it; trust: set it once the file is trusted (`agent trust`); never: ignored;
 # safe-only: names of safe built-in tools are free, dangerous ones never, others need trust;
-# own-key: a base URL, only with the key of its provider from the same file (never yours).
+# own-key: a base URL, only with the key of its provider from the same file (never yours);
+# for a provider that takes no key (custom/, a local server) it needs trust.
 TrustClass = Literal["free", "trust", "never", "safe-only", "own-key"]
+
+
+def _mcp_servers(value: object) -> object:
+    """The ``mcp_servers`` check, the MCP client's own (loaded only when a config sets some)."""
+    from agentcli.mcp.config import check_servers
+
+    return check_servers(value)
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ class Settings:
     yaml_tools: list[dict[str, Any]] = _setting(
         cv.yaml_tools, None, "command and http tools declared in YAML", factory=list)
     mcp_servers: dict[str, dict[str, Any]] = _setting(
-        check_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
+        _mcp_servers, None, "MCP servers: {name: {command, args} | {url, headers}}", factory=dict)
     retry: dict[str, float] = _setting(
         cv.retry, None, "retries: {attempts, backoff_base, backoff_max} (seconds); attempts "
         "overrides max_retries", factory=dict)

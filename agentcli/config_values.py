@@ -84,6 +84,8 @@ def bool_or_none(v: object) -> bool | None:
 
 def choice(*options: str) -> Check:
     def check(v: object) -> str:
+        if isinstance(v, bool) and {"on", "off"} <= set(options):
+            v = "on" if v else "off"  # YAML 1.1 reads a bare on/off (yes/no) as a boolean
         if not isinstance(v, str) or v not in options:
             raise ValueError("one of " + ", ".join(options))
         return v

@@ -23,7 +23,7 @@ from agentcli.agents.prompts import check_template, template_name
 from agentcli.agents.saved import load_agent_file
 from agentcli.callbacks.manager import CallbackManager
 from agentcli.events import RunEvent
-from agentcli.executor import AgentExecutor
+from agentcli.executor import AgentExecutor, Answer
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
 from agentcli.models.media import reads_media
@@ -39,36 +39,45 @@ class CompiledAgent(Pipes):
     def __init__(self, executor: AgentExecutor) -> None:
         self.executor = executor
 
+    # ``response_format``: this run's output schema (None: the one given to create_agent).
     def invoke(self, state: Mapping[str, object] | str | None = None, *,
                input: Mapping[str, object] | str | None = None,
-               config: Mapping[str, object] | None = None) -> dict[str, Any]:
+               config: Mapping[str, object] | None = None,
+               response_format: Answer = None) -> dict[str, Any]:
         """Run to the end; the output-visible state. ``input=`` is LangGraph's name for the
         state; ``config`` is LangChain's run config (callbacks, tags, metadata, run_name)."""
-        return run_sync(self.ainvoke(state, input=input, config=config),
+        return run_sync(self.ainvoke(state, input=input, config=config,
+                                     response_format=response_format),
                         instead="CompiledAgent.ainvoke")
 
     async def ainvoke(self, state: Mapping[str, object] | str | None = None, *,
                       input: Mapping[str, object] | str | None = None,
-                      config: Mapping[str, object] | None = None) -> dict[str, Any]:
+                      config: Mapping[str, object] | None = None,
+                      response_format: Answer = None) -> dict[str, Any]:
         """Async :meth:`invoke`."""
-        return dict((await self.executor.ainvoke(state, config, input=input)).state)
+        return dict((await self.executor.ainvoke(state, config, input=input,
+                                                 response_format=response_format)).state)
 
-    def stream(self, state: Mapping[str, object] | str) -> Iterator[RunEvent]:
+    def stream(self, state: Mapping[str, object] | str, *,
+               response_format: Answer = None) -> Iterator[RunEvent]:
         """Every event of the run; the last holds the result (``event.result.state``)."""
-        return iterate(self.astream(state), instead="CompiledAgent.astream")
+        return iterate(self.astream(state, response_format=response_format),
+                       instead="CompiledAgent.astream")
 
-    def astream(self, state: Mapping[str, object] | str) -> AsyncIterator[RunEvent]:
+    def astream(self, state: Mapping[str, object] | str, *,
+                response_format: Answer = None) -> AsyncIterator[RunEvent]:
         """Async :meth:`stream`."""
-        return self.executor.astream(state)
+        return self.executor.astream(state, response_format=response_format)
 
     def batch(
         self, states: Sequence[Mapping[str, object] | str],
         config: Mapping[str, object] | None = None,
-        *, concurrency: int | None = None,
+        *, concurrency: int | None = None, response_format: Answer = None,
     ) -> list[dict[str, Any] | BaseException]:
         """Many runs, at most ``concurrency`` (or the config's ``max_concurrency``) at once;
         failures are returned, not raised."""
-        results = self.executor.batch(states, config, concurrency=concurrency)
+        results = self.executor.batch(states, config, concurrency=concurrency,
+                                      response_format=response_format)
         return [r if isinstance(r, BaseException) else dict(r.state) for r in results]
 
 

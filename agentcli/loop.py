@@ -23,6 +23,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
@@ -30,6 +31,7 @@ from agentcli.agents.prompts import placeholders
 from agentcli.answers import REASON_WORDS, Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
+from agentcli.deadline import deadline as enclosing_deadline
 from agentcli.errors import AgentCliError, ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -65,6 +67,7 @@ from agentcli.recovery import (
 from agentcli.run import (
     EXPIRED,
     CallModel,
+    Compute,
     Effect,
     Expired,
     Outcome,
@@ -74,6 +77,7 @@ from agentcli.run import (
 )
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
+    LIMIT_REASONS,
     PARSE_ERROR_TOOL,
     AgentAction,
     AgentFinish,
@@ -84,17 +88,19 @@ from agentcli.schema import (
     user,
 )
 from agentcli.state import JUMP_TARGETS, Command, StateSchema
+from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
 from agentcli.tools.naming import find_tool, tool_lookup
 
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
     from agentcli.pricing import PriceTable
-    from agentcli.structured import ResponseFormat
 
 Inputs = str | Mapping[str, object] | None
 Config = RunConfig | Mapping[str, object] | Iterable[BaseCallbackHandler] | CallbackManager | None
 Trim = int | Callable[[list[AgentStep]], list[AgentStep]]
+# A run's output schema: a JSON Schema dict, a dataclass, a TypedDict or a ResponseFormat.
+Answer = ResponseFormat | Mapping[str, object] | type | None
 
 
 class AgentLoop:
@@ -157,7 +163,8 @@ class AgentLoop:
             from agentcli.callbacks.stdout import StdOutCallbackHandler
 
             self.callbacks.append(StdOutCallbackHandler(
-                prefixes=not (agent.native_tools or getattr(agent, "runnable", False)),
+                prefixes=getattr(agent, "logging_prefixes", None)
+                or not (agent.native_tools or getattr(agent, "runnable", False)),
                 tools=[t.name for t in self.tools], name=type(self).__name__))
         self.verbose = verbose
         self.tags = list(tags)  # on every run's Start event (and LangChain's on_chain_start)
@@ -186,9 +193,14 @@ class AgentLoop:
         return [*built, *self.user_middleware]
 
     # ------------------------------------------------------------------ starting a run
-    def start(self, inputs: str | Mapping[str, object], config: Config = None) -> Run:
-        """Validate the input against the state schema and open a run."""
+    def start(self, inputs: str | Mapping[str, object], config: Config = None, *,
+              response_format: Answer = None) -> Run:
+        """Validate the input against the state schema and open a run whose answer must match
+        ``response_format`` (an input of the run, like pydantic-ai's per-run ``output_type``:
+        a JSON Schema dict, dataclass, TypedDict or ResponseFormat; None: the executor's own)."""
         conf = RunConfig.of(config)
+        fmt = (self.response_format if response_format is None
+               else ResponseFormat.of(response_format))
         data: dict[str, object] = {"input": inputs} if isinstance(inputs, str) else dict(inputs)
         if "input" not in data and "messages" not in data and self.schema.fields.keys() == {
             *StateSchema.of().fields
@@ -204,8 +216,11 @@ class AgentLoop:
         info = RunInfo(manager.run_id)
         deadline = (None if self.max_execution_time is None
                     else time.monotonic() + self.max_execution_time)
-        run = Run(values, manager, info, deadline, priced=self.max_cost is not None,
-                  prices=self.prices, middleware=[*self.middleware, *conf.middleware])
+        outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
+        if outer is not None:
+            deadline = outer if deadline is None else min(deadline, outer)
+        run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
+                  middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))
@@ -274,8 +289,8 @@ class AgentLoop:
                                                 for m in overriding(middleware, "ask_model")))):
                 reason = "max_execution_time"
                 break
-            yield from self._refresh_tools()
-            result = yield CallModel(self.agent.request(self._view(run)))
+            yield from self._refresh_tools(run)
+            result = yield CallModel(run.agent.request(self._view(run)))
             if result is EXPIRED:
                 reason = "max_execution_time"
                 break
@@ -288,11 +303,14 @@ class AgentLoop:
             if jump == "model":
                 continue
             try:
-                decision = self.agent.decide(result)
-                if isinstance(decision, AgentFinish) and self.response_format is not None:
-                    decision = self.response_format.answer(decision, run.values)
+                decision = run.agent.decide(result)
+                if isinstance(decision, AgentFinish) and run.answer_format is not None:
+                    decision = yield Compute(partial(self._structured, run, decision))
+                    if decision is EXPIRED:
+                        reason = "max_execution_time"
+                        break
             except OutputParserError as err:
-                if self.agent.native_tools and run.steps and not (
+                if run.agent.native_tools and run.steps and not (
                         result.text.strip() or result.tool_calls):
                     if self.early_stopping_method == "force":
                         # an empty reply after tool results ends the run with no answer and
@@ -313,7 +331,8 @@ class AgentLoop:
                     break
                 continue
             calculation: AgentAction | None = None
-            if isinstance(decision, AgentFinish):
+            if isinstance(decision, AgentFinish) and run.answer_format is None:
+                # (a structured answer is what the run's schema says it is: checked above)
                 verdict = self._judge(run, decision.output)
                 calculation = self._calculation(verdict, result.text)
                 if calculation is not None:
@@ -330,7 +349,7 @@ class AgentLoop:
                     break
                 if done is not None:
                     return done
-            self._update(run, [{"messages": self.agent.turn_messages(result, decision)}])
+            self._update(run, [{"messages": run.agent.turn_messages(result, decision)}])
             if isinstance(decision, AgentFinish):
                 return (yield from self._finish(run, decision, "finished"))
             actions = decision if isinstance(decision, list) else [decision]
@@ -342,7 +361,8 @@ class AgentLoop:
             )):
                 reason = "stalled"
                 break
-            fresh = [a for a in actions if call_key(a) not in run.results]
+            fresh = actions if getattr(self.agent, "reruns_calls", False) else [
+                a for a in actions if call_key(a) not in run.results]  # a plan() agent's: all
             outcomes = (yield RunTools(fresh, dict(run.values))) if fresh else []
             if outcomes is EXPIRED:
                 reason = "max_execution_time"
@@ -401,11 +421,14 @@ class AgentLoop:
 
     def _final_answer(self, run: Run) -> Generator[Effect, Any, AgentFinish | Expired | None]:
         """Ask for the answer now, without tools: the answer, EXPIRED when the deadline
-        passed, or None when the reply is still not one."""
-        reply = yield CallModel(self.agent.request(self._view(run), final=True))
+        passed, or None when the reply is still not one (the answer rule, then the run's
+        output schema: the same check as every other answer)."""
+        reply = yield CallModel(run.agent.request(self._view(run), final=True))
         if isinstance(reply, Expired):
             return reply
-        answer: AgentFinish = self.agent.finish(reply)
+        answer: AgentFinish = run.agent.finish(reply)
+        if run.answer_format is not None:  # the schema decides a structured answer
+            return (yield from self._last_check(run, answer))
         verdict = self._judge(run, answer.output)
         if verdict.answer:
             return answer
@@ -418,7 +441,35 @@ class AgentLoop:
         return Notice("not_an_answer", "The model's reply is no answer: "
                       f"{REASON_WORDS[verdict.reason or 'empty']}.", {"reason": verdict.reason})
 
-    def _refresh_tools(self) -> Generator[Effect, Any, None]:
+    def _structured(self, run: Run, finish: AgentFinish) -> AgentFinish:
+        """The answer checked against the run's output schema (``structured.ResponseFormat``,
+        the one check), its value in ``structured_response``; OutputParserError when it does
+        not match. Without a schema the answer is returned as it is."""
+        if run.answer_format is None:
+            return finish
+        return run.answer_format.answer(finish, run.values)
+
+    def _last_check(self, run: Run, finish: AgentFinish
+                    ) -> Generator[Effect, Any, AgentFinish | Expired | None]:
+        """:meth:`_structured` where the model cannot be asked again (the answer-now reply, a
+        tool's direct answer), off the loop like the normal path's: None, and a notice saying
+        why, when the answer does not match; EXPIRED when the deadline passed meanwhile."""
+        if run.answer_format is None:
+            return finish
+        try:
+            checked: AgentFinish | Expired = yield Compute(partial(self._structured, run, finish))
+        except OutputParserError as err:
+            yield Notice("schema_mismatch", f"The answer does not match the output schema: "
+                         f"{err}", {"error": str(err)})
+            return None
+        return checked
+
+    def _agent_for(self, fmt: ResponseFormat | None) -> Agent:
+        """The agent of a run whose answer must match ``fmt``: this executor's agent, asking
+        for that shape (no tools loaded, nothing built but its prompt)."""
+        return self.agent.answering(None if fmt is None else fmt.schema)
+
+    def _refresh_tools(self, run: Run) -> Generator[Effect, Any, None]:
         """Offer the tools a live source changed since the last request (and say so)."""
         if self.tool_refresh is None:
             return
@@ -429,6 +480,7 @@ class AgentLoop:
         before = {t.name for t in self.tools}
         self.tools, self.tool_map = list(fresh), tool_lookup(fresh)
         self.agent = self.agent.with_tools(self.tools)
+        run.agent = self._agent_for(run.answer_format)
         added = sorted({t.name for t in fresh} - before)
         gone = sorted(before - {t.name for t in fresh})
         words = "; ".join(part for part in (f"new: {', '.join(added)}" if added else "",
@@ -503,6 +555,17 @@ class AgentLoop:
         """End the run with ``finish`` (None: without an answer)."""
         if isinstance(finish, str):
             finish = AgentFinish({"output": finish}, finish)
+        # An answer that got here unchecked (a tool's, a jump's, an empty native reply's) meets
+        # the run's schema too; ``structured_response`` is output-only: only this run's check
+        # sets it.
+        if (finish is not None and run.answer_format is not None
+                and reason not in LIMIT_REASONS and "structured_response" not in run.values):
+            checked = yield from self._last_check(run, finish)
+            if not isinstance(checked, AgentFinish):
+                finish = None
+                reason = "no_answer" if checked is None else "max_execution_time"
+            else:
+                finish = checked
         output = None if finish is None else finish.output
         if finish is not None:
             yield Finish(finish)
@@ -542,7 +605,7 @@ class AgentLoop:
             elapsed=time.monotonic() - run.started,
             stats={"tool_call_repairs": run.repairs},
             state=self.schema.output(run.values),
-            cost=None if not run.priced or info.unpriced else info.cost,
+            cost=None if info.unpriced else info.cost,
             recovered=run.recovered,
             input=run.values.get("input"),
         )

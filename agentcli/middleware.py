@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentcli._sync import in_thread
+from agentcli.errors import ToolInputError
 from agentcli.events import Notice
 from agentcli.schema import (
     AgentAction,
@@ -196,15 +197,21 @@ class ApprovalGate(AgentMiddleware):
         self.approver = approver
 
     async def awrap_tool_call(self, call: ToolCallRequest, handler: AsyncHandler) -> ToolValue:
-        """Ask the approver (in a thread: it may prompt) before a dangerous call."""
+        """Ask the approver (in a thread: it may prompt) before a dangerous call, showing the
+        arguments as the tool will receive them (coerced first), and run exactly those."""
         tool = call.tool
         if not tool.dangerous:
             return await handler(call)
-        verdict = await in_thread(lambda: self.approver(tool, call.tool_input))
+        try:
+            sent = await in_thread(lambda: as_run(tool, call.tool_input))
+        except ToolInputError:
+            return await handler(call)  # refused by the tool before anything runs
+        call = replace(call, tool_input=sent)
+        verdict = await in_thread(lambda: self.approver(tool, sent))
         word = "approved" if verdict.allowed else "denied"
         call.run.emit(Notice("approval", f"{word} {tool.name}: {verdict.reason}", {
             "tool": tool.name, "allowed": verdict.allowed, "verdict": word,
-            "reason": verdict.reason, "tool_input": call.tool_input,
+            "reason": verdict.reason, "tool_input": sent,
             "edited_input": verdict.tool_input,
         }))
         if not verdict.allowed:
@@ -214,6 +221,17 @@ class ApprovalGate(AgentMiddleware):
         if verdict.tool_input is not None:
             call = replace(call, tool_input=verdict.tool_input)
         return await handler(call)
+
+
+def as_run(tool: Tool, tool_input: ToolInput) -> ToolInput:
+    """``tool_input`` as ``tool`` will run it: coerced (``tools/arguments.py``) until coercing
+    again changes nothing, so what the user approves is what runs. A named-argument tool's
+    coercion settles at once; a text tool's may unwrap JSON text once more, each pass shorter.
+    Raises :class:`~agentcli.errors.ToolInputError` when the tool refuses the input."""
+    sent = tool.prepare_input(tool_input)
+    while not tool.is_structured and (again := tool.prepare_input(sent)) != sent:
+        sent = again
+    return sent
 
 
 class Budget(AgentMiddleware):

@@ -32,6 +32,8 @@ def real_answer(result: RunResult) -> str | None:
     output = result.output
     if result.stop_reason == "interrupted" or output is None or not output.strip():
         return None
+    if "structured_response" in result.state:  # (output-only) the run's schema check passed:
+        return output  # that check decides a structured answer, whatever its fields
     if result.stop_reason in LIMIT_REASONS and not result.recovered and (
             output == FORCE_STOP_MESSAGE):
         return None
@@ -72,8 +74,10 @@ def run_record(question: str, result: RunResult, *, model: str | None = None,
                agent: str | None = None, session: str | None = None,
                meta: Mapping[str, object] | None = None,
                options: Mapping[str, object] | None = None) -> RunRecord:
-    """The run log's record of a finished run: what the store writes in one call."""
-    extra = dict(meta or {})
+    """The run log's record of a finished run: what the store writes in one call, with the
+    run's own count of model calls and its cost (None when a model it called has no price)."""
+    extra: dict[str, object] = {"cost": result.cost, "model_calls": result.model_calls,
+                                **(meta or {})}
     if options:
         extra["options"] = dict(options)
     if result.state.keys() - {"messages"}:  # the run's final state (messages are the steps)

@@ -55,6 +55,7 @@ _BUILT_IN: PriceTable = {
     "ollama": {"*": Price(0.0, 0.0)},
     "vllm": {"*": Price(0.0, 0.0)},
     "lmstudio": {"*": Price(0.0, 0.0)},
+    "llamacpp": {"*": Price(0.0, 0.0)},
 }
 
 

@@ -19,17 +19,29 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from agentcli.config import FIELDS, OTHER_VARIABLES, TrustClass
 from agentcli.errors import ConfigError
+from agentcli.files import MAX_INPUT_FILE_BYTES
 from agentcli.project_files import find_env_file, read_project_file, set_trust, trust_state
 from agentcli.tools.registry import registry
 
 _CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+_OTEL_SWITCHES = (*_OTEL_ENDPOINTS, "OTEL_TRACES_EXPORTER", "AGENT_OTEL")  # export on when set
 _NEVER = "a project file may never set it; set it in your own environment or config"
+# A project .env longer than this is refused before it is parsed: parsing and putenv() grow
+# with it (30,000 lines cost seconds of CPU at every command), and no project needs as many.
+MAX_ENV_LINES = 1_000
+_LISTED = 10  # names shown in one warning line; the rest are counted
+
+
+def _listed(names: list[str]) -> str:
+    """``names`` joined for one line: the first :data:`_LISTED`, then how many more."""
+    more = len(names) - _LISTED
+    return ", ".join(names[:_LISTED]) + (f" and {more:,} more" if more > 0 else "")
 
 
 # --- a project .env -----------------------------------------------------------------------
@@ -51,28 +63,46 @@ def trust_class(name: str) -> TrustClass:
     return "free" if name.endswith("_API_KEY") else "trust"
 
 
-def _own_key(name: str, values: Mapping[str, str | None], environ: Mapping[str, str]
-             ) -> str | None:
-    """Why the base URL ``name`` may not come from this file, or None when it may: only
-    with the key of its provider from the same file (or a provider that takes none)."""
+def _base_url_class(name: str, values: Mapping[str, str | None], environ: Mapping[str, str]
+                    ) -> tuple[TrustClass, str]:
+    """What the base URL ``name`` from this file may do, and why when it may not load freely:
+    free only with the key of its provider from the same file; a provider that takes no key
+    (custom/, a local server) would get your questions, so its endpoint needs trust; with
+    your key it is never loaded."""
     from agentcli.models.presets import CUSTOM, PRESETS
 
     if name == "AGENT_BASE_URL":  # serves the model set with it
         model = values.get("AGENT_MODEL") if "AGENT_MODEL" not in environ else None
         provider = (model or "").partition("/")[0].strip().lower()
-        if provider == CUSTOM:
-            return None
         preset = PRESETS.get(provider)
-        if preset is None:
-            return ("a project file may set it only with AGENT_MODEL=provider/model in the "
-                    "same file")
+        if preset is None and provider != CUSTOM:
+            return "never", ("a project file may set it only with AGENT_MODEL=provider/model "
+                             "in the same file")
     else:
         preset = next(p for p in PRESETS.values() if p.base_url_env == name)
-    if preset.key_env is None or (values.get(preset.key_env) and preset.key_env not in environ):
-        return None
-    return (f"your {preset.name} key ({preset.key_env}, from your environment or keys file) "
-            "would be sent to the host it names; a project may point a provider elsewhere "
-            "only with a key it supplies itself")
+    if preset is None or preset.key_env is None:
+        return "trust", ""
+    if values.get(preset.key_env) and preset.key_env not in environ:
+        return "free", ""
+    if _have_key(preset.key_env, environ):
+        return "never", (f"your {preset.name} key ({preset.key_env}, from your environment or "
+                         "keys file) would be sent to the host it names; a project may point a "
+                         "provider elsewhere only with a key it supplies itself")
+    return "never", (f"a project may point {preset.name} elsewhere only with a key it supplies "
+                     f"itself ({preset.key_env} in the same file), so that your key, once you "
+                     "set one, is never sent to the host it names")
+
+
+def _have_key(variable: str, environ: Mapping[str, str]) -> bool:
+    """Whether you hold the key ``variable``: in your environment or the keys file."""
+    from agentcli.keys import stored_key
+
+    if environ.get(variable):
+        return True
+    try:
+        return bool(stored_key(variable, environ))
+    except ConfigError:  # none stored (or an unreadable file: no key reaches anyone)
+        return False
 
 
 def _tool_names(value: str) -> tuple[list[str], list[str], list[str]]:
@@ -103,17 +133,65 @@ class ProjectEnv:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
 
 
+def _expand(path: str, raw: Iterable[tuple[str, str | None]]
+            ) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The file's values with each ``${NAME}`` (or ``${NAME:-default}``) replaced by the value
+    the same file gave NAME above it, never by your environment (python-dotenv's own
+    interpolation reads ``os.environ``, which would hand the project your keys); and one
+    (what, why) naming the references to names the file does not define, which expand to
+    their default or ''. Expanded values past :data:`MAX_INPUT_FILE_BYTES` in all (a chain
+    of ``${A}${A}`` doubles at each line) refuse the file."""
+    from dotenv.variables import Literal, Variable, parse_variables
+
+    values: dict[str, str] = {}
+    unknown: list[str] = []
+    size = 0
+    for name, value in raw:  # in order: a name set again sees its value from above
+        if value is None:
+            continue
+        pieces = []
+        for atom in parse_variables(value) if "${" in value else [Literal(value)]:
+            if isinstance(atom, Variable) and atom.name not in values:
+                unknown.append(f"${{{atom.name}}} in {name}")
+            pieces.append(atom.resolve(values))
+            size += len(pieces[-1])
+            if size > MAX_INPUT_FILE_BYTES:
+                raise ConfigError(f"{path}: its ${{...}} expansions grow past "
+                                  f"{MAX_INPUT_FILE_BYTES // 1024} KiB; a project .env that "
+                                  "big is refused")
+        values[name] = "".join(pieces)
+    why = "a project file expands only names it defines above; it reads nothing of your environment"
+    return values, [(_listed(unknown), why)] if unknown else []
+
+
+def _check_text(path: str, data: bytes) -> None:
+    """Refuse a ``.env`` no environment could hold (a NUL byte) or too long to parse cheaply."""
+    if b"\0" in data:
+        line = data[:data.index(b"\0")].count(b"\n") + 1
+        raise ConfigError(f"{path} holds a NUL byte (line {line}), which no environment "
+                          "variable can; remove it")
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if lines > MAX_ENV_LINES:
+        raise ConfigError(f"{path} has {lines:,} lines; a project .env longer than "
+                          f"{MAX_ENV_LINES:,} lines is refused (set what you need in your "
+                          "own environment)")
+
+
 def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
     """Read and sort the project ``.env`` at ``path``; ``environ`` is your own environment."""
-    from dotenv import dotenv_values
+    from dotenv.parser import parse_stream
 
     data = read_project_file(path)
-    raw = dotenv_values(stream=io.StringIO(data.decode("utf-8", "replace")))
-    values = {k: v for k, v in raw.items() if v is not None}
-    out = ProjectEnv(path, data, values)
+    _check_text(path, data)
+    bindings = parse_stream(io.StringIO(data.decode("utf-8", "replace")))
+    values, unknown = _expand(path, ((b.key, b.value) for b in bindings if b.key is not None))
+    out = ProjectEnv(path, data, values, refused=unknown)
     for name, value in values.items():
         if name in environ:
             continue  # yours wins
+        if not name or "=" in name:
+            out.refused.append((repr(name), "no environment variable can have that name"))
+            continue
         kind = trust_class(name)
         if kind == "safe-only":
             safe, other, dangerous = _tool_names(value)
@@ -123,16 +201,17 @@ def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
                 out.free[name] = ",".join(safe)
             if other:
                 out.needs_trust[name] = ",".join(safe + other)
-        elif kind == "own-key":
-            why = _own_key(name, values, environ)
-            if why is None:
-                out.free[name] = value
-            else:
-                out.refused.append((name, why))
-        elif kind == "never":
-            out.refused.append((name, _NEVER))
+            continue
+        why = _NEVER
+        if kind == "own-key":
+            kind, why = _base_url_class(name, values, environ)
+        if kind == "never":
+            out.refused.append((name, why))
         else:
             (out.free if kind == "free" else out.needs_trust)[name] = value
+    if "AGENT_BASE_URL" in out.needs_trust and "AGENT_MODEL" in out.free:
+        # the pair: a model whose endpoint waits for trust waits with it (yours stays)
+        out.needs_trust["AGENT_MODEL"] = out.free.pop("AGENT_MODEL")
     capture = environ.get(_CAPTURE) or out.free.get(_CAPTURE) or out.needs_trust.get(_CAPTURE)
     if (capture or "").strip().lower() in ("1", "true", "yes", "on"):
         for name in _OTEL_ENDPOINTS:
@@ -142,12 +221,37 @@ def read_env(path: str, environ: Mapping[str, str]) -> ProjectEnv:
     return out
 
 
+def _otel_missing(accepted: dict[str, str], found: str) -> list[str]:
+    """Take out of ``accepted`` what would switch OpenTelemetry export on when its packages
+    are not installed: a project's wish for traces is not a reason to stop every run (your
+    own is, with the install hint: agentcli/otel_export.py). One line naming them."""
+    import importlib.util
+
+    from agentcli.otel_export import INSTALL_HINT
+
+    asks = [n for n in _OTEL_SWITCHES if (accepted.get(n) or "").strip().lower()
+            not in ("", "0", "false", "no", "off", "none")]
+    if not asks:
+        return []
+    try:
+        if importlib.util.find_spec("opentelemetry.sdk") is not None:
+            return []
+    except (ImportError, ValueError):
+        pass
+    for name in asks:
+        del accepted[name]
+    return [f"{_listed(asks)} in {found} {'was' if len(asks) == 1 else 'were'} not loaded: "
+            f"OpenTelemetry export needs the optional packages: {INSTALL_HINT}"]
+
+
 def project_env(environ: Mapping[str, str],
                 ask: Callable[[ProjectEnv], bool] | None = None,
                 ) -> tuple[ProjectEnv | None, dict[str, str], list[str]]:
     """The project ``.env`` (if any), the variables it may set now, and one line per thing
     ignored. ``ask`` (on a terminal) is asked once per file content when something needs
-    trust; its answer is kept. A file that cannot be read is a line, not a failure."""
+    trust; its answer is kept. What a file you trusted may never set was listed by ``agent
+    trust`` and is not repeated at every command. A file that cannot be read is a line, not
+    a failure."""
     found = find_env_file()
     if not found:
         return None, {}, []
@@ -155,10 +259,11 @@ def project_env(environ: Mapping[str, str],
         env = read_env(found, environ)
     except ConfigError as err:
         return None, {}, [f"{err}; it was not loaded"]
-    lines = [f"{what} in {found} was ignored: {why}" for what, why in env.refused]
+    state = trust_state(found, env.data, environ)
+    lines = [] if state == "trusted" else [
+        f"{what} in {found} was ignored: {why}" for what, why in env.refused]
     accepted = dict(env.free)
     if env.needs_trust:
-        state = trust_state(found, env.data, environ)
         if state == "unknown" and ask is not None:
             answer = ask(env)
             set_trust(found, answer, environ)
@@ -168,8 +273,8 @@ def project_env(environ: Mapping[str, str],
         else:
             said = ("you said no to this file" if state == "declined"
                     else "the file is not trusted")
-            lines.append(f"{', '.join(sorted(env.needs_trust))} in {found} "
+            lines.append(f"{_listed(sorted(env.needs_trust))} in {found} "
                          f"{'was' if len(env.needs_trust) == 1 else 'were'} not loaded: "
                          f"{said}; read it, then run `agent trust "
                          f"{os.path.dirname(found)}`")
-    return env, accepted, lines
+    return env, accepted, lines + _otel_missing(accepted, found)

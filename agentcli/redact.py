@@ -41,10 +41,11 @@ _lock = threading.Lock()
 # value, serve's token): process-wide on purpose, as over-redaction is the safe failure: a
 # secret one executor knows is hidden from every output, whichever executor prints it.
 _remembered: frozenset[str] = frozenset()  # replaced, never changed: see secret_values
-# The secrets of the process environment as last read: (a copy of os.environ's raw mapping,
-# the remembered values then, the secrets). Reading os.environ decodes every name (7-14 us, at
-# each answer drawn and each write); an unchanged environment costs one dict comparison
-# (0.3 us). ``os.environ._data`` is a CPython detail: this module is the only place agentcli
+# The secrets of the environment last read: (a copy of os.environ's raw mapping, or of the
+# dict passed as ``env``, the remembered values then, the secrets). Reading os.environ
+# decodes every name (7-14 us, at each answer drawn and each write; serve reads its dict at
+# every streamed token); an unchanged environment costs one dict comparison (0.3 us).
+# ``os.environ._data`` is a CPython detail: this module is the only place agentcli
 # reads one, kept for the row ``bench/redact_env.py`` measures; without ``_data`` (another
 # Python) every call takes the public path.
 _from_environ: tuple[dict[object, object], frozenset[str], list[str]] | None = None
@@ -78,7 +79,11 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     first so a key containing another is removed whole."""
     global _from_environ
     remembered, known = _remembered, _from_environ
-    raw: dict[object, object] | None = getattr(os.environ, "_data", None) if env is None else None
+    # The last answer is kept with a copy of what it was read from: os.environ's raw bytes
+    # mapping, or a dict handed in (serve's environment, read at every streamed token).
+    raw = getattr(os.environ, "_data", None) if env is None else env
+    if not isinstance(raw, dict):
+        raw = None
     if raw is not None and known is not None and known[1] is remembered and known[0] == raw:
         return list(known[2])
     source = os.environ if env is None else env

@@ -1,8 +1,9 @@
 """A run in progress, and the effects the executor's loop asks of its driver.
 
-The loop (:meth:`agentcli.executor.AgentExecutor._loop`) yields :class:`CallModel` and
-:class:`RunTools`; the driver (:mod:`agentcli._drive`) answers with a ``ChatResult``, one
-outcome per action, or :data:`EXPIRED` when the run's deadline passed meanwhile.
+The loop (:meth:`agentcli.executor.AgentExecutor._loop`) yields :class:`CallModel`,
+:class:`RunTools` and :class:`Compute`; the driver (:mod:`agentcli._drive`) answers with a
+``ChatResult``, one outcome per action, the computed value, or :data:`EXPIRED` when the run's
+deadline passed meanwhile.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from agentcli.schema import (
 from agentcli.state import Command
 
 if TYPE_CHECKING:
+    from agentcli.agents.base import Agent
     from agentcli.models.base import BaseChatModel
     from agentcli.pricing import PriceTable
+    from agentcli.structured import ResponseFormat
 
 
 @dataclass(frozen=True)
@@ -56,13 +59,22 @@ class RefreshTools:
     (it may wait for a server); the driver answers with (fresh tools or None, notices)."""
 
 
+@dataclass(frozen=True)
+class Compute:
+    """Effect: CPU-bound work of the loop's own (an answer checked against its schema), done
+    off the event loop so other runs on it go on; the driver answers with its value, or
+    throws its error into the loop."""
+
+    work: Callable[[], Any]
+
+
 class Expired:
     """What a driver sends back when the run's deadline passed during an effect."""
 
 
 EXPIRED = Expired()
 Outcome = tuple["ToolOutcome | Command", ToolStatus]
-Effect = CallModel | RunTools | RefreshTools | RunEvent
+Effect = CallModel | RunTools | RefreshTools | Compute | RunEvent
 
 
 @dataclass
@@ -73,19 +85,20 @@ class Run:
     callbacks: CallbackManager
     info: RunInfo
     deadline: float | None
+    agent: Agent  # the executor's agent, asking for the run's output schema (a run input)
     started: float = field(default_factory=time.monotonic)
     pending: list[RunEvent] = field(default_factory=list)
     history: StepIndex = field(default_factory=StepIndex)
     repairs: int = 0
     last_key: str = ""
     repeats: int = 0
-    priced: bool = False
     results: dict[str, str] = field(default_factory=dict)  # call key -> its ok observation
     recovered: str | None = None  # the limit after which the answer was asked for
     tool_texts: list[str] = field(default_factory=list)  # the tools' error observations
     asked_now: bool = False  # a call showed the model had its result; the answer was asked for
     prices: PriceTable | None = None  # None: the built-in table
     middleware: list[AgentMiddleware] = field(default_factory=list)  # the executor's + the run's
+    answer_format: ResponseFormat | None = None  # the schema the answer must match, if any
     # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
     # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a
     # bound method there would be a run <-> info cycle that only the collector frees (a batch
@@ -111,12 +124,9 @@ class Run:
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
 
     def account(self, result: ChatResult, model: str) -> float | None:
-        """Count a reply's usage (and cost when a cost budget needs it)."""
+        """Count a reply's usage and cost (the run's record and a cost budget read them)."""
         self.info.model_calls += 1
         self.info.usage = self.info.usage + result.usage
-        if not self.priced:
-            return None
-
         cost = cost_of(model or result.model, result.usage, self.prices)
         if cost is None:
             self.info.unpriced = True  # the CLI refuses --max-cost without a price

@@ -17,7 +17,6 @@ from agentcli.create import initialize_agent
 from agentcli.errors import AgentCliError, ConfigError
 from agentcli.events import notify
 from agentcli.executor import deny_all
-from agentcli.mcp.pool import settle, tools_version
 from agentcli.models import get_model
 from agentcli.models.base import BaseChatModel
 from agentcli.models.media import forward_media
@@ -99,13 +98,11 @@ def build_executor(
     approver: Approver | None = None,
     callbacks: Iterable[BaseCallbackHandler] = (),
     tool_extras: Mapping[str, Any] | None = None,
-    response_schema: Mapping[str, object] | None = None,
     warnings: list[str] | None = None,
 ) -> AgentExecutor:
     """Load the tools (named, module, YAML, MCP) and wrap the agent in an AgentExecutor.
 
     ``tool_extras`` are runtime objects for tools, e.g. the CLI's ``human_input`` function;
-    ``response_schema`` is a JSON Schema the final answer must match (``--schema``);
     ``warnings`` receives what loading went on without (a broken plugin, a server that did
     not start), for the caller to say.
     """
@@ -113,23 +110,18 @@ def build_executor(
     cls = agent_class(settings.agent or DEFAULT_AGENT)
     templates = user_templates(cls, settings.prompt_file)
     tools = load_configured_tools(settings, llm, tool_extras, warnings=warnings)
-    fmt = None
-    if response_schema is not None:
-        from agentcli.structured import ResponseFormat
-
-        fmt = ResponseFormat.of(response_schema)
-    schema = fmt.schema if fmt is not None else None
     provider = (settings.model or "").partition("/")[0]
     takes_search = "self_ask_tool" in inspect.signature(cls).parameters  # self-ask only
+    # A structured answer (``--schema``, ``response_format``) is an input of each run
+    # (``executor.stream(..., response_format=...)``), not part of the executor.
     given: dict[str, Any] = {  # None: not passed (agent types differ in what they take)
-        "response_schema": schema,
         "templates": templates or None,
         "self_ask_tool": (settings.self_ask_tool or None) if takes_search else None,
         "system_extra": settings.system or None,
         # only tool messages carry media
         "tool_media": forward_media(settings.tool_media, llm.name) if cls.native_tools else None,
         # each JSON-blob request carries it (local servers constrain to it)
-        "action_schema": schema_for_agent(cls, tools, settings.structured_actions, schema),
+        "action_schema": schema_for_agent(cls, tools, settings.structured_actions),
         "prompt_style": resolve_style(
             settings.prompt_style, llm.name, compact_below_b=settings.compact_below_b,
             local=provider in PRESETS and PRESETS[provider].local),  # ollama, llamacpp...
@@ -154,7 +146,6 @@ def build_executor(
         prices=prices,
         stall_limit=settings.stall_limit,
         state_schema=state_schema(settings),
-        response_format=fmt,
         tool_refresh=live_tools(settings, llm, tool_extras) if any(
             t.source == "MCP" for t in tools) else None,
     )
@@ -166,6 +157,8 @@ def live_tools(settings: Settings, llm: BaseChatModel, tool_extras: Mapping[str,
     changed (``tools/list_changed``); None while nothing changed. A new dangerous tool not
     allowed is held back (the rest of the new list is offered) and a notice says why; a list
     that cannot load at all keeps the old one and says why."""
+    from agentcli.mcp.pool import settle, tools_version  # a run with MCP tools only
+
     seen = [tools_version()]
 
     def refresh() -> list[Tool] | None:

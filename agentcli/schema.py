@@ -266,6 +266,22 @@ class ChatResult:
         """Usage and model as LangChain's ``LLMResult.llm_output`` holds them."""
         return {"token_usage": self.usage.to_dict(), "model_name": self.model}
 
+    @property
+    def generations(self) -> list[list[Generation]]:
+        """The reply as LangChain's ``LLMResult.generations`` holds it (one prompt, one
+        candidate): ``generations[0][0].text`` and ``.message``."""
+        message = Message("assistant", self.text, tool_calls=self.tool_calls)
+        return [[Generation(self.text, message, {"finish_reason": self.finish_reason})]]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One candidate reply in LangChain's shape: its text and its message."""
+
+    text: str
+    message: Message
+    generation_info: dict[str, Any] | None = None
+
 
 @dataclass(frozen=True)
 class ChatChunk:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agents import agent_class
-from agentcli.errors import SessionConflictError
+from agentcli.config import MEMORY_KINDS
+from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.memory import Memory, SummaryMemory, make_memory, restore
 from agentcli.outcome import recorded_answer, run_record
 from agentcli.schema import RunResult
@@ -32,12 +33,17 @@ if TYPE_CHECKING:
 
 _ATTEMPTS = 8  # writes tried while other writers keep saving first
 
-def new_memory(settings: Settings, llm: BaseChatModel | None = None) -> Memory:
+def new_memory(settings: Settings, llm: BaseChatModel | None = None,
+               saved: Mapping[str, Any] | None = None) -> Memory:
     """An empty memory of the configured kind and size. ``auto`` keeps the latest turns within
     ``memory_max_tokens`` (tokens memory), so a turn costs the same at turn 2 and at turn 200
     (the session's transcript keeps every turn); ``none`` keeps a buffer: turns are saved
-    even when the model is shown none of them."""
+    even when the model is shown none of them. A resumed conversation's ``saved`` state keeps
+    the kind it was started with, unless ``--memory`` is given now (as agent and tools do)."""
     kind = {"auto": "tokens", "none": "buffer"}.get(settings.memory, settings.memory)
+    if saved and settings.sources.get("memory") != "flag" and settings.memory != "none" \
+            and saved.get("kind") in MEMORY_KINDS:
+        kind = str(saved["kind"])
     return make_memory(kind, k=settings.memory_k, max_tokens=settings.memory_max_tokens, llm=llm)
 
 
@@ -154,13 +160,53 @@ class Conversation:
         restore(self.memory, before)
 
 
+SERVED_PREFIX = "served:"  # agent serve's conversations (`X-Agent-Session: NAME`) are named
+# served:NAME: a namespace of their own, which no CLI conversation may enter
+
+
+def check_cli_name(name: str) -> None:
+    """Refuse a CLI conversation name in the served namespace (a served client could read
+    it) with a ConfigError saying why."""
+    if name.lower().startswith(SERVED_PREFIX):
+        raise ConfigError(f"session names starting with {SERVED_PREFIX!r} belong to "
+                          f"`agent serve`'s clients: pick a name without it")
+
+
+def record_run(
+    question: str,
+    result: RunResult,
+    to: Conversation | Store,
+    *,
+    model: str | None,
+    agent: str | None,
+    options: Mapping[str, object] | None = None,
+    meta: Mapping[str, object] | None = None,
+    on_memory_error: Callable[[Exception], None] | None = None,
+) -> bool:
+    """Keep a finished run, the one way ``agent run``, ``agent chat`` and ``agent serve`` do:
+    a turn of its conversation (with the new memory), else a row of the run log. The record is
+    :func:`~agentcli.outcome.run_record`'s, cost included. True when a turn was saved."""
+    if isinstance(to, Conversation):
+        return to.commit(question, result, model=model, agent=agent, options=options,
+                         meta=meta, on_memory_error=on_memory_error)
+    to.log_run(run_record(question, result, model=model, agent=agent, options=options,
+                          meta=meta))
+    return False
+
+
 def open_conversation(
     store: Store, name: str, settings: Settings, *, agent: str,
-    llm: BaseChatModel | None = None,
+    llm: BaseChatModel | None = None, served: bool = False,
 ) -> Conversation:
-    """Open conversation ``name`` (created if new) with its saved memory."""
+    """Open conversation ``name`` (created if new) with its saved memory; ``served``: the
+    served client's conversation ``name``, in the served namespace, which a CLI ``name``
+    may not enter (:func:`check_cli_name`)."""
+    if served:
+        name = SERVED_PREFIX + name
+    else:
+        check_cli_name(name)
     info = store.ensure_session(name, model=settings.model, agent=agent)
-    memory = restore(new_memory(settings, llm), info.memory_state)
+    memory = restore(new_memory(settings, llm, info.memory_state), info.memory_state)
     return Conversation(store, name, memory, info.turns,
                         uses_memory=reads_memory(settings, agent), version=info.memory_version)
 

@@ -1,4 +1,4 @@
-"""A bench that measures the agent, not the Calculator: four groups, written before any run.
+"""A bench that measures the agent, not the Calculator: groups written before any run.
 
 Issue 31 item 5. Fixed before the first run and never changed after it (a change would
 mean a new group under a new name):
@@ -9,6 +9,15 @@ mean a new group under a new name):
 - ``notool``: questions that need no tool (the right run answers without calling one);
 - ``twotool``: a file the bench writes into the run's directory, read with ``read_file``,
   then a calculation on what it holds (tools ``llm-math,read_file``).
+
+Issue 39 item 5 added three groups, fixed and committed before any run of them, under the
+same rule (a change means a new group under a new name):
+
+- ``units``: unit conversions (minutes and hours, grams and kilograms, litres, metres);
+- ``restate``: restatement traps: questions whose numbers or words, copied as the answer, are
+  wrong (the answer is never a number or phrase the question holds);
+- ``filephrase``: two-step file tasks where the file is named inside a phrase (``the
+  numbers in the file costs.txt``), tools ``llm-math,read_file``.
 
 Graded by ``hard_questions.graded``: a number is right when the last number of the answer
 is within 1 %; a text answer is right when it contains the expected word (case-insensitive).
@@ -84,12 +93,54 @@ TWOTOOL: list[tuple[str, Expected, dict[str, str]]] = [
      {"boxes.txt": "boxes: 8\nitems per box: 12\n"}),
 ]
 
+UNITS: list[tuple[str, Expected]] = [
+    ("How many minutes are in 6 hours?", 360),
+    ("How many grams are in 3.75 kilograms?", 3750),
+    ("How many kilograms are 4,500 grams?", 4.5),
+    ("How many hours are in 390 minutes?", 6.5),
+    ("How many seconds are in 15 minutes?", 900),
+    ("How many meters are in 3.2 kilometers?", 3200),
+    ("How many milliliters are in 2.4 liters?", 2400),
+    ("How many days are 96 hours?", 4),
+]
+
+RESTATE: list[tuple[str, Expected]] = [
+    ("A pack has 6 bottles. How many bottles are in 9 packs?", 54),
+    ("What is 30% of 90?", 27),
+    ("Lena is 14 years old. How old will she be in 14 years?", 28),
+    ("A 45-meter rope is cut into 5 equal pieces. How long is each piece in meters?", 9),
+    ("A shop had 80 chairs and sold a quarter of them. How many chairs are left?", 60),
+    ("How many minutes are in 3 hours and 20 minutes?", 200),
+    ("Which month comes right after March?", "April"),
+    ("The price went from 50 dollars to 65 dollars. By how many dollars did it rise?", 15),
+]
+
+FILEPHRASE: list[tuple[str, Expected, dict[str, str]]] = [
+    ("What is the sum of the numbers in the file costs.txt?", 45,
+     {"costs.txt": "14\n22\n9\n"}),
+    ("Using the list of weights in parcels.txt, how many kilograms do the parcels weigh "
+     "together?", 8, {"parcels.txt": "parcel A: 2.5 kg\nparcel B: 4 kg\nparcel C: 1.5 kg\n"}),
+    ("The timesheet in minutes.txt lists minutes worked per day. How many hours is that in "
+     "total?", 6, {"minutes.txt": "Mon 90\nTue 120\nWed 150\n"}),
+    ("What is the average of the temperatures in temps.txt?", 21,
+     {"temps.txt": "18\n22\n20\n24\n"}),
+    ("Count of visitors in visitors.txt: how many visitors came in all?", 440,
+     {"visitors.txt": "morning: 135\nafternoon: 210\nevening: 95\n"}),
+    ("What is the price difference between the two items in items.txt?", 27,
+     {"items.txt": "lamp: 48\nchair: 75\n"}),
+    ("From the numbers in stock.txt, how many units are left after the sales?", 175,
+     {"stock.txt": "in stock: 320\nsold: 145\n"}),
+    ("What is the total cost of the order written in the file order list.txt?", 12,
+     {"order list.txt": "4 notebooks at 3 dollars each\n"}),
+]
+
 GROUPS: dict[str, list[tuple[str, Expected]]] = {
     "wordreform": WORDREFORM, "distract": DISTRACT, "notool": NOTOOL,
     "twotool": [(q, e) for q, e, _ in TWOTOOL],
+    "units": UNITS, "restate": RESTATE, "filephrase": [(q, e) for q, e, _ in FILEPHRASE],
 }
-FILES: dict[str, dict[str, str]] = {q: files for q, _, files in TWOTOOL}
+FILES: dict[str, dict[str, str]] = {q: files for q, _, files in [*TWOTOOL, *FILEPHRASE]}
 # The tools each group's runs get (the default otherwise: the Calculator alone).
-TOOLS: dict[str, str] = {"twotool": "llm-math,read_file"}
+TOOLS: dict[str, str] = {"twotool": "llm-math,read_file", "filephrase": "llm-math,read_file"}
 
 __all__ = ["FILES", "GROUPS", "TOOLS", "graded"]

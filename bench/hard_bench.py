@@ -4,7 +4,7 @@
         [--types T1,T2] [--groups old20,literal,reformulation,word] [--base-url URL]
         [--lc LC_PYTHON --lc-types T1,T2] [--timeout 180]
     .venv/bin/python bench/hard_bench.py table R.jsonl [R2.jsonl ...]   # or: why R.jsonl ...
-    .venv/bin/python bench/hard_bench.py agent-table R.jsonl ...  # issue 31's four groups
+    .venv/bin/python bench/hard_bench.py agent-table R.jsonl ...  # agent_questions' groups
     .venv/bin/python bench/hard_bench.py relog R.jsonl /tmp/hard-bench-XXXX  # logs read again
 
 Every question runs as the README's default command and nothing else:
@@ -12,9 +12,11 @@ Every question runs as the README's default command and nothing else:
 stdout piped, a fresh HOME so no user config applies, its own log database). The printed
 answer is graded by ``hard_questions.graded``; the run's steps come back from ``agent logs
 --json`` to count runs that ended without an answer although an observation held the right
-number. Without ``--base-url`` it starts llama-cpp-python (``tests/support/realmodel.py``)
-on the GGUF given, SmolLM2-135M by default. ``--lc`` runs ``lc_hard.py`` (LangChain classic,
-its defaults) in that interpreter against the same server, on the same questions.
+number; each run's ``--trace`` file gives what issue 39's contract columns need
+(``contract.py``). Without ``--base-url`` it starts llama-cpp-python
+(``tests/support/realmodel.py``) on the GGUF given, SmolLM2-135M by default. ``--lc`` runs
+``lc_hard.py`` (LangChain classic, its defaults) in that interpreter against the same server,
+on the same questions.
 """
 
 from __future__ import annotations
@@ -34,13 +36,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent_questions import FILES, TOOLS
 from agent_questions import GROUPS as AGENT_GROUPS
+from contract import count as contract_count
+from contract import flag as contract_flag
+from contract import read_trace
 from dev_questions import DEV
 from hard_questions import _PLACEHOLDER, GROUPS, classify, graded
 from local_model import QUESTIONS as OLD20
 
 ALL_GROUPS: dict[str, list[tuple[str, Any]]] = {"old20": OLD20, **GROUPS}
 # The tuning questions run only when asked for (--groups dev); they are not in the table.
-# Issue 31's groups (``agent_questions``): --groups wordreform,distract,notool,twotool.
+# ``agent_questions``' groups: --groups wordreform,distract,notool,twotool (issue 31),
+# units,restate,filephrase (issue 39).
 QUESTION_SETS: dict[str, list[tuple[str, Any]]] = {**ALL_GROUPS, **AGENT_GROUPS, "dev": DEV}
 DEFAULT_TYPES = ("chat-zero-shot-react-description,tool-calling,"
                  "chat-conversational-react-description,"
@@ -59,9 +65,13 @@ def run_cell(agent: Path, base_url: str, alias: str, agent_type: str, group: str
     db = home / "agent.db"
     env = _env(home, db)
     rows = []
+    traces = home / "traces"  # outside each run's directory: the file tools never list it
+    traces.mkdir(exist_ok=True)
     for n, (question, expected) in enumerate(QUESTION_SETS[group]):
+        trace = traces / f"q{n}.jsonl"
+        trace.unlink(missing_ok=True)
         cmd = [str(agent), "run", question, "-m", f"llamacpp/{alias}", "--base-url", base_url,
-               "-a", agent_type]
+               "-a", agent_type, "--trace", str(trace)]
         if group in TOOLS:
             cmd += ["-t", TOOLS[group]]
         cwd = home / f"q{n}"  # the run's directory (the file tools' root) with its files
@@ -80,7 +90,7 @@ def run_cell(agent: Path, base_url: str, alias: str, agent_type: str, group: str
         rows.append({"side": "agentcli", "alias": alias, "agent": agent_type, "group": group,
                      "question": question, "expected": expected, "rc": rc,
                      "answer": out.strip(), "stderr": err[-4000:],
-                     "s": round(time.monotonic() - started, 1)})
+                     "s": round(time.monotonic() - started, 1), **read_trace(trace)})
     attach_logs(rows, agent, env)
     return rows
 
@@ -160,6 +170,7 @@ def _rows(paths: list[str]) -> list[dict[str, Any]]:
                 row["placeholder"] = bool(_PLACEHOLDER.search(row["answer"]))
                 row["held_wrong"] = row["held"] and bool(row["answer"].strip()) and not row[
                     "correct"]
+                contract_flag(row)
                 key = (row["alias"], row["side"], row["agent"], row["group"], row["question"])
                 latest.pop(key, None)  # keep file order for the rerun's position
                 latest[key] = row
@@ -200,7 +211,8 @@ def table(paths: list[str]) -> None:
 
 
 def agent_table(paths: list[str]) -> None:
-    """Issue 31's groups: correct per group and what must be 0 (targets of issue 31)."""
+    """``agent_questions``' groups: correct per group and what must be 0 (the targets of
+    issues 31 and 39; the last four columns are issue 39's, ``contract.py``)."""
     cells: dict[tuple[str, str, str], dict[str, list[dict[str, Any]]]] = defaultdict(
         lambda: defaultdict(list))
     for row in _rows(paths):
@@ -209,8 +221,9 @@ def agent_table(paths: list[str]) -> None:
     groups = list(AGENT_GROUPS)
     print("| model | side | agent type | " + " | ".join(groups) + " | all | tracebacks | "
           "blob answers | empty answers | question echoed | placeholder answers | "
-          "exit 0 without answer | no-tool questions sent to a tool | timeouts |")
-    print("|" + "---|" * (len(groups) + 11))
+          "exit 0 without answer | no-tool questions sent to a tool | timeouts | "
+          "restatements | tool-text answers | calculations shown | right answers refused |")
+    print("|" + "---|" * (len(groups) + 15))
     for (alias, side, agent_type), by_group in cells.items():
         every = [r for g in groups for r in by_group.get(g, [])]
 
@@ -224,7 +237,9 @@ def agent_table(paths: list[str]) -> None:
               + " | ".join(_score(by_group.get(g, [])) for g in groups)
               + f" | {_score(every)} | {count('traceback')} | {count('blob')} | "
               f"{count('empty')} | {count('echo')} | {count('placeholder')} | {silent_ok} | "
-              f"{tooled} | {timeouts} |")
+              f"{tooled} | {timeouts} | "
+              + " | ".join(contract_count(every, k) for k in (
+                  "restated", "tool_text", "calc_shown", "refused_right")) + " |")
 
 
 def why(paths: list[str]) -> None:

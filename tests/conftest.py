@@ -40,6 +40,14 @@ def _is_loopback(address: Any) -> bool:
         return False
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the real npm MCP servers ``npm`` (directly or through another
+    fixture), so the README's quick command can skip them by marker."""
+    for item in items:
+        if "npm_servers" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.npm)
+
+
 @pytest.fixture(autouse=True)
 def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Block every connection that is not to 127.0.0.0/8 or ::1."""

@@ -126,6 +126,25 @@ class Agent(ABC):
         clone.setup()  # its prompt and parser over the new tools
         return clone
 
+    def answering(self, schema: dict[str, Any] | None) -> Agent:
+        """The same agent for a run whose answer must match ``schema`` (a run's output schema:
+        ``--schema``, a served ``response_format``): its prompt, answer tool and action schema
+        ask for that shape. Pure: no tools are loaded, the parser is kept."""
+        if schema == self.response_schema:
+            return self
+        import copy
+
+        clone = copy.copy(self)
+        clone.response_schema = schema
+        if self.action_schema is not None:  # structured actions: the answer branch changes
+            from agentcli.agents.action_schema import action_schema
+
+            clone.action_schema = action_schema(self.tools, answer_schema=schema)
+        clone.setup()
+        if hasattr(self, "parser"):  # a parser the caller gave stays
+            clone.parser = self.parser  # type: ignore[attr-defined]
+        return clone
+
     def question(self, inputs: Mapping[str, object]) -> str:
         """The first user message of a chat prompt: the input (in ``human_message``, if set;
         a :class:`~agentcli.schema.ContentText` input keeps its attachments)."""

@@ -55,7 +55,7 @@ def take_parts(agent: type[Agent], options: dict[str, Any]) -> dict[str, Any]:
         if "{input}" not in human:
             raise ConfigError("human_message must contain {input} (where the question goes)")
         _, pad, after = human.partition("{agent_scratchpad}")
-        if pad and after.strip():
+        if pad and after.strip() and not getattr(agent, "pad_in_human_message", False):
             raise ConfigError(
                 f"human_message: agent type {agent_type!r} sends its work as turns right after "
                 "this message, so {agent_scratchpad} must end it (move the text after it "

@@ -29,6 +29,12 @@ class PromptTemplate:
         """The text with each variable filled; a missing one is a KeyError naming it."""
         return fill(self.template, self.input_variables, values)
 
+    def partial(self, **values: object) -> PromptTemplate:
+        """This template with some variables filled now (LangChain's ``partial``)."""
+        text = render(self.template, **{k: str(v) for k, v in values.items()})
+        return PromptTemplate(text, [v for v in self.input_variables if v not in values]
+                              or sorted(variables(text)))
+
 
 def fill(template: str, names: Iterable[str], values: Mapping[str, object]) -> str:
     """``template`` with each value filled; a KeyError names any of ``names`` not given."""

@@ -49,6 +49,13 @@ class ToolCallAction(AgentAction):
     turn: str = ""
     content: str = ""  # the assistant text sent alongside the calls
 
+    @property
+    def message_log(self) -> tuple[Message, ...]:
+        """The assistant message that made this call (LangChain's ``AgentActionMessageLog``)."""
+        call = ToolCall(self.tool_call_id or "", wire_name(self.tool),
+                        _arguments_text(self.tool_input))
+        return (assistant(self.content, tool_calls=(call,)),)
+
 
 class ToolCallingAgent(Agent):
     """Native tool calling: schemas out, tool calls in, tool messages back."""
@@ -65,8 +72,13 @@ class ToolCallingAgent(Agent):
 
     def __init__(self, tools: Sequence[Tool], *, system_prompt: str | None = None,
                  tool_media: bool = False, **kw: Any) -> None:
-        super().__init__(tools, **kw)
         self.tool_media = tool_media  # forward tools' images/audio to the model
+        self.given_prompt = system_prompt  # the caller's system prompt (None: the built-in)
+        super().__init__(tools, **kw)
+
+    def setup(self) -> None:
+        """The tools' schemas (and the answer's tool, for a structured answer) and the system
+        prompt."""
         self.schemas = [t.to_openai() for t in self.tools]
         self._by_name = tool_lookup(self.tools)  # readable and wire (API-safe) names
         if self.response_schema is not None:
@@ -74,7 +86,8 @@ class ToolCallingAgent(Agent):
                 "name": RESPOND_TOOL, "description": load("respond_tool").strip(),
                 "parameters": self.response_schema,
             }})
-        base = self.text("tool_calling_system").strip() if system_prompt is None else system_prompt
+        base = (self.text("tool_calling_system").strip() if self.given_prompt is None
+                else self.given_prompt)
         self.system_prompt = self.with_instructions(base)
 
     # -- prompt -------------------------------------------------------------------------
@@ -131,7 +144,15 @@ class ToolCallingAgent(Agent):
 
     def finish(self, result: ChatResult) -> AgentFinish:
         """The forced answer: the reply's text only. A server that ignored the missing tools
-        may still send calls; those are no answer (empty text), and the run ends without one."""
+        may still send calls; those are no answer (empty text), and the run ends without one,
+        except a structured answer given through its tool (the run's schema check follows)."""
+        if self.response_schema is not None and result.tool_calls:
+            try:
+                decision = self.decide(result)
+            except OutputParserError:
+                decision = []
+            if isinstance(decision, AgentFinish):
+                return decision
         return AgentFinish({"output": result.text.strip()}, result.text)
 
     def explain(self, error: ProviderError) -> ProviderError:

@@ -38,18 +38,15 @@ class BaseCallbackHandler:
         """Any event of the run, typed (see :mod:`agentcli.events`); by default, the
         LangChain-style hook that carries it, with the call's own ids as ``run_id`` and
         ``parent_run_id`` (UUIDs, as LangChain's callback managers pass them)."""
-        form = legacy_form(event)
-        if form is None:
-            return
-        hook, args, extra = form
-        method = getattr(self, hook)
-        if getattr(method, "__func__", None) is getattr(BaseCallbackHandler, hook):
-            return  # not overridden: nothing listens to it
         ids = {"run_id": as_uuid(kw.get("call_run_id")),
                "parent_run_id": as_uuid(kw.get("call_parent_run_id"))}
-        if _wants_serialized(getattr(method, "__func__", method)):
-            args = _langchain_args(hook, args, extra)
-        method(*args, **extra, **ids)
+        for hook, args, extra in legacy_forms(event):
+            method = getattr(self, hook)
+            if getattr(method, "__func__", None) is getattr(BaseCallbackHandler, hook):
+                continue  # not overridden: nothing listens to it
+            if _wants_serialized(getattr(method, "__func__", method)):
+                args = _langchain_args(hook, args, extra)
+            method(*args, **extra, **ids)
 
     def on_chain_start(self, inputs: dict[str, Any], **kw: object) -> None:
         """A run started."""
@@ -119,8 +116,26 @@ def _langchain_args(hook: str, args: tuple[object, ...], kw: Mapping[str, object
     return {"name": str(kw.get("name") or "AgentExecutor")}, *args
 
 
-def legacy_form(event: RunEvent) -> tuple[str, tuple[object, ...], dict[str, object]] | None:
-    """The ``on_*`` hook, arguments and keywords that carry ``event`` (None if none does)."""
+Form = tuple[str, tuple[object, ...], dict[str, object]]
+
+
+def legacy_forms(event: RunEvent) -> list[Form]:
+    """The ``on_*`` hooks that carry ``event``, in order: one for most events; for a reply
+    that could not be parsed, LangChain's ``_Exception`` action and the tool call that answers
+    it (``on_agent_action``, ``on_tool_start``, ``on_tool_end``)."""
+    if isinstance(event, ev.ParseError):
+        action, told = event.step.action, str(event.step.observation)
+        return [("on_agent_action", (action,), {}),
+                ("on_tool_start", (action.tool, told), {"call_id": None}),
+                ("on_tool_end", (told,), {"tool": action.tool, "invalid": False,
+                                          "denied": False})]
+    form = legacy_form(event)
+    return [] if form is None else [form]
+
+
+def legacy_form(event: RunEvent) -> Form | None:
+    """The (first) ``on_*`` hook, arguments and keywords that carry ``event`` (None if none
+    does)."""
     if isinstance(event, ev.Start):
         return "on_chain_start", (event.inputs,), {
             "tags": list(event.tags), "metadata": dict(event.metadata), "name": event.name}
@@ -146,9 +161,7 @@ def legacy_form(event: RunEvent) -> tuple[str, tuple[object, ...], dict[str, obj
             "denied": event.status == "denied",
         }
     if isinstance(event, ev.ParseError):
-        return "on_text", (
-            f"Could not parse the model's reply; told it: {event.step.observation}",
-        ), {"kind": "parse_error"}
+        return legacy_forms(event)[0]
     if isinstance(event, ev.Notice):
         return "on_text", (event.text,), {**event.data, "kind": event.topic}
     if isinstance(event, ev.Limit):

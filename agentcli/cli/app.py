@@ -194,11 +194,14 @@ def run(
         from agentcli.schema import ContentText
 
         text = ContentText(text, attachment_parts(attach))
-    code = execute(text, settings, env, yes=yes,
-                   json_out=json_out,
-                   record=record, stats=stats, trace=trace, extra=extra, thread=thread,
-                   continue_last=continue_last, log=log,
-                   extract="last" if extract_last else ("first" if extract else None))
+    from agentcli.cli.exits import sigterm_as_ctrl_c
+
+    with sigterm_as_ctrl_c():  # kill, timeout, systemd: the run ends as interrupted
+        code = execute(text, settings, env, yes=yes,
+                       json_out=json_out,
+                       record=record, stats=stats, trace=trace, extra=extra, thread=thread,
+                       continue_last=continue_last, log=log,
+                       extract="last" if extract_last else ("first" if extract else None))
     raise typer.Exit(code)
 
 
@@ -232,6 +235,8 @@ def batch(
     retry_errors: bool = typer.Option(
         True, "--retry-errors/--no-retry-errors",
         help="On resume, run again the items whose last line in OUT is a provider error."),
+    schema: Path | None = typer.Option(
+        None, "--schema", help="JSON Schema every answer must match (as agent run --schema)."),
     base_url: str | None = opts.BASE_URL_OPT,
     option: list[str] | None = opts.option_opt("--option"),
     system: str | None = opts.system_opt("--system", "-s"),
@@ -242,6 +247,7 @@ def batch(
     Exits 0 when every item is answered, else 4 (any provider error), 3 (any limit),
     2 (bad input lines) or 1."""
     from agentcli.cli.batch_cmd import run_batch_command
+    from agentcli.cli.state_opts import RunInputs
     from agentcli.config import load_settings
 
     env = _env()
@@ -251,9 +257,10 @@ def batch(
              "tools_module": tools_module, "otel": otel,
              **opts.model_flags(base_url, option, system, prompt)}
     settings = load_settings(config, flags=flags, env=env)
+    answer_schema = RunInputs.from_flags([], None, schema).schema  # read and checked now
     raise typer.Exit(run_batch_command(
         settings, env, input_path, out, concurrency=concurrency, expect=expect,
-        stats=stats, trace=trace, yes=yes, retry_errors=retry_errors,
+        stats=stats, trace=trace, yes=yes, retry_errors=retry_errors, schema=answer_schema,
     ))
 
 

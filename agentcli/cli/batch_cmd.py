@@ -33,6 +33,7 @@ def run_batch_command(
     trace: Path | None,
     yes: bool,
     retry_errors: bool = True,
+    schema: Mapping[str, object] | None = None,
 ) -> int:
     """Run the batch and print its summary; returns the exit code (non-zero when any item
     in OUT is not answered: 4 provider error, 3 limit, 2 bad input line, 1 other)."""
@@ -70,7 +71,7 @@ def run_batch_command(
             progress.update(task, completed=0)
             summary = asyncio.run(run_batch(
                 executor, items, out, concurrency=concurrency, callbacks=observers.handlers,
-                on_line=advance, retry_errors=retry_errors,
+                on_line=advance, retry_errors=retry_errors, response_format=schema,
             ))
             progress.update(task, completed=len(items))
     finally:

@@ -3,7 +3,9 @@
 The ``agent`` group runs every command inside :func:`errors_to_exit`
 (``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
 ``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
-code, Ctrl-C 130, a bug one "internal error" line (``--debug`` adds the traceback).
+code, Ctrl-C (and a SIGTERM during ``agent run``: :func:`sigterm_as_ctrl_c`) 130, a file the
+OS refuses (another account's directory) exit 2 naming it, a bug one "internal error" line
+(``--debug`` adds the traceback).
 The debug flag comes with each invocation (the group's parsed ``--debug``), so two runs in
 one process (a test's ``CliRunner``) never share it.
 """
@@ -11,9 +13,11 @@ one process (a test's ``CliRunner``) never share it.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import NoReturn
 
 import typer
@@ -41,6 +45,29 @@ def fail(message: str, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """Within the block, a SIGTERM (``kill``, ``timeout``, systemd) is Ctrl-C: ``agent run``
+    stops as ``interrupted`` (its log row says so), its MCP servers are stopped (at exit), exit
+    130. Not for the chat REPL, where Ctrl-C only cancels a turn; nothing changes when the
+    parent set SIGTERM to be ignored, or off the main thread."""
+    import threading
+
+    before = signal.getsignal(signal.SIGTERM) or signal.SIG_DFL  # None: not set from Python
+    if threading.current_thread() is not threading.main_thread() or before is signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def _print_traceback() -> None:
     """The current traceback for --debug, redacted like every other printed text."""
     import traceback
@@ -49,6 +76,25 @@ def _print_traceback() -> None:
 
     sys.stderr.write(safe_text(redact(traceback.format_exc())))
     sys.stderr.flush()
+
+
+def _denied(err: PermissionError) -> str:
+    """The line for a file or directory the OS refused: under one of agentcli's directories
+    (another account's ``$XDG_DATA_HOME``, say), which variable points elsewhere."""
+    from pathlib import Path
+
+    from agentcli.paths import cache_dir, config_dir, data_dir
+
+    path = Path(os.path.abspath(err.filename)) if err.filename else None
+    for variable, base in (("XDG_DATA_HOME", data_dir().parent),
+                           ("XDG_CONFIG_HOME", config_dir().parent),
+                           ("XDG_CACHE_HOME", cache_dir().parent)):
+        if path is not None and path.is_relative_to(base.absolute()):
+            return (f"permission denied: {path}; agentcli keeps its files under {base} "
+                    f"(${variable}), which this account may not use: make it yours, or set "
+                    f"{variable} to a directory you own")
+    return (f"permission denied: {path or err.strerror or err}; check the owner and mode of "
+            "the file and the directories above it")
 
 
 @contextmanager
@@ -70,8 +116,16 @@ def errors_to_exit(*, debug: bool = False) -> Iterator[None]:
             exit_codes.USAGE if isinstance(err, ConfigError) else err.exit_code
         )
         fail(str(err), code)
-    except KeyboardInterrupt:
-        fail("interrupted", exit_codes.INTERRUPTED)
+    except KeyboardInterrupt:  # the line a run stopped in a model wait prints, and its code
+        from agentcli.cli.consoles import console
+
+        console(stderr=True).print(exit_codes.INTERRUPTED_LINE, style="yellow", markup=False,
+                                   highlight=False, soft_wrap=True)
+        raise typer.Exit(exit_codes.INTERRUPTED) from None
+    except PermissionError as err:  # the machine's doing, not a bug: say where and what to do
+        if debug:
+            _print_traceback()
+        fail(_denied(err), exit_codes.USAGE)
     except Exception as err:
         if debug:
             _print_traceback()

@@ -181,12 +181,12 @@ def ask_project_trust(settings: Settings) -> None:
     ``agent trust``."""
     import sys
 
-    from agentcli.mcp.config import server_configs
     from agentcli.paths import MCP_PROJECT_FILE
 
     path = Path.cwd() / MCP_PROJECT_FILE
     if not path.is_file() or not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
+    from agentcli.mcp.config import server_configs
 
     wanted = {t.partition(".")[0] for t in settings.tools}
     if any(c.project_file is not None and n in wanted

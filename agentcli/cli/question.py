@@ -14,12 +14,18 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import threading
 from typing import IO
 
 from agentcli.errors import ConfigError
 
 MAX_STDIN_BYTES = 1024 * 1024  # piped input beyond this is refused, never read on
 _CHUNK = 64 * 1024
+# A pipe still open after this many seconds gets one line on a terminal's stderr saying what
+# agentcli waits for (as `sort` or `jq` would be silent, but they are not about to call a model)
+HINT_AFTER = 2.0
+WAITING_HINT = ("Reading stdin until it ends (piped input comes before the question); "
+                "Ctrl-C cancels, --no-stdin skips it.")
 
 
 def read_text(stream: IO[str], limit: int = MAX_STDIN_BYTES) -> str:
@@ -33,22 +39,48 @@ def read_text(stream: IO[str], limit: int = MAX_STDIN_BYTES) -> str:
         return text
     chunks: list[bytes] = []
     size = 0
-    while True:
-        chunk = buffer.read1(_CHUNK) if hasattr(buffer, "read1") else buffer.read(_CHUNK)
-        if not chunk:
-            break
-        if b"\0" in chunk:
-            raise ConfigError("stdin holds binary data (NUL bytes), not a question; pipe text")
-        size += len(chunk)
-        if size > limit:
-            raise _too_long(limit)
-        chunks.append(chunk)
+    hint = _waiting_hint()
+    try:
+        while True:
+            chunk = buffer.read1(_CHUNK) if hasattr(buffer, "read1") else buffer.read(_CHUNK)
+            if not chunk:
+                break
+            if b"\0" in chunk:
+                raise ConfigError("stdin holds binary data (NUL bytes), not a question; "
+                                  "pipe text")
+            size += len(chunk)
+            if size > limit:
+                raise _too_long(limit)
+            chunks.append(chunk)
+    finally:
+        if hint is not None:
+            hint.cancel()
     data = b"".join(chunks)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ConfigError(f"stdin is not UTF-8 text (byte {err.start + 1}); convert it, e.g. "
                           "with iconv -t utf-8") from None
+
+
+def _waiting_hint() -> threading.Timer | None:
+    """A timer that says :data:`WAITING_HINT` once if stdin is still open after
+    :data:`HINT_AFTER` seconds; only for a person watching (stderr a terminal), never into a
+    log or a pipe."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+
+    def say() -> None:
+        sys.stderr.write(WAITING_HINT + "\n")
+        sys.stderr.flush()
+
+    timer = threading.Timer(HINT_AFTER, say)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def _too_long(limit: int) -> ConfigError:

@@ -45,7 +45,13 @@ from agentcli.paths import data_dir
 from agentcli.redact import redact
 from agentcli.runtime import build_executor, build_model
 from agentcli.schema import RunResult
-from agentcli.session import Conversation, open_conversation, reads_memory
+from agentcli.session import (
+    Conversation,
+    check_cli_name,
+    open_conversation,
+    reads_memory,
+    record_run,
+)
 from agentcli.store import Store, open_store
 from agentcli.textsafe import safe_line, safe_text
 from agentcli.tools.resolve import build_catalog, check_names
@@ -226,6 +232,7 @@ class ChatRepl:
         """Switch to session ``name`` (created if new) and load its memory; a resumed session
         comes back with the agent type and tools it last used (flags given now win). Its saved
         setup changes only through ``/agent`` and ``/tools``: a resume never saves less."""
+        check_cli_name(name)  # before leaving the session in use
         self._leave_session()
         self.held_back = []
         info = self.store.session(name)
@@ -356,8 +363,8 @@ class ChatRepl:
             self.tokens += result.usage.total_tokens
             self.last = (question, before)
         try:  # another chat on this session may have written first: its turns are merged in
-            conversation.commit(
-                question, result, model=self.llm.name if self.llm else None,
+            record_run(
+                question, result, conversation, model=self.llm.name if self.llm else None,
                 agent=self.agent_name, options=sent_options(self.settings),
                 meta={"timings": timings.summary()}, on_memory_error=lambda err: warn(
                     self.console, f"memory could not record this turn: {err}"),

@@ -16,12 +16,12 @@ from agentcli.cli.render import TraceRenderer, print_answer
 from agentcli.cli.spinner import ThinkingSpinner
 from agentcli.cli.state_opts import RunInputs
 from agentcli.config import Settings
+from agentcli.deadline import deadline_scope
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.models.options import effective_options
 from agentcli.models.replay import ReplayChatModel
-from agentcli.outcome import exit_code, real_answer, run_record, stop_line
-from agentcli.pricing import cost_of, load_prices
+from agentcli.outcome import exit_code, real_answer, stop_line
 from agentcli.redact import redact_data
 from agentcli.run_logging import logging_enabled
 from agentcli.runtime import build_executor, build_model
@@ -130,19 +130,23 @@ def execute(
 
         extra = extra or RunInputs()
         warned: list[str] = []
-        with observers.setting_up():  # MCP servers start in the run's trace
-            executor = build_executor(settings, llm, approver=build_approver(settings, yes),
-                                      callbacks=[spinner, *([printer] if printer else []),
-                                                 *observers.handlers, timings],
-                                      tool_extras={"human_input": human_input()},
-                                      response_schema=extra.schema, warnings=warned)
-        report_tool_warnings(err, warned)
-        base = conversation.inputs(question) if conversation else {"input": question}
-        inputs = {**base, **extra.values(executor.schema)}
-        config = conversation.config() if conversation else None  # its memory's middleware
-        for event in executor.stream(inputs, config):  # the renderer subscribes to the events
-            if event.kind == "end":
-                result = event.result
+        # --max-time spans the tools' start-up too: an MCP server that never answers
+        # `initialize` cannot hold the run past its limit
+        with deadline_scope(settings.max_execution_time):
+            with observers.setting_up():  # MCP servers start in the run's trace
+                executor = build_executor(settings, llm, approver=build_approver(settings, yes),
+                                          callbacks=[spinner, *([printer] if printer else []),
+                                                     *observers.handlers, timings],
+                                          tool_extras={"human_input": human_input()},
+                                          warnings=warned)
+            report_tool_warnings(err, warned)
+            base = conversation.inputs(question) if conversation else {"input": question}
+            inputs = {**base, **extra.values(executor.schema)}
+            config = conversation.config() if conversation else None  # its memory's middleware
+            # the renderer subscribes to the events; --schema is the run's output schema
+            for event in executor.stream(inputs, config, response_format=extra.schema):
+                if event.kind == "end":
+                    result = event.result
     finally:
         spinner.stop()
         llm.close()
@@ -195,32 +199,22 @@ def _thread_notice(err: Console, settings: Settings, conversation: Conversation)
 def _save(settings: Settings, env: dict[str, str], question: str, result: RunResult,
           model: str, timings: TimingsHandler, conversation: Conversation | None,
           err: Console) -> None:
-    """Save the turn to its thread, or add the run to the SQLite log, with what the log keeps
-    beyond its columns (options, cost, per-call timings); a failure is a one-line warning,
-    never a failed run: the answer still prints."""
-    try:
-        cost = cost_of(model, result.usage, load_prices(settings.prices))
-    except Exception:  # an unpriced or odd model name: cost unknown, the run still logs
-        cost = None
-    meta = {"options": sent_options(settings), "cost": cost, "timings": timings.summary(),
-            "model_calls": result.model_calls}
-    if conversation is not None:
-        try:
-            conversation.commit(question, result, model=model, agent=settings.agent, meta=meta)
-        except Exception as exc:
-            _say(err, f"warning: could not save this turn to thread {conversation.name!r}: "
-                 f"{exc}", "yellow")
-        finally:
-            conversation.store.close()
-        return
-    try:
-        from agentcli.store import open_store
+    """Save the turn to its thread, or add the run to the SQLite log, through the one
+    ``record_run`` (cost included) with the options sent and per-call timings; a failure is a
+    one-line warning, never a failed run: the answer still prints."""
+    from agentcli.session import record_run
+    from agentcli.store import open_store
 
-        store = open_store(settings.db_path, env)
+    failed = ("could not log this run" if conversation is None
+              else f"could not save this turn to thread {conversation.name!r}")
+    try:
+        store = conversation.store if conversation is not None else open_store(
+            settings.db_path, env)
         try:
-            store.log_run(run_record(question, result, model=model,
-                                     agent=settings.agent or DEFAULT_AGENT, meta=meta))
+            record_run(question, result, conversation or store, model=model,
+                       agent=settings.agent or DEFAULT_AGENT, options=sent_options(settings),
+                       meta={"timings": timings.summary()})
         finally:
             store.close()
     except Exception as exc:
-        _say(err, f"warning: could not log this run: {exc}", "yellow")
+        _say(err, f"warning: {failed}: {exc}", "yellow")

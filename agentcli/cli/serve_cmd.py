@@ -14,6 +14,8 @@ from agentcli.cli.environ import environment
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
     from agentcli.serve.agents import ServedAgent
 
 INSTALL_HINT = "agent serve needs the serve extra: pip install 'agentcli[serve]'"
@@ -75,18 +77,14 @@ def start(host: str, port: int, token: str | None, config: Path | None,
 
     try:
         from agentcli.serve.app import Service, create_app
-        from agentcli.serve.server import bind, run, url_of
+        from agentcli.serve.server import bind, bound_loopback, run, url_of
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None
-    from agentcli.serve.guard import is_loopback
 
     token = (token or "").strip() or None
     if no_token and token is not None:
         raise ConfigError(f"--no-token and a token (--token or ${TOKEN_ENV}) contradict "
                           "each other: pass one")
-    if no_token and not is_loopback(host):
-        raise ConfigError(f"--host {host} is not a loopback address: --no-token is for "
-                          "loopback only; drop it to require a token")
     generated = token is None and not no_token
     if generated:  # as Jupyter does: other accounts on this machine cannot reach the agent
         import secrets
@@ -96,13 +94,21 @@ def start(host: str, port: int, token: str | None, config: Path | None,
         from agentcli.redact import remember
 
         remember([token])
+    from rich.text import Text
+
     from agentcli.otel_export import OtelExport, otel_wanted
     from agentcli.run_logging import logging_enabled
     from agentcli.serve.agents import build_agents, close_agents
     from agentcli.store import open_store
+    from agentcli.textsafe import safe_line
 
     err = console(stderr=True)
     sock = bind(host, port)  # a taken port fails before any agent is built
+    if no_token and not bound_loopback(sock):  # the address bound, not the name asked for
+        address = sock.getsockname()[0]
+        sock.close()
+        raise ConfigError(f"--host {host} is bound to {address}, not a loopback address: "
+                          "--no-token is for loopback only; drop it to require a token")
     agents: dict[str, ServedAgent] = {}
     store = None
     otel: OtelExport | None = None
@@ -117,11 +123,16 @@ def start(host: str, port: int, token: str | None, config: Path | None,
                 served.executor.callbacks.append(otel.new_handler(agent_name=served.name))
         store = open_store(first.settings.db_path, env)
         service = Service(agents, store, env,
-                          log_runs=log if log is not None else logging_enabled(env))
+                          log_runs=log if log is not None else logging_enabled(env),
+                          say=lambda line: err.print(Text(safe_line(line), style="yellow"),
+                                                     soft_wrap=True))
+        app: ASGIApp = create_app(service, token=token)
+        if otel is not None:  # a server span per request, in the trace its traceparent names
+            from agentcli.serve.spans import ServerSpans
+
+            app = ServerSpans(app, otel.provider)
 
         def ready() -> None:
-            from rich.text import Text
-
             guard = ("bearer token required" if token else
                      "no token: any local account can use it")
             err.print(Text(f"Serving {', '.join(agents)} on {url_of(sock)} ({guard}); "
@@ -131,7 +142,7 @@ def start(host: str, port: int, token: str | None, config: Path | None,
                 err.file.flush()
 
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server stops
-            run(create_app(service, token=token), sock, on_ready=ready)
+            run(app, sock, on_ready=ready)
     finally:
         sock.close()
         close_agents(agents)

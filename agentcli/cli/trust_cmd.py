@@ -48,6 +48,10 @@ _said: set[str] = set()  # warnings already printed by this process
 def load_project_env() -> None:
     """Put what the project's ``.env`` may set into ``os.environ`` (yours wins), asking on a
     terminal when part of it needs trust; one warning line on stderr per thing ignored."""
+    from agentcli.project_files import find_env_file
+
+    if not find_env_file():
+        return  # no project .env: its rules are not even imported
     from agentcli.project_trust import project_env
     from agentcli.redact import remember_env
 
@@ -77,9 +81,10 @@ def describe_servers(servers: dict[str, object]) -> list[str]:
                 parts.append(f"{key}: {', '.join(map(str, conf[key]))}")
         if conf.get("cwd"):
             parts.append(f"cwd: {conf['cwd']}")
-        ignored = sorted(k for k in ("dangerous", "tools", "trusted") if k in conf)
+        ignored = sorted(k for k in ("dangerous", "roots", "tools", "trusted") if k in conf)
         if ignored:
-            parts.append(f"ignored: {', '.join(ignored)} (only your config marks tools safe)")
+            parts.append(f"ignored: {', '.join(ignored)} (only your config marks tools safe "
+                         "or declares roots)")
         lines.append(clean(f"  {name}: " + "; ".join(parts), 2_000))
     return lines
 
@@ -126,6 +131,8 @@ def set_project_trust(directory: Path, trusted: bool | None, only_mcp: bool = Fa
         set_trust(found, trusted)
         names = ", ".join(sorted(env.needs_trust)) or "nothing that needs trust"
         done.append(f"{found} is {verb}" + (f" (sets: {names})" if trusted else ""))
+        if trusted:  # said once here, not again at every command
+            done += [f"  still ignored: {what}: {why}" for what, why in env.refused]
     if not done:
         what = MCP_PROJECT_FILE if only_mcp else f"{MCP_PROJECT_FILE} or .env"
         raise ConfigError(f"no {what} in {os.path.abspath(directory)}")

@@ -14,23 +14,26 @@ from typing import Union
 from agentcli.agents import AgentType
 from agentcli.agents.template import PromptTemplate
 from agentcli.callbacks.base import BaseCallbackHandler
-from agentcli.callbacks.manager import CallbackManager
 from agentcli.callbacks.stdout import StdOutCallbackHandler
 from agentcli.compat.agents import (
-    BaseMultiActionAgent,
-    BaseSingleActionAgent,
     ChatAgent,
     ConversationalAgent,
     ConversationalChatAgent,
-    LLMSingleActionAgent,
     StructuredChatAgent,
     ZeroShotAgent,
 )
-from agentcli.compat.executor import (
-    AgentExecutor,
+from agentcli.compat.callbacks import (
+    CallbackManager,
     CallbackManagerForChainRun,
     CallbackManagerForLLMRun,
     CallbackManagerForToolRun,
+)
+from agentcli.compat.executor import AgentExecutor, create_react_agent, initialize_agent
+from agentcli.compat.memory import (
+    ChatMessageHistory,
+    ConversationBufferMemory,
+    ConversationBufferWindowMemory,
+    ConversationSummaryMemory,
 )
 from agentcli.compat.messages import (
     AIMessage,
@@ -43,10 +46,24 @@ from agentcli.compat.messages import (
     ToolCall,
     ToolMessage,
 )
-from agentcli.compat.prompts import AgentActionMessageLog, ChatPromptTemplate, hub
+from agentcli.compat.plan import (
+    AgentOutputParser,
+    BaseMultiActionAgent,
+    BaseSingleActionAgent,
+    LLMChain,
+    LLMSingleActionAgent,
+    StringPromptTemplate,
+)
+from agentcli.compat.prompts import (
+    AgentActionMessageLog,
+    AgentScratchPadChatPromptTemplate,
+    ChatPromptTemplate,
+    hub,
+)
 from agentcli.compat.providers import ChatOpenAI, ChatTongyi, OpenAI
 from agentcli.compat.tools import BaseTool, load_tools
-from agentcli.create import create_agent, create_react_agent, initialize_agent
+from agentcli.create import create_agent
+from agentcli.errors import OutputParserError as OutputParserException
 from agentcli.runnable import Runnable, RunnableLambda, RunnableSequence
 from agentcli.schema import AgentAction, AgentFinish, AgentStep, Message
 from agentcli.schema import ChatResult as LLMResult
@@ -65,6 +82,8 @@ __all__ = [
     "AgentActionMessageLog",
     "AgentExecutor",
     "AgentFinish",
+    "AgentOutputParser",
+    "AgentScratchPadChatPromptTemplate",
     "AgentState",
     "AgentStep",
     "AgentType",
@@ -80,22 +99,28 @@ __all__ = [
     "CallbackManagerForToolRun",
     "ChatAgent",
     "ChatGeneration",
+    "ChatMessageHistory",
     "ChatOpenAI",
     "ChatPromptTemplate",
     "ChatResult",
     "ChatTongyi",
     "Command",
+    "ConversationBufferMemory",
+    "ConversationBufferWindowMemory",
+    "ConversationSummaryMemory",
     "ConversationalAgent",
     "ConversationalChatAgent",
     "HumanMessage",
     "InjectedState",
     "InjectedToolCallId",
+    "LLMChain",
     "LLMResult",
     "LLMSingleActionAgent",
     "LanguageModelInput",
     "OmitFromInput",
     "OmitFromOutput",
     "OpenAI",
+    "OutputParserException",
     "PrivateStateAttr",
     "PromptTemplate",
     "Runnable",
@@ -103,6 +128,7 @@ __all__ = [
     "RunnableLambda",
     "RunnableSequence",
     "StdOutCallbackHandler",
+    "StringPromptTemplate",
     "StructuredChatAgent",
     "SystemMessage",
     "Tool",

@@ -5,9 +5,7 @@ The prompt-built classes (``ZeroShotAgent``, ``ChatAgent``, ``StructuredChatAgen
 kind: ``from_llm_and_tools(llm, tools)`` and ``create_prompt(tools)``.
 
 The bases a custom agent subclasses (``BaseSingleActionAgent``, ``BaseMultiActionAgent``,
-``LLMSingleActionAgent``) have no agentcli equivalent: an agentcli agent is a prompt and a
-parser around one model call per step, and the executor owns the loop. Constructing one says
-how to port its ``plan()``.
+``LLMSingleActionAgent``) are in :mod:`agentcli.compat.plan`.
 """
 
 from __future__ import annotations
@@ -18,38 +16,17 @@ from typing import ClassVar
 from agentcli.agents import AgentType, agent_class, build_agent
 from agentcli.agents.base import Agent
 from agentcli.agents.template import PromptTemplate
+from agentcli.compat.prompts import LangChainChatAgent
 from agentcli.models.base import BaseChatModel
 from agentcli.tools.base import Tool
 
-PORT_PATH = (
-    "{name}: a plan()-style agent has no agentcli equivalent (an agent here is a prompt and a "
-    "parser; the executor calls the model). Port plan() as an output parser "
-    "(initialize_agent(..., agent_kwargs={{'output_parser': P}}), P.parse(text) returning "
-    "AgentAction or AgentFinish), or as middleware (before_model/after_model, "
-    "agentcli.middleware) around a built-in agent type")
-
-
-class _PlanAgent:
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError(PORT_PATH.format(name=type(self).__name__))
-
-
-class BaseSingleActionAgent(_PlanAgent):
-    """LangChain's base for a custom one-action agent: refused with the port path."""
-
-
-class BaseMultiActionAgent(_PlanAgent):
-    """LangChain's base for a custom many-action agent: refused with the port path."""
-
-
-class LLMSingleActionAgent(_PlanAgent):
-    """LangChain's prompt + parser agent: refused with the port path."""
+AgentSpec = str | AgentType | type[Agent] | None  # what initialize_agent's ``agent`` takes
 
 
 class _Typed:
     """A prompt-built LangChain agent class: it builds the agentcli type ``agent_type``."""
 
-    agent_type: ClassVar[str]
+    agent_type: ClassVar[str | type[Agent]]
 
     @classmethod
     def from_llm_and_tools(cls, llm: BaseChatModel | None, tools: Sequence[Tool],
@@ -64,14 +41,24 @@ class _Typed:
         return agent_class(cls.agent_type).create_prompt(tools, **options)
 
 
-def _typed(name: str, agent_type: AgentType) -> type[_Typed]:
-    """LangChain's class ``name``, building ``agent_type``."""
+def _typed(name: str, agent_type: AgentType, built: type[Agent] | None = None) -> type[_Typed]:
+    """LangChain's class ``name``, building ``agent_type`` (as the class ``built``)."""
     doc = f"``{agent_type.value}``."
-    return type(name, (_Typed,), {"agent_type": agent_type.value, "__doc__": doc})
+    return type(name, (_Typed,), {"agent_type": built or agent_type.value, "__doc__": doc,
+                                  "observation_prefix": "Observation: ", "llm_prefix": "Thought:"})
+
+
+def langchain_shaped(agent: AgentSpec) -> AgentSpec:
+    """The agent type to build for LangChain code: the chat agent in LangChain's prompt shape,
+    any other as given."""
+    if agent is not None and not isinstance(agent, type) and agent_class(
+            agent) is agent_class(AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION):
+        return LangChainChatAgent
+    return agent
 
 
 ZeroShotAgent = _typed("ZeroShotAgent", AgentType.ZERO_SHOT_REACT_DESCRIPTION)
-ChatAgent = _typed("ChatAgent", AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION)
+ChatAgent = _typed("ChatAgent", AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION, LangChainChatAgent)
 StructuredChatAgent = _typed("StructuredChatAgent",
                              AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION)
 ConversationalAgent = _typed("ConversationalAgent", AgentType.CONVERSATIONAL_REACT_DESCRIPTION)

@@ -2,11 +2,13 @@
 
 Each takes the constructor arguments LangChain's does and maps them onto one agentcli model
 (``provider/model``, keys and URLs from the environment as the CLI reads them); the arguments
-and what each becomes are listed once, in ``docs/langchain.md`` ("Models").
+and what each becomes are listed once, in ``docs/langchain.md`` ("Models"). ``streaming=True``
+sends the agent's tokens to handlers (``on_llm_new_token``) in compat's ``AgentExecutor``.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from agentcli.models import get_model
@@ -19,11 +21,19 @@ _ACCEPTED = (*_BODY, *_KEYS, *_URLS, "model_kwargs", "max_retries", "timeout",
              "request_timeout", "default_headers", "streaming")
 
 
+# LangChain's ChatTongyi defaults: nucleus sampling at 0.8, ten retries
+_TONGYI_DEFAULTS = {"top_p": 0.8, "max_retries": 10}
+# models built with streaming=True: compat's AgentExecutor streams their tokens to handlers
+STREAMING: weakref.WeakSet[BaseChatModel] = weakref.WeakSet()
+
+
 def ChatTongyi(*, temperature: float | None = None, model: str = "qwen-turbo",
                **options: Any) -> BaseChatModel:
     """Qwen through DashScope's OpenAI-compatible mode (``DASHSCOPE_API_KEY``,
-    ``DASHSCOPE_BASE_URL``), like LangChain's ``ChatTongyi``."""
-    return _chat_model("dashscope", model, temperature, options)
+    ``DASHSCOPE_BASE_URL``), like LangChain's ``ChatTongyi`` (its defaults: ``top_p`` 0.8,
+    ``max_retries`` 10, no ``max_tokens``)."""
+    given = {k: v for k, v in options.items() if v is not None}
+    return _chat_model("dashscope", model, temperature, {**_TONGYI_DEFAULTS, **given})
 
 
 def ChatOpenAI(*, temperature: float | None = None, model: str = "gpt-4o-mini",
@@ -60,4 +70,9 @@ def _chat_model(provider: str, model: str, temperature: float | None,
         kwargs["timeout"] = float(timeout)
     if options.get("default_headers"):
         kwargs["extra_headers"] = dict(options["default_headers"])
-    return get_model(f"{provider}/{name}", temperature=temperature, **kwargs)
+    # a reply is as long as the server allows unless max_tokens is given (also on a local one)
+    built = get_model(f"{provider}/{name}", temperature=temperature, local_max_tokens=None,
+                      **kwargs)
+    if options.get("streaming"):
+        STREAMING.add(built)
+    return built

@@ -17,16 +17,22 @@ schema comes from the signature (or from ``args_schema``, a pydantic model or a 
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, handlers_of
+from agentcli.compat.callbacks import CallbackManagerForToolRun
 from agentcli.models.base import BaseChatModel
 from agentcli.tools import load_tools as load
 from agentcli.tools.base import Tool, schema_from_function
 
+# what LangChain's load_tools tells the model a tool is for, where the prompt a ported program
+# prints must read as LangChain's (the CLI's own prompts keep agentcli's wording)
+LANGCHAIN_DESCRIPTIONS = {"Calculator": "Useful for when you need to answer questions about math."}
 Handlers = CallbackManager | Iterable[BaseCallbackHandler] | None
 _MANAGED = ("run_manager", "callbacks", "self")
 _OWN = ("name", "description", "args_schema", "return_direct")
@@ -65,10 +71,25 @@ class BaseTool(Tool):
         raise NotImplementedError(f"{type(self).__name__} does not support async")
 
     def _call_run(self, *args: object, **kwargs: object) -> object:
-        return self._run(*args, **kwargs)
+        return self._run(*args, **self._managed(self._run), **kwargs)
 
     async def _call_arun(self, *args: object, **kwargs: object) -> object:
-        return await self._arun(*args, **kwargs)
+        return await self._arun(*args, **self._managed(self._arun), **kwargs)
+
+    def with_callbacks(self, callbacks: Handlers) -> BaseTool:
+        """A copy (the subclass's own fields too) whose ``_run`` also tells ``callbacks``."""
+        twin = copy.copy(self)
+        object.__setattr__(twin, "callbacks", (*self.callbacks, *handlers_of(callbacks)))
+        object.__setattr__(twin, "func", twin._call_run)
+        if self.coroutine is not None:
+            object.__setattr__(twin, "coroutine", twin._call_arun)
+        return twin
+
+    def _managed(self, method: Any) -> dict[str, object]:
+        """``run_manager=`` for a ``_run``/``_arun`` that takes one, as LangChain passes it."""
+        if "run_manager" not in inspect.signature(method).parameters:
+            return {}
+        return {"run_manager": CallbackManagerForToolRun(self.name, self.callbacks)}
 
 
 def _declared(cls: type) -> dict[str, object]:
@@ -104,6 +125,9 @@ def _schema(args_schema: object) -> dict[str, Any] | None:
 
 def load_tools(names: list[str], llm: BaseChatModel | None = None, callbacks: Handlers = None,
                *, callback_manager: Handlers = None, **options: Any) -> list[Tool]:
-    """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``."""
+    """agentcli's ``load_tools``, also taking LangChain's older ``callback_manager``; the
+    Calculator is described as LangChain describes it."""
     handlers = [*handlers_of(callback_manager), *handlers_of(callbacks)]
-    return load(names, llm=llm, callbacks=handlers or None, **options)
+    tools = load(names, llm=llm, callbacks=handlers or None, **options)
+    return [replace(t, description=LANGCHAIN_DESCRIPTIONS[t.name])
+            if t.name in LANGCHAIN_DESCRIPTIONS else t for t in tools]

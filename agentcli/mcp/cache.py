@@ -15,6 +15,7 @@ from agentcli.mcp.config import ServerConfig
 from agentcli.paths import data_dir
 
 _VERSION = 1
+LOG_KEEP = 4 << 20  # bytes of a server's log before it is moved aside at its next start
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,24 @@ class ToolInfo:
 def log_path(name: str) -> Path:
     """Where server ``name`` writes its stderr."""
     return data_dir() / "mcp" / "logs" / f"{name}.log"
+
+
+def log_offset(name: str) -> int:
+    """Where the next start's stderr begins in server ``name``'s log. A log past
+    :data:`LOG_KEEP` is first moved to ``NAME.log.1`` (replacing the one before), so the logs
+    of a server never grow past twice that plus one start's capped output."""
+    path = log_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 0
+    if size <= LOG_KEEP:
+        return size
+    import os
+
+    os.replace(path, path.with_name(f"{path.name}.1"))
+    return 0
 
 
 def _cache_file(conf: ServerConfig) -> Path:

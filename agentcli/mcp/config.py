@@ -28,7 +28,7 @@ _TRANSPORTS: dict[str, Transport] = {
 }
 _KEYS = {"command", "args", "env", "cwd", "url", "type", "transport", "headers", "timeout",
          "startup_timeout", "call_timeout", "dangerous", "tools", "resources", "trusted",
-         "reconnect_attempts", "reconnect_delay"}
+         "reconnect_attempts", "reconnect_delay", "roots"}
 RECONNECT_ATTEMPTS = 5  # tries to reach an http/sse server that went away (Claude Code's 5)
 RECONNECT_DELAY = 0.25  # seconds between the first two tries; doubles after each
 MAX_RECONNECT_ATTEMPTS = 20
@@ -57,6 +57,12 @@ class ServerConfig:
     project_file: str | None = None  # the .mcp.json it came from: starts only once trusted
     reconnect_attempts: int = RECONNECT_ATTEMPTS  # http/sse; a stdio server restarts once
     reconnect_delay: float = RECONNECT_DELAY  # seconds before the 2nd attempt, doubling
+    roots: tuple[str, ...] = ()  # directories declared as the client's roots: only these
+
+    def root_paths(self) -> tuple[Path, ...]:
+        """The configured roots as absolute directories (``~`` expanded, a relative one from
+        the current directory); none configured, none declared."""
+        return tuple(Path(r).expanduser().absolute() for r in self.roots)
 
     def digest(self) -> str:
         """A stable hash of everything that could change the server's tool list."""
@@ -167,6 +173,9 @@ def parse_server(name: object, conf: object) -> ServerConfig:
             raise ValueError("dangerous must be true or false")
         if not isinstance(conf.get("trusted", False), bool):
             raise ValueError("trusted must be true or false")
+        roots = conf.get("roots") or []
+        if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
+            raise ValueError("roots must be a list of directories (strings)")
         legacy = _seconds(conf.get("timeout"), "timeout", 0) or None
         return ServerConfig(
             name, transport, command if transport == "stdio" else None, tuple(args),
@@ -179,6 +188,7 @@ def parse_server(name: object, conf: object) -> ServerConfig:
             reconnect_attempts=_attempts(conf.get("reconnect_attempts")),
             reconnect_delay=_seconds(conf.get("reconnect_delay"), "reconnect_delay",
                                      RECONNECT_DELAY),
+            roots=tuple(roots),
         )
     except ValueError as err:
         raise ValueError(f"server {name!r}: {err}") from None
@@ -242,8 +252,9 @@ def server_configs(settings_or_mapping: object) -> dict[str, ServerConfig]:
             parsed = parse_server(name, conf)
         except ValueError as err:
             raise ConfigError(f"{where}: {err}") from None
-        if name in project:  # the project's file cannot vouch for itself nor mark tools safe
-            parsed = replace(parsed, trusted=False, dangerous=None, tool_danger=(),
+        if name in project:  # the project's file cannot vouch for itself, mark tools safe
+            # nor widen a server's reach with roots
+            parsed = replace(parsed, trusted=False, dangerous=None, tool_danger=(), roots=(),
                              project_file=str(Path.cwd() / MCP_PROJECT_FILE))
         out[str(name)] = parsed
     return out

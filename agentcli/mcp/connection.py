@@ -22,13 +22,14 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentcli import __version__
+from agentcli import __version__, deadline
 from agentcli._sync import on_portal, run_sync
 from agentcli.errors import ConfigError, ServerStartError, ToolInputError, ToolLoadError
 from agentcli.events import Notice, current_emitter
-from agentcli.mcp.cache import ToolInfo, log_path, save_tools
-from agentcli.mcp.config import INSTALL_HINT, ServerConfig
+from agentcli.mcp.cache import ToolInfo, log_offset, log_path, save_tools
+from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.results import ContentText, resource_text, result_text
+from agentcli.mcp.sdk import require_sdk
 from agentcli.mcp.text import clean, describe_error, root_cause, tail
 from agentcli.mcp.transports import open_transport, watch_request
 from agentcli.mcp.trust import is_trusted, refusal
@@ -42,15 +43,7 @@ MAX_PAGES = 100  # pages of one paginated list (tools, resources) before it is r
 MAX_ITEMS = 10_000  # items of one list, across its pages
 T = TypeVar("T")
 run_async = on_portal  # MCP's callers await sessions through this name
-__all__ = ["run_async", "run_sync"]
-
-def require_sdk() -> None:
-    """Fail with the install hint when the optional ``mcp`` package is missing."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise ToolLoadError(f"MCP servers need the optional package mcp: {INSTALL_HINT}") from None
-
+__all__ = ["require_sdk", "run_async", "run_sync"]
 
 def _dump(model: BaseModel) -> dict[str, Any]:
     return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
@@ -115,7 +108,8 @@ class ServerConnection:
 
     def __init__(self, conf: ServerConfig, roots: Iterable[Path] = ()) -> None:
         self.conf = conf
-        self.roots = tuple(roots)
+        self.roots = tuple(roots) or conf.root_paths()  # none: the roots capability is not
+        # declared, so a server keeps to what its own arguments gave it
         self.tools: list[ToolInfo] = []
         self.starts = 0
         self._session: Any = None
@@ -127,6 +121,7 @@ class ServerConnection:
         self._refresh: asyncio.Task[None] | None = None
         self._stale = False  # a tools/list_changed came since the list was last read
         self._gave_up = False  # the last reconnect used all its attempts: next time try once
+        self._broken: str | None = None  # why the transport ended the connection, if it did
         self.version = 0  # bumped when the server's tool list changes while it runs
 
     @property
@@ -150,18 +145,24 @@ class ServerConnection:
             assert self.conf.project_file is not None
             raise ServerStartError(refusal(self.conf.name, self.conf.project_file,
                                            self.conf.target()))
-        path = log_path(self.conf.name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._log_offset = path.stat().st_size if path.exists() else 0
+        self._log_offset = log_offset(self.conf.name)
+        self._broken = None
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._task = asyncio.create_task(self._main(ready))
+        # each step within startup_timeout, and all of it within the run's time limit
+        left = deadline.remaining()
+        limit = self.conf.startup_timeout if left is None else min(left, self.conf.startup_timeout)
         try:
-            await asyncio.wait_for(asyncio.shield(ready), self.conf.startup_timeout)
-            self.tools = await asyncio.wait_for(self._list_tools(), self.conf.startup_timeout)
+            await asyncio.wait_for(asyncio.shield(ready), limit)
+            self.tools = await asyncio.wait_for(self._list_tools(),
+                                                deadline.bound(self.conf.startup_timeout))
         except (TimeoutError, Exception) as err:
-            why = (f"no answer within {self.conf.startup_timeout:g}s (startup_timeout)"
-                   if isinstance(err, asyncio.TimeoutError) else describe_error(err))
+            why = self._broken or describe_error(err)
+            if isinstance(err, asyncio.TimeoutError):
+                why = (f"no answer within {self.conf.startup_timeout:g}s (startup_timeout)"
+                       if not deadline.expired() else
+                       "no answer before the run's time limit (max_execution_time)")
             await self.close()
             if isinstance(root_cause(err), ConfigError):  # e.g. an unset ${VAR}: not the server
                 raise root_cause(err) from None
@@ -173,8 +174,8 @@ class ServerConnection:
         return self.tools
 
     async def _main(self, ready: asyncio.Future[None]) -> None:
-        from mcp import ClientSession
-        from mcp import types as mt
+        import mcp.types as mt
+        from mcp.client.session import ClientSession
 
         assert self._stop is not None
         try:
@@ -182,7 +183,8 @@ class ServerConnection:
                 read, write = await open_transport(self.conf, stack)
                 self._read = _EndWatch(read)
                 session = await stack.enter_async_context(ClientSession(
-                    self._read, write, list_roots_callback=self._list_roots,
+                    self._read, write,
+                    list_roots_callback=self._list_roots if self.roots else None,
                     message_handler=self._on_message,
                     client_info=mt.Implementation(name="agentcli", version=str(__version__))))
                 await session.initialize()
@@ -200,7 +202,7 @@ class ServerConnection:
             self._session = None
 
     async def _list_roots(self, context: object) -> mt.ListRootsResult:
-        from mcp import types as mt
+        import mcp.types as mt
 
         return mt.ListRootsResult(roots=[mt.Root(uri=p.as_uri(), name=p.name or str(p))  # type: ignore[arg-type]
                                          for p in self.roots])
@@ -218,7 +220,11 @@ class ServerConnection:
         """A ``tools/list_changed`` only marks the list stale: :meth:`settled` (before the
         agent's next model request) reads it once, however many came (a server may send
         60,000 in one call); never one task or one ``tools/list`` per notification."""
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
+        from agentcli.mcp.stdio import MessageTooLong
+
+        if isinstance(message, MessageTooLong):  # the transport ends the connection next
+            self._broken = str(message)
+        elif getattr(message, "method", None) == "notifications/tools/list_changed":
             self.version += 1  # seen now, before the result of the call that caused it
             self._stale = True
 
@@ -249,7 +255,7 @@ class ServerConnection:
         """Every item of a paginated list, at most :data:`MAX_PAGES` pages and
         :data:`MAX_ITEMS` items within ``call_timeout`` in all: a server that always sends a
         ``nextCursor`` (or lists without end) gets a clear error, not an endless loop."""
-        from mcp import types as mt
+        import mcp.types as mt
 
         out: list[Any] = []
         cursor: str | None = None
@@ -339,6 +345,9 @@ class ServerConnection:
         if _code(err) == _REQUEST_TIMEOUT and "timed out" in str(err).lower():
             return ToolInputError(f"{label} timed out after {self.conf.call_timeout:g}s "
                                   "(call_timeout); the server was told to cancel it")
+        if self._broken is not None and not self.alive:
+            return ToolInputError(clean(f"{label} failed: MCP server {self.conf.name!r}: "
+                                        f"{self._broken}; the next call restarts it"))
         if _code(err) == _CONNECTION_CLOSED or not self.alive:
             return ToolInputError(clean(
                 f"MCP server {self.conf.name!r} closed the connection during {label}"
@@ -415,7 +424,8 @@ class ServerConnection:
             return
         if self._stop is not None:
             self._stop.set()
-        done, _ = await asyncio.wait({task}, timeout=5)
+        # a session still starting (a server silent to initialize) does not wait for the stop
+        done, _ = await asyncio.wait({task}, timeout=5 if self._session is not None else 0)
         if not done:
             task.cancel()
             with contextlib.suppress(BaseException):

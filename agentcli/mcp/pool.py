@@ -27,7 +27,7 @@ def _budget(conf: ServerConfig) -> float:
 
 
 async def _start(conf: ServerConfig, roots: tuple[Path, ...]) -> ServerConnection:
-    conn = ServerConnection(conf, roots or [Path.cwd()])
+    conn = ServerConnection(conf, roots)
     await conn.start()
     _POOL[conf] = conn
     # At exit, close the servers before the portal finalises its loop's async generators

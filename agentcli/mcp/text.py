@@ -34,11 +34,12 @@ def describe_error(err: BaseException) -> str:
 
 
 def tail(path: Path, offset: int = 0, lines: int = 3) -> str:
-    """The last non-empty lines written to ``path`` after ``offset``, joined with `` | ``."""
+    """The last non-empty lines written to ``path`` after ``offset``, joined with `` | ``
+    (from its last 4,000 bytes: a log is never read whole)."""
     try:
         with path.open("rb") as fh:
-            fh.seek(offset)
-            data = fh.read()[-4000:]
+            fh.seek(max(offset, fh.seek(0, 2) - 4000))
+            data = fh.read(4000)
     except OSError:
         return ""
     kept = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines() if ln.strip()]

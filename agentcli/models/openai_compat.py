@@ -105,6 +105,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         self.structured_mechanism = choose_mechanism(
             structured_actions, structured_mechanism, self.base_url
         )
+        self._whole_under_schema = False  # the server streamed nothing under a schema
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
@@ -118,15 +119,21 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         ``response_format`` (a JSON Schema) constrains the reply where the server can.
         """
         constrained = self._sends_schema(request)
-        if on_token is not None and constrained and self.structured_mechanism == "llamacpp":
-            # llama-cpp-python 0.3 streams nothing under a grammar: ask whole, then pass it on.
-            result = await self.arequest(request)
+        if on_token is not None and constrained and self._whole_under_schema:
+            result = await self._reply(request, None)  # asked whole, then passed on
             if result.text:
                 on_token(result.text)
             return result
         if on_token is None and self.local and request.stop and not constrained:
             on_token = _ignore_token  # streaming lets a stop string the server ignores end it
-        return await self._reply(request, on_token)
+        result = await self._reply(request, on_token)
+        if on_token is not None and constrained and not (result.text or result.tool_calls):
+            # llama.cpp's server streams under a schema; llama-cpp-python 0.3 sends no content
+            # there: such a server is asked whole from now on (nothing was passed on yet)
+            self._whole_under_schema = True
+            again = await self.arequest(request, on_token)
+            return replace(again, usage=result.usage + again.usage)
+        return result
 
     def _sends_schema(self, request: ChatRequest) -> bool:
         """Whether this request will carry a JSON Schema."""

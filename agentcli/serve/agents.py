@@ -3,13 +3,13 @@
 Each is built once, at start-up, through the same factory ``agent run`` uses
 (:func:`agentcli.runtime.build_model` / :func:`~agentcli.runtime.build_executor`), and shared
 by every request: the executor keeps no per-run state, so each request is its own run with its
-own deadline and budget. Dangerous tools are never auto-approved here: there is nobody to ask,
-so a call is denied unless the profile's ``tool_policy`` allows that tool.
+own deadline, budget and output schema (a ``response_format`` is an input of the run, never a
+reason to build another executor). Dangerous tools are never auto-approved here: there is
+nobody to ask, so a call is denied unless the profile's ``tool_policy`` allows that tool.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 DEFAULT_NAME = "agent"  # the model id of the configured agent (no profile named)
 DEFAULT_DEADLINE = 300.0  # seconds per request when no max_execution_time is configured
-MAX_SCHEMAS = 16  # structured-output executors kept per agent (a client reuses its schemas)
 
 
 @dataclass
@@ -42,27 +41,11 @@ class ServedAgent:
     executor: AgentExecutor
     uses_memory: bool
     warnings: list[str] = field(default_factory=list)  # what tool loading went on without
-    _by_schema: dict[str, AgentExecutor] = field(default_factory=dict, repr=False)
 
     @property
     def agent_type(self) -> str:
         """The agent type (always set: serve defaults it like ``agent chat``)."""
         return self.settings.agent or ""
-
-    def executor_for(self, schema: Mapping[str, Any] | None) -> AgentExecutor:
-        """The executor of a run whose answer must match ``schema`` (a request's
-        ``response_format``), built once per schema by the same factory as the agent's own
-        (a bad schema raises :class:`ConfigError`)."""
-        if schema is None:
-            return self.executor
-        key = json.dumps(schema, sort_keys=True)
-        if key not in self._by_schema:
-            if len(self._by_schema) >= MAX_SCHEMAS:
-                self._by_schema.pop(next(iter(self._by_schema)))
-            self._by_schema[key] = build_executor(
-                self.settings, self.llm, approver=policy_approver(self.settings.tool_policy),
-                response_schema=schema)
-        return self._by_schema[key]
 
     def describe(self) -> dict[str, Any]:
         """The ``/v1/models`` entry."""

@@ -5,7 +5,8 @@ Starlette routes over :mod:`agentcli.serve.turns` (the run) and :mod:`agentcli.s
 writes them, then the finish and ``[DONE]``. The run's trace comes only when asked
 (``"agent_trace": true`` or ``X-Agent-Trace: 1``): as SSE comments in a stream (every SSE
 client skips them), as a field of a non-streamed answer. A client that hangs up cancels its
-run. Every answer, errors included (unknown path, wrong method), is JSON.
+run, said in one line through ``Service.say``. Every answer, errors included (unknown path,
+wrong method), is JSON.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -23,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from agentcli._sync import in_thread
 from agentcli.errors import AgentCliError, ProviderError
 from agentcli.redact import redact
 from agentcli.serve.agents import ServedAgent
@@ -42,18 +44,27 @@ from agentcli.serve.wire import (
     sse_data,
 )
 from agentcli.store import Store
+from agentcli.structured import ResponseFormat
 
 MAX_BODY = 4 * 1024 * 1024  # bytes of one request
 
 
 @dataclass
 class Service:
-    """What every request shares: the agents by model id, the store, the environment."""
+    """What every request shares: the agents by model id, the store, the environment, and
+    where a line for the server's console goes (``say``)."""
 
     agents: dict[str, ServedAgent]
     store: Store
     env: Mapping[str, str]
     log_runs: bool = True
+    say: Callable[[str], None] = field(default=lambda line: None)
+
+    def client_left(self, request: Request, served: ServedAgent) -> None:
+        """Say that a client left before its answer, so its run was stopped."""
+        who = f"{request.client.host}:{request.client.port}" if request.client else "a client"
+        self.say(f"client {who} disconnected before its answer: its run of {served.name!r} "
+                 "was stopped")
 
     def agent_for(self, model: str | None) -> ServedAgent:
         """The agent a request names (the first one when it names none)."""
@@ -78,15 +89,18 @@ def create_app(service: Service, *, token: str | None) -> Guard:
     async def chat(request: Request) -> Response:
         call = parse_chat(read_json(await _body(request)), request.headers)
         served = service.agent_for(call.model)
-        try:
-            served.executor_for(call.schema)  # a bad schema is the request's fault
+        schema = call.schema
+        try:  # the run's output schema: an input of the run; a bad one is the request's fault
+            # (checked off the server's loop: CPU-bound, bounded by the wire's size limit)
+            answer = None if schema is None else await in_thread(
+                lambda: ResponseFormat.of(schema))
         except AgentCliError as err:
             raise WireError(400, f"response_format: {err}", param="response_format") from None
         if call.stream:
-            return StreamingResponse(_stream(service, served, call),
+            return StreamingResponse(_stream(request, service, served, call, answer),
                                      media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})
-        return await _complete(request, service, served, call)
+        return await _complete(request, service, served, call, answer)
 
     routes = [Route("/v1/models", models, methods=["GET"]),
               Route("/v1/models/{model:path}", model, methods=["GET"]),
@@ -139,9 +153,9 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 async def _complete(request: Request, service: Service, served: ServedAgent,
-                    call: ChatCall) -> Response:
+                    call: ChatCall, answer: ResponseFormat | None) -> Response:
     """Run to the end and answer; a client that hangs up first cancels the run."""
-    run = asyncio.ensure_future(_collect(service, served, call))
+    run = asyncio.ensure_future(_collect(service, served, call, answer))
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait({run, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -152,6 +166,7 @@ async def _complete(request: Request, service: Service, served: ServedAgent,
             with contextlib.suppress(BaseException):
                 await run
     if run.cancelled():
+        service.client_left(request, served)
         return Response(status_code=499)  # nobody is there to read it
     try:
         turn, trace = run.result()
@@ -163,12 +178,12 @@ async def _complete(request: Request, service: Service, served: ServedAgent,
                                    turn.result.usage, {**extra, **_about(turn, call)}))
 
 
-async def _collect(service: Service, served: ServedAgent, call: ChatCall
-                   ) -> tuple[Turn, list[Any]]:
+async def _collect(service: Service, served: ServedAgent, call: ChatCall,
+                   answer: ResponseFormat | None) -> tuple[Turn, list[Any]]:
     trace: list[Any] = []
     turn: Turn | None = None
     async for item in run_turn(served, call, service.store, service.env,
-                               log_runs=service.log_runs):
+                               log_runs=service.log_runs, answer=answer):
         if isinstance(item, Turn):
             turn = item
         elif isinstance(item, str):
@@ -183,7 +198,8 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> AsyncIterator[str]:
+async def _stream(request: Request, service: Service, served: ServedAgent, call: ChatCall,
+                  answer: ResponseFormat | None) -> AsyncIterator[str]:
     """The answer as chunks, each piece the moment the model writes it; the trace as SSE
     comments when asked for. Starlette cancels this (and so the run) when the client leaves."""
     cid = new_id()
@@ -191,7 +207,7 @@ async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> Asyn
     turn: Turn | None = None
     try:
         async for item in run_turn(served, call, service.store, service.env,
-                                   log_runs=service.log_runs):
+                                   log_runs=service.log_runs, answer=answer):
             if isinstance(item, Turn):
                 turn = item
             elif isinstance(item, Delta):
@@ -202,6 +218,9 @@ async def _stream(service: Service, served: ServedAgent, call: ChatCall) -> Asyn
         yield sse_data(_failure(err, service.env)[1])
         yield sse_data("[DONE]")
         return
+    except (asyncio.CancelledError, GeneratorExit):  # the client left: Starlette stops this
+        service.client_left(request, served)
+        raise
     assert turn is not None
     yield sse_data({**chunk(cid, served.name, {}, turn.finish), **_about(turn, call)})
     if call.include_usage:

@@ -13,18 +13,33 @@ from agentcli.errors import ConfigError
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (port 0: a free one)."""
+    """A listening TCP socket on ``host:port`` (port 0: a free one), the name resolved here
+    once: the address bound is the one :func:`bound_loopback` then checks."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        found = socket.getaddrinfo(host.strip("[]") or None, port, family,  # "": every one
+                                   socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as err:
+        raise ConfigError(f"cannot resolve --host {host}: {err}; pass an address such as "
+                          "127.0.0.1") from None
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
+        sock.bind(found[0][4])
         sock.listen(128)
     except OSError as err:
         sock.close()
         raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror or err}; pick "
                           "another --port or --host") from None
     return sock
+
+
+def bound_loopback(sock: socket.socket) -> bool:
+    """True when ``sock`` is bound to a loopback address (whatever name was asked for: a
+    ``localhost`` that resolves to 0.0.0.0 is every interface)."""
+    import ipaddress
+
+    return ipaddress.ip_address(sock.getsockname()[0].partition("%")[0]).is_loopback
 
 
 def url_of(sock: socket.socket) -> str:

@@ -22,22 +22,22 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken, Observation
-from agentcli.outcome import real_answer, run_record, stop_line
+from agentcli.models.options import effective_options
+from agentcli.outcome import real_answer, stop_line
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
 from agentcli.serve.wire import ChatCall
-from agentcli.session import open_conversation
+from agentcli.session import SERVED_PREFIX, open_conversation, record_run
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
     from agentcli.serve.agents import ServedAgent
     from agentcli.session import Conversation
     from agentcli.store import Store
+    from agentcli.structured import ResponseFormat
 
 log = logging.getLogger("agentcli.serve")
-SESSION_PREFIX = "served:"  # served conversations' own namespace in the store: the header
-# `X-Agent-Session: work` never reads or writes `agent chat --session work`
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,13 @@ class Turn:
     finish: str  # OpenAI finish_reason: "stop", or "length" when a limit stopped the run
 
 
-def turn_of(result: RunResult, env: Mapping[str, str]) -> Turn:
-    """The assistant message for a result (secrets redacted, like ``agent run --json``)."""
+def turn_of(result: RunResult, env: Mapping[str, str], *, structured: bool = False) -> Turn:
+    """The assistant message for a result (secrets redacted, like ``agent run --json``). A
+    structured answer is sent with ``stop`` only when it passed the run's schema check (its
+    value is in ``structured_response``): a client's ``.parse`` never meets invalid content."""
     answer = real_answer(result)
+    if structured and "structured_response" not in result.state:
+        answer = None
     if answer is not None:
         return Turn(result, redact(answer, env), "stop")
     return Turn(result, stop_line(result) or "The run was interrupted.", "length")
@@ -66,10 +70,12 @@ class Delta:
 
 async def run_turn(
     served: ServedAgent, call: ChatCall, store: Store, env: Mapping[str, str],
-    *, log_runs: bool,
+    *, log_runs: bool, answer: ResponseFormat | None = None,
 ) -> AsyncIterator[str | Delta | Turn]:
-    """Run the call; yield the answer's pieces the moment the model writes them (when
-    ``call.stream``), each trace line (when ``call.want_trace``), then the :class:`Turn`.
+    """Run the call (its answer matching ``answer``, the request's ``response_format``: an
+    input of the run on the agent's one executor); yield the answer's pieces the moment the
+    model writes them (when ``call.stream``), each trace line (when ``call.want_trace``), then
+    the :class:`Turn`.
     Closing or cancelling this generator cancels the run (logged as interrupted)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | Delta | None] = asyncio.Queue()
@@ -78,17 +84,17 @@ async def run_turn(
         loop.call_soon_threadsafe(queue.put_nowait, item)
 
     conversation = None if call.session is None else open_conversation(
-        store, SESSION_PREFIX + call.session, served.settings, agent=served.agent_type,
-        llm=served.llm)
+        store, call.session, served.settings, agent=served.agent_type, llm=served.llm,
+        served=True)  # `X-Agent-Session: work` never reads `agent chat --session work`
     timings = TimingsHandler()
-    executor = served.executor_for(call.schema)
+    executor = served.executor
     inputs = _inputs(served, call, conversation)
-    answer = AnswerStream(native=executor.agent.native_tools, env=env,
+    pieces = AnswerStream(native=executor.agent.native_tools, env=env,
                           given=executor.answer_given(str(inputs.get("input") or "")))
     tracer = TraceHandler(_Lines(put), env=env) if call.want_trace else None
     # A structured answer is sent whole, as the run validated it: no tokens of drafts.
-    feed = call.stream and call.schema is None
-    handlers: list[BaseCallbackHandler] = [timings, *([_Feed(answer, put)] if feed else []),
+    feed = call.stream and answer is None
+    handlers: list[BaseCallbackHandler] = [timings, *([_Feed(pieces, put)] if feed else []),
                            *([tracer] if tracer else [])]
 
     async def drive() -> RunResult:
@@ -97,7 +103,8 @@ async def run_turn(
             # a session's memory rides with the run (a summary is its request, awaited here)
             named = conversation.config(metadata={"session_id": call.session}) \
                 if conversation is not None else None
-            async for event in executor.astream(inputs, named, callbacks=handlers):
+            async for event in executor.astream(inputs, named, callbacks=handlers,
+                                                response_format=answer):
                 if event.kind == "end":
                     result = event.result
         finally:
@@ -107,9 +114,10 @@ async def run_turn(
         assert result is not None  # every run ends with an End event
         # saved here, so a run cancelled because its client left is logged as interrupted;
         # off the server's loop: SQLite blocks (the summary memory's call was the run's)
-        summary = timings.summary()
-        await in_thread(lambda: _save(served, call, result, conversation, store, log_runs,
-                                      summary))
+        if conversation is not None or log_runs:  # nothing to save: no thread to wake
+            summary = timings.summary()
+            await in_thread(lambda: _save(served, call, result, conversation, store,
+                                          log_runs, summary))
         return result
 
     task = asyncio.ensure_future(drive())
@@ -119,8 +127,8 @@ async def run_turn(
         result = await task
     finally:
         task.cancel()  # the client left (or the run is over: then this does nothing)
-    turn = turn_of(result, env)
-    rest = answer.rest(turn.content) if call.stream else ""
+    turn = turn_of(result, env, structured=answer is not None)
+    rest = pieces.rest(turn.content) if call.stream else ""
     if rest:
         yield Delta(rest)
     yield turn
@@ -178,15 +186,15 @@ def _save(served: ServedAgent, call: ChatCall, result: RunResult,
           timings: dict[str, object]) -> None:
     """Commit the session's turn, or log the run (each step's status and duration from
     ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes."""
-    meta = {"served_as": served.name, "timings": timings}
+    if conversation is None and not log_runs:
+        return
     try:
-        if conversation is not None:
-            conversation.commit(call.question, result, model=served.llm.name,
-                                agent=served.agent_type, meta=meta)
-        elif log_runs:
-            store.log_run(run_record(call.question, result, model=served.llm.name,
-                                     agent=served.agent_type, meta=meta))
+        settings = served.settings
+        record_run(call.question, result, conversation or store, model=served.llm.name,
+                   agent=served.agent_type,
+                   options=effective_options(settings.temperature, settings.model_options),
+                   meta={"served_as": served.name, "timings": timings})
     except Exception as exc:
-        where = (f"session {SESSION_PREFIX}{call.session}" if conversation is not None
+        where = (f"session {SERVED_PREFIX}{call.session}" if conversation is not None
                  else "the run log")
         log.warning("could not save this turn to %s: %s", where, redact(str(exc)))

@@ -114,12 +114,10 @@ def _scalar(value: object, prop: Schema) -> object:
 
 
 def _type_name(prop: Schema) -> str:
+    if isinstance(prop.get("enum"), list):  # the allowed values say more than their type
+        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
     kind = prop.get("type")
-    if isinstance(kind, str):
-        return kind
-    if "enum" in prop:
-        return "one of " + ", ".join(json.dumps(v) for v in prop["enum"])
-    return "any"
+    return kind if isinstance(kind, str) else "any"
 
 
 def _own_text(value: object) -> str | None:
@@ -137,6 +135,8 @@ def _own_text(value: object) -> str | None:
 
 
 def _placeholder(name: str, prop: Schema) -> object:
+    if isinstance(prop.get("enum"), list):
+        return "<" + " | ".join(str(v) for v in prop["enum"]) + ">"
     kind = prop.get("type")
     if kind in ("number", "integer"):
         return 0
@@ -175,6 +175,8 @@ def _shape(tool: str, schema: Schema, props: dict[str, Schema], sent: object,
         own = _own_text(sent_dict.get(name))
         if own is None and name == key:
             own = _own_text(sent if not isinstance(sent, dict) else given)
+        if isinstance(prop.get("enum"), list) and sent_dict.get(name) not in prop["enum"]:
+            own = None  # never the refused value again: the placeholder lists the allowed ones
         if own is not None and prop.get("type") in ("number", "integer"):
             own = float(own) if _NUMBER.fullmatch(own) else None  # type: ignore[assignment]
         shape[name] = own if own is not None else _placeholder(name, prop)

@@ -103,7 +103,11 @@ class Tool:
     def _call(self, fn: Callable[..., object], tool_input: ToolInput,
               state: Mapping[str, object] | None, call_id: str | None) -> object:
         """``fn`` called with the prepared input and the injected values."""
-        prepared = self.prepare_input(tool_input)
+        return self._apply(fn, self.prepare_input(tool_input), state, call_id)
+
+    def _apply(self, fn: Callable[..., object], prepared: ToolInput,
+               state: Mapping[str, object] | None, call_id: str | None) -> object:
+        """``fn`` called with an input already prepared, and the injected values."""
         extra = fill(self.name, self.injected, state, call_id) if self.injected else {}
         return fn(**prepared, **extra) if isinstance(prepared, dict) else fn(prepared, **extra)
 
@@ -124,12 +128,15 @@ class Tool:
                       call_id: str | None = None) -> str | Command:
         """Async :meth:`invoke`; sync-only tools run in a daemon thread (with the run's
         context: its deadline and callbacks), which a cancelled run abandons."""
-        if self.coroutine is None:
-            from agentcli._sync import in_thread
+        from agentcli._sync import in_thread
 
+        if self.coroutine is None:
             return await in_thread(lambda: self.invoke(tool_input, state=state, call_id=call_id))
         with self._reporting(tool_input, call_id) as told:
-            pending = self._call(self.coroutine, tool_input, state, call_id)
+            # the schema check is CPU-bound (a pattern may take up to its time limit): it runs
+            # off the event loop, which other runs share
+            prepared = await in_thread(lambda: self.prepare_input(tool_input))
+            pending = self._apply(self.coroutine, prepared, state, call_id)
             return told(_result(await cast("Awaitable[object]", pending)))
 
     @contextmanager

@@ -68,11 +68,13 @@ def _invented(expression: str, text: str) -> bool:
                for n in re.findall(NUM, expression))
 
 
-def calculate(text: str, llm: BaseChatModel | None) -> str:
+async def calculate(text: str, llm: BaseChatModel | None) -> str:
     """Answer a math input: evaluate it directly, or ask the model for an expression first.
 
     A bare number is evaluated as itself; a bare percentage is refused (a percentage of
-    nothing); a translation that guesses (``_invented``) is refused.
+    nothing); a translation that guesses (``_invented``) is refused. Async, so a run's
+    Calculator call needs no worker thread: the direct evaluation is bounded (the input caps)
+    and runs on the run's loop, and the model call for a translation is awaited there.
     """
     text = text.strip()
     if not text:
@@ -92,7 +94,7 @@ def calculate(text: str, llm: BaseChatModel | None) -> str:
     if llm is None:
         raise _unreadable(text)
     prompt = _prompt_template().replace("{question}", text)
-    reply = llm.generate([user(prompt)], stop=["```output"]).text
+    reply = (await llm.agenerate([user(prompt)], stop=["```output"])).text
     expression = extract_expression(reply)
     if _BARE_PERCENT.fullmatch(expression) or _invented(expression, text):
         raise _unreadable(text)  # a percentage of nothing, or a number from nowhere
@@ -106,13 +108,13 @@ def calculate(text: str, llm: BaseChatModel | None) -> str:
 def make_calculator(llm: BaseChatModel | None) -> Tool:
     """The ``llm-math`` tool, named Calculator as the model knows it."""
 
-    def run(input: str) -> str:
-        return calculate(input, llm)
+    async def run(input: str) -> str:
+        return await calculate(input, llm)
 
     return Tool(
         name="Calculator",
         description=DESCRIPTION,
-        func=run,
+        coroutine=run,
         needs=ToolNeeds(llm=True),
         args_schema=string_schema("The calculation."),
     )

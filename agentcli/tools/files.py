@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agentcli.errors import ToolInputError
 from agentcli.tools.base import Tool, tool
+from agentcli.tools.file_names import list_files, missing, named_in
 from agentcli.tools.sandbox import confined, int_setting, tool_root
 
 _MAX_LIST = 500
@@ -24,10 +25,25 @@ def make(name: str, settings: Mapping[str, object]) -> Tool:
         return str(p.relative_to(root)) or "."
 
     def a_file(file_path: str) -> Path:
+        """The file ``file_path`` is, exactly (tools that change files act on nothing else);
+        when there is none, the error lists the files that exist."""
         path = confined(root, file_path)
         if not path.is_file():
-            raise ToolInputError(f"no such file: {file_path}")
+            raise missing(file_path, list_files(root), [])
         return path
+
+    def named_file(phrase: str) -> tuple[Path, str]:
+        """The file ``phrase`` is, or the one listed file it names among other words
+        (``Total of sales.txt``), with a note saying so; the match goes through
+        :func:`confined` like any path."""
+        path = confined(root, phrase)
+        if path.is_file():
+            return path, ""
+        listing = list_files(root)
+        matches = named_in(phrase, listing)
+        if len(matches) != 1:
+            raise missing(phrase, listing, matches)
+        return confined(root, matches[0]), f"read {matches[0]} (named in {phrase!r})\n"
 
     @tool
     def read_file(file_path: str) -> str:
@@ -37,10 +53,11 @@ def make(name: str, settings: Mapping[str, object]) -> Tool:
         Args:
             file_path: Path relative to the root.
         """
-        with a_file(file_path).open("rb") as fh:
+        path, named = named_file(file_path)
+        with path.open("rb") as fh:
             data = fh.read(max_bytes + 1)
         note = f"\n...[file cut at {max_bytes:,} bytes]" if len(data) > max_bytes else ""
-        return data[:max_bytes].decode("utf-8", "replace") + note
+        return named + data[:max_bytes].decode("utf-8", "replace") + note
 
     @tool
     def write_file(file_path: str, text: str, append: bool = False) -> str:
@@ -109,7 +126,7 @@ def make(name: str, settings: Mapping[str, object]) -> Tool:
         """
         src, dst = confined(root, source_path), confined(root, destination_path)
         if not src.exists():
-            raise ToolInputError(f"no such file: {source_path}")
+            raise missing(source_path, list_files(root), [])
         shutil.move(str(src), str(dst))
         return f"File moved successfully from {rel(src)} to {rel(dst)}."
 

@@ -113,7 +113,9 @@ def _bound(node: ast.AST) -> float:
                 return left * right
             if isinstance(node.op, ast.Pow):
                 return math.inf if right > MAX_EXPONENT else max(left, 1.0) ** right
-            return left  # / // %: bounded by the left side (or unbounded for tiny divisors)
+            if isinstance(node.op, ast.Mod):
+                return right  # |a % b| < |b|: (-1) % 10**300 is 10**300 - 1, not 1
+            return left  # / //: bounded by the left side (or unbounded for tiny divisors)
         except OverflowError:
             return math.inf
     return math.inf
@@ -175,14 +177,16 @@ def _exact(node: ast.AST) -> int:
 
 
 def _integer_only(tree: ast.Expression) -> bool:
-    """Only integer literals and + - * // % ** (no /, names or calls), small enough to compute
-    exactly."""
+    """Only integer literals and + - * // % ** (no /, names or calls), every part small enough
+    to compute exactly (a huge power inside a ``%`` is as slow as one outside it)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and not isinstance(node.value, int):
             return False
         if isinstance(node, ast.Div | ast.Call | ast.Name):
             return False
-    return _bound(tree.body) <= _EXACT_BOUND
+        if isinstance(node, ast.BinOp) and _bound(node) > _EXACT_BOUND:
+            return False
+    return True
 
 
 def evaluate(text: str) -> str:

@@ -71,6 +71,15 @@ def _average(match: re.Match[str]) -> str:
     return f"(({' + '.join(found)}) / {len(found)})"
 
 
+def _powers(match: re.Match[str]) -> str:
+    """``2 squared cubed`` is (2 ** 2) ** 3: one power, the product of the words' powers (a
+    chain of ``**`` would be read right to left, as 2 ** 8)."""
+    power = 1
+    for word in match["powers"].split():
+        power *= 2 if word.lower() == "squared" else 3
+    return f"{match[1]} ** {power}"
+
+
 Replacement = str | Callable[[re.Match[str]], str]
 # Order matters: "40% more than 250" before "40% of", before a bare "40%". Each form names the
 # words its pattern cannot match without; in ASCII text a form whose words are all absent is
@@ -107,8 +116,7 @@ _FORMS: tuple[tuple[str, tuple[str, ...], Replacement], ...] = (
      r"\1 ** \2"),
     (rf"({NUM}|\))\s+(?:raised\s+)?to\s+the\s+power\s+(?:of\s+)?({NUM})", ("to",), r"\1 ** \2"),
     (rf"({NUM}|\))\s+raised\s+to\s+({NUM})", ("raised",), r"\1 ** \2"),
-    (rf"({NUM}|\))\s+squared", ("squared",), r"\1 ** 2"),
-    (rf"({NUM}|\))\s+cubed", ("cubed",), r"\1 ** 3"),
+    (rf"({NUM}|\))(?P<powers>(?:\s+(?:squared|cubed)\b)+)", ("squared", "cubed"), _powers),
     (r"\bhalf\s+of\s+(?=[\d(])", ("half",), "0.5 * "),
     (r"\ba\s+third\s+of\s+(?=[\d(])", ("third",), "(1 / 3) * "),
     (r"\ba\s+quarter\s+of\s+(?=[\d(])", ("quarter",), "0.25 * "),

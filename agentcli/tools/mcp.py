@@ -20,9 +20,7 @@ from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
-from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool, ToolNeeds
-from agentcli.tools.sandbox import tool_root
 
 if TYPE_CHECKING:  # schema's ~90 dataclasses cost `agent tools list` ~5 ms (bench/trees.py)
     from agentcli.schema import ContentText
@@ -50,6 +48,33 @@ def tool_danger(conf: ServerConfig, info: ToolInfo) -> tuple[bool, str]:
     if info.destructive:
         return True, f"its MCP server marks {label} destructive (destructiveHint)"
     return True, f"its MCP server does not mark {label} read-only (no readOnlyHint)"
+
+
+def known_danger(conf: ServerConfig, tool: str | None) -> str | None:
+    """Why ``tool`` (None: some tool of the server) is certainly dangerous, told without
+    starting the server (from the config or the cached list); None when it is not, or only
+    the server's own list can tell. A server not marked ``trusted`` needs no list: its hints
+    are not believed, so its tools are dangerous unless the config says otherwise."""
+    infos = cached(conf)
+    if infos is not None:
+        named = [i for i in infos if tool is None or i.name == tool]
+        if named or tool is None:
+            return next((why for dangerous, why in (tool_danger(conf, i) for i in named)
+                         if dangerous), None)
+    marked = dict(conf.tool_danger)
+    if tool is not None and (marked.get(tool) is not None or conf.dangerous is not None):
+        dangerous, why = tool_danger(conf, ToolInfo(tool))
+        return why if dangerous else None
+    if tool is None and False in marked.values():
+        return None  # some tool is marked safe: which ones the server has, only it can say
+    if tool is None and conf.dangerous is not None:
+        return tool_danger(conf, ToolInfo(""))[1] or None
+    if conf.trusted:
+        return None
+    what = f"{conf.name}.{tool}" if tool is not None else f"every tool of {conf.name!r}"
+    return (f"MCP server {conf.name!r} is not marked trusted, so {what} runs only with "
+            f"approval whatever the server says of it; set dangerous: false or trusted: true "
+            f"for {conf.name!r} in your config to run it without approval")
 
 
 def list_tools(conf: ServerConfig, *, refresh: bool = False) -> list[ToolInfo]:
@@ -108,19 +133,18 @@ def resource_tool(conf: ServerConfig, conn: Any) -> Tool:
 
 def load_server_tools(
     name: str, conf: ServerConfig | Mapping[str, object], only: set[str] | None = None,
-    *, roots: Iterable[Path] = (), tool_settings: Mapping[str, object] | None = None,
+    *, roots: Iterable[Path] = (),
 ) -> list[Tool]:
     """Start server ``name`` (only it) and build its tools; ``only`` picks bare tool names.
 
     ``read_resource`` in ``only`` (or ``resources: true`` in the config) adds the resource tool.
-    ``roots`` are declared to the server as the client's roots (``tool_settings``: the file
-    tools' root; default: the current directory). Other servers are not started.
+    ``roots`` (default: the server's configured ``roots``) are declared to the server as the
+    client's roots; with none, no roots are declared and the server keeps to what its own
+    arguments gave it. Other servers are not started.
     """
     from agentcli.mcp.pool import get_connection
 
     parsed = parse({name: conf})[name] if isinstance(conf, Mapping) else conf
-    if tool_settings is not None:
-        roots = server_roots(tool_settings)
     conn = get_connection(parsed, roots)
     infos = {i.name: i for i in conn.tools}
     wanted = set(infos) if only is None else set(only)
@@ -149,15 +173,6 @@ class MCPToolInfo:
     schema: dict[str, Any] | None = None
 
 
-def server_configs(settings: object) -> dict[str, ServerConfig]:
-    """The configured MCP servers by name: parsed and checked, nothing started."""
-    if settings is None or not (isinstance(settings, Mapping)
-                                or getattr(settings, "mcp_servers", None)
-                                or (Path.cwd() / MCP_PROJECT_FILE).is_file()):
-        return {}  # none configured: the MCP client is not even imported
-    return dict(parse(settings))
-
-
 def _info(conf: ServerConfig, info: ToolInfo) -> MCPToolInfo:
     dangerous, reason = tool_danger(conf, info)
     return MCPToolInfo(info.name, info.description or "", dangerous, reason,
@@ -175,14 +190,6 @@ def cached_tool(conf: ServerConfig, name: str) -> Tool | None:
     without starting the server (for display: it has no connection to call)."""
     info = next((i for i in cached(conf) or [] if i.name == name), None)
     return None if info is None else make_tool(conf, None, info)
-
-
-def server_roots(tool_settings: Mapping[str, object]) -> list[Path]:
-    """The roots declared to a server: the file tools' root (else the current directory)."""
-    try:
-        return [tool_root(tool_settings)]
-    except ToolLoadError:
-        return [Path.cwd()]
 
 
 def refresh_tools(conf: ServerConfig) -> list[MCPToolInfo]:

@@ -10,16 +10,18 @@ display name (``llm-math`` and ``Calculator``). Bad names fail here, in one line
 
 from __future__ import annotations
 
+import contextvars
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli.errors import ServerStartError, ToolLoadError
+from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.tools.base import Tool
 from agentcli.tools.custom import load_plugins, module_specs
-from agentcli.tools.mcp import cached_tools, load_server_tools, server_configs
 from agentcli.tools.naming import check_wire_names
 from agentcli.tools.registry import ToolSpec, build_spec, check_settings, registry, renamed_error
 
@@ -53,6 +55,10 @@ class Catalog:
 
     def cached_names(self) -> list[str]:
         """``server.tool`` for every tool in the servers' cached lists."""
+        if not self.servers:
+            return []
+        from agentcli.tools.mcp import cached_tools
+
         return [f"{s}.{i.name}" for s, conf in self.servers.items()
                 for i in cached_tools(conf) or []]
 
@@ -107,7 +113,7 @@ def build_catalog(settings: object = None, specs: Iterable[ToolSpec] = ()) -> Ca
         for spec in module_specs(path):
             add(spec)
             cat.module_tools.append(spec.name)
-    cat.servers = server_configs(settings)
+    cat.servers = _servers(settings)
     for server in cat.servers:
         if server in cat.specs:
             raise ToolLoadError(f"MCP server name {server!r} is also the name of "
@@ -115,6 +121,17 @@ def build_catalog(settings: object = None, specs: Iterable[ToolSpec] = ()) -> Ca
     cat.aliases = {a: n for n, s in cat.specs.items() for a in s.also_known_as
                    if a not in cat.specs}
     return cat
+
+
+def _servers(settings: object) -> dict[str, ServerConfig]:
+    """The configured MCP servers by name: parsed and checked, nothing started."""
+    if settings is None or not (isinstance(settings, Mapping)
+                                or getattr(settings, "mcp_servers", None)
+                                or (Path.cwd() / MCP_PROJECT_FILE).is_file()):
+        return {}  # none configured: the MCP modules are not even imported
+    from agentcli.mcp.config import server_configs
+
+    return server_configs(settings)
 
 
 def check_names(names: Iterable[str], settings: object = None) -> None:
@@ -156,20 +173,54 @@ def _plan(names: Sequence[str], cat: Catalog) -> tuple[list[_Want], dict[str, se
 
 
 def _start(
-    servers: dict[str, set[str] | None], cat: Catalog, options: Mapping[str, object]
+    servers: dict[str, set[str] | None], cat: Catalog
 ) -> dict[str, list[Tool] | ServerStartError]:
     """Each named server's tools, or why it did not start (the others are not held up)."""
+    if not servers:
+        return {}
+    from agentcli.tools.mcp import load_server_tools
+
     def one(server: str, only: set[str] | None) -> list[Tool] | ServerStartError:
         try:
-            return load_server_tools(server, cat.servers[server], only, tool_settings=options)
+            return load_server_tools(server, cat.servers[server], only)
         except ServerStartError as err:
             return err
 
     if len(servers) <= 1:
         return {s: one(s, only) for s, only in servers.items()}
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:  # start them side by side
-        futures = {s: pool.submit(one, s, only) for s, only in servers.items()}
+        # each in a copy of this context: the run's time limit bounds every start-up
+        futures = {s: pool.submit(contextvars.copy_context().run, one, s, only)
+                   for s, only in servers.items()}
         return {s: f.result() for s, f in futures.items()}
+
+
+def _refusal(label: str | None, server: str, why: str) -> str:
+    """The gate's refusal of MCP tool ``label`` (None: of the server's tools)."""
+    why = why or "it can change your system"
+    if label is None:
+        return (f"the tools of MCP server {server!r} are dangerous: {why}. Opt in with --allow "
+                f"{server} or --allow-dangerous-tools")
+    return (f"tool {label!r} (from MCP server {server!r}) is dangerous: {why}. Opt in with "
+            f"--allow {label}, --allow {server} (every dangerous tool of that server) or "
+            "--allow-dangerous-tools")
+
+
+def _refused_unstarted(wants: list[_Want], cat: Catalog,
+                       permitted: Callable[[_Want], bool]) -> dict[str, str]:
+    """The MCP tools wanted (by name) that the gate refuses before their server starts: known
+    dangerous (:func:`~agentcli.tools.mcp.known_danger`) and not allowed."""
+    refused: dict[str, str] = {}
+    for want in wants:
+        if want.server is None or permitted(want):
+            continue
+        from agentcli.tools.mcp import known_danger  # (only where an MCP tool is wanted)
+
+        why = known_danger(cat.servers[want.server], want.tool)
+        if why is not None:
+            label = f"{want.server}.{want.tool}" if want.tool else None
+            refused[want.name] = _refusal(label, want.server, why)
+    return refused
 
 
 def _server_tools(want: _Want, tools: list[Tool]) -> list[Tool]:
@@ -221,7 +272,17 @@ def resolve_tools(
     if with_module_tools:
         wanted += [n for n in cat.module_tools if n not in wanted]
     wants, servers = _plan(wanted, cat)
-    started = _start(servers, cat, options)
+    # the gate first: a tool refused for what the config or the cache already tells starts
+    # no server (a refusal otherwise waited for a whole start-up)
+    refused = _refused_unstarted(wants, cat, lambda w: allow_all or bool(
+        allowed & {w.server, f"{w.server}.{w.tool}"}))
+    if refused and held is None:
+        raise ToolLoadError(next(iter(refused.values())))
+    if held is not None:
+        held += refused.values()
+    wants = [w for w in wants if w.name not in refused]
+    servers = {s: only for s, only in servers.items() if any(w.server == s for w in wants)}
+    started = _start(servers, cat)
     tools: list[Tool] = []
     origin: dict[str, str] = {}  # tool name -> where it came from, to catch duplicates
     failed: dict[str, ServerStartError] = {}  # MCP servers that did not start
@@ -250,11 +311,7 @@ def resolve_tools(
             continue
         for t in _server_tools(want, result):
             if t.dangerous and not (allow_all or t.name in allowed or want.server in allowed):
-                refusal = (
-                    f"tool {t.name!r} (from MCP server {want.server!r}) is dangerous: "
-                    f"{t.danger_reason or 'it can change your system'}. Opt in with --allow "
-                    f"{t.name}, --allow {want.server} (every dangerous tool of that server) "
-                    "or --allow-dangerous-tools")
+                refusal = _refusal(t.name, want.server, t.danger_reason)
                 if held is None:
                     raise ToolLoadError(refusal)
                 held.append(refusal)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.exit_codes import INTERRUPTED_LINE
 from agentcli.store import Store
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
@@ -61,7 +62,7 @@ def test_ctrl_c_cancels_the_run_and_keeps_the_repl(chat_pty: Any, mock_server: A
     time.sleep(0.3)
     chat.send("\x03")
     at = chat.expect(r"Cancelled; back at the prompt", after=at)  # the 8 s reply never shows
-    assert "Interrupted: the run was cancelled" not in chat.text  # one cancel, one line
+    assert INTERRUPTED_LINE not in chat.text  # one cancel, one line
     at = chat.expect(PROMPT, after=at)
     chat.send("quick question\r")
     at = chat.expect(r"fast answer", after=at)

@@ -92,3 +92,21 @@ def test_cache_flag_answers_the_second_run_without_the_server(mock_server: Any,
     assert first.stdout == second.stdout == "6\n"
     assert len(mock_server.requests) == 2
     assert "cache hits" in second.stderr
+
+
+def test_a_parse_error_is_traced_as_langchains_exception_action(mock_server: Any,
+                                                                 tmp_path: Path) -> None:
+    mock_server.add_reply("I think the answer needs some thought.")  # neither action nor answer
+    mock_server.add_reply(FINAL)
+    trace = tmp_path / "t.jsonl"
+    result = agent("run", "2*3?", "-m", "openai/any", "-q", "--agent",
+                   "chat-zero-shot-react-description", "--trace", str(trace),
+                   env=env_for(mock_server))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "6\n" and len(mock_server.requests) == 2
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    (action,) = [r for r in records if r["event"] == "agent_action"]
+    told = mock_server.requests[1].body["messages"][-1]["content"]
+    assert action["action"]["tool"] == "_Exception" and action["action"]["tool_input"] in told
+    assert action["action"]["log"] == "I think the answer needs some thought."
+    assert not [r for r in records if r["event"] == "text"]  # no longer an on_text line

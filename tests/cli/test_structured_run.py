@@ -109,3 +109,14 @@ def test_openai_preset_on_a_llamacpp_server_that_answers_500(
     bodies = [r.body for r in mock_server.requests if r.path.endswith("/chat/completions")]
     assert ["response_format" in b for b in bodies] == [True, False, False]
     assert proc.stderr.count("continuing without structured actions") == 1
+
+
+def test_yaml_on_and_off_read_as_booleans_are_accepted(mock_server: Any, tmp_path: Path) -> None:
+    # YAML 1.1 reads a bare `off` as false and `on` as true: both mean what they say.
+    for word, sent in (("off", False), ("on", True)):
+        config = tmp_path / f"{word}.yaml"
+        config.write_text(f"structured_actions: {word}\ntool_media: {word}\n")
+        mock_server.add_reply(FINAL)
+        proc = run(mock_server, tmp_path, "--config", str(config))
+        assert proc.returncode == 0, proc.stderr
+        assert ("response_format" in mock_server.requests[-1].body) is sent, word

@@ -349,7 +349,9 @@ def test_broken_server_is_one_warning_in_tools_list(
     assert ran.stdout.strip() == "it is now"
 
 
-BROKEN = {"command": sys.executable,
+# trusted: whether its tools are dangerous is then the server's to say, so it is started (an
+# untrusted server's tools are refused by the gate before any start)
+BROKEN = {"command": sys.executable, "trusted": True,
           "args": ["-c", "import sys; print('cannot open the database', file=sys.stderr); "
                          "sys.exit(3)"]}
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agentcli.errors import ToolInputError
 from agentcli.models.fake import FakeChatModel
-from agentcli.tools.calculator import calculate, extract_expression, make_calculator
+from agentcli.tools import calculator
+from agentcli.tools.calculator import extract_expression, make_calculator
 from agentcli.tools.math_eval import NotAnExpression, evaluate
+
+
+def calculate(text: str, llm: FakeChatModel | None) -> str:
+    """The async Calculator, run to its answer."""
+    return asyncio.run(calculator.calculate(text, llm))
 
 
 @pytest.mark.parametrize(
@@ -215,3 +223,28 @@ def test_word_forms_stay_safe() -> None:
     for text in ("__import__('os') squared", "2 to the power of 99999", "open squared"):
         with pytest.raises((ToolInputError, NotAnExpression)):
             evaluate(text)
+
+
+@pytest.mark.parametrize("bomb", [
+    "((-1) % ((-1) % 10**300) ** 10000) ** 10000",
+    "(-1 % 10**300) ** 10000",
+    "(((10**300) ** 10000) ** 10000) % 7",  # a huge power inside a %, whose bound is small
+])
+def test_modulo_bombs_are_the_calculators_own_too_large_line(bomb: str) -> None:
+    with pytest.raises(ToolInputError) as info:
+        evaluate(bomb)
+    assert "is too large" in str(info.value)
+    assert "digits" not in str(info.value)  # not Python's "Exceeds the limit (4300 digits)"
+
+
+def test_a_negative_modulo_is_bounded_by_its_divisor_and_stays_exact() -> None:
+    assert evaluate("(-1) % 10**20") == str(10**20 - 1)
+    assert evaluate("-7 % 3") == "2"
+
+
+@pytest.mark.parametrize(("words", "answer"), [
+    ("2 squared cubed", "64"), ("3 cubed squared", "729"), ("(1 + 2) squared cubed", "729"),
+    ("5 squared", "25"), ("2 cubed", "8"),
+])
+def test_postfix_powers_apply_left_to_right(words: str, answer: str) -> None:
+    assert calculate(words, None) == f"Answer: {answer}"

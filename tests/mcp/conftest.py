@@ -3,6 +3,7 @@ dir (``$AGENTCLI_NPM_CACHE`` or ``~/.cache/agentcli-npm``); tests skip, saying w
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
@@ -29,8 +30,16 @@ def npm_servers() -> dict[str, Path]:
     """Paths to the two servers' entry scripts (installed with npm if missing)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node/npm not installed: the real-server MCP tests need them")
+    NPM_DIR.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist runs this once per worker: one installs, the others wait for it
+    with (NPM_DIR / ".agentcli-install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install()
+    return {"everything": _entry(PACKAGES[0]), "filesystem": _entry(PACKAGES[1])}
+
+
+def _install() -> None:
     if not all(_entry(p).is_file() for p in PACKAGES):
-        NPM_DIR.mkdir(parents=True, exist_ok=True)
         try:
             proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix",
                                    str(NPM_DIR), *PACKAGES], capture_output=True, text=True,
@@ -40,7 +49,6 @@ def npm_servers() -> dict[str, Path]:
         if proc.returncode != 0 or not all(_entry(p).is_file() for p in PACKAGES):
             last = (proc.stderr.strip().splitlines() or ["?"])[-1]
             pytest.skip(f"npm install of the MCP test servers failed (unreachable?): {last}")
-    return {"everything": _entry(PACKAGES[0]), "filesystem": _entry(PACKAGES[1])}
 
 
 def free_port() -> int:

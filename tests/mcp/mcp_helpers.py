@@ -11,12 +11,12 @@ from typing import Any
 import yaml
 
 
-def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120
-          ) -> subprocess.CompletedProcess[str]:
-    """Run the real ``agent`` entry point with stdout piped."""
+def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real ``agent`` entry point with stdout piped (in ``cwd``, if given)."""
     return subprocess.run([sys.executable, "-m", "agentcli", *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def stdio_config(tmp_path: Path, name: str, script: Path) -> str:
@@ -25,6 +25,19 @@ def stdio_config(tmp_path: Path, name: str, script: Path) -> str:
     path.write_text(yaml.safe_dump({"mcp_servers": {name: {
         "command": sys.executable, "args": [str(script)], "trusted": True}}}))
     return str(path)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is dead, awaiting its reaper)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return not stat.parent.parent.is_dir()  # no /proc: kill(0) said it runs
 
 
 def model_env(server: Any) -> dict[str, str]:

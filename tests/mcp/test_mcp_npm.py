@@ -109,7 +109,7 @@ def test_client_declares_its_roots(npm_servers: dict[str, Path], tmp_path: Path)
 def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
               *flags: str, command: str = "batch") -> Any:
     fs = {"command": "node", "args": [str(NPM_FS), str(root)], "trusted": True}
-    # the client declares the file tools' root as its MCP root; server-filesystem adopts it
+    # no roots are declared (none configured): server-filesystem keeps to its argument
     cfg = write_config(tmp_path, {"fs": fs}, allow=allow, tool_settings={"files_root": str(root)})
     mock_server.add_reply("", tool_calls=[{"name": "fs.write_file", "id": "c1", "arguments": {
         "path": str(root / "note.txt"), "content": "written by the agent"}}])
@@ -123,6 +123,29 @@ def _fs_batch(tmp_path: Path, mock_server: Any, root: Path, allow: list[str],
     questions.write_text(json.dumps({"id": "1", "input": "write a note"}) + "\n")
     out.unlink(missing_ok=True)
     return agent("batch", str(questions), "--out", str(out), *common, env=env)
+
+
+def test_filesystem_server_keeps_to_the_folder_it_was_given(
+        npm_servers: dict[str, Path], tmp_path: Path, mock_server: Any) -> None:
+    """Issue 38: the run's directory was declared as the client's root and server-filesystem,
+    given one folder, adopted it: a file beside that folder was read. It is refused now."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("shared notes")
+    (tmp_path / "secret.txt").write_text("the private text")
+    cfg = write_config(tmp_path, {"fs": {"command": "node", "args": [str(NPM_FS), str(folder)],
+                                         "trusted": True}})
+    for path in (tmp_path / "secret.txt", folder / "notes.txt"):
+        mock_server.add_reply("", tool_calls=[{"name": "fs.read_text_file", "id": "c1",
+                                               "arguments": {"path": str(path)}}])
+    mock_server.add_reply("done")
+    proc = agent("run", "read them", "-m", "openai/any", "-a", "tool-calling", "-c", str(cfg),
+                 "-t", "fs.read_text_file", env={**OPENAI, "OPENAI_BASE_URL": mock_server.base_url},
+                 cwd=tmp_path)  # the run starts in the folder's parent
+    assert proc.returncode == 0, proc.stderr
+    seen = [m["content"] for m in mock_server.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert len(seen) == 2 and "shared notes" in seen[1]  # the folder it was given: read
+    assert "the private text" not in seen[0] and "denied" in seen[0].lower()
 
 
 def test_filesystem_write_needs_opt_in_and_approval(npm_servers: dict[str, Path], tmp_path: Path,

@@ -99,7 +99,7 @@ def test_a_terminal_asks_once_and_keeps_the_answer(tmp_path: Path) -> None:
     marker = tmp_path / "started"
     root = project(tmp_path, marker)
     code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root, keys="\x04")
-    assert code == 130 and "interrupted" in text and "Traceback" not in text  # nothing kept
+    assert code == 130 and "Interrupted" in text and "Traceback" not in text  # nothing kept
     code, text = on_terminal("mcp", "tools", "proj", "--refresh", cwd=root, keys="n\r")
     assert code == 2 and "wants to start" in text and "proj: " in text
     assert "which you have not trusted" in text and not marker.exists()

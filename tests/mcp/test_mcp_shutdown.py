@@ -8,7 +8,6 @@ bench/mcp_startup.py, not asserted here."""
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.mcp.mcp_helpers import agent, model_env
+from tests.mcp.mcp_helpers import agent, model_env, running
 
 pytest.importorskip("mcp")
 SERVER = Path(__file__).with_name("mcp_lingering_server.py")
@@ -24,16 +23,6 @@ SERVER = Path(__file__).with_name("mcp_lingering_server.py")
 # (2.0 s): a client that waits as long records it (ours waits mcp.stdio.EXIT_GRACE, 0.5 s)
 SDK_WAIT = getattr(importlib.import_module("mcp.client.stdio"), "PROCESS_TERMINATION_TIMEOUT", 2.0)
 LATE = str(0.75 * SDK_WAIT)
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is dead, awaiting its reaper)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z")
 
 
 def run_ping(tmp_path: Path, mock_server: Any, command: str, args: list[str]) -> None:

@@ -290,14 +290,38 @@ def test_local_read_timeout_is_not_retried_and_names_the_setting() -> None:
     assert "not retried" in str(info.value)
 
 
-def test_constrained_llamacpp_requests_are_not_streamed() -> None:
-    # llama-cpp-python 0.3 sends no content when it streams under a grammar (seen live).
-    model, bodies = model_with(lambda body: httpx.Response(200, json=reply(BLOB)), local=True)
+def _sse(*pieces: str) -> httpx.Response:
+    events = [{"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]}
+              for p in pieces]
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    text = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    return httpx.Response(200, text=text, headers={"content-type": "text/event-stream"})
+
+
+def test_constrained_llamacpp_requests_stream_token_by_token() -> None:
+    # llama.cpp's server streams under a grammar: the tokens come as they are written
+    model, bodies = model_with(lambda body: _sse(BLOB[:10], BLOB[10:]), local=True)
     tokens: list[str] = []
     result = model.generate(MESSAGES, stop=["Observation:"], on_token=tokens.append,
                             response_schema={"type": "object"})
-    assert result.text == BLOB and tokens == [BLOB]
-    assert "stream" not in bodies[0] and "response_format" in bodies[0]
+    assert result.text == BLOB and "".join(tokens) == BLOB and len(tokens) == 2
+    assert bodies[0]["stream"] is True and "response_format" in bodies[0]
+
+
+def test_a_server_that_streams_nothing_under_a_schema_is_asked_whole() -> None:
+    # llama-cpp-python 0.3 sends no content when it streams under a grammar (seen live)
+    def server(body: dict[str, Any]) -> httpx.Response:
+        return _sse() if body.get("stream") else httpx.Response(200, json=reply(BLOB))
+
+    model, bodies = model_with(server, local=True)
+    for _ in range(2):
+        tokens: list[str] = []
+        result = model.generate(MESSAGES, on_token=tokens.append,
+                                response_schema={"type": "object"})
+        assert result.text == BLOB and tokens == [BLOB]
+    # the first stream came back empty: asked whole then, and whole from then on
+    assert [b.get("stream", False) for b in bodies] == [True, False, False]
+    assert all("response_format" in b for b in bodies)
 
 
 def test_a_500_naming_response_format_drops_the_field_without_retrying() -> None:

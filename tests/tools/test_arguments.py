@@ -66,3 +66,18 @@ def test_what_is_wrong_is_named_with_the_arguments(given: Any, reason: str) -> N
         prepare("area", AREA, given)
     assert str(info.value).startswith(f"area: {reason}; it takes width (number, required), "
                                       "height (number), count (integer), exact (boolean)")
+
+
+def test_a_catastrophic_or_broken_pattern_is_a_clear_refusal_not_a_hang() -> None:
+    from agentcli.type_schema import best_error
+
+    slow = best_error({"type": "string", "pattern": "(a|aa)+$"}, "a" * 60 + "!")
+    assert slow is not None and "took over 1 s to check" in slow.message
+    broken = best_error({"type": "string", "pattern": "\\c"}, "x")
+    assert broken is not None and "is not a regular expression" in broken.message
+    key = best_error({"type": "object", "patternProperties": {"(a|aa)+$": {}},
+                      "additionalProperties": False}, {"a" * 60 + "!": 1})
+    assert key is not None and "took over 1 s to check" in key.message
+    assert best_error({"type": "string", "pattern": "^a+$"}, "aaa") is None
+    nested = best_error({"type": "string", "pattern": "(a+)+$"}, "a" * 60 + "!")  # the issue's
+    assert nested is not None and "does not match" in nested.message  # at once, no hang

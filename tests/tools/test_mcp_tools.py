@@ -28,7 +28,6 @@ from agentcli.tools.mcp import (
     RESOURCE_TOOL,
     list_tools,
     load_server_tools,
-    server_roots,
     tool_danger,
 )
 
@@ -49,7 +48,7 @@ def _register_server(conf: ServerConfig, infos: list[ToolInfo], into: list[ToolS
         any_danger = any_danger or dangerous
 
         def factory(llm: Any = None, _n: str = tool_name, **settings: Any) -> list[Tool]:
-            return load_server_tools(conf.name, conf, {_n}, roots=server_roots(settings))
+            return load_server_tools(conf.name, conf, {_n})
 
         summary = (info.description if info else f"Read a resource of {conf.name} by URI")
         into.append(ToolSpec(f"{conf.name}.{tool_name}", factory, summary.split("\n")[0],
