@@ -17,9 +17,11 @@ why (the :data:`Reason`):
   executor runs through the Calculator when it is loaded;
 * ``question``: only words and numbers of the question (every token of the reply occurs in
   it, in its order, case and punctuation aside): a restatement, a copied part, or the question
-  in quotes. A reply that picks one side of the question's ``or`` is a choice, one that
-  reorders the question's words says something (``The file is empty`` for "Is the file
-  empty?"), and a reply a tool's result holds is that result: all are answers;
+  in quotes. This holds for a question (it ends with "?" or holds an interrogative such as
+  "how"); an instruction ("Say hi") may ask for its own words. A reply that picks one side
+  of the question's ``or`` is a choice, one that reorders the question's words says
+  something (``The file is empty`` for "Is the file empty?"), and a reply a tool's result
+  holds is that result: all are answers;
 * ``tool_text``: a piece copied from a tool's own error or help (its description): the
   reply's tokens are a run of that text's tokens; one or two words or only numbers are never
   taken for such a copy.
@@ -36,6 +38,15 @@ from typing import Literal
 from agentcli import _json_repair
 
 Reason = Literal["empty", "tool_call", "placeholder", "calculation", "question", "tool_text"]
+# Why a reply is not an answer, in plain English (the trace's notice).
+REASON_WORDS: dict[str, str] = {
+    "empty": "nothing visible",
+    "tool_call": "a tool call written as text",
+    "placeholder": "the prompt's placeholder words",
+    "calculation": "a calculation without its result",
+    "question": "only words of the question",
+    "tool_text": "a copy of a tool's own text",
+}
 
 
 @dataclass(frozen=True)
@@ -71,9 +82,12 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 # Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
 # "=" asks for the result.
 _ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^]+=?\s*")
-_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^]+\s+\(?\d")
-_STRONG_OPERATOR = re.compile(r"[*^(]")
-_BINARY = re.compile(r"[\d)]\s*[-+*/%^]+\s*[(\d.]")  # an operator with an operand each side
+_OPERATOR_SPACED = re.compile(r"[\d)]\s+(?:\*\*|[-+*/%^])\s+[(\d.]")
+_BINARY = re.compile(r"[\d)]\s*(?:\*\*|[-+*/%^])\s*[(\d.]")
+_STRONG_BINARY = re.compile(r"[\d)]\s*(?:\*\*|[*^])\s*[(\d.]")
+# A question asks for what it does not hold; an instruction ("Say hi") may ask for its words.
+_INTERROGATIVES = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why",
+                             "how"})
 
 
 def visible(text: str) -> str:
@@ -105,8 +119,8 @@ def is_calculation(text: str) -> bool:
     if not _ARITHMETIC.fullmatch(body) or not re.search(r"\d", body):
         return False
     body = body.rstrip("= ")
-    return bool(_OPERATOR_SPACED.search(body) or (
-        _STRONG_OPERATOR.search(body) and _BINARY.search(body)))
+    return bool(_OPERATOR_SPACED.search(body) or _STRONG_BINARY.search(body)
+                or ("(" in body and _BINARY.search(body)))
 
 
 def _tool_call(text: str) -> bool:
@@ -117,6 +131,12 @@ def _tool_call(text: str) -> bool:
         if found is not None and found[0].strip().lower() != "final answer":
             return True
     return False
+
+
+def _asks(question: str, asked: list[str]) -> bool:
+    """The input is a question (it ends with "?" or holds an interrogative), which asks for
+    something it does not hold; an instruction such as "Say hi" may ask for its own words."""
+    return question.rstrip().endswith("?") or not _INTERROGATIVES.isdisjoint(asked)
 
 
 def _in_order(words: list[str], asked: list[str]) -> bool:
@@ -173,7 +193,7 @@ def judge(reply: str, given: Given) -> Verdict:
     if is_calculation(text):
         return Verdict(text, "calculation")
     asked = tokens(given.question)
-    if _in_order(words, asked):
+    if _asks(given.question, asked) and _in_order(words, asked):
         chose = "or" in asked and "or" not in words
         if not chose and not _within(words, given.results):
             return Verdict(text, "question")

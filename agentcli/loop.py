@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentcli.agents.base import Agent
 from agentcli.agents.prompts import placeholders
-from agentcli.answers import Given, Verdict, judge
+from agentcli.answers import REASON_WORDS, Given, Verdict, judge
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.manager import CallbackManager, RunConfig, handlers_of
 from agentcli.deadline import deadline as enclosing_deadline
@@ -338,6 +338,7 @@ class AgentLoop:
                 if calculation is not None:
                     decision = [calculation]  # a step, not an answer: the Calculator runs it
                 elif not verdict.answer:
+                    yield self._refused(verdict)
                     reason = "no_answer"  # the answer rule (agentcli.answers)
                     break
             if not isinstance(decision, AgentFinish) and self._has_it(run, decision):
@@ -428,7 +429,17 @@ class AgentLoop:
         answer: AgentFinish = run.agent.finish(reply)
         if run.answer_format is not None:  # the schema decides a structured answer
             return (yield from self._last_check(run, answer))
-        return answer if self._judge(run, answer.output).answer else None
+        verdict = self._judge(run, answer.output)
+        if verdict.answer:
+            return answer
+        yield self._refused(verdict)
+        return None
+
+    @staticmethod
+    def _refused(verdict: Verdict) -> Notice:
+        """The trace's word on a reply the answer rule refused, and why."""
+        return Notice("not_an_answer", "The model's reply is no answer: "
+                      f"{REASON_WORDS[verdict.reason or 'empty']}.", {"reason": verdict.reason})
 
     def _structured(self, run: Run, finish: AgentFinish) -> AgentFinish:
         """The answer checked against the run's output schema (``structured.ResponseFormat``,

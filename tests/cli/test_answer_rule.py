@@ -90,6 +90,7 @@ def test_a_restatement_is_refused_then_exit_3(mock_server: Any, tmp_path: Path,
     plain = agent(mock_server, tmp_path, MINUTES, agent_type=agent_type)
     assert plain.returncode == 3 and plain.stdout == ""
     assert "Stopped: the model's reply held no answer" in plain.stderr
+    assert "The model's reply is no answer: only words of the question." in plain.stderr
 
 
 def test_a_restatement_then_the_answer_when_asked_exits_0(mock_server: Any,

@@ -37,6 +37,8 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("👍", "Did it work?"),
     ("The file is empty.", "Is the file empty?"),  # a statement answers a yes/no question
     ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
+    ("hi", "Say hi"),  # an instruction may ask for its own words
+    ("**75**", "What is 25% of 300?"),  # Markdown bold is no calculation
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
