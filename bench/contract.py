@@ -9,7 +9,7 @@ which is what they check.
   case and spacing aside, in one of the run's tool errors (an observation starting ``Error``,
   or a tool error event): a tool's error or help copied as the answer;
 - **calculation shown**: a printed answer holding an arithmetic operation on numbers with no
-  ``=`` after the last one (``200 - (1/5 * 200) - 40``);
+  result sign (``=``, ``≈``) after the last one (``200 - (1/5 * 200) - 40``);
 - **right answer refused**: the run printed no answer (not killed at the bench's cap) while
   the model's final answer is right by ``hard_questions.graded``. The final answer is the
   trace's ``agent_finish`` output, or, when the run refused it (that output is then null),
@@ -30,6 +30,7 @@ from hard_questions import _BLOB, graded
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+")
 _OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[+*/×÷^]|\s-|-\s)\s*\(?\s*\d")
+_RESULT = re.compile(r"[=≈]")
 _SPACE = re.compile(r"\s+")
 KILLED = -9  # the bench's return code for a run killed at its time cap
 
@@ -70,7 +71,7 @@ def tool_text(answer: str, errors: list[str]) -> bool:
 def calculation_shown(answer: str) -> bool:
     """The answer holds an arithmetic operation with no result after it."""
     found = list(_OPERATION.finditer(answer or ""))
-    return bool(found) and "=" not in answer[found[-1].end():]
+    return bool(found) and not _RESULT.search(answer[found[-1].end():])
 
 
 _FINAL_LINE = re.compile(r"final answer\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)

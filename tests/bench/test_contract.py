@@ -42,7 +42,7 @@ def test_a_restatement_is_an_answer_made_only_of_the_question(
 @pytest.mark.parametrize(("answer", "shown"), [
     ("200 - (1/5 * 200) - 40", True), ("The total is 12 + 20 + 25", True),
     ("5 + 3 = 8", False), ("8", False), ("on 2023-11-26 it was -5", False),
-    ("2 ** 10", True)])
+    ("2 ** 10", True), ("multiply: 3.2 * 1000 ≈ 3200 meters", False)])
 def test_a_calculation_shown_has_no_result_after_it(
     contract: ModuleType, answer: str, shown: bool
 ) -> None:
