@@ -259,3 +259,15 @@ def test_roots_must_be_a_list_of_directories(tmp_path: Path, record: Path) -> No
     proc = agent(*run_args(config(tmp_path, record, roots="/tmp")))
     assert proc.returncode == 2
     assert "roots must be a list of directories" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_last_words_at_exit_are_logged_and_do_not_hold_it_up(tmp_path: Path, record: Path,
+                                                               mock_server: Any) -> None:
+    """A server that writes more than a pipe holds to stderr as its stdin closes: its stderr
+    is still read while it is stopped, so it finishes and exits by itself (``bye``), and its
+    last line is in the log."""
+    ping_then_answer(mock_server)
+    proc = agent(*run_args(config(tmp_path, record, "err-eof=0.5")), env=model_env(mock_server))
+    assert proc.returncode == 0 and "It said pong." in proc.stdout, proc.stderr
+    assert record.read_text().split()[-1] == "bye"
+    assert log_path("srv").read_text().rstrip().endswith("goodbye for good")
