@@ -110,18 +110,25 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
             await to_session.aclose()  # the server can no longer hear us: the session ends
 
     try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(pump_out)
-            tasks.start_soon(pump_in)
-            tasks.start_soon(track)
-            tasks.start_soon(pump_err)
+        async with anyio.create_task_group() as logging:  # its stderr, until it is stopped
+            logging.start_soon(pump_err)
             try:
-                yield read, write
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(pump_out)
+                    tasks.start_soon(pump_in)
+                    tasks.start_soon(track)
+                    try:
+                        yield read, write
+                    finally:
+                        tasks.cancel_scope.cancel()
             finally:
-                tasks.cancel_scope.cancel()
+                # a cancelled caller must not leave it running (nor stop the log of its
+                # last words: a full stderr pipe would hold up its exit)
+                with anyio.CancelScope(shield=True):
+                    await stop(process, started)
+                logging.cancel_scope.cancel()  # a child it left may hold stderr open
     finally:
-        with anyio.CancelScope(shield=True):  # a cancelled caller must not leave it running
-            await stop(process, started)
+        with anyio.CancelScope(shield=True):
             log.close()
             for stream in (read, write, to_session, from_session):
                 await stream.aclose()
