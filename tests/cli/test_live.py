@@ -62,7 +62,7 @@ def test_an_answer_the_rule_refuses_never_streams() -> None:
     """Issue 39: the words of a refused reply are held back (the answer rule judges them)."""
     out, printer = held(["Thought: easy.\nFinal ", "Answer: 4 ", "hours"],
                         "How many minutes are in 4 hours?")
-    assert out == "Thought: easy.\n" and not printer.answer_streamed
+    assert out.strip() == "Thought: easy." and not printer.answer_streamed
     out, _ = held(['{"name": "terminal", ', '"arguments": {}}'], "Hi?", native=True)
     assert out == ""
     out, printer = held(["Final ", "Answer: 240 ", "minutes"], "How many minutes are in 4 hours?")
