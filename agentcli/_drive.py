@@ -77,6 +77,8 @@ async def _call_model(ex: AgentLoop, run: Run, effect: CallModel) -> ChatResult 
     llm = effect.llm if effect.llm is not None else ex.llm
     if llm is None:
         raise ValueError("this AgentExecutor has no model: pass llm=... (initialize_agent does)")
+    if not llm.observed:  # an in-process stand-in (a LangChain plan() agent's step)
+        return await _within(run, llm.arequest(effect.request))
     sink = (lambda text: run.emit(ModelToken(text))) if ex.stream_tokens and effect.agent \
         else None
     run.emit(model_start(effect.request, llm))

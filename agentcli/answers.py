@@ -17,13 +17,15 @@ why (the :data:`Reason`):
   executor runs through the Calculator when it is loaded;
 * ``question``: only words and numbers of the question (every token of the reply occurs in
   it, in its order, case and punctuation aside): a restatement, a copied part, or the question
-  in quotes. A reply that picks one side of the question's ``or`` or one item of a list it
-  gives (``9`` for "the largest of 3, 9 and 4") is a choice, one that reorders the question's
-  words says something (``The file is empty`` for "Is the file empty?"), and a reply a tool's
-  result holds is that result, as is one drawn from the material the question gives to work
-  on (its paragraphs before the last: piped text, fragments, a pasted document; its quoted
-  passages): all are answers. A line's label (``Final Answer:``, ``Q:``, ``A:``) and markup
-  tags (``<answer>``) are the reply's form, not its words;
+  in quotes. This holds for a question (it ends with "?" or holds an interrogative such as
+  "how"); an instruction ("Say hi") may ask for its own words. A reply that picks one side
+  of the question's ``or`` or one item of a list it gives (``9`` for "the largest of 3, 9
+  and 4") is a choice, one that reorders the question's words says something (``The file is
+  empty`` for "Is the file empty?"), and a reply a tool's result holds is that result, as is
+  one drawn from the material the question gives to work on (its paragraphs before the last:
+  piped text, fragments, a pasted document; its quoted passages): all are answers. A line's
+  label (``Final Answer:``, ``Q:``, ``A:``) and markup tags (``<answer>``) are the reply's
+  form, not its words;
 * ``tool_text``: a piece copied from a tool's own error or help (its description): the
   reply's tokens are a run of that text's tokens; one or two words or only numbers are never
   taken for such a copy.
@@ -40,6 +42,15 @@ from typing import Literal
 from agentcli import _json_repair
 
 Reason = Literal["empty", "tool_call", "placeholder", "calculation", "question", "tool_text"]
+# Why a reply is not an answer, in plain English (the trace's notice).
+REASON_WORDS: dict[str, str] = {
+    "empty": "nothing visible",
+    "tool_call": "a tool call written as text",
+    "placeholder": "the prompt's placeholder words",
+    "calculation": "a calculation without its result",
+    "question": "only words of the question",
+    "tool_text": "a copy of a tool's own text",
+}
 
 
 @dataclass(frozen=True)
@@ -81,8 +92,12 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 # Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
 # "=" asks for the result.
 _ARITHMETIC = re.compile(r"[\d.\s()+\-*/%^]+=?\s*")
-_OPERATOR_SPACED = re.compile(r"\d\)?\s+[-+*/%^]+\s+\(?\d")
-_STRONG_OPERATOR = re.compile(r"[*^(]")
+_OPERATOR_SPACED = re.compile(r"[\d)]\s+(?:\*\*|[-+*/%^])\s+[(\d.]")
+_BINARY = re.compile(r"[\d)]\s*(?:\*\*|[-+*/%^])\s*[(\d.]")
+_STRONG_BINARY = re.compile(r"[\d)]\s*(?:\*\*|[*^])\s*[(\d.]")
+# A question asks for what it does not hold; an instruction ("Say hi") may ask for its words.
+_INTERROGATIVES = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why",
+                             "how"})
 
 
 def visible(text: str) -> str:
@@ -109,13 +124,13 @@ def placeholder_key(text: str) -> str:
 
 def is_calculation(text: str) -> bool:
     """Arithmetic with no result: ``300 - (1/3 * 300) - 20`` (never a fraction such as
-    ``1/3``, a date such as ``2024-01-15`` or a lone number)."""
+    ``1/3``, a date such as ``2024-01-15`` or a lone number, bold or not: ``**75**``)."""
     body = text.strip().strip("`").strip()
     if not _ARITHMETIC.fullmatch(body) or not re.search(r"\d", body):
         return False
     body = body.rstrip("= ")
-    return bool(_OPERATOR_SPACED.search(body) or (
-        _STRONG_OPERATOR.search(body) and re.search(r"\d\s*[-+*/%^]", body)))
+    return bool(_OPERATOR_SPACED.search(body) or _STRONG_BINARY.search(body)
+                or ("(" in body and _BINARY.search(body)))
 
 
 def _tool_call(text: str) -> bool:
@@ -126,6 +141,12 @@ def _tool_call(text: str) -> bool:
         if found is not None and found[0].strip().lower() != "final answer":
             return True
     return False
+
+
+def _asks(question: str, asked: list[str]) -> bool:
+    """The input is a question (it ends with "?" or holds an interrogative), which asks for
+    something it does not hold; an instruction such as "Say hi" may ask for its own words."""
+    return question.rstrip().endswith("?") or not _INTERROGATIVES.isdisjoint(asked)
 
 
 def _in_order(words: list[str], asked: list[str]) -> bool:
@@ -185,11 +206,14 @@ def _within(words: list[str], texts: Iterable[str]) -> bool:
 _CALL_START = re.compile(r'[{<\[]|```|^\s*Action|"action', re.MULTILINE | re.IGNORECASE)
 
 
-def settled(prefix: str, given: Given) -> int:
+def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
     """How much of a reply still arriving can be shown before the rule has judged it: all of
     ``prefix`` up to where a tool call could begin once it adds something whatever follows
     (a word or number neither the question, a placeholder, a tool's text nor arithmetic
-    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes."""
+    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes.
+    A ``whole`` reply is judged: all of it when it is an answer, else 0."""
+    if whole:
+        return len(prefix) if judge(prefix, given).answer else 0
     complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
         lambda m: m.group() if m.end() < len(prefix) else "", prefix)
     text = visible(complete)
@@ -219,7 +243,7 @@ def judge(reply: str, given: Given) -> Verdict:
     said = tokens(_SCAFFOLD.sub(" ", text))
     if words and not said:
         return Verdict(text, "empty")  # only labels or tags
-    if _in_order(said, asked):
+    if _asks(given.question, asked) and _in_order(said, asked):
         chose = ("or" in asked and "or" not in said) or _one_item(said, given.question)
         if not chose and not _within(said, (*given.results, *material(given.question))):
             return Verdict(text, "question")

@@ -30,6 +30,7 @@ from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.outcome import real_answer
 from agentcli.redact import redact_data
 from agentcli.schema import LIMIT_REASONS
+from agentcli.structured import ResponseFormat
 
 if TYPE_CHECKING:
     from agentcli.callbacks.base import BaseCallbackHandler
@@ -254,6 +255,7 @@ async def run_batch(
     todo = [i for i in items if i.id not in done]
     summary = BatchSummary(total=len(items), skipped=len(items) - len(todo))
     handlers = list(callbacks)
+    fmt = None if response_format is None else ResponseFormat.of(response_format)  # once
     started = time.perf_counter()
     path = Path(out)
     torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
@@ -264,7 +266,7 @@ async def run_batch(
 
         async def worker() -> None:
             for item in pending:
-                line = await _run_item(executor, item, handlers, response_format)
+                line = await _run_item(executor, item, handlers, fmt)
                 _append(fh, line)
                 summary.add(line)
                 if on_line is not None:
@@ -279,7 +281,7 @@ async def run_batch(
 
 async def _run_item(executor: AgentExecutor, item: BatchItem,
                     handlers: list[BaseCallbackHandler],
-                    response_format: Mapping[str, object] | None = None) -> dict[str, Any]:
+                    response_format: ResponseFormat | None = None) -> dict[str, Any]:
     """The OUT line of one item: its result, or its error (one failing item is one error
     line, never a crash), and whether it was right when an answer is expected."""
     line: dict[str, Any] = {"id": item.id}

@@ -15,11 +15,13 @@ from agentcli._sync import iterate, run_sync
 from agentcli.agents.saved import save_agent
 from agentcli.callbacks.manager import RunConfig
 from agentcli.events import End, RunEvent
-from agentcli.loop import AgentLoop, Answer, Config, Inputs, Trim
+from agentcli.loop import AgentLoop
+from agentcli.loop_setup import Answer, Config, Inputs, Trim
 from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncate_middle
 from agentcli.recovery import ParsingErrorHandler
 from agentcli.runnable import Pipes, gather_bounded
 from agentcli.schema import FORCE_STOP_MESSAGE, PARSE_ERROR_TOOL, RunResult
+from agentcli.structured import ResponseFormat
 
 __all__ = ["FORCE_STOP_MESSAGE", "PARSE_ERROR_TOOL", "AgentExecutor", "Answer", "Approval",
            "Approver", "Config", "Inputs", "ParsingErrorHandler", "Trim", "allow_all", "deny_all",
@@ -100,8 +102,9 @@ class AgentExecutor(AgentLoop, Pipes):
         """Run many inputs with at most ``concurrency`` (else the config's
         ``max_concurrency``, else 8) at once; results keep input order."""
         conf = RunConfig.of(config)
+        fmt = None if response_format is None else ResponseFormat.of(response_format)  # once
         return await gather_bounded(
-            lambda item: self.ainvoke(item, conf, response_format=response_format), inputs,
+            lambda item: self.ainvoke(item, conf, response_format=fmt), inputs,
             concurrency or conf.max_concurrency or 8, return_exceptions)
 
     def batch(

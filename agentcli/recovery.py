@@ -28,8 +28,9 @@ from agentcli.schema import AgentAction, ToolOutcome, ToolStatus
 if TYPE_CHECKING:
     from agentcli.state import Command
 
-# A budget or the time limit forbids another call; these do not.
-RECOVERABLE = ("stalled", "max_iterations", "no_answer")
+# A budget or the time limit forbids another call; these do not. (A reply that was no answer
+# always gets its one answer-now request: AgentLoop._stop.)
+RECOVERABLE = ("stalled", "max_iterations")
 
 
 def call_key(action: AgentAction) -> str:

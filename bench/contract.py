@@ -9,10 +9,11 @@ which is what they check.
   case and spacing aside, in one of the run's tool errors (an observation starting ``Error``,
   or a tool error event): a tool's error or help copied as the answer;
 - **calculation shown**: a printed answer holding an arithmetic operation on numbers with no
-  ``=`` after the last one (``200 - (1/5 * 200) - 40``);
+  result sign (``=``, ``≈``) after the last one (``200 - (1/5 * 200) - 40``);
 - **right answer refused**: the run printed no answer (not killed at the bench's cap) while
-  the model's last final answer in the trace (its ``agent_finish`` output) is right by
-  ``hard_questions.graded`` and holds no tool call.
+  the model's final answer is right by ``hard_questions.graded``. The final answer is the
+  trace's ``agent_finish`` output, or, when the run refused it (that output is then null),
+  what the bench reads itself in the run's last model reply (:func:`final_answer`).
 
 No agentcli import: the LangChain side reads this module too (its rows have no trace: their
 tool-text and refused cells read ``-``).
@@ -29,6 +30,7 @@ from hard_questions import _BLOB, graded
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+")
 _OPERATION = re.compile(r"[\d)]\s*(?:\*\*|[+*/×÷^]|\s-|-\s)\s*\(?\s*\d")
+_RESULT = re.compile(r"[=≈]")
 _SPACE = re.compile(r"\s+")
 KILLED = -9  # the bench's return code for a run killed at its time cap
 
@@ -69,13 +71,39 @@ def tool_text(answer: str, errors: list[str]) -> bool:
 def calculation_shown(answer: str) -> bool:
     """The answer holds an arithmetic operation with no result after it."""
     found = list(_OPERATION.finditer(answer or ""))
-    return bool(found) and "=" not in answer[found[-1].end():]
+    return bool(found) and not _RESULT.search(answer[found[-1].end():])
+
+
+_FINAL_LINE = re.compile(r"final answer\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
+_FINAL_BLOB = re.compile(r'"action"\s*:\s*"final answer"\s*,\s*"action_input"\s*:\s*'
+                         r'"((?:[^"\\]|\\.)*)"', re.IGNORECASE)
+
+
+def final_answer(reply: dict[str, Any] | None) -> str | None:
+    """The answer a model reply gives, read by the bench: a ``"Final Answer"`` blob's input,
+    the text after the last ``Final Answer:``, or a plain reply that calls no tool (None for
+    a tool call or no reply)."""
+    if not reply or reply.get("tool_calls"):
+        return None
+    text = str(reply.get("text") or "")
+    blob = _FINAL_BLOB.findall(text)
+    if blob:
+        try:
+            return str(json.loads(f'"{blob[-1]}"', strict=False))  # raw newlines too
+        except ValueError:  # a broken escape: the text as written
+            return str(blob[-1])
+    if _BLOB.search(text):
+        return None
+    line = _FINAL_LINE.findall(text)
+    return (line[-1] if line else text).strip()
 
 
 def read_trace(path: Path) -> dict[str, Any]:
     """What the contract needs from a run's ``--trace`` JSONL: the model's last final answer
-    and the run's tool error texts."""
+    (``agent_finish``), its last reply to the run (not a tool's own model call), and the
+    run's tool error texts."""
     finish: str | None = None
+    reply: dict[str, Any] | None = None
     errors: list[str] = []
     if not path.is_file():
         return {"trace": False}
@@ -85,14 +113,19 @@ def read_trace(path: Path) -> dict[str, Any]:
         except ValueError:  # a line cut when the run was killed
             continue
         kind = event.get("event")
-        if kind == "agent_finish":
+        if kind == "llm_end" and event.get("call_parent_run_id") == event.get("run_id"):
+            result = event.get("result") or {}
+            reply = {"text": str(result.get("text") or ""),
+                     "tool_calls": len(result.get("tool_calls") or [])}
+        elif kind == "agent_finish":
             output = ((event.get("finish") or {}).get("return_values") or {}).get("output")
             finish = output if isinstance(output, str) else finish
         elif kind == "tool_end" and str(event.get("observation", "")).startswith("Error"):
             errors.append(str(event["observation"]))
         elif kind == "tool_error":
             errors.append(str((event.get("error") or {}).get("message", "")))
-    return {"trace": True, "finish_output": finish, "tool_errors": errors}
+    return {"trace": True, "finish_output": finish, "last_reply": reply,
+            "tool_errors": errors}
 
 
 def flag(row: dict[str, Any]) -> None:
@@ -105,6 +138,8 @@ def flag(row: dict[str, Any]) -> None:
         return
     row["tool_text"] = shown and tool_text(answer, row.get("tool_errors") or [])
     final = row.get("finish_output")
+    if not isinstance(final, str):
+        final = final_answer(row.get("last_reply"))
     row["refused_right"] = (not shown and row.get("rc") != KILLED and isinstance(final, str)
                             and not _BLOB.search(final) and graded(final, row["expected"]))
 

@@ -113,8 +113,8 @@ def attach_logs(rows: list[dict[str, Any]], agent: Path, env: dict[str, str]) ->
 
 
 def relog(path: str, work: str) -> None:
-    """Attach the logs again to the runs in ``path`` from a finished run's work directory
-    (``/tmp/hard-bench-*``), rewriting the file in place."""
+    """Attach the logs and traces again to the runs in ``path`` from a finished run's work
+    directory (``/tmp/hard-bench-*``), rewriting the file in place."""
     agent = Path(sys.executable).parent / "agent"
     rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
     cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -125,6 +125,10 @@ def relog(path: str, work: str) -> None:
         home = Path(work) / f"home-{agent_type}-{group}"
         if home.is_dir():
             attach_logs(cell, agent, _env(home, home / "agent.db"))
+            order = [q for q, _ in QUESTION_SETS[group]]
+            for row in cell:  # the traces, read again by the bench's current rules
+                n = order.index(row["question"])
+                row.update(read_trace(home / "traces" / f"q{n}.jsonl"))
     Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 

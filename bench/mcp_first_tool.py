@@ -3,11 +3,13 @@
     .venv/bin/python bench/mcp_first_tool.py [--rounds 7] [--tree old=/tmp/old] [--tree new=.]
 
 `agent run "say hi" --tools ev.echo` against the project's mock model server: the first
-reply calls ``ev.echo`` on a stdio server (``tests/tools/fixtures/mcp_echo_server.py``, a
-Python MCP server, the same for every checkout), the second answers. Per run: the time from
-the start of the child to the model request that carries the tool's result (start-up, the
-server's start and handshake, the call), the wall to exit, and the child's CPU (user + sys,
-its server included: the same server for every checkout, so differences are the client's).
+reply calls ``ev.echo`` on a stdio server, the same for every checkout (``--server raw``, the
+default: ``bench/mcp_raw_server.py``, JSON-RPC without the SDK, so the client's cost shows;
+``sdk``: ``tests/tools/fixtures/mcp_echo_server.py`` on the MCP SDK), the second answers.
+Per run: the time from the start of the child to the model request that carries the tool's
+result (start-up, the server's start and handshake, the call), the wall to exit, and the
+child's CPU (user + sys, its server included: the same server for every checkout, so
+differences are the client's).
 Each checkout runs with its own venv and working directory; rounds interleave, the first
 side rotating. Nothing is asserted.
 """
@@ -29,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo root: tests.support
 from tests.support.mock_server import MockOpenAIServer  # noqa: E402
 
-SERVER = ROOT / "tests" / "tools" / "fixtures" / "mcp_echo_server.py"
+SERVERS = {"sdk": ROOT / "tests" / "tools" / "fixtures" / "mcp_echo_server.py",
+           "raw": ROOT / "bench" / "mcp_raw_server.py"}
 CALL = 'Action:\n```\n{"action": "ev.echo", "action_input": {"text": "hi"}}\n```\n'
 
 
@@ -68,6 +71,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=DIR")
+    parser.add_argument("--server", choices=sorted(SERVERS), default="raw",
+                        help="raw: bench/mcp_raw_server.py, no SDK (the client is what costs); "
+                        "sdk: the tests' Python server on the MCP SDK")
     args = parser.parse_args()
     trees = [(t.partition("=")[0], Path(t.partition("=")[2] or ".").resolve())
              for t in args.tree or ["new=."]]
@@ -82,7 +88,7 @@ def main() -> None:
     server.set_responder(reply)
     config = Path(tempfile.mkdtemp()) / "c.yaml"
     config.write_text(json.dumps({"mcp_servers": {"ev": {
-        "command": sys.executable, "args": [str(SERVER)], "trusted": True}}}))
+        "command": sys.executable, "args": [str(SERVERS[args.server])], "trusted": True}}}))
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _ in trees}
     _cpu_of_last_child()
     try:
@@ -93,8 +99,8 @@ def main() -> None:
                 results[name].append(one(python, root, server, config, seen))
     finally:
         server.stop()
-    print(f"MCP, one stdio server: time to the first tool result, {args.rounds} interleaved "
-          f"rounds, load {os.getloadavg()[0]:.1f} (median (min-max))")
+    print(f"MCP, one stdio server ({args.server}): time to the first tool result, "
+          f"{args.rounds} interleaved rounds, load {os.getloadavg()[0]:.1f} (median (min-max))")
     first = trees[0][0]
     for name, _ in trees:
         cols = []

@@ -160,6 +160,33 @@ def chat(n: int, trees: list[Tree], env: dict[str, str], server: Server, turns: 
                 [late[t.name] for t in trees])]
 
 
+def chat_cpu(n: int, trees: list[Tree], env: dict[str, str], server: Server,
+             turns: int = 200) -> list[str]:
+    """CPU per chat turn, start-up taken out: (CPU of a ``turns + 20``-turn `agent chat` -
+    CPU of a 20-turn one) / ``turns``, each the child's user + sys from ``wait4``: the row
+    that still reads on a loaded machine, where the server-side gaps of :func:`chat` do not."""
+    server.mode("chat")
+
+    def cpu_ms(t: Tree, count: int) -> float:
+        data = tempfile.mkdtemp()
+        server.reset()
+        proc = subprocess.Popen(t.agent("chat", "-m", "openai/mock-model", "--session", "b"),
+                                cwd=t.root, env={**env, "XDG_DATA_HOME": data, "HOME": data},
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None
+        proc.stdin.write("".join(f"question {i}\n" for i in range(count)).encode())
+        proc.stdin.close()
+        _, status, usage = os.wait4(proc.pid, 0)
+        if status != 0 or server.stats()["requests"] < count:
+            raise SystemExit(f"{t.name} chat failed ({status})")
+        return (usage.ru_utime + usage.ru_stime) * 1e3
+
+    vals = interleave(n, [lambda t=t: (cpu_ms(t, turns + 20) - cpu_ms(t, 20)) / turns
+                          for t in trees])
+    return [row(f"chat CPU per turn (turns 21-{turns + 20}, start-up out)", "ms", trees, vals)]
+
+
 def logs(n: int, trees: list[Tree], env: dict[str, str], server: Server, runs: int = 100_000
          ) -> list[str]:
     """`agent logs` (latest 20, full-text search, ``--json``) on one log of ``runs`` runs, the
@@ -200,7 +227,8 @@ def script(n: int, trees: list[Tree], command: str) -> None:
     interleave(n, [lambda t=t: run(t) for t in trees])
 
 
-SECTIONS: dict[str, Callable[..., list[str]]] = {"cold": cold, "steps": steps, "logs": logs}
+SECTIONS: dict[str, Callable[..., list[str]]] = {"cold": cold, "steps": steps, "logs": logs,
+                                                "chatcpu": chat_cpu}
 
 
 def main() -> None:
@@ -209,7 +237,8 @@ def main() -> None:
                         help="NAME=DIR, a checkout with its .venv; the first is the baseline")
     parser.add_argument("--pairs", type=int, default=7, help="rounds per row")
     parser.add_argument("--turns", type=int, default=200, help="turns in the chat session")
-    parser.add_argument("--only", default="cold,steps,chat", help="cold,steps,chat,logs ('' none)")
+    parser.add_argument("--only", default="cold,steps,chat",
+                        help="cold,steps,chat,chatcpu,logs ('' none)")
     parser.add_argument("--script", action="append", default=[],
                         help="'NAME.py ARGS': run bench/NAME.py of each checkout, --pairs rounds")
     args = parser.parse_args()

@@ -53,6 +53,7 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         self.name = name
         self.color = color  # a tool's result without a colour of its own
         self._colors = {t: _TOOL_COLORS[n % len(_TOOL_COLORS)] for n, t in enumerate(tools or [])}
+        self._limited: set[object] = set()  # runs a limit stopped (their answer is LangChain's)
 
     def _print(self, text: str, color: str | None = None, end: str = "") -> None:
         """Model or tool text, made safe, in ``color``."""
@@ -88,7 +89,12 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             color, end = event.data.get("color"), event.data.get("end")
             self._print(event.text, color if isinstance(color, str) else None,
                         end if isinstance(end, str) else "")
-        elif isinstance(event, ev.Finish):  # a forced stop's has no log: an empty line
-            self._print(event.finish.log, "green", end="\n")
+        elif isinstance(event, ev.Limit):
+            self._limited.add(kw.get("run_id"))
+        elif isinstance(event, ev.Finish):  # after a limit, its log (a forced stop's is empty)
+            stopped = kw.get("run_id") in self._limited
+            self._limited.discard(kw.get("run_id"))
+            self._print(event.finish.log if stopped else event.finish.log or event.output,
+                        "green", end="\n")
         elif isinstance(event, ev.End):
             self._line(f"\n{_BOLD}> Finished chain.{_RESET}")

@@ -194,9 +194,9 @@ def run(
         from agentcli.schema import ContentText
 
         text = ContentText(text, attachment_parts(attach))
-    from agentcli.cli.exits import sigterm_as_ctrl_c
+    from agentcli.cli.exits import sigterm_raises
 
-    with sigterm_as_ctrl_c():  # kill, timeout, systemd: the run ends as interrupted
+    with sigterm_raises(KeyboardInterrupt):  # kill, timeout, systemd: as Ctrl-C
         code = execute(text, settings, env, yes=yes,
                        json_out=json_out,
                        record=record, stats=stats, trace=trace, extra=extra, thread=thread,
@@ -372,7 +372,11 @@ def chat(
     settings = load_settings(config, flags=flags, env=env)
 
     ask_project_trust(settings)
-    raise typer.Exit(start_chat(settings, env, session=session, yes=yes))
+    from agentcli.cli.exits import sigterm_raises
+
+    with sigterm_raises(lambda: SystemExit(exit_codes.INTERRUPTED)):  # (Ctrl-C only cancels)
+        code = start_chat(settings, env, session=session, yes=yes)
+    raise typer.Exit(code)
 
 
 # The other commands live in their own modules, registered here once ``app`` exists.

@@ -3,7 +3,7 @@
 The ``agent`` group runs every command inside :func:`errors_to_exit`
 (``DefaultRunGroup.invoke``), so a command raises and never catches to print: a
 ``ConfigError`` is exit 2, a ``ProviderError`` exit 4, any other ``AgentCliError`` its own
-code, Ctrl-C (and a SIGTERM during ``agent run``: :func:`sigterm_as_ctrl_c`) 130, a file the
+code, Ctrl-C (and a SIGTERM during ``agent run``: :func:`sigterm_raises`) 130, a file the
 OS refuses (another account's directory) exit 2 naming it, a bug one "internal error" line
 (``--debug`` adds the traceback).
 The debug flag comes with each invocation (the group's parsed ``--debug``), so two runs in
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
@@ -45,23 +45,23 @@ def fail(message: str, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 @contextmanager
-def sigterm_as_ctrl_c() -> Iterator[None]:
-    """Within the block, a SIGTERM (``kill``, ``timeout``, systemd) is Ctrl-C: ``agent run``
-    stops as ``interrupted`` (its log row says so), its MCP servers are stopped (at exit), exit
-    130. Not for the chat REPL, where Ctrl-C only cancels a turn; nothing changes when the
-    parent set SIGTERM to be ignored, or off the main thread."""
+def sigterm_raises(error: Callable[[], BaseException] = KeyboardInterrupt) -> Iterator[None]:
+    """Within the block, a SIGTERM (``kill``, ``timeout``, systemd) raises ``error()`` in the
+    main thread: ``agent run`` takes it as Ctrl-C (the run stops as ``interrupted``, its log
+    row says so, exit 130); the chat REPL, where Ctrl-C only cancels a turn, ends with
+    ``SystemExit``. Either way the MCP servers are stopped at exit. Nothing changes when the
+    parent set SIGTERM to be ignored, or off the main thread; the handler before comes back."""
     import threading
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise error()
 
     before = signal.getsignal(signal.SIGTERM) or signal.SIG_DFL  # None: not set from Python
     if threading.current_thread() is not threading.main_thread() or before is signal.SIG_IGN:
         yield
         return
-    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGTERM, handler)
     try:
         yield
     finally:

@@ -30,6 +30,7 @@ from agentcli.compat.callbacks import (
 )
 from agentcli.compat.executor import AgentExecutor, create_react_agent, initialize_agent
 from agentcli.compat.memory import (
+    ChatMessageHistory,
     ConversationBufferMemory,
     ConversationBufferWindowMemory,
     ConversationSummaryMemory,
@@ -98,6 +99,7 @@ __all__ = [
     "CallbackManagerForToolRun",
     "ChatAgent",
     "ChatGeneration",
+    "ChatMessageHistory",
     "ChatOpenAI",
     "ChatPromptTemplate",
     "ChatResult",

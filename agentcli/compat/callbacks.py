@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentcli.callbacks.base import BaseCallbackHandler
@@ -72,7 +72,18 @@ def _handlers(given: Handlers) -> list[BaseCallbackHandler]:
 
 
 class CallbackManagerForLLMRun:
-    """``run_manager`` in a LangChain-style model's ``_generate`` (agentcli passes None)."""
+    """``run_manager`` in a LangChain-style model's ``_generate``: ``on_llm_new_token`` streams
+    a token to the run (its handlers' ``on_llm_new_token``, when the run streams tokens)."""
+
+    def __init__(self, on_token: Callable[[str], None] | None = None) -> None:
+        self.on_token = on_token
+        self.streamed = False  # the model sent its tokens itself
+
+    def on_llm_new_token(self, token: str, **kw: Any) -> None:
+        """One token of the reply."""
+        self.streamed = True
+        if self.on_token is not None:
+            self.on_token(str(token))
 
 
 class CallbackManagerForToolRun:

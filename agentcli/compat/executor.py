@@ -15,8 +15,9 @@ is shown the remembered turns as its chat history and its question and answer ar
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli import create
@@ -36,6 +37,13 @@ from agentcli.schema import AgentStep, Decision, RunResult
 from agentcli.tools.base import Tool
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """What ``include_run_info=True`` adds: the run's id (its handlers' ``run_id``)."""
+
+    run_id: uuid.UUID
+
+
 class AgentExecutor(_Executor):
     """An executor whose runs go through ``_call`` (for subclasses that override it), with
     LangChain's ``run``, ``__call__`` and ``memory``."""
@@ -49,7 +57,7 @@ class AgentExecutor(_Executor):
             kwargs.setdefault("stall_limit", None)  # its code repeats a call on purpose
         super().__init__(agent, tools, *args, **kwargs)
         self.memory = memory
-        self.stream_tokens = self.stream_tokens or self.llm in STREAMING
+        self.stream_tokens = self.stream_tokens or _streams(self.llm)
 
     @classmethod
     def adopting(cls, built: _Executor, memory: BaseMemory | None = None) -> AgentExecutor:
@@ -57,7 +65,7 @@ class AgentExecutor(_Executor):
         adopted = cls.__new__(cls)
         adopted.__dict__.update(vars(built))
         adopted.memory = memory
-        adopted.stream_tokens = built.stream_tokens or built.llm in STREAMING
+        adopted.stream_tokens = built.stream_tokens or _streams(built.llm)
         return adopted
 
     @classmethod
@@ -84,20 +92,24 @@ class AgentExecutor(_Executor):
             output = out.get("output", "")
             out = RunResult(output=None if output is None else str(output), steps=(),
                             stop_reason="finished", state=extra, input=data.get("input"))
-        if self.memory is not None:
+        if self.memory is not None and out.output is not None:  # no answer: no turn to keep
             self.memory.save_context(asked, {"output": out.output})
         return out
 
     def __call__(self, inputs: Inputs, return_only_outputs: bool = False,
                  callbacks: Config = None, *, tags: list[str] | None = None,
-                 metadata: dict[str, Any] | None = None,
-                 run_name: str | None = None) -> dict[str, Any]:
-        """LangChain's older call: the result dict, or only its outputs."""
-        config = {"tags": tags, "metadata": metadata, "run_name": run_name}
+                 metadata: dict[str, Any] | None = None, run_name: str | None = None,
+                 include_run_info: bool = False) -> dict[str, Any]:
+        """LangChain's older call: the result dict, or only its outputs; with
+        ``include_run_info``, ``"__run"`` holds the run's id (``RunInfo.run_id``)."""
+        run_id = uuid.uuid4()
+        config = {"tags": tags, "metadata": metadata, "run_name": run_name,
+                  "run_id": run_id.hex}
         result = self.invoke(inputs, {k: v for k, v in config.items() if v}, callbacks=callbacks)
-        if return_only_outputs:
-            return {key: result[key] for key in self.output_keys}
-        return result
+        shown = {key: result[key] for key in self.output_keys} if return_only_outputs else result
+        if include_run_info:
+            shown["__run"] = RunInfo(run_id)
+        return shown
 
     def run(self, *args: Inputs, callbacks: Config = None, tags: list[str] | None = None,
             metadata: dict[str, Any] | None = None, **kwargs: Any) -> str:
@@ -126,6 +138,12 @@ class AgentExecutor(_Executor):
         fmt = run_manager.response_format if run_manager is not None else None
         return run_sync(_Executor.ainvoke(self, inputs, config, response_format=fmt))
 
+
+
+def _streams(llm: BaseChatModel | None) -> bool:
+    """A model LangChain code made with ``streaming=True`` (a provider's, or a model class
+    of its own with a true ``streaming`` field): its tokens go to the handlers."""
+    return llm in STREAMING or getattr(llm, "streaming", False) is True
 
 
 def initialize_agent(tools: Sequence[Tool], llm: BaseChatModel, agent: Any = None,

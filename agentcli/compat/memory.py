@@ -19,7 +19,47 @@ from typing import Any
 from agentcli.memory import BufferMemory, Memory, SummaryMemory, WindowMemory
 from agentcli.middleware import AgentMiddleware
 from agentcli.models.base import BaseChatModel
-from agentcli.schema import Message
+from agentcli.schema import Message, user
+
+
+class ChatMessageHistory:
+    """A memory's ``chat_memory``: its messages, and LangChain's way of adding a turn by its
+    halves (a question waits for its answer, then the two are one turn)."""
+
+    def __init__(self, turns: Memory | None = None) -> None:
+        self.turns: Memory = turns if turns is not None else BufferMemory()
+        self.asked: str | None = None
+
+    @property
+    def messages(self) -> list[Message]:
+        """The remembered messages (and a question still waiting for its answer)."""
+        return [*self.turns.messages(), *([user(self.asked)] if self.asked is not None else [])]
+
+    def add_user_message(self, text: str) -> None:
+        """A question; the next answer completes the turn."""
+        if self.asked is not None:  # two questions in a row: the first went unanswered
+            self.turns.add_turn(self.asked, "")
+        self.asked = str(text)
+
+    def add_ai_message(self, text: str) -> None:
+        """An answer, to the question before it (if any)."""
+        asked, self.asked = self.asked, None
+        self.turns.add_turn(asked or "", str(text))
+
+    def add_message(self, message: Message) -> None:
+        """A user or assistant message."""
+        if message.role == "user":
+            self.add_user_message(message.content)
+        elif message.role == "assistant":
+            self.add_ai_message(message.content)
+        else:
+            raise ValueError(f"chat_memory keeps user and assistant messages, not "
+                             f"{message.role!r} ones")
+
+    def clear(self) -> None:
+        """Forget every message."""
+        self.turns.clear()
+        self.asked = None
 
 
 class _Memory:
@@ -31,6 +71,7 @@ class _Memory:
                  output_key: str | None = None, human_prefix: str = "Human",
                  ai_prefix: str = "AI") -> None:
         self.turns = turns
+        self.chat_memory = ChatMessageHistory(turns)
         self.memory_key = memory_key
         self.return_messages = return_messages
         self.input_key = input_key
@@ -45,7 +86,7 @@ class _Memory:
 
     def messages(self) -> list[Message]:
         """The remembered turns as messages (what an agent run is shown)."""
-        return self.turns.messages()
+        return self.chat_memory.messages
 
     @property
     def buffer(self) -> str | list[Message]:
@@ -70,7 +111,7 @@ class _Memory:
 
     def clear(self) -> None:
         """Forget every turn."""
-        self.turns.clear()
+        self.chat_memory.clear()
 
     def middleware(self) -> list[AgentMiddleware]:
         """What a run with this memory adds (a summary memory's end-of-run request)."""
@@ -96,18 +137,18 @@ class _Memory:
 
 
 class ConversationBufferMemory(_Memory):
-    """Every turn, verbatim."""
+    """Every turn, verbatim (in ``chat_memory``, a :class:`ChatMessageHistory`, if given)."""
 
-    def __init__(self, **options: Any) -> None:
-        options.pop("chat_memory", None)  # LangChain's message store: the turns are ours
-        super().__init__(BufferMemory(), **options)
+    def __init__(self, chat_memory: ChatMessageHistory | None = None, **options: Any) -> None:
+        history = chat_memory or ChatMessageHistory()
+        super().__init__(history.turns, **options)
+        self.chat_memory = history
 
 
 class ConversationBufferWindowMemory(_Memory):
     """The last ``k`` turns (LangChain's default: 5)."""
 
     def __init__(self, k: int = 5, **options: Any) -> None:
-        options.pop("chat_memory", None)
         super().__init__(WindowMemory(k), **options)
         self.k = k
 
@@ -117,7 +158,6 @@ class ConversationSummaryMemory(_Memory):
     executor's run, by the run's last request)."""
 
     def __init__(self, llm: BaseChatModel | None = None, **options: Any) -> None:
-        options.pop("chat_memory", None)
         super().__init__(SummaryMemory(llm), **options)
 
     @property

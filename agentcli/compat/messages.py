@@ -10,11 +10,13 @@ message=AIMessage(...))])``; ``bind_tools`` returns the model itself.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from agentcli.compat.callbacks import CallbackManagerForLLMRun
 from agentcli.models.base import BaseChatModel as _Model
 from agentcli.models.base import TokenSink
 from agentcli.schema import ChatResult as _Result
@@ -117,8 +119,11 @@ class BaseChatModel(_Model):
                  on_token: TokenSink | None = None, **params: object) -> _Result:
         """One request through ``_generate``."""
         params.pop("response_schema", None)
+        manager = CallbackManagerForLLMRun(on_token)
+        if "run_manager" in inspect.signature(self._generate).parameters:
+            params["run_manager"] = manager
         out = self._generate(list(messages), stop=list(stop) if stop else None, **params)
         message = out.generations[0].message if out.generations else Message("assistant", "")
-        if on_token is not None and message.content:
-            on_token(message.content)
+        if on_token is not None and message.content and not manager.streamed:
+            on_token(message.content)  # the reply whole, as one token
         return _Result(message.content, message.tool_calls, "stop")

@@ -76,12 +76,14 @@ class _Planned(ChatResult):
     """A step's reply: the plan's decision (its log as the text)."""
 
     decision: Decision | None = field(default=None, compare=False)
+    error: OutputParserError | None = field(default=None, compare=False)  # plan() raised it
 
 
 class _Planner(BaseChatModel):
     """The "model" of a plan agent: asking it runs the plan on the state."""
 
     base_url = ""
+    observed = False  # a plan step is not a model call: no model events, no usage
 
     def __init__(self, name: str, plan: Callable[[Steps, dict[str, Any]], object]) -> None:
         self.name = name
@@ -99,7 +101,10 @@ class _Planner(BaseChatModel):
                  cast("Sequence[AgentStep]", state.get("intermediate_steps") or ())]
         inputs = {k: v for k, v in state.items()
                   if k not in ("messages", "intermediate_steps", "chat_history")}
-        decided = await in_thread(lambda: self.plan(steps, inputs))
+        try:
+            decided = await in_thread(lambda: self.plan(steps, inputs))
+        except OutputParserError as err:  # for handle_parsing_errors, as from a parser
+            return _Planned(err.llm_output or "", error=err)
         return _Planned(_log(decided), decision=_decision(decided, self.name))
 
 
@@ -108,6 +113,7 @@ class PlanAgent(Agent):
 
     agent_type = "plan"
     runnable = True  # verbose prints results as LangChain does for these (no prefixes)
+    reruns_calls = True  # its code repeats a call on purpose: each runs the tool again
 
     def __init__(self, planner: object, tools: Sequence[Tool]) -> None:
         super().__init__(tools)
@@ -127,6 +133,8 @@ class PlanAgent(Agent):
 
     def decide(self, result: ChatResult) -> Decision:
         """The plan's decision."""
+        if isinstance(result, _Planned) and result.error is not None:
+            raise result.error
         if isinstance(result, _Planned) and result.decision is not None:
             return result.decision
         raise OutputParserError("the plan returned no decision", llm_output=result.text)

@@ -67,6 +67,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
     to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     started: set[proctree.Known] = set()  # every process found below the server so far
+    heard = False  # whether the server ever sent a line (a silent one gets no grace)
 
     async def track() -> None:
         while process.returncode is None:
@@ -80,6 +81,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
                 log.write(chunk)
 
     async def pump_out() -> None:  # server stdout -> session, one JSON-RPC message a line
+        nonlocal heard
         assert process.stdout is not None
         lines = _Lines(MAX_LINE)
         async with to_session:
@@ -92,6 +94,7 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
                         await to_session.send(err)  # the session reports it, then it ends
                         return
                     for line in found:
+                        heard = True
                         try:
                             item: SessionMessage | Exception = SessionMessage(
                                 parse(line.decode("utf-8", "replace")))
@@ -110,28 +113,37 @@ async def stdio_streams(command: str, args: list[str], env: Mapping[str, str] | 
             await to_session.aclose()  # the server can no longer hear us: the session ends
 
     try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(pump_out)
-            tasks.start_soon(pump_in)
-            tasks.start_soon(track)
-            tasks.start_soon(pump_err)
+        async with anyio.create_task_group() as logging:  # its stderr, until it is stopped
+            logging.start_soon(pump_err)
             try:
-                yield read, write
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(pump_out)
+                    tasks.start_soon(pump_in)
+                    tasks.start_soon(track)
+                    try:
+                        yield read, write
+                    finally:
+                        tasks.cancel_scope.cancel()
             finally:
-                tasks.cancel_scope.cancel()
+                # a cancelled caller must not leave it running (nor stop the log of its
+                # last words: a full stderr pipe would hold up its exit)
+                with anyio.CancelScope(shield=True):
+                    await stop(process, started, EXIT_GRACE if heard else 0.0)
+                logging.cancel_scope.cancel()  # a child it left may hold stderr open
     finally:
-        with anyio.CancelScope(shield=True):  # a cancelled caller must not leave it running
-            await stop(process, started)
+        with anyio.CancelScope(shield=True):
             log.close()
             for stream in (read, write, to_session, from_session):
                 await stream.aclose()
 
 
-async def stop(process: Process, started: set[proctree.Known] | None = None) -> None:
-    """Close the server's stdin and give it (with whatever it started) :data:`EXIT_GRACE` to
+async def stop(process: Process, started: set[proctree.Known] | None = None,
+               grace: float = EXIT_GRACE) -> None:
+    """Close the server's stdin and give it (with whatever it started) ``grace`` seconds to
     exit, cut short if it asks us something meanwhile (it waits for an answer it can no longer
     get); then SIGTERM its process group and every process known to be below it (``started``
-    and those found now) and, after :data:`TERM_GRACE`, SIGKILL them."""
+    and those found now) and, after :data:`TERM_GRACE`, SIGKILL them. A server that never said
+    a word (not even an answer to ``initialize``) gets no grace."""
     known = set(started or ())
     if process.returncode is None:  # before anything ends: the tree is whole
         known |= proctree.descendants(process.pid)
@@ -139,7 +151,7 @@ async def stop(process: Process, started: set[proctree.Known] | None = None) -> 
     async with anyio.create_task_group() as tasks:
         asked = anyio.Event()
         tasks.start_soon(_watch_for_requests, process, asked)
-        gone = await _gone(process, EXIT_GRACE, known, asked)
+        gone = await _gone(process, grace, known, asked)
         tasks.cancel_scope.cancel()
     await _close(process.stdout)
     for sig in (signal.SIGTERM, _KILL):

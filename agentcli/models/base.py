@@ -74,6 +74,7 @@ class BaseChatModel:
     name: str = "model"
     supports_tools: bool = True
     base_url: str = ""  # where requests go ("" for an in-process model): ModelStart.server
+    observed: bool = True  # False: a stand-in no run reports as a model call (no events, usage)
 
     def own_options(self, params: Iterable[str] = ()) -> dict[str, Any]:
         """What this model adds to a request whose own options are ``params`` (temperature,

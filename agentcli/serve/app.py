@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from agentcli._sync import in_thread
 from agentcli.errors import AgentCliError, ProviderError
 from agentcli.redact import redact
 from agentcli.serve.agents import ServedAgent
@@ -88,8 +89,11 @@ def create_app(service: Service, *, token: str | None) -> Guard:
     async def chat(request: Request) -> Response:
         call = parse_chat(read_json(await _body(request)), request.headers)
         served = service.agent_for(call.model)
+        schema = call.schema
         try:  # the run's output schema: an input of the run; a bad one is the request's fault
-            answer = None if call.schema is None else ResponseFormat.of(call.schema)
+            # (checked off the server's loop: CPU-bound, bounded by the wire's size limit)
+            answer = None if schema is None else await in_thread(
+                lambda: ResponseFormat.of(schema))
         except AgentCliError as err:
             raise WireError(400, f"response_format: {err}", param="response_format") from None
         if call.stream:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -79,9 +80,13 @@ async def run_turn(
     Closing or cancelling this generator cancels the run (logged as interrupted)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | Delta | None] = asyncio.Queue()
+    here = threading.get_ident()
 
-    def put(item: str | Delta | None) -> None:  # tokens may come from a model's thread
-        loop.call_soon_threadsafe(queue.put_nowait, item)
+    def put(item: str | Delta | None) -> None:
+        if threading.get_ident() == here:  # an async model's token: no wake-up to send
+            queue.put_nowait(item)
+        else:  # a sync model's thread
+            loop.call_soon_threadsafe(queue.put_nowait, item)
 
     conversation = None if call.session is None else open_conversation(
         store, call.session, served.settings, agent=served.agent_type, llm=served.llm,

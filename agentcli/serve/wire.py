@@ -19,6 +19,9 @@ SESSION_HEADER = "x-agent-session"  # names a saved conversation; nothing else d
 TRACE_HEADER = "x-agent-trace"  # "1": add the run's trace to the answer (streamed or not)
 TRACE_FIELD = "agent_trace"  # the request flag and the response field holding the trace
 _MAX_SESSION = 128
+# A response_format schema's JSON text, at most: checking a schema costs ~3 ms of CPU per
+# property (jsonschema's 2020-12 meta-check), so a 3 MB one would hold a worker for a minute.
+MAX_SCHEMA_CHARS = 64 * 1024
 _HISTORY_ROLES = {"system": system, "developer": system, "user": user, "assistant": assistant}
 
 
@@ -136,6 +139,14 @@ def _schema(value: object) -> dict[str, object] | None:
     if not isinstance(schema, dict):
         raise WireError(400, "`response_format` must be {type: text}, {type: json_object} or "
                         "{type: json_schema, json_schema: {name, schema}}",
+                        param="response_format")
+    try:
+        size = len(json.dumps(schema))
+    except RecursionError:
+        size = MAX_SCHEMA_CHARS + 1  # nested too deeply to check in any time
+    if size > MAX_SCHEMA_CHARS:
+        raise WireError(400, f"the `response_format` schema is over {MAX_SCHEMA_CHARS // 1024} "
+                        "KB of JSON (or nested too deeply); send a smaller schema",
                         param="response_format")
     return schema
 

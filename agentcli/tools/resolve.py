@@ -274,8 +274,9 @@ def resolve_tools(
     wants, servers = _plan(wanted, cat)
     # the gate first: a tool refused for what the config or the cache already tells starts
     # no server (a refusal otherwise waited for a whole start-up)
-    refused = _refused_unstarted(wants, cat, lambda w: allow_all or bool(
-        allowed & {w.server, f"{w.server}.{w.tool}"}))
+    refused = _refused_unstarted(wants, cat, lambda w: allow_all or w.server in allowed or (
+        f"{w.server}.{w.tool}" in allowed if w.tool is not None  # a whole server: any of its
+        else any(a.startswith(f"{w.server}.") for a in allowed)))  # tools allowed may be all
     if refused and held is None:
         raise ToolLoadError(next(iter(refused.values())))
     if held is not None:

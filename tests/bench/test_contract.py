@@ -42,7 +42,7 @@ def test_a_restatement_is_an_answer_made_only_of_the_question(
 @pytest.mark.parametrize(("answer", "shown"), [
     ("200 - (1/5 * 200) - 40", True), ("The total is 12 + 20 + 25", True),
     ("5 + 3 = 8", False), ("8", False), ("on 2023-11-26 it was -5", False),
-    ("2 ** 10", True)])
+    ("2 ** 10", True), ("multiply: 3.2 * 1000 ≈ 3200 meters", False)])
 def test_a_calculation_shown_has_no_result_after_it(
     contract: ModuleType, answer: str, shown: bool
 ) -> None:
@@ -90,6 +90,7 @@ def test_read_trace_takes_the_last_final_answer_and_tool_errors(
     trace = tmp_path / "t.jsonl"
     trace.write_text("".join(json.dumps(e) + "\n" for e in events) + '{"cut', encoding="utf-8")
     assert contract.read_trace(trace) == {"trace": True, "finish_output": "240",
+                                          "last_reply": None,
                                           "tool_errors": ["Error: no such file: 'x'"]}
     assert contract.read_trace(tmp_path / "none.jsonl") == {"trace": False}
 
@@ -108,3 +109,35 @@ def test_issue_39_groups_are_traps_for_copying(monkeypatch: pytest.MonkeyPatch) 
         names = questions.FILES[question]
         assert len(names) == 1 and next(iter(names)) in question
     assert questions.TOOLS["filephrase"] == "llm-math,read_file"
+
+
+def test_a_refused_reply_is_read_from_the_last_model_reply(
+    contract: ModuleType, tmp_path: Path
+) -> None:
+    """A refused answer has a null ``agent_finish`` output: the bench reads the run's last
+    model reply itself (a tool's own model call, under the tool's id, is not the run's)."""
+    run_id = "r1"
+    events = [
+        {"event": "llm_end", "run_id": run_id, "call_parent_run_id": run_id,
+         "result": {"text": '{"action": "Final Answer", "action_input": "240"}'}},
+        {"event": "llm_end", "run_id": run_id, "call_parent_run_id": "tool-call-1",
+         "result": {"text": "4 * 60"}},
+        {"event": "agent_finish", "finish": {"return_values": {"output": None}}},
+    ]
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    r = row(rc=3, answer="", **contract.read_trace(trace))
+    contract.flag(r)
+    assert r["refused_right"] is True
+
+
+@pytest.mark.parametrize(("text", "calls", "answer"), [
+    ('{ "action": "Final Answer", "action_input": "10.73" }', 0, "10.73"),
+    ("Thought: done\nFinal Answer: 240 minutes", 0, "240 minutes"),
+    ("There are 240 minutes in 4 hours.", 0, "There are 240 minutes in 4 hours."),
+    ('{"action": "Calculator", "action_input": "4 * 60"}', 0, None),
+    ("", 1, None)])
+def test_final_answer_reads_a_reply(
+    contract: ModuleType, text: str, calls: int, answer: str | None
+) -> None:
+    assert contract.final_answer({"text": text, "tool_calls": calls}) == answer

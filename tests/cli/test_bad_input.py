@@ -221,7 +221,7 @@ def test_mcp_server_printing_garbage_is_one_line(tmp_path: Path) -> None:
                       "sys.stdout.flush()\ntime.sleep(30)\n")
     (tmp_path / "c.yaml").write_text(
         f"mcp_servers:\n  junk:\n    command: {sys.executable}\n    args: ['{server}']\n"
-        "    timeout: 2\n")
+        "    timeout: 2\n    trusted: true\n")  # (an untrusted one is refused before it starts)
     # Servers start only when their tools are named (or for `tools list --all`).
     assert_one_line(agent(tmp_path, "run", "q", "-m", "openai/x", "-c", "c.yaml", "-t", "junk",
                           env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "x"}),

@@ -117,7 +117,7 @@ def test_an_mcp_tool_pattern_bomb_is_refused_and_max_time_ends_the_run(
     pytest.importorskip("mcp")
     mock_server.set_responder(bomb_call)  # the model sends the bomb again and again
     proc = agent("run", "-m", "openai/any", "-a", "tool-calling", "-c", mcp_config(tmp_path),
-                 "-t", "pat", "--max-time", "10", "--max-iterations", "50", "--json", "q",
+                 "-t", "pat", "--max-time", "30", "--max-iterations", "50", "--json", "q",
                  server=mock_server)
     assert "Traceback" not in proc.stderr
     assert proc.returncode == 3, proc.stderr

@@ -36,8 +36,8 @@ def seed(server: Any, db: Path) -> None:
     server.add_reply("Final Answer: 75")
     assert agent("run", "What is 25% of 300?", "-m", "openai/alpha", "-q", "--db", str(db),
                  "--stats", server=server).exit_code == 0
-    server.add_reply("Final Answer: hello there")  # ("hi" only repeats the question)
-    assert agent("run", "Say hi", "-m", "openai/beta", "-q", "--db", str(db),
+    server.add_reply("Final Answer: hi")
+    assert agent("run", "Greet me", "-m", "openai/beta", "-q", "--db", str(db),
                  server=server).exit_code == 0
 
 
@@ -51,7 +51,7 @@ def test_list_has_a_model_column_and_filters(mock_server: Any, tmp_path: Path) -
     table = rows(agent("logs", "--db", str(db)).stdout)
     assert table[0] == ["id", "when", "model", "session", "question", "answer", "steps",
                         "tokens", "secs"]
-    assert [(r[2], r[4]) for r in table[1:]] == [("openai/beta", "Say hi"),
+    assert [(r[2], r[4]) for r in table[1:]] == [("openai/beta", "Greet me"),
                                                  ("openai/alpha", "What is 25% of 300?")]
     assert table[2][6] == "1"  # one step
     only = rows(agent("logs", "-m", "openai/alpha", "--db", str(db)).stdout)[1:]
@@ -84,7 +84,7 @@ def test_show_has_question_steps_answer_model_options_tokens_cost_timings(
     last = agent("logs", "show", "--db", str(db)).stdout
     assert last.startswith("# Run 2") and "openai/beta" in last
     data = json.loads(agent("logs", "show", "2", "--json", "--db", str(db)).stdout)
-    assert data["answer"] == "hello there" and data["meta"]["options"] == {"temperature": 0.0}
+    assert data["answer"] == "hi" and data["meta"]["options"] == {"temperature": 0.0}
     missing = agent("logs", "show", "99", "--db", str(db))
     assert missing.exit_code == 2 and "no run with id 99" in missing.stderr
 

@@ -43,6 +43,8 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("1990", "What is the year in 'born in 1990'?"),  # drawn from a quoted passage
     ("42", "Report\nTotal: 42\n\nWhat is the total?"),  # from piped text or a fragment
     ("Answer: 240", MINUTES), ("<b>240</b>", MINUTES), ("A dog.", "What barked?"),
+    ("hi", "Say hi"),  # an instruction may ask for its own words
+    ("**75**", "What is 25% of 300?"),  # Markdown bold is no calculation
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
@@ -102,7 +104,9 @@ def test_a_result_held_by_a_tool_is_an_answer_though_the_question_holds_it() -> 
 def test_is_calculation() -> None:
     assert is_calculation("300 - (1/3 * 300) - 20") and is_calculation("`2 ** 10`")
     assert not any(map(is_calculation, ["-5", "1/3", "10.73", "2024-01-15", "(5)", "= 180",
-                                        "300 - 120 = 180", "15% of 80"]))
+                                        "300 - 120 = 180", "15% of 80", "**75**",
+                                        "*-5*", "(**2**)"]))
+    assert is_calculation("(2*3)") and is_calculation("**2 ** 10**")
 
 
 def test_placeholders_come_from_the_prompt_files() -> None:

@@ -7,6 +7,7 @@ what a run does about it (issue 38). ``argv[1]`` is a file where it records ``pi
 - ``slow-call``: its tool call never answers;
 - ``err-call=MB``: writes MB megabytes to stderr during a tool call, then answers;
 - ``err-start=MB``: writes MB megabytes to stderr before reading anything;
+- ``err-eof=MB``: on stdin EOF, writes MB megabytes to stderr and a last line, records ``bye``;
 - ``junk-start=MB``: writes MB megabytes to stdout, without a newline, before anything;
 - ``huge-call=MB``: answers its tool call with one JSON line of MB megabytes;
 - ``silent``: never answers ``initialize``;
@@ -90,5 +91,10 @@ for line in sys.stdin:
     elif ident is not None and method is not None:
         send({"id": ident, "result": {}})
 record("eof")
+if "err-eof" in MODES:
+    flood(sys.stderr, MODES["err-eof"], b"saying goodbye at length " * 40 + b"\n")
+    sys.stderr.write("goodbye for good\n")
+    sys.stderr.flush()
+    record("bye")
 while "deaf" in MODES:
     time.sleep(0.05)

@@ -260,3 +260,45 @@ def test_roots_must_be_a_list_of_directories(tmp_path: Path, record: Path) -> No
     proc = agent(*run_args(config(tmp_path, record, roots="/tmp")))
     assert proc.returncode == 2
     assert "roots must be a list of directories" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_last_words_at_exit_are_logged_and_do_not_hold_it_up(tmp_path: Path, record: Path,
+                                                               mock_server: Any) -> None:
+    """A server that writes more than a pipe holds to stderr as its stdin closes: its stderr
+    is still read while it is stopped, so it finishes and exits by itself (``bye``), and its
+    last line is in the log."""
+    ping_then_answer(mock_server)
+    proc = agent(*run_args(config(tmp_path, record, "err-eof=0.5")), env=model_env(mock_server))
+    assert proc.returncode == 0 and "It said pong." in proc.stdout, proc.stderr
+    assert record.read_text().split()[-1] == "bye"
+    assert log_path("srv").read_text().rstrip().endswith("goodbye for good")
+
+
+def test_sigterm_ends_a_chat_and_its_servers(tmp_path: Path, record: Path,
+                                             mock_server: Any) -> None:
+    """`agent chat` waiting for its next line: a SIGTERM ends it (Ctrl-C there would only
+    clear the line), exit 130, and its deaf server with its detached child is gone."""
+    mock_server.add_reply("hello")
+    cfg = config(tmp_path, record, "setsid", "deaf")
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "chat", "-m", "openai/any",
+                             "-a", "tool-calling", "-c", cfg, "-t", "srv.ping"],
+                            env={**os.environ, **model_env(mock_server)},
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write("hi\n")  # the line is answered; stdin stays open: chat waits
+        proc.stdin.flush()
+        give_up = time.monotonic() + 60
+        while not mock_server.requests or len(pids(record)) < 2:
+            assert proc.poll() is None and time.monotonic() < give_up
+            time.sleep(0.05)
+        time.sleep(0.5)  # the answer is printed; chat reads its next line
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert [pid for pid in pids(record) if running(pid)] == []

@@ -40,7 +40,11 @@ def test_run_and_call_as_langchain_documents_them(tongyi: Any) -> None:
     assert executor.run("What is 2 + 2?") == "one"  # the answer text
     assert executor.run(input="again?") == "two"
     assert executor({"input": "q3"}) == {"input": "q3", "output": "three"}
-    assert executor({"input": "q4"}, return_only_outputs=True) == {"output": "four"}
+    heard = Hooks()
+    out = executor({"input": "q4"}, return_only_outputs=True, include_run_info=True,
+                   callbacks=[heard])
+    assert out["output"] == "four" and sorted(out) == ["__run", "output"]
+    assert out["__run"].run_id == heard.chain_run_id  # the id the run's handlers heard
     assert len(tongyi.requests) == 5  # one request per model turn, none more
     with pytest.raises(ValueError, match="one question"):
         executor.run("a", input="b")
@@ -64,6 +68,11 @@ def test_seed_002_sequential_chain_calls_a_chain_for_its_outputs() -> None:
 class Hooks(BaseCallbackHandler):
     def __init__(self) -> None:
         self.seen: list[tuple[str, Any]] = []
+        self.chain_run_id: Any = None
+
+    def on_chain_start(self, serialized: dict[str, Any], inputs: Any, *, run_id: Any,
+                       **kw: Any) -> None:
+        self.chain_run_id = run_id
 
     def on_agent_action(self, action: Any, **kw: Any) -> None:
         self.seen.append(("action", (action.tool, action.tool_input, action.log)))
@@ -308,7 +317,16 @@ def test_a_single_action_plan_agent_runs_in_the_executor(
                 return AgentAction("echo", "same", "")
             return AgentFinish({"output": f"{len(intermediate_steps)} calls"}, "")
 
-    assert AgentExecutor(agent=Thrice(), tools=[echo_tool()]).run("q") == "3 calls"
+    calls: list[str] = []
+    counted = Tool(name="echo", func=lambda text: calls.append(text) or f"call {len(calls)}",
+                   description="Counts its calls.")
+    thrice = AgentExecutor(agent=Thrice(), tools=[counted], return_intermediate_steps=True,
+                           callbacks=[heard := Streamed()])
+    result = thrice.invoke("q")
+    assert result["output"] == "3 calls" and calls == ["same"] * 3  # each call ran, as there
+    assert [o for _, o in result["intermediate_steps"]] == ["call 1", "call 2", "call 3"]
+    assert result.model_calls == 0 and result.usage.total_tokens == 0  # a plan is no model call
+    assert heard.ends == []  # handlers hear no model call either
 
 
 def test_a_multi_action_plan_agent_runs_its_actions() -> None:
@@ -483,3 +501,152 @@ def test_chat_agent_prefixes_partial_and_the_scratchpad_template() -> None:
     _, worked = pad.format_messages(
         input="q", intermediate_steps=[(AgentAction("echo", "a", "I echo a"), "echo: a")])
     assert worked.content == f"q\n\n{PREVIOUS_WORK}\nI echo a\nObservation: echo: a\nThought: "
+
+
+def test_chat_memory_adds_a_turn_by_its_halves() -> None:
+    from agentcli.compat import (
+        AIMessage,
+        ChatMessageHistory,
+        ConversationBufferMemory,
+        ConversationBufferWindowMemory,
+    )
+
+    history = ChatMessageHistory()
+    history.add_user_message("hi")
+    assert [m.content for m in history.messages] == ["hi"]  # waiting for its answer
+    history.add_ai_message("hello")
+    memory = ConversationBufferMemory(chat_memory=history)
+    memory.chat_memory.add_user_message("and you?")
+    memory.chat_memory.add_message(AIMessage("fine"))
+    assert memory.buffer == "Human: hi\nAI: hello\nHuman: and you?\nAI: fine"
+    assert memory.chat_memory is history and len(history.messages) == 4
+    window = ConversationBufferWindowMemory(k=1)
+    window.chat_memory.add_user_message("a")
+    window.chat_memory.add_ai_message("b")
+    window.save_context({"input": "c"}, {"output": "d"})
+    assert window.load_memory_variables({}) == {"history": "Human: c\nAI: d"}
+    window.clear()
+    assert window.chat_memory.messages == []
+
+
+def test_a_run_without_an_answer_adds_no_turn_to_memory() -> None:
+    from agentcli.compat import AgentExecutor, ConversationBufferMemory
+
+    class Silent(AgentExecutor):
+        def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+            return {"output": None}  # LangChain code may return no answer
+
+    memory = ConversationBufferMemory()
+    silent = Silent(agent=initialize_agent([], FakeChatModel([]), REACT).agent, tools=[],
+                    memory=memory)
+    assert silent.invoke("q")["output"] is None
+    assert memory.load_memory_variables({}) == {"history": ""}
+
+
+def test_a_custom_models_run_manager_streams_its_tokens() -> None:
+    from agentcli.compat import (
+        AIMessage,
+        BaseChatModel,
+        CallbackManagerForLLMRun,
+        ChatGeneration,
+        ChatResult,
+    )
+
+    class Words(BaseChatModel):
+        streaming = True
+
+        def _generate(self, messages: Any, stop: Any = None,
+                      run_manager: CallbackManagerForLLMRun | None = None,
+                      **kwargs: Any) -> ChatResult:
+            text = "Final Answer: one two"
+            for word in text.split(" "):
+                if run_manager:
+                    run_manager.on_llm_new_token(word + " ")
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+    heard = Streamed()
+    assert initialize_agent([], Words(), REACT, callbacks=[heard]).run("q") == "one two"
+    assert heard.tokens == ["Final ", "Answer: ", "one ", "two "]  # as the model sent them
+    quiet = Streamed()
+    Words.streaming = False
+    initialize_agent([], Words(), REACT, callbacks=[quiet]).run("q")
+    assert quiet.tokens == [] and len(quiet.ends) == 1
+
+
+def test_a_plan_that_cannot_decide_is_a_parse_error_step() -> None:
+    from agentcli.compat import (
+        AgentExecutor,
+        AgentFinish,
+        BaseSingleActionAgent,
+        OutputParserException,
+    )
+
+    class Unsure(BaseSingleActionAgent):
+        def plan(self, intermediate_steps: Any, **kwargs: Any) -> Any:
+            if not intermediate_steps:
+                raise OutputParserException("no idea", llm_output="hmm")
+            (action, told), = intermediate_steps
+            return AgentFinish({"output": f"{action.tool}: {told}"}, "")
+
+    hooks = Hooks()
+    result = AgentExecutor(agent=Unsure(), tools=[], handle_parsing_errors="try again",
+                           callbacks=[hooks]).invoke("q")
+    assert result["output"] == "_Exception: try again"
+    assert hooks.seen[0] == ("action", ("_Exception", "try again", "hmm"))
+    with pytest.raises(OutputParserException, match="no idea"):
+        AgentExecutor(agent=Unsure(), tools=[]).invoke("q")  # not handled: raised, as there
+
+
+# -- a ported program, run as a user runs it: its own process, stdout piped ----------------
+PROGRAM = '''
+from typing import Optional
+
+from agentcli.compat import (AgentType, BaseTool, CallbackManagerForToolRun, ChatTongyi,
+                             ConversationBufferMemory, initialize_agent)
+
+
+class Lookup(BaseTool):
+    name = "lookup"
+    description = "Looks a word up."
+
+    def _run(self, query: str, run_manager: Optional[CallbackManagerForToolRun] = None) -> str:
+        if run_manager:
+            run_manager.on_text(f"Searching for: {query}", verbose=True)
+        return f"{query} means hello"
+
+
+memory = ConversationBufferMemory(memory_key="chat_history", return_messages=True)
+agent = initialize_agent([Lookup()], ChatTongyi(temperature=0),
+                         agent=AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION,
+                         memory=memory, verbose=True)
+print(agent.run("What does ciao mean?"))
+print(agent({"input": "And in one word?"}, return_only_outputs=True))
+print(len(memory.load_memory_variables({})["chat_history"]))
+'''
+
+
+def test_a_ported_program_in_its_own_process(tongyi: Any, tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    tongyi.add_reply('```json\n{"action": "lookup", "action_input": "ciao"}\n```')
+    tongyi.add_reply('```json\n{"action": "Final Answer", "action_input": "It means hello."}\n```')
+    tongyi.add_reply('```json\n{"action": "Final Answer", "action_input": "Hello."}\n```')
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    blob = '```json\n{"action": "Final Answer", "action_input": "%s"}\n```'
+    assert plain(proc.stdout) == (  # LangChain's verbose trace, then the program's prints
+        "\n\n> Entering new AgentExecutor chain...\n"
+        '```json\n{"action": "lookup", "action_input": "ciao"}\n```Searching for: ciao\n'
+        "Observation: ciao means hello\nThought:" + blob % "It means hello." + "\n\n"
+        "> Finished chain.\nIt means hello.\n"
+        "\n\n> Entering new AgentExecutor chain...\n" + blob % "Hello." + "\n\n"
+        "> Finished chain.\n{'output': 'Hello.'}\n4\n")
+    assert len(tongyi.requests) == 3
+    third = tongyi.requests[2].body["messages"]
+    assert [m["content"] for m in third[1:3]] == ["What does ciao mean?", "It means hello."]

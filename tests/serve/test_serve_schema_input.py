@@ -129,3 +129,44 @@ def test_an_answer_that_fails_its_schema_is_never_a_stop(
     assert '{"name": "Paris"}' not in content
     answer_now = mock_server.requests[-1].body
     assert "tools" not in answer_now and "response_format" in answer_now
+
+
+def _schema_of(properties: int) -> dict[str, Any]:
+    """A schema that is slow to check (every property a pattern) but wrong at its root."""
+    return {"type": "object", "required": "not a list", "properties": {
+        f"field{i}": {"type": "string", "pattern": "^[a-z]+$"} for i in range(properties)}}
+
+
+def test_a_response_format_schema_is_bounded_and_checked_off_the_loop(
+        serve: Any, mock_server: Any) -> None:
+    import threading
+
+    import httpx
+
+    from agentcli.serve.wire import MAX_SCHEMA_CHARS
+
+    served = serve()
+    with pytest.raises(openai.BadRequestError, match=r"response_format.*64 KB"):
+        client(served).chat.completions.create(
+            model="agent", messages=[{"role": "user", "content": "q"}],
+            response_format={"type": "json_schema", "json_schema": {
+                "name": "big", "schema": _schema_of(3000)}})
+    # Under the bound, a schema still takes seconds of CPU to check: meanwhile the server
+    # goes on answering others (the check runs off its loop). Counted, not timed: requests
+    # answered while the slow one is in flight (a blocked loop answers none of them).
+    body = json.dumps({"model": "agent", "messages": [{"role": "user", "content": "q"}],
+                       "response_format": {"type": "json_schema", "json_schema": {
+                           "name": "slow", "schema": _schema_of(1000)}}}).encode()
+    assert len(body) < MAX_SCHEMA_CHARS
+    slow: list[int] = []
+    with httpx.Client(base_url=served.url, headers=served.auth, timeout=300) as http:
+        worker = threading.Thread(target=lambda: slow.append(http.post(
+            "/chat/completions", content=body,
+            headers={"Content-Type": "application/json"}).status_code))
+        worker.start()
+        answered = 0
+        while worker.is_alive():
+            answered += http.get("/models").status_code == 200
+        worker.join()
+    assert slow == [400]
+    assert answered >= 5, answered
