@@ -188,6 +188,9 @@ async def adrive(ex: AgentLoop, run: Run) -> AsyncIterator[RunEvent]:
     except (KeyboardInterrupt, asyncio.CancelledError):
         run.emit(Notice("interrupted", exit_codes.INTERRUPTED_LINE))
         done = ex._result(run, "", "interrupted")
+    except GeneratorExit:  # the caller stopped reading (a break): nothing more is yielded
+        loop.close()
+        raise
     except BaseException as err:
         error = err
     while run.pending:

@@ -19,9 +19,13 @@ why (the :data:`Reason`):
   it, in its order, case and punctuation aside): a restatement, a copied part, or the question
   in quotes. This holds for a question (it ends with "?" or holds an interrogative such as
   "how"); an instruction ("Say hi") may ask for its own words. A reply that picks one side
-  of the question's ``or`` is a choice, one that reorders the question's words says
-  something (``The file is empty`` for "Is the file empty?"), and a reply a tool's result
-  holds is that result: all are answers;
+  of the question's ``or`` or one item of a list it gives (``9`` for "the largest of 3, 9
+  and 4") is a choice, one that reorders the question's words says something (``The file is
+  empty`` for "Is the file empty?"), and a reply a tool's result holds is that result, as is
+  one drawn from the material the question gives to work on (its paragraphs before the last:
+  piped text, fragments, a pasted document; its quoted passages): all are answers. A line's
+  label (``Final Answer:``, ``Q:``, ``A:``) and markup tags (``<answer>``) are the reply's
+  form, not its words;
 * ``tool_text``: a piece copied from a tool's own error or help (its description): the
   reply's tokens are a run of that text's tokens; one or two words or only numbers are never
   taken for such a copy.
@@ -78,6 +82,11 @@ _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 # around it is broken (an unclosed string ran on into a copy of the prompt).
 _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Action( Input)?\s*:"
                            r'|"action(?:_input)?"\s*:', re.MULTILINE)
+# A reply's form around its words: a line's label, markup tags.
+_LABELS = ("final answer", "answer", "question", "thought", "ai", "assistant", "q", "a")
+_LABEL_WORDS = frozenset(" ".join(_LABELS).split())
+_SCAFFOLD = re.compile(rf"^\s*(?:{'|'.join(_LABELS)})\s*:|</?[a-z][\w-]*>",
+                       re.IGNORECASE | re.MULTILINE)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 # Arithmetic as the Calculator reads it: numbers, + - * / % ** ^ and parentheses; a trailing
 # "=" asks for the result.
@@ -153,6 +162,40 @@ def _piece(words: list[str], text: list[str]) -> bool:
     return any(text[i:i + n] == words for i in range(len(text) - n + 1))
 
 
+# The question's material (see :func:`material`): quoted passages (an apostrophe inside a
+# word, as in "What's", opens none) and the paragraphs before the last.
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]+)'(?!\w)|\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d"
+                     r"|\u2018([^\u2019\n]+)\u2019|`([^`\n]+)`")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_ASKED = re.compile(r"[^.!?\n]*\?")  # a sentence that asks
+# What separates the items of a list: ``3, 9 and 4``, ``cat, horse, ox``.
+_ITEM_SEPARATOR = re.compile(r"[,;]|\b(?:and|or)\b", re.IGNORECASE)
+
+
+def material(question: str) -> tuple[str, ...]:
+    """What the question gives to work on apart from what it asks: its paragraphs before the
+    last (piped text, a fragment, a pasted document) and its quoted passages, without the
+    questions they hold (a question piped in is asked, not given). A reply drawn from it
+    picks a part out, as a reply a tool's result holds does."""
+    quoted = ("".join(m.groups(default="")) for m in _QUOTED.finditer(question))
+    return tuple(_ASKED.sub(" ", text) for text in
+                 (*_PARAGRAPH.split(question.strip())[:-1], *quoted))
+
+
+def _one_item(words: list[str], question: str) -> bool:
+    """The reply is one item of a list of single words or numbers the question gives (``9``
+    of "the largest of 3, 9 and 4"): a choice, like a side of an ``or``. The first and last
+    items are the words next to the list's first and last separators. (A phrase of a list,
+    ``4 blue`` of "6 red, 4 blue and 5 green balls", is no such choice.)"""
+    if len(words) != 1 or not re.search(r"[,;]", question):
+        return False
+    pieces = [tokens(p) for p in _ITEM_SEPARATOR.split(question)]
+    middle = pieces[1:-1]
+    if not middle or any(len(p) != 1 for p in middle):
+        return False
+    return words in middle or pieces[0][-1:] == words or pieces[-1][:1] == words
+
+
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
     return any(set(words) <= set(tokens(t)) for t in texts if t)
@@ -173,7 +216,7 @@ def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
     complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
         lambda m: m.group() if m.end() < len(prefix) else "", prefix)
     text = visible(complete)
-    words = tokens(text)
+    words = [w for w in tokens(_SCAFFOLD.sub(" ", text)) if w not in _LABEL_WORDS]
     if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
         return 0
     key = placeholder_key(text)
@@ -196,9 +239,12 @@ def judge(reply: str, given: Given) -> Verdict:
     if is_calculation(text):
         return Verdict(text, "calculation")
     asked = tokens(given.question)
-    if _asks(given.question, asked) and _in_order(words, asked):
-        chose = "or" in asked and "or" not in words
-        if not chose and not _within(words, given.results):
+    said = tokens(_SCAFFOLD.sub(" ", text))
+    if words and not said:
+        return Verdict(text, "empty")  # only labels or tags
+    if _asks(given.question, asked) and _in_order(said, asked):
+        chose = ("or" in asked and "or" not in said) or _one_item(said, given.question)
+        if not chose and not _within(said, (*given.results, *material(given.question))):
             return Verdict(text, "question")
     has_word = any(not w[0].isdigit() for w in words)
     if len(words) >= 3 and has_word and any(_piece(words, tokens(t)) for t in given.tool_texts):

@@ -23,7 +23,7 @@ from collections.abc import (
     Sequence,
 )
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentcli.answers import REASON_WORDS, Verdict, judge
 from agentcli.errors import ConfigError, OutputParserError
@@ -37,6 +37,7 @@ from agentcli.events import (
     StateUpdate,
 )
 from agentcli.history import closing, without_steps
+from agentcli.loop_setup import LoopSetup
 from agentcli.middleware import (
     ModelAsk,
     StopRun,
@@ -73,11 +74,6 @@ from agentcli.schema import (
 )
 from agentcli.state import JUMP_TARGETS, Command
 from agentcli.tools.naming import tool_lookup
-
-if TYPE_CHECKING:
-    pass
-
-from agentcli.loop_setup import LoopSetup
 
 
 class AgentLoop(LoopSetup):
@@ -239,8 +235,8 @@ class AgentLoop(LoopSetup):
 
     def _judge(self, run: Run, reply: str) -> Verdict:
         """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
-        return judge(reply, self.answer_given(str(run.values.get("input") or ""),
-                                              run.tool_texts, list(run.results.values())))
+        return judge(reply, self.answer_given(run.question, run.tool_texts,
+                                              list(run.results.values())))
 
     def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
         """A bare calculation as the answer, as a Calculator call on the model's own text
@@ -260,7 +256,6 @@ class AgentLoop(LoopSetup):
         answer = yield from self._final_answer(run)
         if not isinstance(answer, AgentFinish):
             return answer
-        self._update(run, [{"messages": [Message("assistant", answer.output)]}])
         return (yield from self._finish(run, answer, "finished"))
 
     def _has_it(self, run: Run, decision: AgentAction | list[AgentAction]) -> bool:
@@ -277,14 +272,18 @@ class AgentLoop(LoopSetup):
         reply = yield CallModel(run.agent.request(self._view(run), final=True))
         if isinstance(reply, Expired):
             return reply
-        answer: AgentFinish = run.agent.finish(reply)
+        finish: AgentFinish = run.agent.finish(reply)
+        answer: AgentFinish | Expired | None = finish
         if run.answer_format is not None:  # the schema decides a structured answer
-            return (yield from self._last_check(run, answer))
-        verdict = self._judge(run, answer.output)
-        if verdict.answer:
-            return answer
-        yield self._refused(verdict)
-        return None
+            answer = yield from self._last_check(run, finish)
+        else:
+            verdict = self._judge(run, finish.output)
+            if not verdict.answer:
+                answer = None
+                yield self._refused(verdict)
+        if isinstance(answer, AgentFinish):  # the answer is the run's last message, every path
+            self._update(run, [{"messages": [Message("assistant", answer.output)]}])
+        return answer
 
     @staticmethod
     def _refused(verdict: Verdict) -> Notice:

@@ -170,8 +170,10 @@ class LoopSetup:
         outer = enclosing_deadline()  # a caller's time limit (the CLI's, spanning start-up)
         if outer is not None:
             deadline = outer if deadline is None else min(deadline, outer)
+        asked = [m.content for m in values["messages"] if getattr(m, "role", None) == "user"]
         run = Run(values, manager, info, deadline, self._agent_for(fmt), prices=self.prices,
-                  middleware=[*self.middleware, *conf.middleware], answer_format=fmt)
+                  middleware=[*self.middleware, *conf.middleware], answer_format=fmt,
+                  question=str(values.get("input") or (asked[-1] if asked else "")))
         info.emit = run.emit  # a closure, not a bound method: no run <-> info cycle
         run.emit(Start(data, manager.run_id, (*self.tags, *conf.tags),
                        {**self.metadata, **conf.metadata}, conf.run_name))

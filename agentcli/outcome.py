@@ -6,7 +6,13 @@ from collections.abc import Mapping
 
 from agentcli import exit_codes
 from agentcli.log_schema import RunRecord
-from agentcli.schema import FORCE_STOP_MESSAGE, LIMIT_REASONS, RunResult, stop_words
+from agentcli.schema import (
+    FORCE_STOP_MESSAGE,
+    LIMIT_REASONS,
+    STOP_WORDS,
+    RunResult,
+    stop_words,
+)
 
 
 def exit_code(result: RunResult) -> int:
@@ -66,7 +72,7 @@ def recorded_answer(result: RunResult) -> str:
     answer = real_answer(result)
     if answer is not None:
         return answer
-    reason = result.stop_reason if result.stop_reason in LIMIT_REASONS else "no_answer"
+    reason = result.stop_reason if result.stop_reason in STOP_WORDS else "no_answer"
     return f"(no answer: {stop_words(reason)})"
 
 

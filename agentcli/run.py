@@ -99,6 +99,7 @@ class Run:
     prices: PriceTable | None = None  # None: the built-in table
     middleware: list[AgentMiddleware] = field(default_factory=list)  # the executor's + the run's
     answer_format: ResponseFormat | None = None  # the schema the answer must match, if any
+    question: str = ""  # what the answer rule judges against: the input, else the last user turn
     # Send an event to the subscribers now; ``stream`` yields it next. A closure over the
     # queue and the subscribers, not a method: the run's info holds it (``info.emit``), and a
     # bound method there would be a run <-> info cycle that only the collector frees (a batch

@@ -51,7 +51,7 @@ def input_text(tool_input: ToolInput) -> str:
 
 # The kinds of event the trace draws (one class per kind, events.py); the others, most of a
 # run's events (tokens, model calls, start and end), are passed over at once.
-_DRAWN = frozenset({"action", "observation", "parse_error", "notice", "limit", "finish"})
+_DRAWN = frozenset({"action", "observation", "parse_error", "notice", "limit", "finish", "end"})
 
 
 class TraceRenderer(BaseCallbackHandler):
@@ -111,6 +111,8 @@ class TraceRenderer(BaseCallbackHandler):
             if stopped is not None and not is_placeholder(event.finish.output):
                 self._notice(recovered_text(stopped))  # the answer below came after the stop
             self.print_finish(event.finish)
+        elif isinstance(event, ev.End):
+            self._stopped = None  # a chat's next run starts unstopped (no stale "Recovered")
 
     def _notice(self, text: str) -> None:
         from rich.text import Text

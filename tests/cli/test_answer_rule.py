@@ -182,6 +182,8 @@ HOSTILE = {
                               '{"name": "terminal", "arguments": {"command": "rm -rf /"}}\n```',
     "the question in quotes": f'"{MINUTES}"',
     "a placeholder": "your answer to the user",
+    "a labelled restatement": "Final Answer: 4 hours",  # the label is form, not words
+    "a tagged echo": f"Q: <q>{MINUTES}</q>",
 }
 
 
@@ -221,6 +223,27 @@ def test_chat_refuses_a_blob_and_keeps_no_answer(mock_server: Any, tmp_path: Pat
     assert BLOB not in json.dumps(sent[2]["messages"])  # the history holds no blob
 
 
+def test_chat_says_recovered_only_of_the_turn_that_recovered(mock_server: Any,
+                                                           tmp_path: Path) -> None:
+    """A turn that ended with no answer left its stop behind: the next turn, answered at
+    once, was labelled "Recovered: ... asked once more"."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               HOME=str(tmp_path))
+    for reply in ("4 hours", "4 hours", "60"):
+        mock_server.add_reply(reply)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "chat", "-m", "openai/small", "-a", CALLING,
+         "--db", str(tmp_path / "a.db")], input=f"{MINUTES}\nAnd in 1 hour?\n", env=env,
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.split("you> And in 1 hour?")
+    assert "held no answer" in first and "Final Answer:" not in first
+    assert "Final Answer:\n60\n" in second and "Recovered" not in proc.stdout
+    assert len(bodies(mock_server)) == 3
+
+
 def test_batch_applies_the_rule(mock_server: Any, tmp_path: Path) -> None:
     """`agent batch`: a restatement, refused twice, is a row with no answer and `no_answer`."""
     for _ in range(2):
@@ -237,3 +260,38 @@ def test_batch_applies_the_rule(mock_server: Any, tmp_path: Path) -> None:
     line = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
     assert line["answer"] is None and line["stop_reason"] == "no_answer", proc.stderr
     assert len(bodies(mock_server)) == 2
+
+
+def test_a_reply_drawn_from_piped_text_or_a_fragment_is_an_answer(mock_server: Any,
+                                                                  tmp_path: Path) -> None:
+    """`cat report | agent "What is the total?"` answered `42` (a number of the piped report)
+    was refused as a restatement: piped text and fragments are material given to work on, and
+    a reply drawn from them picks a part out, as a tool's result does."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
+    env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
+               AGENT_DB=str(tmp_path / "a.db"), HOME=str(tmp_path))
+    (tmp_path / "notes.txt").write_text("Meeting with Alice on Monday.\n", encoding="utf-8")
+    runs = [(["What is the total?"], "Report\nTotal: 42\nEnd\n", "42"),
+            (["-f", "notes.txt", "Who is the meeting with?"], None, "Alice"),
+            (["What is the largest of 3, 9 and 4?"], None, "9")]  # one item of a list
+    for args, piped, reply in runs:
+        mock_server.add_reply(reply)  # refused, it would meet no reply for the answer-now
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "-a", CALLING,
+             "-t", "current_datetime", *args], env=env, capture_output=True, text=True,
+            timeout=120, input=piped, stdin=None if piped else subprocess.DEVNULL, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == f"{reply}\n"
+    assert len(bodies(mock_server)) == len(runs)  # one request each: no answer-now request
+    mock_server.add_reply("4 hours")
+    mock_server.add_reply("4 hours")
+    still = agent(mock_server, tmp_path, f"Context: none.\n\n{MINUTES}")
+    assert still.returncode == 3  # the question's own words are still a restatement
+    for _ in range(2):
+        mock_server.add_reply("4 hours")
+    asked = subprocess.run(
+        [sys.executable, "-m", "agentcli", "run", "-m", "openai/small", "-a", CALLING,
+         "Answer briefly."], env=env, capture_output=True, text=True, timeout=120,
+        input=f"{MINUTES}\n", cwd=tmp_path)
+    assert asked.returncode == 3 and asked.stdout == ""  # a question piped in is asked

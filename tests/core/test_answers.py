@@ -39,6 +39,12 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
     ("hi", "Say hi"),  # an instruction may ask for its own words
     ("**75**", "What is 25% of 300?"),  # Markdown bold is no calculation
+    ("9", "What is the largest of 3, 9 and 4?"),  # one item of a list is a choice
+    ("horse", "Which word is longest: cat, horse, ox?"),
+    ("3", "What is the smallest of 3, 9 and 4?"),
+    ("1990", "What is the year in 'born in 1990'?"),  # drawn from a quoted passage
+    ("42", "Report\nTotal: 42\n\nWhat is the total?"),  # from piped text or a fragment
+    ("Answer: 240", MINUTES), ("<b>240</b>", MINUTES), ("A dog.", "What barked?"),
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
@@ -57,9 +63,24 @@ def test_answers(reply: str, question: str) -> None:
     ("minutes in 4 hours", "question"), ("How many minutes", "question"),
     ("300 - (1/3 * 300) - 20", "calculation"), ("3.7*2.9 =", "calculation"),
     ("arithmetic with + - * / ** and parentheses, or math words (", "tool_text"),
+    ("Final Answer: 4 hours", "question"), (f"Q: {MINUTES}", "question"),
+    ("<answer>4 hours</answer>", "question"), ("<answer></answer>", "empty"),
 ])
 def test_not_answers(reply: str, why: str) -> None:
     assert reason(reply, tool_texts=(DESCRIPTION, HINT)) == why
+
+
+@pytest.mark.parametrize(("reply", "question"), [
+    ("4 hours", "Give me the minutes, please: how many are in 4 hours, 2 days?"),
+    ("largest of 3", "What is the largest of 3, 9 and 4?"),  # more than one item
+    ("4 hours", f"Context: none.\n\n{MINUTES}"),  # the question's own paragraph
+    ("What's the year", "What's the year in 'born in 1990'?"),  # not from the quoted part
+    ("4 hours", f"{MINUTES}\n\nAnswer briefly."),  # a question piped in is asked, not given
+    ("4 hours", f'Answer this: "{MINUTES}"'),
+    ("4 blue", "A box has 6 red, 4 blue and 5 green balls. How many balls?"),  # a phrase
+])
+def test_material_and_lists_leave_restatements_refused(reply: str, question: str) -> None:
+    assert reason(reply, question) == "question"
 
 
 def test_tool_text_is_only_a_copy_of_several_words() -> None:
@@ -128,6 +149,22 @@ def test_create_agent_keeps_no_blob_as_the_answer() -> None:
     assert all(BLOB not in str(m.content) for m in state["messages"])
 
 
+def test_create_agent_keeps_the_answer_given_when_asked() -> None:
+    """The answer-now reply is the state's last message, as any answer is."""
+    model = blob_agent(BLOB, "240")
+    state = create_agent(model).invoke({"messages": [{"role": "user", "content": MINUTES}]})
+    assert [(m.role, m.content) for m in state["messages"][1:]] == [("assistant", "240")]
+    assert len(model.requests) == 2 and not model.requests[1].tools
+
+
+def test_create_agent_judges_against_the_users_question() -> None:
+    """A question given as messages (no ``input``) is the one a restatement copies."""
+    model = blob_agent("4 hours", "4 hours")
+    state = create_agent(model).invoke({"messages": [{"role": "user", "content": MINUTES}]})
+    assert [m.role for m in state["messages"]] == ["user"]  # no answer kept
+    assert len(model.requests) == 2  # the one answer-now request
+
+
 def test_the_library_runs_a_bare_calculation_through_the_calculator() -> None:
     model = blob_agent(ChatResult("300 - (1/3 * 300) - 20"), "180")
     calculator = make_calculator(model)
@@ -177,5 +214,27 @@ def test_settled_shows_text_only_once_it_adds_something() -> None:
     assert settled("4 hou", given) == 0  # a word still arriving is not judged
     assert settled("your answer to", given) == 0  # may become a placeholder
     assert settled("300 - 20", given) == 0  # may be a bare calculation
+    assert settled("Final Answer: 4 hours", given) == 0  # a label adds no word
     assert settled("That is 240 min", given) == len("That is 240")
     assert settled("Sure. ```json\n{", given) == len("Sure. ")  # held from a call's start
+
+
+def test_leaving_a_stream_early_is_quiet() -> None:
+    """A ``break`` out of ``executor.stream()`` closed the run's generator, which caught the
+    GeneratorExit and went on yielding: Python printed "Exception ignored ... async generator
+    ignored GeneratorExit" with a traceback on stderr."""
+    import subprocess
+    import sys
+
+    script = (
+        "from agentcli.create import initialize_agent\n"
+        "from agentcli.models.fake import FakeChatModel\n"
+        "ex = initialize_agent([], FakeChatModel(['hello there']), 'tool-calling')\n"
+        "for event in ex.stream('hi?'):\n"
+        "    break\n"
+        "import gc; gc.collect()\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout == "ok\n"
+    assert done.stderr == ""

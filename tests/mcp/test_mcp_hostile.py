@@ -114,6 +114,7 @@ def test_sigterm_ends_the_run_as_ctrl_c_does(tmp_path: Path, record: Path,
     assert logged.returncode == 0, logged.stderr
     rows = json.loads(logged.stdout)
     assert [row["stop_reason"] for row in rows] == ["interrupted"]
+    assert [row["answer"] for row in rows] == ["(no answer: the run was interrupted)"]
 
 
 def test_a_stderr_flood_during_a_call_leaves_a_capped_log(tmp_path: Path, record: Path,
