@@ -162,11 +162,14 @@ def _within(words: list[str], texts: Iterable[str]) -> bool:
 _CALL_START = re.compile(r'[{<\[]|```|^\s*Action|"action', re.MULTILINE | re.IGNORECASE)
 
 
-def settled(prefix: str, given: Given) -> int:
+def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
     """How much of a reply still arriving can be shown before the rule has judged it: all of
     ``prefix`` up to where a tool call could begin once it adds something whatever follows
     (a word or number neither the question, a placeholder, a tool's text nor arithmetic
-    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes."""
+    holds), else 0. Each test but the tool call's only turns "no" into "yes" as text comes.
+    A ``whole`` reply is judged: all of it when it is an answer, else 0."""
+    if whole:
+        return len(prefix) if judge(prefix, given).answer else 0
     complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
         lambda m: m.group() if m.end() < len(prefix) else "", prefix)
     text = visible(complete)

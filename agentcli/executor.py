@@ -15,7 +15,8 @@ from agentcli._sync import iterate, run_sync
 from agentcli.agents.saved import save_agent
 from agentcli.callbacks.manager import RunConfig
 from agentcli.events import End, RunEvent
-from agentcli.loop import AgentLoop, Answer, Config, Inputs, Trim
+from agentcli.loop import AgentLoop
+from agentcli.loop_setup import Answer, Config, Inputs, Trim
 from agentcli.middleware import Approval, Approver, allow_all, deny_all, truncate_middle
 from agentcli.recovery import ParsingErrorHandler
 from agentcli.runnable import Pipes, gather_bounded

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from rich.console import Console
 from rich.text import Text
 
+from agentcli.answers import Given, settled
 from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.cli.consoles import plain_file, print_plain, unchanged_by_rich
 from agentcli.cli.render import _ACTION_START, STYLES, print_answer
@@ -18,7 +20,8 @@ if TYPE_CHECKING:
     from agentcli.events import ModelEnd, ModelStart, ModelToken, RunEvent
 
 TOKEN_STYLE = "bright_black"
-_MARKERS = ("action:", "**action", "```", '{"action"')
+_MARKERS = ("action:", "**action", "```", '{"action"', "final answer:")
+_FINAL = re.compile(r"(?:\*\*)?Final Answer\s*:\**", re.I)
 
 
 class TokenPrinter(BaseCallbackHandler):
@@ -36,6 +39,11 @@ class TokenPrinter(BaseCallbackHandler):
         self._text = ""
         self._shown = 0
         self._stopped = False
+        # what the answer rule judges this turn against (set per turn; None: no hold-back) and
+        # whether the whole reply is the answer (a tool-calling agent): the answer's words
+        # show only once they add something (agentcli.answers.settled)
+        self.given: Given | None = None
+        self.native = False
 
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """Follow the agent's model calls (not those a tool makes): start, tokens, end."""
@@ -67,12 +75,24 @@ class TokenPrinter(BaseCallbackHandler):
             self._emit(len(self._text[:match.start()].rstrip()))
             self._stopped = True
             return
-        self._emit(len(self._text) - _held(self._text))
+        self._emit(self._judged(len(self._text) - _held(self._text), end=False))
+
+    def _judged(self, upto: int, *, end: bool) -> int:
+        """``upto``, or less: where the answer begins until the rule would keep its words."""
+        if self.given is None:
+            return upto
+        label = None if self.native else _FINAL.search(self._text)
+        if label is None and not self.native:
+            return upto  # thoughts, before any answer
+        start, body = (label.start(), label.end()) if label else (0, 0)
+        keep = settled(self._text[body:], self.given, whole=end)
+        return min(upto, body + keep if keep else start)
 
     def _end(self) -> None:
         if not self._stopped:
-            self._emit(len(self._text))
-            self.answer_streamed = "final answer" in self._text.lower()
+            self._emit(self._judged(len(self._text), end=True))
+            self.answer_streamed = ("final answer" in self._text.lower()
+                                    and self._shown >= len(self._text.rstrip()))
         if self.streamed:
             self.console.print()
 

@@ -323,6 +323,8 @@ class ChatRepl:
         named = self.conversation.config(  # gen_ai.conversation.id; the memory's middleware
             metadata={"session_id": self.session})
         out: list[RunResult] = []
+        self.printer.native = self.executor.agent.native_tools
+        self.printer.given = self.executor.answer_given(str(inputs.get("input") or ""))
 
         async def consume() -> None:
             async for event in self.executor.astream(inputs, named, callbacks=[timings]):

@@ -63,7 +63,7 @@ class AnswerStream:
     def end(self) -> str:
         """The reply is complete: what was held back of its answer."""
         answer = self._answer()
-        cut = 0 if answer is None else self._settled(answer + "\n")
+        cut = 0 if answer is None else self._settled(answer, whole=True)
         if answer is None or cut <= self._done:
             return ""
         piece = answer[self._done:cut]
@@ -80,8 +80,8 @@ class AnswerStream:
         self.reply = ""  # what streamed was no answer (the rule refused it): set the rest apart
         return self._send(content)
 
-    def _settled(self, answer: str) -> int:
-        return len(answer) if self.given is None else settled(answer, self.given)
+    def _settled(self, answer: str, *, whole: bool = False) -> int:
+        return len(answer) if self.given is None else settled(answer, self.given, whole=whole)
 
     def _send(self, text: str) -> str:
         if not text:

@@ -199,8 +199,8 @@ def test_hostile_or_broken_replies_are_refused(mock_server: Any, tmp_path: Path,
 
 
 def test_chat_refuses_a_blob_and_keeps_no_answer(mock_server: Any, tmp_path: Path) -> None:
-    """`agent chat` (piped): the blob is never shown as the answer (the streamed words are the
-    trace) nor kept in the session's history."""
+    """`agent chat` (piped): the blob is never shown (its streamed words are held back until
+    they add something) nor kept in the session's history."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTEST", "AGENT_")) and k != "COLUMNS"}
     env.update(OPENAI_BASE_URL=mock_server.base_url, OPENAI_API_KEY="sk-test",
@@ -214,6 +214,7 @@ def test_chat_refuses_a_blob_and_keeps_no_answer(mock_server: Any, tmp_path: Pat
         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("Final Answer:") == 1 and "Final Answer:\n240\n" in proc.stdout
+    assert "terminal" not in proc.stdout  # its streamed words were held back: no answer
     assert "held no answer" in proc.stdout + proc.stderr
     sent = bodies(mock_server)
     assert len(sent) == 3 and answer_now_asked(sent[1])

@@ -42,3 +42,28 @@ def test_final_answer_streams_whole() -> None:
 def test_text_that_only_looks_like_a_marker_is_released() -> None:
     out, _ = feed(["Actually, ", "Act", "ors act."])
     assert out == "Actually, Actors act.\n"
+
+
+def held(tokens: list[str], question: str, *, native: bool = False) -> tuple[str, TokenPrinter]:
+    from agentcli.agents.prompts import placeholders
+    from agentcli.answers import Given
+
+    buf = StringIO()
+    printer = TokenPrinter(Console(file=buf, width=200))
+    printer.given, printer.native = Given(question, placeholders=placeholders()), native
+    printer.on_event(ev.ModelStart(ChatRequest(()), "m"))
+    for token in tokens:
+        printer.on_event(ev.ModelToken(token))
+    printer.on_event(ev.ModelEnd(ChatResult("".join(tokens)), "m", 0.0))
+    return buf.getvalue(), printer
+
+
+def test_an_answer_the_rule_refuses_never_streams() -> None:
+    """Issue 39: the words of a refused reply are held back (the answer rule judges them)."""
+    out, printer = held(["Thought: easy.\nFinal ", "Answer: 4 ", "hours"],
+                        "How many minutes are in 4 hours?")
+    assert out.strip() == "Thought: easy." and not printer.answer_streamed
+    out, _ = held(['{"name": "terminal", ', '"arguments": {}}'], "Hi?", native=True)
+    assert out == ""
+    out, printer = held(["Final ", "Answer: 240 ", "minutes"], "How many minutes are in 4 hours?")
+    assert out == "Final Answer: 240 minutes\n" and printer.answer_streamed

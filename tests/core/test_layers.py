@@ -39,7 +39,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
         "agentcli.agents", "agentcli.agents.*", "agentcli.structured", "agentcli.memory",
     )),
     ("run", ("agentcli.run",)),  # the state of one run and the effects the loop yields
-    ("loop", ("agentcli.loop",)),  # the loop, a generator of effects (no I/O)
+    # the loop, a generator of effects (no I/O), and how a run of it starts
+    ("loop", ("agentcli.loop_setup", "agentcli.loop")),
     ("driver", ("agentcli._drive",)),  # fulfils the loop's effects on asyncio
     ("executor", ("agentcli.executor",)),  # the public API: invoke, stream, batch
     ("factories", (  # settings -> a runnable agent; a conversation across runs; the store
