@@ -23,7 +23,7 @@ from collections.abc import (
     Sequence,
 )
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentcli.answers import REASON_WORDS, Verdict, judge
 from agentcli.errors import ConfigError, OutputParserError
@@ -37,6 +37,7 @@ from agentcli.events import (
     StateUpdate,
 )
 from agentcli.history import closing, without_steps
+from agentcli.loop_setup import LoopSetup
 from agentcli.middleware import (
     ModelAsk,
     StopRun,
@@ -73,11 +74,6 @@ from agentcli.schema import (
 )
 from agentcli.state import JUMP_TARGETS, Command
 from agentcli.tools.naming import tool_lookup
-
-if TYPE_CHECKING:
-    pass
-
-from agentcli.loop_setup import LoopSetup
 
 
 class AgentLoop(LoopSetup):
@@ -283,9 +279,9 @@ class AgentLoop(LoopSetup):
         else:
             verdict = self._judge(run, finish.output)
             if not verdict.answer:
-                yield self._refused(verdict)
                 answer = None
-        if isinstance(answer, AgentFinish):  # the answer is the run's last message, always
+                yield self._refused(verdict)
+        if isinstance(answer, AgentFinish):  # the answer is the run's last message, every path
             self._update(run, [{"messages": [Message("assistant", answer.output)]}])
         return answer
 

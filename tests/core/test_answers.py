@@ -37,14 +37,14 @@ def reason(reply: str, question: str = MINUTES, **given: tuple[str, ...]) -> str
     ("👍", "Did it work?"),
     ("The file is empty.", "Is the file empty?"),  # a statement answers a yes/no question
     ("1, 2, 3", "Sort 3, 1, 2."),  # a reordering adds the order
+    ("hi", "Say hi"),  # an instruction may ask for its own words
+    ("**75**", "What is 25% of 300?"),  # Markdown bold is no calculation
     ("9", "What is the largest of 3, 9 and 4?"),  # one item of a list is a choice
     ("horse", "Which word is longest: cat, horse, ox?"),
     ("3", "What is the smallest of 3, 9 and 4?"),
     ("1990", "What is the year in 'born in 1990'?"),  # drawn from a quoted passage
     ("42", "Report\nTotal: 42\n\nWhat is the total?"),  # from piped text or a fragment
     ("Answer: 240", MINUTES), ("<b>240</b>", MINUTES), ("A dog.", "What barked?"),
-    ("hi", "Say hi"),  # an instruction may ask for its own words
-    ("**75**", "What is 25% of 300?"),  # Markdown bold is no calculation
 ])
 def test_answers(reply: str, question: str) -> None:
     assert reason(reply, question, tool_texts=(DESCRIPTION,)) is None
