@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,6 +61,8 @@ class Given:
     tool_texts: tuple[str, ...] = ()  # tools' descriptions and the run's error observations
     results: tuple[str, ...] = ()  # observations that held a result (not errors)
     placeholders: frozenset[str] = frozenset()  # the prompts' placeholder phrases (tokens)
+    # how the loaded Calculator reads a reply (×, ÷, −, $, 1,000, "times"...); None: symbols
+    arithmetic: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -122,10 +124,13 @@ def placeholder_key(text: str) -> str:
     return " ".join(tokens(text))
 
 
-def is_calculation(text: str) -> bool:
+def is_calculation(text: str, read: Callable[[str], str] | None = None) -> bool:
     """Arithmetic with no result: ``300 - (1/3 * 300) - 20`` (never a fraction such as
-    ``1/3``, a date such as ``2024-01-15`` or a lone number, bold or not: ``**75**``)."""
-    body = text.strip().strip("`").strip()
+    ``1/3``, a date such as ``2024-01-15`` or a lone number, bold or not: ``**75**``), as
+    ``read`` (the loaded Calculator's notations: ``3 × 4``, ``$300 - $100``) makes it."""
+    body = text.strip().strip("`").strip().lstrip("= ")
+    if read is not None:
+        body = read(body)
     if not _ARITHMETIC.fullmatch(body) or not re.search(r"\d", body):
         return False
     body = body.rstrip("= ")
@@ -237,7 +242,7 @@ def judge(reply: str, given: Given) -> Verdict:
         return Verdict(text, "tool_call")
     if placeholder_key(text) in given.placeholders:
         return Verdict(text, "placeholder")
-    if is_calculation(text):
+    if is_calculation(text, given.arithmetic):
         return Verdict(text, "calculation")
     asked = tokens(given.question)
     said = tokens(_SCAFFOLD.sub(" ", text))

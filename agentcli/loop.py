@@ -244,7 +244,7 @@ class AgentLoop(LoopSetup):
         tool = self.tool_map.get("Calculator")
         if verdict.reason != "calculation" or tool is None:
             return None
-        expression = verdict.text.strip("`").strip().rstrip("= ")
+        expression = verdict.text.strip("`").strip().strip("= ")
         return AgentAction(tool.name, expression, log, tool_call_id=f"call_{uuid.uuid4().hex[:12]}")
 
     def _answer_now(

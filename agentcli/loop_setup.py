@@ -40,6 +40,7 @@ from agentcli.schema import (
 from agentcli.state import StateSchema
 from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
+from agentcli.tools.math_words import normalise
 from agentcli.tools.naming import find_tool, tool_lookup
 
 if TYPE_CHECKING:
@@ -185,7 +186,8 @@ class LoopSetup:
         """What the answer rule judges this executor's replies against: the question, the
         tools' descriptions and the run's error observations, its results, the placeholders."""
         return Given(question, (*(t.description for t in self.tools), *tool_texts),
-                     tuple(results), placeholders(*self.agent.templates.values()))
+                     tuple(results), placeholders(*self.agent.templates.values()),
+                     normalise if "Calculator" in self.tool_map else None)
 
     def _agent_for(self, fmt: ResponseFormat | None) -> Agent:
         """The agent of a run whose answer must match ``fmt``: this executor's agent, asking

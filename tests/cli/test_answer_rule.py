@@ -147,6 +147,23 @@ def test_a_bare_calculation_is_a_calculator_step(mock_server: Any, tmp_path: Pat
     assert "Calculator" in shown.stderr and expression in shown.stderr
 
 
+@pytest.mark.parametrize("expression", ["3 × 4", "$300 - $100", "= 1,000 + 200", "12 ÷ 4"])
+def test_a_calculation_in_the_calculators_notations_is_a_step(mock_server: Any, tmp_path: Path,
+                                                              expression: str) -> None:
+    """What the loaded Calculator reads as arithmetic (×, ÷, $, 1,000, a leading =) is a
+    calculation too: the Calculator runs the model's own text, then the answer is asked."""
+    mock_server.add_reply(f"Final Answer: {expression}")
+    mock_server.add_reply("Final Answer: It comes to that result.")
+    proc = agent(mock_server, tmp_path, "How much is it?", "--json",
+                 agent_type="zero-shot-react-description")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    (step,) = out["steps"]
+    assert step["tool"] == "Calculator" and step["tool_input"] == expression.lstrip("= ")
+    assert step["observation"].startswith("Answer: ")
+    assert len(bodies(mock_server)) == 2
+
+
 def test_a_bare_calculation_without_the_calculator_is_no_answer(mock_server: Any,
                                                                 tmp_path: Path) -> None:
     """No Calculator loaded: nothing computes it, so it is no answer (asked once more)."""
