@@ -61,7 +61,7 @@ class Given:
     tool_texts: tuple[str, ...] = ()  # tools' descriptions and the run's error observations
     results: tuple[str, ...] = ()  # observations that held a result (not errors)
     placeholders: frozenset[str] = frozenset()  # the prompts' placeholder phrases (tokens)
-    # how the loaded Calculator reads a reply (×, ÷, −, $, 1,000, "times"...); None: symbols
+    # the loaded Calculator's symbols for arithmetic (×, ÷, −, $, 1,000); None: ASCII only
     arithmetic: Callable[[str], str] | None = None
 
 

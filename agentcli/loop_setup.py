@@ -40,7 +40,7 @@ from agentcli.schema import (
 from agentcli.state import StateSchema
 from agentcli.structured import ResponseFormat
 from agentcli.tools.base import Tool
-from agentcli.tools.math_words import normalise
+from agentcli.tools.math_words import notation
 from agentcli.tools.naming import find_tool, tool_lookup
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ class LoopSetup:
         tools' descriptions and the run's error observations, its results, the placeholders."""
         return Given(question, (*(t.description for t in self.tools), *tool_texts),
                      tuple(results), placeholders(*self.agent.templates.values()),
-                     normalise if "Calculator" in self.tool_map else None)
+                     notation if "Calculator" in self.tool_map else None)
 
     def _agent_for(self, fmt: ResponseFormat | None) -> Agent:
         """The agent of a run whose answer must match ``fmt``: this executor's agent, asking

@@ -132,15 +132,21 @@ _LEAD = re.compile(r"^(?:what\s+is|what's|how\s+much\s+is|calculate|compute|eval
                    r"\s+(?:the\s+(?:value|result)\s+of\s+)?", re.I)
 
 
-def normalise(text: str) -> str:
-    """Tidy the notations people and small models use into arithmetic: ``^`` and ``×``/``÷``,
-    thousands separators, ``$`` before a number, hex literals, a trailing ``=`` or ``?``, and
-    the word forms above."""
-    expr = text.strip().strip("`").strip()
-    expr = _LEAD.sub("", expr).rstrip("?").strip()
-    expr = expr.replace("^", "**").replace("÷", "/").replace("−", "-")
+def notation(text: str) -> str:
+    """The symbols people and small models write for arithmetic, as the Calculator reads
+    them: ``^``, ``×``, ``÷``, ``−``, thousands separators, ``$`` before a number (no words:
+    what the answer rule uses to tell a bare calculation, :mod:`agentcli.answers`)."""
+    expr = text.replace("^", "**").replace("÷", "/").replace("−", "-")
+    expr = re.sub(r"(?<=[\d)])\s*×\s*(?=[\d(])", " * ", expr)
     expr = re.sub(r"(?<=\d),(?=\d{3}\b)", "", expr)
-    expr = re.sub(r"\$\s*(?=\d)", "", expr)
+    return re.sub(r"\$\s*(?=\d)", "", expr)
+
+
+def normalise(text: str) -> str:
+    """Tidy the notations people and small models use into arithmetic: :func:`notation`, hex
+    literals, a trailing ``=`` or ``?``, and the word forms above."""
+    expr = text.strip().strip("`").strip()
+    expr = notation(_LEAD.sub("", expr).rstrip("?").strip())
     # Hex literals as numbers first: the "12 x 4" form below would read 0x10 as 0 * 10.
     expr = re.sub(r"\b0x[0-9a-f]+\b", lambda m: str(int(m[0], 16)), expr, flags=re.I)
     folded = expr.lower() if expr.isascii() else None  # re.I folds more outside ASCII

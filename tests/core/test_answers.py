@@ -110,13 +110,14 @@ def test_is_calculation() -> None:
 
 
 def test_a_calculation_is_read_as_the_loaded_calculator_reads_it() -> None:
-    from agentcli.tools.math_words import normalise
+    from agentcli.tools.math_words import notation
 
-    for reply in ("3 × 4", "12 ÷ 4", "$300 - $100", "1,000 + 200", "= 300 - 100", "5 times 6"):
-        assert is_calculation(reply, normalise), reply
-    assert not is_calculation("3 × 4") and not is_calculation("5 times 6")  # no Calculator
-    for reply in ("1,000", "$300", "4 hours", "2024-01-15", "9-5", "**75**"):
-        assert not is_calculation(reply, normalise), reply
+    for reply in ("3 × 4", "12 ÷ 4", "$300 - $100", "1,000 + 200", "= 300 - 100", "4,500 * 1.2"):
+        assert is_calculation(reply, notation), reply
+    assert not is_calculation("3 × 4")  # no Calculator loaded: nothing reads its symbols
+    for reply in ("1,000", "$300", "4 hours", "2024-01-15", "9-5", "**75**", "5 times 6",
+                  "How many minutes are in 4 hours?"):  # words are never a bare calculation
+        assert not is_calculation(reply, notation), reply
 
 
 def test_placeholders_come_from_the_prompt_files() -> None:
