@@ -71,6 +71,8 @@ def test_a_server_asking_after_eof_is_ended_at_once(tmp_path: Path,
     """A request from a server whose stdin is closed ends its grace: with a 10 s grace, it
     still gets SIGTERM before its own 5 s mark ("late")."""
     import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCRequest
 
     from agentcli.mcp import stdio
 
@@ -80,9 +82,12 @@ def test_a_server_asking_after_eof_is_ended_at_once(tmp_path: Path,
     async def open_and_close() -> None:
         with (tmp_path / "err").open("w") as errlog:
             async with stdio.stdio_streams(sys.executable, [str(SERVER), str(record), "ask", "5"],
-                                           None, None, errlog):
-                while not record.exists():
-                    await anyio.sleep(0.01)
+                                           None, None, errlog) as (read, write):
+                # it answers initialize first: a server that never said a word gets no grace
+                await write.send(SessionMessage(JSONRPCRequest(
+                    jsonrpc="2.0", id=1, method="initialize",
+                    params={"protocolVersion": "2025-06-18"})))
+                await read.receive()
 
     anyio.run(open_and_close)
     assert [line.split()[0] for line in record.read_text().splitlines()] == [
