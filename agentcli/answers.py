@@ -33,6 +33,7 @@ why (the :data:`Reason`):
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -117,6 +118,14 @@ def tokens(text: str) -> list[str]:
             token = token.rstrip("0").rstrip(".") if "." in token else token
         out.append(token)
     return out
+
+
+def echoes(call_input: object, result: str) -> bool:
+    """A tool's result only gives its input back (``Answer: 65`` for ``65``): it lends a
+    restatement nothing, unlike a computed one (``Answer: 7`` for ``7 * 1``)."""
+    given = (call_input if isinstance(call_input, str) else " ".join(map(str, call_input.values()))
+             if isinstance(call_input, dict) else json.dumps(call_input))  # its arguments
+    return tokens(_SCAFFOLD.sub(" ", result)) == tokens(given)
 
 
 def placeholder_key(text: str) -> str:

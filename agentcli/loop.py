@@ -25,7 +25,7 @@ from collections.abc import (
 from functools import partial
 from typing import Any
 
-from agentcli.answers import REASON_WORDS, Verdict, judge
+from agentcli.answers import REASON_WORDS, Verdict, echoes, judge
 from agentcli.errors import ConfigError, OutputParserError
 from agentcli.events import (
     ActionEvent,
@@ -235,8 +235,9 @@ class AgentLoop(LoopSetup):
 
     def _judge(self, run: Run, reply: str) -> Verdict:
         """The answer rule (:func:`agentcli.answers.judge`) on what this run was given."""
-        return judge(reply, self.answer_given(run.question, run.tool_texts,
-                                              list(run.results.values())))
+        results = [text for key, text in run.results.items()
+                   if not echoes(json.loads(key)[1], text)]  # (key: recovery.call_key)
+        return judge(reply, self.answer_given(run.question, run.tool_texts, results))
 
     def _calculation(self, verdict: Verdict, log: str) -> AgentAction | None:
         """A bare calculation as the answer, as a Calculator call on the model's own text

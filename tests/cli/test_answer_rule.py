@@ -164,6 +164,27 @@ def test_a_calculation_in_the_calculators_notations_is_a_step(mock_server: Any, 
     assert len(bodies(mock_server)) == 2
 
 
+def test_a_tool_echoing_its_input_lends_a_restatement_nothing(mock_server: Any,
+                                                             tmp_path: Path) -> None:
+    """The model sends the question's number to the Calculator and gets it back: the echo
+    adds nothing, so the number alone stays a restatement (asked once more, then exit 3); a
+    computed result (`7` from `7 * 1`) is the answer."""
+    question = "A price rose from 50 to 65 dollars. By how many dollars did it rise?"
+    call(mock_server, CALLING, "Calculator", "65")
+    for _ in range(2):
+        mock_server.add_reply("65")
+    proc = agent(mock_server, tmp_path, question, "--json")
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["answer"] is None and len(bodies(mock_server)) == 3
+    computed = tmp_path / "computed"
+    computed.mkdir()
+    call(mock_server, CALLING, "Calculator", "7 * 1")
+    mock_server.add_reply("7")
+    proc = agent(mock_server, computed, "What is 7 times 1?", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["answer"] == "7"
+
+
 def test_a_bare_calculation_without_the_calculator_is_no_answer(mock_server: Any,
                                                                 tmp_path: Path) -> None:
     """No Calculator loaded: nothing computes it, so it is no answer (asked once more)."""

@@ -120,6 +120,13 @@ def test_a_calculation_is_read_as_the_loaded_calculator_reads_it() -> None:
         assert not is_calculation(reply, notation), reply
 
 
+def test_an_echoed_input_is_no_result() -> None:
+    from agentcli.answers import echoes
+
+    assert echoes("65", "Answer: 65.0") and echoes({"input": "65"}, "Answer: 65")
+    assert not echoes("7 * 1", "Answer: 7") and not echoes("sales.txt", "Total: 42")
+
+
 def test_placeholders_come_from_the_prompt_files() -> None:
     found = placeholders()
     assert {"your answer to the user", "your answer to the original question",
