@@ -12,7 +12,8 @@ why (the :data:`Reason`):
 * ``tool_call``: a tool call in any form the parsers read, anywhere in the reply (a JSON
   blob, ``{"name": ..., "arguments": ...}`` in a fence after a sentence, ``<tool_call>``,
   ``<|python_tag|>``, ``[TOOL_CALLS]``, an ``Action:`` line);
-* ``placeholder``: the prompt's own placeholder words (``your answer to the user``);
+* ``placeholder``: the prompt's own placeholder words (``your answer to the user``), or any
+  words in the prompts' slot notation (``<the answer to the question>``);
 * ``calculation``: arithmetic with no result (``300 - (1/3 * 300) - 20``): a step, which the
   executor runs through the Calculator when it is loaded;
 * ``question``: only words and numbers of the question (every token of the reply occurs in
@@ -89,6 +90,9 @@ _CALL_MARKERS = re.compile(r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|^\s*Act
 _LABELS = ("final answer", "the answer is", "answer", "question", "thought", "ai", "assistant",
            "q", "a")
 _LABEL_WORDS = frozenset(" ".join(_LABELS).split())
+# A slot in the prompts' placeholder notation, words in angle brackets (``<the result>``),
+# whatever its words: it fills nothing in
+_SLOT = re.compile(r"<[^\W\d_][^<>]*\s[^<>]*>")
 _SCAFFOLD = re.compile(rf"^\s*(?:{'|'.join(_LABELS)})\s*:|</?[a-z][\w-]*>",
                        re.IGNORECASE | re.MULTILINE)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
@@ -249,7 +253,7 @@ def judge(reply: str, given: Given) -> Verdict:
         return Verdict(text, "empty")  # nothing, or only punctuation
     if _tool_call(text):
         return Verdict(text, "tool_call")
-    if placeholder_key(text) in given.placeholders:
+    if placeholder_key(text) in given.placeholders or _SLOT.fullmatch(text.strip()):
         return Verdict(text, "placeholder")
     if is_calculation(text, given.arithmetic):
         return Verdict(text, "calculation")

@@ -120,6 +120,11 @@ def test_a_calculation_is_read_as_the_loaded_calculator_reads_it() -> None:
         assert not is_calculation(reply, notation), reply
 
 
+def test_a_slot_in_the_placeholder_notation_is_no_answer() -> None:
+    assert reason("<the answer to the question>", "What is 2+2?") == "placeholder"
+    assert reason("<b>4</b>", "What is 2+2?") is None and reason("4 < 5 > 3", "Is 4 < 5?") is None
+
+
 def test_an_echoed_input_is_no_result() -> None:
     from agentcli.answers import echoes
 
