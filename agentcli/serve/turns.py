@@ -121,8 +121,7 @@ async def run_turn(
         # off the server's loop: SQLite blocks (the summary memory's call was the run's)
         if conversation is not None or log_runs:  # nothing to save: no thread to wake
             summary = timings.summary()
-            await in_thread(lambda: _save(served, call, result, conversation, store,
-                                          log_runs, summary))
+            await in_thread(lambda: _save(served, call, result, conversation, store, summary))
         return result
 
     task = asyncio.ensure_future(drive())
@@ -187,12 +186,11 @@ class _Lines(io.StringIO):
 
 
 def _save(served: ServedAgent, call: ChatCall, result: RunResult,
-          conversation: Conversation | None, store: Store, log_runs: bool,
+          conversation: Conversation | None, store: Store,
           timings: dict[str, object]) -> None:
     """Commit the session's turn, or log the run (each step's status and duration from
-    ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes."""
-    if conversation is None and not log_runs:
-        return
+    ``timings``, as ``agent run`` logs them); a failure is logged, the answer still goes.
+    Called only when there is something to save (a session, or the run log on)."""
     try:
         settings = served.settings
         record_run(call.question, result, conversation or store, model=served.llm.name,
