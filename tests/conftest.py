@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import compileall
 import ipaddress
 import os
 import signal
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,6 +40,16 @@ def _is_loopback(address: Any) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Byte-compile the package once, before any worker starts: hundreds of tests start
+    ``agent`` in a child process, and with ``PYTHONDONTWRITEBYTECODE`` set (as on some CI
+    machines) an editable tree without ``__pycache__`` would be compiled again by each one
+    (~0.1 s of CPU a child). ``compileall`` writes the files regardless, atomically."""
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
+        compileall.compile_dir(Path(__file__).resolve().parents[1] / "agentcli", quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
