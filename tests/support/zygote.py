@@ -51,7 +51,10 @@ _IMPORT_TIME_ENV = ("PYTHON", "LANG", "LC_", "TYPER_", "_TYPER_", "TERMINAL_WIDT
 # What the zygote imports ahead: the command line, a run, chat, the model client and their
 # dependencies (not numpy/numexpr: see above).
 _PRELOAD = ("agentcli.cli.app", "agentcli.cli.running", "agentcli.demo",
-            "agentcli.models.openai_compat", "agentcli.cli.repl", "sqlite3", "yaml", "dotenv")
+            "agentcli.models.openai_compat", "agentcli.cli.repl", "sqlite3", "yaml", "dotenv",
+            "agentcli.mcp.connection", "agentcli.mcp.stdio", "agentcli.mcp.pool")
+# The MCP SDK's client side, loaded as agentcli loads it (agentcli/mcp/sdk.py), after _PRELOAD.
+_PRELOAD_MCP = ("mcp.types", "mcp.client.session", "mcp.client.stdio", "mcp.shared.message")
 _HEADER = struct.Struct("!I")
 _STATUS = struct.Struct("!i")
 
@@ -65,6 +68,12 @@ def serve() -> None:
 
     for name in _PRELOAD:
         with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    with contextlib.suppress(ImportError):
+        from agentcli.mcp.sdk import require_sdk
+
+        require_sdk()
+        for name in _PRELOAD_MCP:
             importlib.import_module(name)
     sock = socket.socket(fileno=int(sys.argv[1]))
     children: dict[int, int] = {}  # pid -> write end of its status pipe
