@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.zygote import server_command
+
 BOMB = "((-1) % ((-1) % 10**300) ** 10000) ** 10000"
 SLOW_PATTERN = "(a|aa)+$"  # backtracks exponentially on a run of a's that does not match
 HOSTILE = "a" * 60 + "!"
@@ -104,7 +106,7 @@ def mcp_config(tmp_path: Path) -> str:
     script.write_text(MCP_SERVER)
     config = tmp_path / "c.yaml"
     config.write_text(json.dumps({"mcp_servers": {"pat": {
-        "command": sys.executable, "args": [str(script), SLOW_PATTERN], "trusted": True}}}))
+        **server_command(str(script), SLOW_PATTERN), "trusted": True}}}))
     return str(config)
 
 
@@ -148,4 +150,5 @@ def test_ctrl_c_ends_a_run_busy_with_pattern_bombs(mock_server: Any, tmp_path: P
             proc.wait()
     assert "Traceback" not in err
     assert proc.returncode == 130, err
+    assert out.strip(), err  # the run's record, even when Ctrl-C came mid-step
     assert json.loads(out)["stop_reason"] == "interrupted"

@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 
 pytest.importorskip("mcp")
+
+from tests.support.zygote import server_command
+
 FIXTURES = Path(__file__).parent.parent / "tools" / "fixtures"
 ECHO_SERVER = str(FIXTURES / "mcp_echo_server.py")
 
@@ -34,8 +37,8 @@ def agent(*args: str, env: dict[str, str] | None = None, stdin: str = "",
 
 def mcp_conf(marker: Path, **extra: Any) -> dict[str, Any]:
     """An ``mcp_servers`` entry for the echo server that records each start in ``marker``."""
-    return {"command": sys.executable, "args": [ECHO_SERVER],
-            "env": {"MARKER_FILE": str(marker)}, "trusted": True, **extra}
+    return {**server_command(ECHO_SERVER), "env": {"MARKER_FILE": str(marker)}, "trusted": True,
+            **extra}
 
 
 def starts(marker: Path) -> int:

@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from tests.support.zygote import server_command
+
 
 def agent(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -23,7 +25,7 @@ def stdio_config(tmp_path: Path, name: str, script: Path) -> str:
     """A config file with one trusted stdio server ``name`` running ``script``."""
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"mcp_servers": {name: {
-        "command": sys.executable, "args": [str(script)], "trusted": True}}}))
+        **server_command(str(script)), "trusted": True}}}))
     return str(path)
 
 

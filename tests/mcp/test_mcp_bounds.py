@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.mcp.mcp_helpers import agent
+from tests.support.zygote import server_command
 
 pytest.importorskip("mcp")
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_endless_pages.py"
@@ -18,7 +18,7 @@ SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_endle
 def config(tmp_path: Path, endless: str, slow: float = 0, call_timeout: float = 60) -> str:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"mcp_servers": {"endless": {
-        "command": sys.executable, "args": [str(SERVER)],
+        **server_command(str(SERVER)),
         "env": {"ENDLESS": endless, "SLOW": str(slow)},
         "call_timeout": call_timeout, "startup_timeout": 60}}}))
     return str(path)

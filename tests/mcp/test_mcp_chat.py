@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from io import StringIO
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from agentcli.config import Settings
 from agentcli.errors import ConfigError
 from agentcli.models.fake import FakeChatModel
 from agentcli.store import Store
+from tests.support.zygote import server_command
 
 SERVER = str(Path(__file__).parents[1] / "tools" / "fixtures" / "mcp_server.py")
 
@@ -26,7 +26,7 @@ def test_prompt_as_slash_command(tmp_path: Path) -> None:
 
     llm = FakeChatModel(["Final Answer: reviewed", "Final Answer: again"])
     settings = Settings(agent="chat-zero-shot-react-description", tools=[], memory="none",
-                        mcp_servers={"calc": {"command": sys.executable, "args": [SERVER]}})
+                        mcp_servers={"calc": {**server_command(SERVER)}})
     keys = ("/mcp:calc:review the tests\r/mcp:calc:review topic=docs\r/mcp:calc:nope\r"
             "/mcp:nosuch:x\r/mcp:calc:review\r/exit\r")
     buf = StringIO()

@@ -11,6 +11,7 @@ from mcp_helpers import agent
 from agentcli.config import load_settings
 from agentcli.errors import ConfigError
 from agentcli.mcp.config import expand_vars, server_configs
+from tests.support.zygote import server_command
 
 
 def test_transports_timeouts_and_overrides() -> None:
@@ -104,10 +105,9 @@ def test_cli_bad_input_exit_2(tmp_path: Path, config: dict[str, object], args: l
 
 def test_annotations_of_untrusted_server_are_hints_only(tmp_path: Path) -> None:
     """Issue 20 item 15: readOnlyHint from an untrusted server does not skip approval."""
-    import sys
 
     server = Path(__file__).parent.parent / "tools" / "fixtures" / "mcp_server.py"
-    calc = {"command": sys.executable, "args": [str(server)]}
+    calc = {**server_command(str(server))}
     cfg = tmp_path / "c.yaml"
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     for extra, gated in (({}, True), ({"trusted": True}, False), ({"dangerous": False}, False)):

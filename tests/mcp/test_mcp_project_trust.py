@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.zygote import server_command
+
 pytest.importorskip("mcp")
 ECHO = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_echo_server.py"
 
@@ -29,7 +31,7 @@ def project(tmp_path: Path, marker: Path, **extra: Any) -> Path:
     root = tmp_path / "repo"
     root.mkdir(exist_ok=True)
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": {
-        "command": sys.executable, "args": [str(ECHO)], "env": {"MARKER_FILE": str(marker)},
+        **server_command(str(ECHO)), "env": {"MARKER_FILE": str(marker)},
         **extra}}}))
     return root
 
@@ -157,7 +159,7 @@ def test_a_trusted_project_file_cannot_declare_its_tools_safe(tmp_path: Path) ->
     root.mkdir()
     (root / "wipe.py").write_text(WIPE_SERVER)
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiper": {
-        "command": sys.executable, "args": [str(root / "wipe.py")], "dangerous": False,
+        **server_command(str(root / "wipe.py")), "dangerous": False,
         "tools": {"wipe": "safe"}, "trusted": True}}}))
     trusted = agent("trust", cwd=root)
     assert trusted.returncode == 0, trusted.stderr

@@ -14,6 +14,7 @@ import pytest
 
 from agentcli.agents.tool_calling import with_media
 from agentcli.schema import Message, assistant, user
+from tests.support.zygote import server_command
 
 pytest.importorskip("mcp")
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "fixtures" / "mcp_server.py"
@@ -23,7 +24,7 @@ PART = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
 def _run(server: Any, tmp_path: Path, model: str, **env: str) -> list[dict[str, Any]]:
     config = tmp_path / "c.yaml"
     config.write_text(json.dumps({"mcp_servers": {"calc": {
-        "command": sys.executable, "args": [str(SERVER)], "trusted": True}}}))
+        **server_command(str(SERVER)), "trusted": True}}}))
     server.add_reply("", tool_calls=[{"name": "calc.snapshot", "arguments": {}}])
     server.add_reply("A red pixel.")
     full_env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}

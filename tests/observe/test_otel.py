@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 )
 
 from tests.observe.otlp_receiver import OtlpReceiver, ReceivedSpan, draw
+from tests.support.zygote import server_command
 
 ECHO_SERVER = str(Path(__file__).parents[1] / "tools" / "fixtures" / "mcp_echo_server.py")
 # Words the Calculator cannot evaluate itself, so it asks the model for an expression.
@@ -79,7 +80,7 @@ def test_agent_run_sends_the_genai_span_tree_with_mcp_spans_under_the_tool(
     server.write_text(TRACED_SERVER)
     config = tmp_path / "mcp.yaml"
     config.write_text(json.dumps({"mcp_servers": {"ev": {
-        "command": sys.executable, "args": [str(server)], "trusted": True,
+        **server_command(str(server)), "trusted": True,
         "env": {"SPANS_TO": receiver.endpoint + "/v1/traces", "ECHO_SERVER": ECHO_SERVER}}}}))
     # two MCP calls in one reply: they run concurrently, each in its own task
     mock_server.add_reply("", tool_calls=[

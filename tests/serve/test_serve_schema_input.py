@@ -6,7 +6,6 @@ schema is never sent with ``finish_reason: stop`` (issue 39), whichever path pro
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,8 @@ import pytest
 import yaml
 from openai_clients import client
 from pydantic import BaseModel
+
+from tests.support.zygote import server_command
 
 MCP_SERVER = '''
 try:  # mcp 2.x
@@ -50,7 +51,7 @@ def _config(tmp_path: Path, *, mcp: bool = True) -> str:
                                "max_iterations": 2, "early_stopping_method": "auto"}
     if mcp:
         profile.update(tools=["cities"], mcp_servers={"cities": {
-            "command": sys.executable, "args": [str(script)], "trusted": True}})
+            **server_command(str(script)), "trusted": True}})
     config = tmp_path / "serve.yaml"
     config.write_text(yaml.safe_dump({"profiles": {"cities": profile}}))
     return str(config)

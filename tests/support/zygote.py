@@ -55,6 +55,9 @@ _PRELOAD = ("agentcli.cli.app", "agentcli.cli.running", "agentcli.demo",
             "agentcli.mcp.connection", "agentcli.mcp.stdio", "agentcli.mcp.pool")
 # The MCP SDK's client side, loaded as agentcli loads it (agentcli/mcp/sdk.py), after _PRELOAD.
 _PRELOAD_MCP = ("mcp.types", "mcp.client.session", "mcp.client.stdio", "mcp.shared.message")
+# A test's MCP server script (``server_command``): the SDK's server side.
+_PRELOAD_SERVER = ("mcp.server.mcpserver", "mcp.server.fastmcp", "mcp.server.stdio",
+                   "mcp.server.lowlevel", "mcp.types")
 _HEADER = struct.Struct("!I")
 _STATUS = struct.Struct("!i")
 
@@ -62,10 +65,67 @@ _STATUS = struct.Struct("!i")
 # -- the zygote process -----------------------------------------------------------------------
 
 def serve() -> None:
-    """The zygote's main: preload, then fork one child per request on the socket (its fd is
-    the one argument)."""
+    """The zygote's main (``zygote.py FD KIND``): preload, then fork one child per request.
+
+    KIND ``agent``: FD is one end of a socket pair with the pytest worker. KIND ``server``:
+    FD is a listening socket; each connection is a launcher (:func:`launch`) asking for one
+    MCP server script, and the child is killed if its launcher dies first."""
+    fd, kind = int(sys.argv[1]), sys.argv[2]
+    _preload(kind)
+    sock = socket.socket(fileno=fd)
+    children: dict[int, int] = {}  # pid -> write end of its status pipe
+    launchers: dict[int, int] = {}  # a launcher's pidfd -> its child's pid
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    while True:
+        ready, _, _ = select.select([sock, wake_r, *launchers], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+        for pidfd in set(ready) & set(launchers):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(launchers[pidfd], signal.SIGKILL)  # its launcher is gone
+            os.close(pidfd)
+            del launchers[pidfd]
+        if sock in ready:
+            conn = sock.accept()[0] if kind == "server" else sock
+            request = _receive(conn)
+            if request is None:
+                if kind == "agent":
+                    return  # the pytest worker is gone
+                conn.close()
+                continue
+            spec, fds = request
+            status_r, status_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                sock.detach()  # its fd is closed below; the object must not close a reused one
+                if conn is not sock:
+                    conn.detach()
+                _become(spec, fds)  # only returns by raising SystemExit (or any error)
+            for fd in fds:
+                os.close(fd)
+            children[pid] = status_w
+            socket.send_fds(conn, [_STATUS.pack(pid)], [status_r])
+            os.close(status_r)
+            if conn is not sock:
+                peer = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                       struct.calcsize("3i"))
+                with contextlib.suppress(ProcessLookupError):
+                    launchers[os.pidfd_open(struct.unpack("3i", peer)[0])] = pid
+                conn.close()
+        _reap(children)
+
+
+def _preload(kind: str) -> None:
     import importlib
 
+    if kind == "server":
+        for name in _PRELOAD_SERVER:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+        return
     for name in _PRELOAD:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
@@ -75,33 +135,6 @@ def serve() -> None:
         require_sdk()
         for name in _PRELOAD_MCP:
             importlib.import_module(name)
-    sock = socket.socket(fileno=int(sys.argv[1]))
-    children: dict[int, int] = {}  # pid -> write end of its status pipe
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    while True:
-        ready, _, _ = select.select([sock, wake_r], [], [])
-        if wake_r in ready:
-            os.read(wake_r, 4096)
-            _reap(children)
-        if sock in ready:
-            request = _receive(sock)
-            if request is None:
-                return  # the caller is gone
-            spec, fds = request
-            status_r, status_w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                sock.detach()  # its fd is closed below; the object must not close a reused one
-                _become(spec, fds)  # only returns by raising SystemExit (or any error)
-            for fd in fds:
-                os.close(fd)
-            children[pid] = status_w
-            socket.send_fds(sock, [_STATUS.pack(pid)], [status_r])
-            os.close(status_r)
-            _reap(children)
 
 
 def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
@@ -133,7 +166,8 @@ def _reap(children: dict[int, int]) -> None:
 
 
 def _become(spec: dict[str, Any], fds: list[int]) -> None:
-    """In the forked child: become ``python -m agentcli ARGS`` as exec would have made it."""
+    """In the forked child: become ``python -m agentcli ARGS`` (or ``python SCRIPT ARGS``)
+    as exec would have made it."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     if spec["new_session"]:
@@ -163,11 +197,16 @@ def _become(spec: dict[str, Any], fds: list[int]) -> None:
     import random
 
     random.seed()
-    sys.argv = ["-m", *spec["args"]]
-    sys.path[0] = os.getcwd()
     import runpy
 
-    runpy.run_module("agentcli", run_name="__main__", alter_sys=True)
+    if "script" in spec:  # python SCRIPT ARGS
+        sys.argv = [spec["script"], *spec["args"]]
+        sys.path[0] = os.path.dirname(os.path.abspath(spec["script"]))
+        runpy.run_path(spec["script"], run_name="__main__")
+    else:  # python -m agentcli ARGS
+        sys.argv = ["-m", *spec["args"]]
+        sys.path[0] = os.getcwd()
+        runpy.run_module("agentcli", run_name="__main__", alter_sys=True)
     raise SystemExit(0)
 
 
@@ -217,9 +256,8 @@ class _Zygote:
     def _start(self) -> None:
         ours, theirs = socket.socketpair()
         self.env = dict(os.environ)
-        code = "from tests.support.zygote import serve; serve()"
-        self.proc = REAL_POPEN([sys.executable, "-c", code, str(theirs.fileno())], cwd=ROOT,
-                               env=self.env,
+        self.proc = REAL_POPEN([sys.executable, "-c", _SERVE, str(theirs.fileno()), "agent"],
+                               cwd=ROOT, env=self.env,
                                 stdin=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
                                 start_new_session=True)
         theirs.close()
@@ -241,6 +279,7 @@ class _Zygote:
 
 
 _ZYGOTE = _Zygote()
+_SERVE = "from tests.support.zygote import serve; serve()"
 REAL_POPEN = subprocess.Popen
 
 
@@ -334,3 +373,86 @@ def install() -> None:
     not with ``AGENTCLI_TEST_COLD=1``)."""
     if sys.platform.startswith("linux") and os.environ.get(COLD) != "1":
         subprocess.Popen = WarmPopen  # type: ignore[misc]
+
+
+# -- MCP server scripts -----------------------------------------------------------------------
+
+class _ServerZygote:
+    """This process's zygote for MCP server scripts, listening on a Unix socket."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def socket_path(self) -> str:
+        if self.proc is None:
+            import tempfile
+
+            self.path = os.path.join(tempfile.mkdtemp(prefix="agentcli-zygote-"), "s")
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(self.path)
+            listener.listen(64)
+            self.proc = REAL_POPEN(
+                [sys.executable, "-c", _SERVE, str(listener.fileno()), "server"], cwd=ROOT,
+                stdin=subprocess.DEVNULL, pass_fds=[listener.fileno()], start_new_session=True)
+            listener.close()
+            atexit.register(self.stop)
+        return self.path
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+_SERVERS = _ServerZygote()
+
+
+def server_command(script: str | os.PathLike[str], *args: str) -> dict[str, Any]:
+    """The ``command`` and ``args`` of an MCP server config that runs ``python SCRIPT ARGS``
+    warm: a small launcher (``python -S -I zygote.py launch``) that the agent starts as its
+    server process, whose stdin/stdout/stderr, environment and directory a fork of the server
+    zygote takes on. The launcher passes on the signals it gets and exits as the server does;
+    if it is killed, the zygote kills the server (``AGENTCLI_TEST_COLD=1``: plain
+    ``python SCRIPT``)."""
+    if os.environ.get(COLD) == "1" or not sys.platform.startswith("linux"):
+        return {"command": sys.executable, "args": [os.fspath(script), *args]}
+    return {"command": sys.executable,
+            "args": ["-S", "-I", __file__, "launch", _SERVERS.socket_path(), os.fspath(script),
+                     *args]}
+
+
+def launch() -> None:
+    """The launcher's main (``zygote.py launch SOCKET SCRIPT ARGS``): ask the server zygote for
+    ``python SCRIPT ARGS`` on this process's stdin/stdout/stderr, pass signals on, exit as it
+    does."""
+    path, script, *args = sys.argv[2:]
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    spec = {"script": script, "args": args, "env": dict(os.environ), "cwd": os.getcwd(),
+            "targets": [0, 1, 2], "new_session": False, "process_group": -1, "umask": -1,
+            "sigint_ignored": signal.getsignal(signal.SIGINT) is signal.SIG_IGN}
+    body = pickle.dumps(spec)
+    socket.send_fds(sock, [_HEADER.pack(len(body))], [0, 1, 2])
+    sock.sendall(body)
+    reply, fds, _, _ = socket.recv_fds(sock, _STATUS.size, 1)
+    pid, status_fd = _STATUS.unpack(reply)[0], fds[0]
+    sock.close()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, lambda number, _frame: os.kill(pid, number))
+    data = b""
+    while len(data) < _STATUS.size:
+        part = os.read(status_fd, _STATUS.size)
+        if not part:
+            os._exit(1)  # the zygote went away
+        data += part
+    status = _STATUS.unpack(data)[0]
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["launch"]:
+    launch()

@@ -30,10 +30,11 @@ from agentcli.tools.mcp import (
     load_server_tools,
     tool_danger,
 )
+from tests.support.zygote import server_command
 
 pytest.importorskip("mcp")
 SERVER = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
-CALC = {"command": sys.executable, "args": [SERVER], "env": {"GREETING": "hi ${TEST_MCP_SECRET}"}}
+CALC = {**server_command(SERVER), "env": {"GREETING": "hi ${TEST_MCP_SECRET}"}}
 
 
 # A server's tools as specs in a caller's own list, for load_tools(specs=...) (the CLI resolves

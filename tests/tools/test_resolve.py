@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from agentcli.tools import load_tools
 from agentcli.tools.mcp import cached_tools
 from agentcli.tools.resolve import build_catalog, check_names, resolve_tools
 from agentcli.tools.yaml_tools import check_definitions
+from tests.support.zygote import server_command
 
 ECHO_SERVER = str(Path(__file__).parent / "fixtures" / "mcp_echo_server.py")
 
@@ -78,7 +78,7 @@ def test_duplicate_names_across_sources(tmp_path: Path) -> None:
 
 def test_mcp_is_lazy_and_cached(tmp_path: Path, mcp_closed: None) -> None:
     marker = tmp_path / "marker"
-    conf = {"command": sys.executable, "args": [ECHO_SERVER], "env": {"MARKER_FILE": str(marker)},
+    conf = {**server_command(ECHO_SERVER), "env": {"MARKER_FILE": str(marker)},
             "trusted": True}
     broken = {"command": str(tmp_path / "no-such-server")}
     s = settings(mcp_servers={"ev": conf, "broken": broken})
@@ -95,7 +95,7 @@ def test_mcp_is_lazy_and_cached(tmp_path: Path, mcp_closed: None) -> None:
 
 
 def test_allow_by_server_name(tmp_path: Path, mcp_closed: None) -> None:
-    conf = {"command": sys.executable, "args": [ECHO_SERVER], "dangerous": True}
+    conf = {**server_command(ECHO_SERVER), "dangerous": True}
     s = settings(mcp_servers={"ev": conf})
     with pytest.raises(ToolLoadError, match=r"'ev.echo' \(from MCP server 'ev'\) is dangerous.*"
                                             r"--allow ev "):
@@ -116,7 +116,7 @@ def test_module_tools_load_without_being_named(tmp_path: Path) -> None:
 
 def test_unknown_tool_of_a_server_also_named_whole(tmp_path: Path, mcp_closed: None) -> None:
     # the server is named too, so it starts with every tool: the typo is matched against them
-    conf = {"command": sys.executable, "args": [ECHO_SERVER], "trusted": True}
+    conf = {**server_command(ECHO_SERVER), "trusted": True}
     s = settings(mcp_servers={"ev": conf}, allow_dangerous_tools=True)
     with pytest.raises(ToolLoadError, match=r"MCP server 'ev' has no tool 'ecko'; did you mean "
                                             r"ev\.echo"):
