@@ -177,7 +177,7 @@ def _become(spec: dict[str, Any], fds: list[int]) -> None:
     targets: list[int] = spec["targets"]
     import fcntl
 
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, max(targets) + 1 + 64) for fd in fds]
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, max(targets, default=2) + 65) for fd in fds]
     for src, target in zip(high, targets, strict=True):
         os.dup2(src, target)  # inheritable, as Popen leaves them
     keep = set(targets)
@@ -283,6 +283,14 @@ _SERVE = "from tests.support.zygote import serve; serve()"
 REAL_POPEN = subprocess.Popen
 
 
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 def _agent_args(args: Any, executable: Any, shell: bool) -> list[str] | None:
     """The ``agent`` arguments of ``[sys.executable, "-m", "agentcli", ...]``, else None."""
     if shell or executable is not None or isinstance(args, (str, bytes, os.PathLike)):
@@ -318,14 +326,17 @@ class WarmPopen(REAL_POPEN):  # type: ignore[misc,valid-type]
                 process_group)
             return
         self.args = args
-        fds = [p2cread if p2cread != -1 else 0, c2pwrite if c2pwrite != -1 else 1,
-               errwrite if errwrite != -1 else 2, *pass_fds]
+        # what the child's 0, 1, 2 and pass_fds are: ours where not redirected, and closed
+        # where ours is closed (as an exec'd child inherits them)
+        given = {0: p2cread if p2cread != -1 else 0, 1: c2pwrite if c2pwrite != -1 else 1,
+                 2: errwrite if errwrite != -1 else 2, **{fd: fd for fd in pass_fds}}
+        given = {target: fd for target, fd in given.items() if _is_open(fd)}
         spec = {"args": agent_args, "env": child_env,
                 "cwd": os.fsdecode(cwd) if cwd is not None else os.getcwd(),
-                "targets": [0, 1, 2, *pass_fds], "new_session": bool(start_new_session),
+                "targets": list(given), "new_session": bool(start_new_session),
                 "process_group": process_group, "umask": umask,
                 "sigint_ignored": signal.getsignal(signal.SIGINT) is signal.SIG_IGN}
-        self.pid, self._status_fd = _ZYGOTE.spawn(spec, fds)
+        self.pid, self._status_fd = _ZYGOTE.spawn(spec, list(given.values()))
         self._child_created = True
         self._close_pipe_fds(p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite)
 
@@ -430,11 +441,12 @@ def launch() -> None:
     path, script, *args = sys.argv[2:]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
+    given = [fd for fd in (0, 1, 2) if _is_open(fd)]
     spec = {"script": script, "args": args, "env": dict(os.environ), "cwd": os.getcwd(),
-            "targets": [0, 1, 2], "new_session": False, "process_group": -1, "umask": -1,
+            "targets": given, "new_session": False, "process_group": -1, "umask": -1,
             "sigint_ignored": signal.getsignal(signal.SIGINT) is signal.SIG_IGN}
     body = pickle.dumps(spec)
-    socket.send_fds(sock, [_HEADER.pack(len(body))], [0, 1, 2])
+    socket.send_fds(sock, [_HEADER.pack(len(body))], given)
     sock.sendall(body)
     reply, fds, _, _ = socket.recv_fds(sock, _STATUS.size, 1)
     pid, status_fd = _STATUS.unpack(reply)[0], fds[0]
