@@ -91,3 +91,57 @@ def test_ctrl_c_ends_a_warm_child_as_a_cold_one(mock_server: Any) -> None:
         out, err = proc.communicate(timeout=120)
         ends.append((proc.returncode, out, err))
     assert ends[0] == ends[1] and ends[0][0] == 130
+
+
+SCRIPT = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, lambda *_: (print("term", flush=True), sys.exit(0)))
+print(sys.argv[1:], os.path.basename(os.getcwd()), os.environ.get("GREETING"), os.getpid(),
+      sys.stdin.readline().strip(), flush=True)
+if sys.argv[1] == "wait":
+    time.sleep(600)
+sys.exit(int(sys.argv[1]) if sys.argv[1].isdigit() else 0)
+"""
+
+
+def launch(script: Path, *args: str, **kw: Any) -> subprocess.Popen[str]:
+    conf = zygote.server_command(script, *args)
+    return zygote.REAL_POPEN([conf["command"], *conf["args"]], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=script.parent, env={**os.environ, "GREETING": "hi"}, **kw)
+
+
+def test_a_warm_server_script_sees_what_a_cold_one_sees_and_exits_the_same(
+        tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(SCRIPT)
+    warm = launch(script, "3")
+    out, _ = warm.communicate("line\n", timeout=120)
+    cold = subprocess.run([sys.executable, str(script), "3"], input="line\n", text=True,
+                          capture_output=True, cwd=tmp_path, env={**os.environ, "GREETING": "hi"})
+    pid = int(out.split()[-2])
+    assert pid != warm.pid  # the script ran in the zygote's fork, not in the launcher
+    assert out.split()[:-2] == cold.stdout.split()[:-2] == ["['3']", tmp_path.name, "hi"]
+    assert warm.returncode == cold.returncode == 3
+
+
+def test_a_signal_reaches_the_script_and_its_launchers_death_ends_it(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(SCRIPT)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        proc = launch(script, "wait")
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("x\n")
+        proc.stdin.flush()
+        pid = int(proc.stdout.readline().split()[-2])
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=120)
+        if sig == signal.SIGTERM:  # passed on: the script's own handler answers
+            assert (out.strip(), proc.returncode) == ("term", 0)
+        else:  # the launcher cannot pass SIGKILL on: the zygote ends the script
+            assert proc.returncode == -signal.SIGKILL
+            for _ in range(1200):  # a hang bound, not a speed check
+                if not Path(f"/proc/{pid}").exists():
+                    break
+                select.select([], [], [], 0.05)
+            assert not Path(f"/proc/{pid}").exists()
