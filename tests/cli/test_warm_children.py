@@ -16,7 +16,11 @@ import pytest
 
 from tests.support import zygote
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork + /proc")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork + /proc"),
+    pytest.mark.skipif(os.environ.get(zygote.COLD) == "1",
+                       reason=f"{zygote.COLD}=1: every child is cold, there is no zygote"),
+]
 AGENT = [sys.executable, "-m", "agentcli"]
 
 
