@@ -29,6 +29,7 @@ import contextlib
 import contextvars
 import functools
 import queue
+import signal
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TypeVar
@@ -142,19 +143,36 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
     One pump task on the portal serves the whole iteration: the caller's "next" wakes it, it
     takes one item (never ahead of the caller: the generator advances only when asked) and
     hands it back through a queue, with no task, future or context copy per item
-    (``bench/portal_iterate.py``). Ctrl-C while an item is awaited cancels that step, as
-    :func:`run_sync` does; the generator may still hand back what it has.
+    (``bench/portal_iterate.py``). Ctrl-C cancels the step in flight, or the next one when it
+    came between two items, as :func:`run_sync` does; the generator may still hand back what
+    it has. On the main thread the first Ctrl-C does only that (it raises nowhere, so the
+    items that follow, a run's end among them, are not lost wherever it landed); a second
+    one is a ``KeyboardInterrupt`` as usual.
     """
     check_no_running_loop(instead)
     loop = _portal()
     # an item (in a tuple), the generator's error, or None at its end
     out: queue.SimpleQueue[tuple[T] | BaseException | None] = queue.SimpleQueue()
     asked = asyncio.Event()
+    # read and written on the portal only: a cancel that found the pump between two steps
+    # cancels the next one; a closing pump ends
+    between = {"cancel": False, "closing": False}
 
     async def pump() -> None:
         while True:
-            await asked.wait()
+            try:
+                await asked.wait()
+            except asyncio.CancelledError:
+                if between["closing"]:
+                    raise
+                between["cancel"] = True
+                continue
             asked.clear()
+            if between["cancel"]:
+                between["cancel"] = False
+                task = asyncio.current_task()
+                assert task is not None
+                loop.call_soon(task.cancel)  # lands at the step's first wait (or at the next)
             try:
                 item = await agen.__anext__()
             except StopAsyncIteration:
@@ -166,32 +184,69 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
             out.put((item,))
 
     pumped, stop = _start(pump())
+    cancelled: list[bool] = []  # by a first Ctrl-C that raised nowhere
+
+    def cancel() -> None:
+        cancelled.append(True)
+        stop()
+
+    with _first_ctrl_c_cancels(cancel):
+        try:
+            while True:
+                loop.call_soon_threadsafe(asked.set)
+                try:
+                    got = out.get()
+                except KeyboardInterrupt:
+                    if cancelled:
+                        raise  # a second Ctrl-C: no more waiting
+                    stop()
+                    got = out.get()  # the core ends the run as interrupted
+                    if isinstance(got, asyncio.CancelledError):
+                        raise KeyboardInterrupt from None
+                if got is None:
+                    return
+                if isinstance(got, BaseException):
+                    if cancelled and isinstance(got, asyncio.CancelledError):
+                        raise KeyboardInterrupt from None  # the generator kept nothing
+                    raise got
+                yield got[0]
+        finally:
+            loop.call_soon_threadsafe(between.update, {"closing": True})
+            stop()  # the pump stops before the generator closes
+            aclose = getattr(agen, "aclose", None)
+
+            async def close() -> None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.wrap_future(pumped)
+                if aclose is not None:
+                    await aclose()
+
+            run_sync(close(), instead=instead)
+
+
+@contextlib.contextmanager
+def _first_ctrl_c_cancels(cancel: Callable[[], None]) -> Iterator[None]:
+    """While the block runs on the main thread under Python's own SIGINT handler: the first
+    Ctrl-C calls ``cancel`` instead of raising; a second, or any after the block, raises."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    state = {"active": True, "pressed": False}
+
+    def on_ctrl_c(signum: int, frame: object) -> None:
+        if not state["active"] or state["pressed"]:
+            raise KeyboardInterrupt
+        state["pressed"] = True
+        cancel()
+
+    signal.signal(signal.SIGINT, on_ctrl_c)
     try:
-        while True:
-            loop.call_soon_threadsafe(asked.set)
-            try:
-                got = out.get()
-            except KeyboardInterrupt:
-                stop()
-                got = out.get()  # the core ends the run as interrupted
-                if isinstance(got, asyncio.CancelledError):
-                    raise KeyboardInterrupt from None
-            if got is None:
-                return
-            if isinstance(got, BaseException):
-                raise got
-            yield got[0]
+        yield
     finally:
-        stop()  # the pump stops before the generator closes
-        aclose = getattr(agen, "aclose", None)
-
-        async def close() -> None:
-            with contextlib.suppress(BaseException):
-                await asyncio.wrap_future(pumped)
-            if aclose is not None:
-                await aclose()
-
-        run_sync(close(), instead=instead)
+        state["active"] = False
+        if signal.getsignal(signal.SIGINT) is on_ctrl_c:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # Daemon threads kept for blocking work, started only when none is waiting. Unlike a

@@ -118,3 +118,31 @@ def test_ctrl_c_while_iterating_cancels_the_step_and_keeps_what_follows() -> Non
 
     threading.Thread(target=interrupt, daemon=True).start()
     assert list(iterate(run())) == ["start", "interrupted"]
+
+
+def test_ctrl_c_between_two_items_cancels_the_next_step_and_loses_nothing() -> None:
+    """Ctrl-C that lands in the caller's own code, between two items, is not raised there
+    (the run's end would be lost with it): the next step is cancelled and what the generator
+    hands back still comes. A second Ctrl-C raises as usual."""
+    async def run() -> object:
+        yield "start"
+        try:
+            await asyncio.sleep(60)
+            yield "not cancelled"
+        except asyncio.CancelledError:
+            yield "interrupted"
+        yield "end"
+
+    got = []
+    for item in iterate(run()):
+        got.append(item)
+        if item == "start":
+            signal.raise_signal(signal.SIGINT)  # as if Ctrl-C came while this item was handled
+    assert got == ["start", "interrupted", "end"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+    with pytest.raises(KeyboardInterrupt):
+        for item in iterate(run()):
+            if item == "start":
+                signal.raise_signal(signal.SIGINT)
+                signal.raise_signal(signal.SIGINT)
