@@ -34,6 +34,8 @@ why (the :data:`Reason`):
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 import unicodedata
@@ -234,6 +236,8 @@ def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
         return len(prefix) if judge(prefix, given).answer else 0
     complete = prefix if not prefix or not prefix[-1].isalnum() else _TOKEN.sub(
         lambda m: m.group() if m.end() < len(prefix) else "", prefix)
+    if complete != prefix and _new_whatever_follows(prefix[len(complete):], given):
+        complete = prefix  # a word still arriving that only a new word can come of
     text = visible(complete)
     words = [w for w in tokens(_SCAFFOLD.sub(" ", text)) if w not in _LABEL_WORDS]
     if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
@@ -243,6 +247,27 @@ def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
         return 0
     start = _CALL_START.search(prefix)
     return start.start() if start else len(complete.rstrip())
+
+
+def _new_whatever_follows(arriving: str, given: Given) -> bool:
+    """A word still arriving is judged as it stands when no word the rule compares a reply
+    with begins with it (the question's, a placeholder's, a tool text's, a label, ``action``
+    of a call written as text): whatever letters follow, it is a word none of them has. A
+    number is not: more digits may make it the question's, or arithmetic."""
+    word = arriving.casefold()
+    if not word.isalpha() or any(w.startswith(word) for w in tokens(given.question)):
+        return False
+    known = _known_words(given.tool_texts, given.placeholders)
+    at = bisect.bisect_left(known, word)
+    return not (at < len(known) and known[at].startswith(word))
+
+
+@functools.lru_cache(maxsize=32)
+def _known_words(texts: tuple[str, ...], placeholders: frozenset[str]) -> tuple[str, ...]:
+    """The words of the tools' texts, of the placeholders and the labels, and ``action``,
+    sorted (a run's are the same at every token it streams)."""
+    words = {w for text in (*texts, *placeholders) for w in tokens(text)}
+    return tuple(sorted(words | _LABEL_WORDS | {"action"}))
 
 
 def judge(reply: str, given: Given) -> Verdict:

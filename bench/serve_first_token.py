@@ -1,6 +1,6 @@
 """Time to the first streamed token: through `agent serve` vs the model server directly.
 
-    .venv/bin/python bench/serve_first_token.py [--pairs 15] [--delay 0.1]
+    .venv/bin/python bench/serve_first_token.py [--pairs 15] [--delay 0.1] [--gap 0.15]
 
 The project's mock model server (127.0.0.1) answers every request with a streamed text reply
 whose first byte comes after ``--delay`` seconds (a model's own time to first token) and
@@ -8,8 +8,13 @@ whose chunks then follow with ``--chunk-delay`` each. A: a bare ``httpx`` stream
 that server. B: the same question streamed through a real `agent serve --agent tool-calling`
 child process (token printed at start, as by default) in front of it. Each figure is the time
 from sending the request to the first SSE chunk carrying content, measured by the client;
-the sides run in interleaved pairs (A first in even pairs). Nothing is asserted; the target
-(issue 33) is B / A <= 1.2.
+the sides run in interleaved pairs (A first in even pairs). Each request starts after its
+connection has been idle ``--gap`` seconds: the mock server writes without TCP_NODELAY, so a
+request sent the moment the last one ended (A after A, B after B at a pair's edge) meets
+Nagle's algorithm against the client's delayed ACK and waits ~40 ms for its first chunk, on
+whichever side happens to go twice in a row. The serve child's CPU per request is printed
+too (Linux: /proc), a steadier figure than wall on a shared machine. Nothing is asserted; the
+target (issues 33, 40) is B / A <= 1.2.
 """
 
 from __future__ import annotations
@@ -68,11 +73,22 @@ def start_serve(base_url: str) -> tuple[subprocess.Popen[str], str, str]:
     raise RuntimeError("agent serve did not start")
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU of a process so far (None where /proc is not there)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--delay", type=float, default=0.1, help="model's first-byte delay")
     parser.add_argument("--chunk-delay", type=float, default=0.005)
+    parser.add_argument("--gap", type=float, default=0.15,
+                        help="idle seconds before each request (0: back to back)")
     args = parser.parse_args()
     server = MockOpenAIServer().start()
     server.set_responder(lambda body: {"text": ANSWER, "delay": args.delay,
@@ -88,21 +104,29 @@ def main() -> None:
     try:
         with httpx.Client(timeout=60) as client:
             first_token(client, *direct), first_token(client, *served)  # warm both paths
+            cpu_before = cpu_seconds(proc.pid)
             for pair in range(args.pairs):
                 sides = [(a, direct), (b, served)]
                 for sink, (url, body, headers) in sides if pair % 2 == 0 else sides[::-1]:
+                    time.sleep(args.gap)
                     sink.append(first_token(client, url, body, headers))
+            cpu_after = cpu_seconds(proc.pid)
     finally:
         proc.terminate()
         proc.wait(10)
         server.stop()
     ratios = sorted(y / x for x, y in zip(a, b, strict=True))
     print(f"time to first streamed token, {args.pairs} interleaved pairs, model first byte "
-          f"{args.delay * 1000:.0f} ms, load {os.getloadavg()[0]:.2f}")
+          f"{args.delay * 1000:.0f} ms, {args.chunk_delay * 1000:.0f} ms per chunk, gap "
+          f"{args.gap * 1000:.0f} ms, load {os.getloadavg()[0]:.2f}")
     print(f"  A model server directly: median {statistics.median(a) * 1000:7.1f} ms")
     print(f"  B through agent serve:   median {statistics.median(b) * 1000:7.1f} ms")
     print(f"  B / A: median {statistics.median(ratios):.2f}, min {ratios[0]:.2f} "
           "(target <= 1.2)")
+    if cpu_before is not None and cpu_after is not None:
+        per_request = (cpu_after - cpu_before) / args.pairs * 1000
+        print(f"  agent serve CPU per request: {per_request:.1f} ms (the whole answer, "
+              f"{len(ANSWER)} characters)")
 
 
 if __name__ == "__main__":

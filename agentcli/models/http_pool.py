@@ -32,6 +32,8 @@ import httpx
 # Requests go out as two writes (headers, then body): without TCP_NODELAY, Nagle's algorithm
 # holds the body back until the headers are acknowledged, a delay on every model call.
 SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+# Linux's "acknowledge now" option (see ack_now); None elsewhere.
+_QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)
 # One connection per async client. httpcore may hand one idle connection to several waiting
 # requests, and all but one then retry; the retries grow with the pool, and even an idle
 # pool's bookkeeping checks each connection on every request, so pools stay tiny (measured at
@@ -163,6 +165,23 @@ async def loop_pool(https: bool) -> _LoopPool:
         pool = _loop_pools.setdefault(asyncio.get_running_loop(), {})[https] = _LoopPool(https)
         await pool.start()
     return pool
+
+
+def ack_now(resp: httpx.Response) -> None:
+    """Acknowledge at once what the server has sent so far (Linux; elsewhere nothing).
+
+    A server that writes without TCP_NODELAY (Python's ``http.server``, some local model
+    servers) holds a small write, such as a stream's first chunk after its headers, until its
+    last one is acknowledged; a client that has just sent a request delays that ACK by up to
+    40 ms (delayed ACK in "ping-pong" mode). Every streamed call sent right after another (a
+    run's next step, ``agent serve``'s next request) then got its first token ~40 ms late.
+    Leaving ping-pong mode once the response has begun lets the kernel acknowledge each
+    chunk as it is read, for the rest of the response."""
+    stream = resp.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None and _QUICKACK is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
 
 
 async def finish_body(lines: AsyncIterator[str], timeout: float = 0.05) -> None:

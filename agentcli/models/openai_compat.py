@@ -22,7 +22,7 @@ from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.events import notify
 from agentcli.models.attempts import Attempts, _Limit
 from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks
-from agentcli.models.http_pool import loop_pool, running_pool
+from agentcli.models.http_pool import ack_now, loop_pool, running_pool
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
     choose_mechanism,
@@ -190,6 +190,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
                                 if not stream:
                                     return parse_response(self.provider, self.model, resp,
                                                           request.stop)
+                                ack_now(resp)
                                 chunks = await read_sse(resp, events, on_token)  # type: ignore[arg-type]
                                 return replace(assemble_chunks(chunks), model=self.model)
                             finally:

@@ -235,7 +235,16 @@ def test_settled_shows_text_only_once_it_adds_something() -> None:
 
     given = Given(MINUTES, placeholders=placeholders())
     assert settled("4 hours", given) == 0  # a restatement so far
-    assert settled("4 hou", given) == 0  # a word still arriving is not judged
+    assert settled("4 hou", given) == 0  # a word still arriving may become the question's
+    # ... but one that begins no word of the question, a placeholder, a label or a tool's
+    # text is new whatever follows: it shows as it arrives, not with the next token
+    assert settled("Four hours hold two hun", given) == len("Four hours hold two hun")
+    assert settled("Four hours hold 240 minu", given) == len("Four hours hold 240")
+    assert settled("Twen", given) == len("Twen")
+    assert settled("Fin", given) == 0  # may become the label "Final Answer:"
+    assert settled("Act", given) == 0  # may become an "Action:" line
+    assert settled("24", given) == 0  # more digits may make it a number of the question
+    assert settled("Twen", Given(MINUTES, ("Twenty questions",))) == 0  # a tool's word
     assert settled("your answer to", given) == 0  # may become a placeholder
     assert settled("300 - 20", given) == 0  # may be a bare calculation
     assert settled("Final Answer: 4 hours", given) == 0  # a label adds no word

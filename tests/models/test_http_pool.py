@@ -160,3 +160,40 @@ def test_a_pooled_call_sends_what_client_post_would(server: MockOpenAIServer) ->
     assert {k.lower(): v for k, v in pooled.items() if k.lower() != "content-length"} == {
         k.lower(): v for k, v in posted.items() if k.lower() != "content-length"}
     assert pooled["Authorization"] == "Bearer sk-pool-123" and pooled["X-Team"] == "t1"
+
+
+@pytest.mark.skipif(not hasattr(socket, "TCP_QUICKACK"), reason="TCP_QUICKACK is Linux's")
+def test_a_streamed_reply_is_acknowledged_as_soon_as_it_begins() -> None:
+    """A server writing without TCP_NODELAY holds its first chunk until its headers are
+    acknowledged, and a client that has just sent a request delays that ACK: back-to-back
+    streamed calls waited ~40 ms each for their first token (bench/serve_first_token.py
+    --gap 0). The client asks its kernel to acknowledge at once; a plain reply is not
+    touched."""
+    options: list[tuple[int, int, int]] = []
+
+    class Socket:
+        def setsockopt(self, level: int, name: int, value: int) -> None:
+            options.append((level, name, value))
+
+    class Stream:
+        def get_extra_info(self, info: str) -> object:
+            return Socket() if info == "socket" else None
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if b'"stream":true' not in request.content:
+            return httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]},
+                                  extensions={"network_stream": Stream()})
+        body = (b'data: {"choices": [{"delta": {"content": "ok"}, "finish_reason": "stop"}]}'
+                b"\n\ndata: [DONE]\n\n")
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              content=body, extensions={"network_stream": Stream()})
+
+    model = OpenAICompatModel("m", base_url="http://testserver/v1", api_key="k",
+                              async_client=httpx.AsyncClient(
+                                  transport=httpx.MockTransport(handler)))
+    assert model.generate([user("hi")]).text == "ok"
+    assert options == []
+    tokens: list[str] = []
+    assert model.generate([user("hi")], on_token=tokens.append).text == "ok"
+    assert tokens == ["ok"]
+    assert options == [(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)]

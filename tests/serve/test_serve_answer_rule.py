@@ -4,9 +4,12 @@ answer-now request, and is never sent as the assistant's answer with ``finish_re
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from openai_clients import client
+
+from agentcli.redact import is_secret_name
 
 BLOB = json.dumps({"name": "terminal", "arguments": {"command": "ls"}})
 MINUTES = "How many minutes are in 4 hours?"
@@ -60,3 +63,26 @@ def test_a_streamed_blob_or_restatement_never_reaches_the_client(serve: Any,
     text, finish = _stream(served)
     assert finish == "length" and "4 hours" not in text
     assert text.startswith("Stopped: the model's reply held no answer")
+
+
+def test_a_new_word_streams_with_its_first_piece(serve: Any, mock_server: Any) -> None:
+    """A word still arriving that can only become a word the question does not hold is sent
+    as it arrives, not with the next token (the first token's latency); one that may still
+    become the question's waits until it cannot."""
+    # No known secret may begin inside these words (those hold a word back too): the
+    # environment's secret-named values are blanked, the token starts with digits.
+    token = "0123456789-serve-test-token"
+    quiet = {name: "" for name in os.environ if is_secret_name(name)}
+    served = serve("--agent", "tool-calling", extra_env={
+        **quiet, "OPENAI_API_KEY": "sk-test", "AGENT_SERVE_TOKEN": token})
+    mock_server.add_reply("Seventy-five.")  # streamed as "Seve", "nty-", "five", "."
+    mock_server.add_reply("Percentage: 75%.")  # "Perc" may still become the question's word
+    first = []
+    for _ in range(2):
+        chunks = client(served, token).chat.completions.create(
+            model="agent", stream=True,
+            messages=[{"role": "user", "content": "What percent is 75 of 100?"}])
+        pieces = [c.choices[0].delta.content for c in chunks
+                  if c.choices and c.choices[0].delta.content]
+        first.append(pieces[0])
+    assert first == ["Seve", "Percenta"]  # "Perc" waited until it could not
