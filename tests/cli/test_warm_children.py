@@ -150,3 +150,6 @@ def test_a_signal_reaches_the_script_and_its_launchers_death_ends_it(tmp_path: P
                     break
                 select.select([], [], [], 0.05)
             assert not Path(f"/proc/{pid}").exists()
+    after = launch(script, "0")  # the zygote outlived the status nobody was left to read
+    assert after.communicate("y\n", timeout=120)[0].split()[-1] == "y"
+    assert after.returncode == 0

@@ -90,13 +90,22 @@ def serve() -> None:
             del launchers[pidfd]
         if sock in ready:
             conn = sock.accept()[0] if kind == "server" else sock
-            request = _receive(conn)
+            try:
+                request = _receive(conn)
+            except (OSError, EOFError, pickle.UnpicklingError):
+                request = None  # a launcher that died while asking
             if request is None:
                 if kind == "agent":
                     return  # the pytest worker is gone
                 conn.close()
                 continue
             spec, fds = request
+            watch = -1  # the launcher's pidfd: if it dies, so does its child
+            if conn is not sock:
+                peer = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                       struct.calcsize("3i"))
+                with contextlib.suppress(OSError):
+                    watch = os.pidfd_open(struct.unpack("3i", peer)[0])
             status_r, status_w = os.pipe()
             pid = os.fork()
             if pid == 0:
@@ -107,13 +116,12 @@ def serve() -> None:
             for fd in fds:
                 os.close(fd)
             children[pid] = status_w
-            socket.send_fds(conn, [_STATUS.pack(pid)], [status_r])
+            if watch >= 0:
+                launchers[watch] = pid
+            with contextlib.suppress(OSError):  # the asker may be gone: its pidfd says so
+                socket.send_fds(conn, [_STATUS.pack(pid)], [status_r])
             os.close(status_r)
             if conn is not sock:
-                peer = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                       struct.calcsize("3i"))
-                with contextlib.suppress(ProcessLookupError):
-                    launchers[os.pidfd_open(struct.unpack("3i", peer)[0])] = pid
                 conn.close()
         _reap(children)
 
@@ -161,7 +169,8 @@ def _reap(children: dict[int, int]) -> None:
             return
         fd = children.pop(pid, None)
         if fd is not None:
-            os.write(fd, _STATUS.pack(status))
+            with contextlib.suppress(OSError):  # nobody left to read it (a killed launcher)
+                os.write(fd, _STATUS.pack(status))
             os.close(fd)
 
 
