@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from agentcli import demo
 from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
-from agentcli.cli.consoles import console, report_tool_warnings
+from agentcli.cli.consoles import console, print_line, report_tool_warnings
 from agentcli.cli.observe import Observers
 from agentcli.cli.render import TraceRenderer, print_answer
 from agentcli.cli.spinner import ThinkingSpinner
@@ -35,10 +35,8 @@ if TYPE_CHECKING:
 
 
 def _say(err: Console, text: str, style: str) -> None:
-    """One styled line on stderr: a notice or a warning (Rich loads only to print one)."""
-    from rich.text import Text
-
-    err.print(Text(text, style=style))
+    """One styled line on stderr: a notice or a warning."""
+    print_line(err, (text, style))
 
 
 def choose_model(
