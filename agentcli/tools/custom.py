@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -94,12 +95,18 @@ def _may_have_plugins() -> bool:
     """
     section = f"[{ENTRY_POINT_GROUP}]"
     for entry in sys.path:
-        folder = Path(entry or ".")
-        if folder.is_file():
+        folder = entry or "."
+        if os.path.isfile(folder):
             return True  # a zip archive: let importlib.metadata look inside
-        for declared in folder.glob("*-info/entry_points.txt"):  # .dist-info, .egg-info
-            with contextlib.suppress(OSError):
-                if section in declared.read_text(encoding="utf-8", errors="replace"):
+        try:  # os.scandir, not Path.glob: no pattern to compile and match, for every catalog
+            infos = [e.name for e in os.scandir(folder) if e.name.endswith("-info")]
+        except OSError:
+            continue  # not a folder (an import hook's entry), or gone
+        for info in infos:  # .dist-info, .egg-info
+            with contextlib.suppress(OSError), open(
+                    os.path.join(folder, info, "entry_points.txt"), encoding="utf-8",
+                    errors="replace") as declared:
+                if section in declared.read():
                     return True
     return False
 
