@@ -236,7 +236,7 @@ def test_the_plugin_precheck_reads_the_entry_points_files_on_the_path(
         if text is not None:
             (site / name / "entry_points.txt").write_text(text)
     (site / "metadata").mkdir()
-    (site / "not-info" / "entry_points.txt").write_text("[agentcli.tools]\n")
+    (site / "metadata" / "entry_points.txt").write_text("[agentcli.tools]\n")
     monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "gone"), "hook__path_hook__"])
     assert not custom._may_have_plugins()
     (site / "plug-0.1.egg-info").mkdir()
