@@ -20,7 +20,6 @@ from agentcli.deadline import deadline_scope
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.models.options import effective_options
-from agentcli.models.replay import ReplayChatModel
 from agentcli.outcome import exit_code, real_answer, stop_line
 from agentcli.redact import redact_data
 from agentcli.run_logging import logging_enabled
@@ -63,6 +62,8 @@ def choose_model(
         "Offline demo: no model is configured, so this is a replay of a recorded Qwen run. "
         f"To ask your own questions, {demo.HOW_TO_CONFIGURE}."
     )
+    from agentcli.models.replay import ReplayChatModel
+
     return settings, ReplayChatModel(demo.demo_cassette()), notice
 
 
