@@ -7,6 +7,7 @@ import ipaddress
 import os
 import signal
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         compileall.compile_dir(Path(__file__).resolve().parents[1] / "agentcli", quiet=1)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """``python -m agentcli`` children fork from a warm zygote (``tests/support/zygote.py``;
+    ``AGENTCLI_TEST_COLD=1`` starts every one cold)."""
+    from tests.support import zygote
+
+    zygote.install()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses the real npm MCP servers ``npm`` (directly or through another
     fixture), so the README's quick command can skip them by marker."""
@@ -78,6 +87,15 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(socket.socket, "connect", guard)
     monkeypatch.setattr(socket.socket, "connect_ex", guard_ex)
+
+
+@pytest.fixture(autouse=True)
+def _cold_children(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked ``cold`` starts its ``agent`` children with the real ``Popen``."""
+    if request.node.get_closest_marker("cold") is not None:
+        from tests.support import zygote
+
+        monkeypatch.setattr(subprocess, "Popen", zygote.REAL_POPEN)
 
 
 @pytest.fixture(autouse=True)

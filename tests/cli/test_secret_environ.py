@@ -14,7 +14,9 @@ import pytest
 
 KEY = "sk-live-9f8e7d6c5b4a"
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux")
+# cold: the agent's own /proc/PID/environ is what these read (a forked child shows its zygote's)
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux"),
+              pytest.mark.cold]
 
 
 def run_tool(server: Any, tool: str, tool_input: str) -> subprocess.CompletedProcess[str]:
