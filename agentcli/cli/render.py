@@ -121,7 +121,7 @@ class TraceRenderer(BaseCallbackHandler):
             self._line("Thought", thought, STYLES["thought"])
         style = tool_style(action.tool)
         print_line(self.console, ("Action: ", "bold"), (safe_text(action.tool), f"bold {style}"),
-                   ("  input: ", "bold"), (display(input_text(action.tool_input)), style))
+                   ("  input: ", "bold"), (display(input_text(action.tool_input)), f"bold {style}"))
 
     def print_finish(self, finish: AgentFinish) -> None:
         """The last thought and the final answer (or its label when it is printed below)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
@@ -81,3 +82,12 @@ def test_a_piped_trace_is_written_as_rich_draws_it() -> None:
             _trace(drawn)
         assert fast.getvalue() == captured.get()
         assert "Action: tool0  input: " in fast.getvalue() and "\x1b" not in fast.getvalue()
+
+
+def test_an_action_line_is_bold_throughout_in_a_terminal() -> None:
+    con, buf = console()
+    TraceRenderer(con).on_event(ActionEvent(AgentAction("Calculator", "300 * 0.25", "")))
+    line = buf.getvalue().strip()
+    codes = re.findall(r"\x1b\[([0-9;]*)m", line)
+    drawn = [c for c in codes if c != "0"]  # every part's style, resets aside
+    assert len(drawn) == 4 and all(c.split(";")[0] == "1" for c in drawn), line
