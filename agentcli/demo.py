@@ -1,4 +1,6 @@
-"""What happens with no model configured: a local Ollama, else the offline demo replay."""
+"""What happens with no model configured: a local Ollama, else the offline demo replay.
+
+Imported by every run (to decide): what only the demo uses loads when it runs."""
 
 from __future__ import annotations
 
@@ -7,14 +9,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcli.create import initialize_agent
-from agentcli.models.fake import FakeChatModel
-from agentcli.models.replay import RecordingChatModel
-from agentcli.schema import Message, RunResult
-from agentcli.tools import load_tools
-
 if TYPE_CHECKING:
     from agentcli.models.base import BaseChatModel
+    from agentcli.schema import Message, RunResult
 
 DEMO_QUESTION = "What is 25% of 300?"
 DEMO_MODEL = "dashscope/qwen-turbo"
@@ -72,6 +69,11 @@ def probe_ollama(base_url: str = OLLAMA_URL, timeout: float = 0.3) -> str | None
 
 def record_demo_cassette(path: Path) -> RunResult:
     """Re-record the demo cassette from the seed replies through today's prompts."""
+    from agentcli.create import initialize_agent
+    from agentcli.models.fake import FakeChatModel
+    from agentcli.models.replay import RecordingChatModel
+    from agentcli.tools import load_tools
+
     llm = RecordingChatModel(FakeChatModel(list(SEED_REPLIES), name=DEMO_MODEL), path)
     tools = load_tools(["llm-math"], llm=llm)
     executor = initialize_agent(tools, llm, handle_parsing_errors=True)
@@ -81,6 +83,8 @@ def record_demo_cassette(path: Path) -> RunResult:
 def demo_chat_model() -> BaseChatModel:
     """The model of the offline chat demo: the seed's Qwen replies for the demo question (the
     Calculator is really called), and for anything else a reply saying how to set up a model."""
+    from agentcli.models.fake import FakeChatModel  # (a run with a model loads neither)
+
     def reply(messages: list[Message]) -> str:
         asks = [i for i, m in enumerate(messages) if m.role == "user"
                 and not m.content.startswith(("Observation", "TOOL RESPONSE"))]

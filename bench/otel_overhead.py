@@ -60,9 +60,9 @@ def one_run(steps: int, handlers: list[Any]) -> float:
 
 def off_imports() -> int:
     """How many opentelemetry modules a piped `agent run` without --otel imports."""
-    probe = ("import runpy, sys\nsys.argv = ['agent', 'run', 'q', '-q']\ntry:\n"
-             "    runpy.run_module('agentcli', run_name='__main__')\nexcept SystemExit:\n"
-             "    pass\nprint(sum(m.startswith('opentelemetry') for m in sys.modules))\n")
+    probe = ("import atexit, runpy, sys\nsys.argv = ['agent', 'run', 'q', '-q']\n"
+             "atexit.register(lambda: print(sum(m.startswith('opentelemetry') "
+             "for m in sys.modules)))\nrunpy.run_module('agentcli', run_name='__main__')\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env=env, stdin=subprocess.DEVNULL)

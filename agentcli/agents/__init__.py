@@ -66,9 +66,10 @@ def agent_class(name: str | AgentType | type[Agent]) -> type[Agent]:
         close = difflib.get_close_matches(key, list(BUILTIN_AGENTS), n=1, cutoff=0.4)
         hint = f"; did you mean {close[0]}?" if close else ""
         raise ConfigError(f"unknown agent type {key!r}{hint} (see `agent agents list`)")
-    from pkgutil import resolve_name
+    from importlib import import_module  # (pkgutil.resolve_name would import pkgutil too)
 
-    found: type[Agent] = resolve_name(target)
+    module, _, cls = target.partition(":")
+    found: type[Agent] = getattr(import_module(module), cls)
     return found
 
 

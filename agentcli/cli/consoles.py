@@ -121,6 +121,21 @@ def print_plain(out: Console, text: str, *, emoji_codes: bool = True,
     return True
 
 
+def print_line(out: Console, *parts: tuple[str, str], soft_wrap: bool | None = None) -> None:
+    """One line of styled ``(text, style)`` parts, as ``out.print(Text(...))`` draws it:
+    written by :func:`print_plain` when Rich would print it unchanged (a pipe without colour:
+    Rich is not even imported), else drawn by Rich."""
+    if print_plain(out, "".join(text for text, _ in parts), emoji_codes=False,
+                   soft_wrap=soft_wrap):
+        return
+    from rich.text import Text
+
+    line = Text()
+    for text, style in parts:
+        line.append(text, style=style)
+    out.print(line, soft_wrap=soft_wrap)
+
+
 def unchanged_by_rich(out: Console, text: str, *, emoji_codes: bool = True,
                       soft_wrap: bool | None = None) -> bool:
     """Whether a plain console (:func:`plain_file`) would print ``text`` as it is."""
@@ -170,7 +185,5 @@ def report_tool_warnings(out: Console, lines: list[str]) -> None:
     """Print the warnings tool loading collected (a broken plugin, a server that did not
     start), each once: loading goes on without them; the user must still hear of it."""
     for line in lines:
-        from rich.text import Text
-
-        out.print(Text("warning: " + safe_text(line), style="yellow"), soft_wrap=True)
+        print_line(out, ("warning: " + safe_text(line), "yellow"), soft_wrap=True)
     lines.clear()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agentcli import events as ev
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.cli.consoles import print_line, print_plain
 from agentcli.schema import FORCE_STOP_MESSAGE, AgentAction, AgentFinish, stop_words
 from agentcli.textsafe import display, safe_text
 
@@ -80,12 +81,8 @@ class TraceRenderer(BaseCallbackHandler):
         self._stopped: str | None = None  # the limit that stopped this run's loop, if any
 
     def _line(self, label: str, body: str, style: str) -> None:
-        from rich.text import Text  # Rich loads when a trace line is drawn
-
-        text = Text()
-        text.append(f"{label}: ", style=f"bold {style}" if "bold" not in style else style)
-        text.append(display(body), style=style)
-        self.console.print(text)
+        label_style = f"bold {style}" if "bold" not in style else style
+        print_line(self.console, (f"{label}: ", label_style), (display(body), style))
 
     def on_event(self, event: RunEvent, **kw: object) -> None:
         """Draw the lines for one event (most events draw nothing)."""
@@ -115,23 +112,16 @@ class TraceRenderer(BaseCallbackHandler):
             self._stopped = None  # a chat's next run starts unstopped (no stale "Recovered")
 
     def _notice(self, text: str) -> None:
-        from rich.text import Text
-
-        self.console.print(Text(display(text), style=STYLES["notice"]))
+        print_line(self.console, (display(text), STYLES["notice"]))
 
     def print_action(self, action: AgentAction) -> None:
         """The thought behind an action, then the tool and its input."""
-        from rich.text import Text
-
         thought = thought_of(action.log)
         if thought and not self.streamed():
             self._line("Thought", thought, STYLES["thought"])
         style = tool_style(action.tool)
-        text = Text("Action: ", style="bold")
-        text.append(safe_text(action.tool), style=f"bold {style}")
-        text.append("  input: ", style="bold")
-        text.append(display(input_text(action.tool_input)), style=style)
-        self.console.print(text)
+        print_line(self.console, ("Action: ", "bold"), (safe_text(action.tool), f"bold {style}"),
+                   ("  input: ", "bold"), (display(input_text(action.tool_input)), f"bold {style}"))
 
     def print_finish(self, finish: AgentFinish) -> None:
         """The last thought and the final answer (or its label when it is printed below)."""
@@ -143,9 +133,7 @@ class TraceRenderer(BaseCallbackHandler):
         if self.answer == "full":
             self._line("Final Answer", finish.output, STYLES["answer"])
         else:
-            from rich.text import Text
-
-            self.console.print(Text("Final Answer:", style=f"bold {STYLES['answer']}"))
+            print_line(self.console, ("Final Answer:", f"bold {STYLES['answer']}"))
 
 
 def print_answer(console: Console, answer: str, *, markdown: bool | None = None) -> None:
@@ -165,8 +153,5 @@ def print_answer(console: Console, answer: str, *, markdown: bool | None = None)
         from agentcli.cli.answer_markdown import protect_inline
 
         console.print(Markdown(protect_inline(answer)))
-    else:
-        from agentcli.cli.consoles import print_plain
-
-        if not print_plain(console, answer, soft_wrap=True):
-            console.print(answer, markup=False, highlight=False, soft_wrap=True)
+    elif not print_plain(console, answer, soft_wrap=True):
+        console.print(answer, markup=False, highlight=False, soft_wrap=True)

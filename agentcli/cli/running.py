@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from agentcli import demo
 from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
-from agentcli.cli.consoles import console, report_tool_warnings
+from agentcli.cli.consoles import console, print_line, report_tool_warnings
 from agentcli.cli.observe import Observers
 from agentcli.cli.render import TraceRenderer, print_answer
 from agentcli.cli.spinner import ThinkingSpinner
@@ -20,7 +20,6 @@ from agentcli.deadline import deadline_scope
 from agentcli.errors import ConfigError
 from agentcli.models.base import BaseChatModel
 from agentcli.models.options import effective_options
-from agentcli.models.replay import ReplayChatModel
 from agentcli.outcome import exit_code, real_answer, stop_line
 from agentcli.redact import redact_data
 from agentcli.run_logging import logging_enabled
@@ -35,10 +34,8 @@ if TYPE_CHECKING:
 
 
 def _say(err: Console, text: str, style: str) -> None:
-    """One styled line on stderr: a notice or a warning (Rich loads only to print one)."""
-    from rich.text import Text
-
-    err.print(Text(text, style=style))
+    """One styled line on stderr: a notice or a warning."""
+    print_line(err, (text, style))
 
 
 def choose_model(
@@ -65,6 +62,8 @@ def choose_model(
         "Offline demo: no model is configured, so this is a replay of a recorded Qwen run. "
         f"To ask your own questions, {demo.HOW_TO_CONFIGURE}."
     )
+    from agentcli.models.replay import ReplayChatModel
+
     return settings, ReplayChatModel(demo.demo_cassette()), notice
 
 

@@ -12,13 +12,11 @@ import pytest
 HEAVY = ("httpx", "numexpr", "prompt_toolkit", "agentcli.models.openai_compat",
          "agentcli.executor", "pydantic", "markdown_it", "pygments")
 _PROBE = """
-import json, runpy, sys
+import atexit, json, runpy, sys
 sys.argv = ["agent", *sys.argv[1:]]
-try:
-    runpy.run_module("agentcli", run_name="__main__")
-except SystemExit:
-    pass
-sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)))
+# at exit: the entry point ends the process itself once its exit handlers have run
+atexit.register(lambda: sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules))))
+runpy.run_module("agentcli", run_name="__main__")
 """
 
 

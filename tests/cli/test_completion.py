@@ -19,12 +19,10 @@ from agentcli.cli.app import app
 from agentcli.outcome import run_record
 
 _PROBE = """
-import json, runpy, sys
-try:
-    runpy.run_module("agentcli", run_name="__main__")
-except SystemExit:
-    pass
-sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)))
+import atexit, json, runpy, sys
+# at exit: the entry point ends the process itself once its exit handlers have run
+atexit.register(lambda: sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules))))
+runpy.run_module("agentcli", run_name="__main__")
 """
 
 

@@ -10,18 +10,16 @@ from typing import Any
 
 FAMILIES = ("search", "net", "processes", "files", "sql", "misc", "calculator")
 _PROBE = """
-import json, runpy, ssl, sys
+import atexit, json, runpy, ssl, sys
 _tls = ssl.create_default_context
 def _count_tls(*a, **kw):
     sys.stderr.write("\\nTLS-CONTEXT-BUILT")
     return _tls(*a, **kw)
 ssl.create_default_context = _count_tls
 sys.argv = ["agent", *sys.argv[1:]]
-try:
-    runpy.run_module("agentcli", run_name="__main__")
-except SystemExit as exc:
-    sys.stderr.write("\\nEXIT=%s" % (exc.code or 0))
-sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)))
+# at exit: the entry point ends the process itself once its exit handlers have run
+atexit.register(lambda: sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules))))
+runpy.run_module("agentcli", run_name="__main__")
 """
 SEED_ACTION = ('Thought: use the calculator\nAction:\n```\n{"action": "Calculator", '
                '"action_input": "300 * 0.25"}\n```\n')
@@ -31,7 +29,7 @@ def probe(*args: str, env: dict[str, str] | None = None) -> tuple[str, str, set[
     proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=120,
                           stdin=subprocess.DEVNULL)
-    assert "EXIT=0" in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout, proc.stderr, set(json.loads(proc.stderr.rsplit("MODULES=", 1)[1]))
 
 

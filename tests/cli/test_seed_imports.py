@@ -1,5 +1,6 @@
 """The seed run imports only what it uses: no jsonschema stack (its schemas are flat), no MCP
-SDK or client, no OpenTelemetry, no web server, no project-trust rules (issue 40)."""
+SDK or client, no OpenTelemetry, no web server, no project-trust rules (issue 40), and on a
+pipe no Rich."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from tests.cli.test_lazy_imports import SEED_ACTION
 
 QUESTION = "What is 25% of 300?"
 # top-level packages, and agentcli modules with everything under them
+# (Rich too: with stdout and stderr piped, the trace and the answer are plain lines.)
 NEEDLESS_PACKAGES = ("jsonschema", "jsonschema_specifications", "referencing", "attrs", "rpds",
-                     "mcp", "opentelemetry", "starlette", "uvicorn")
+                     "mcp", "opentelemetry", "starlette", "uvicorn", "rich")
 NEEDLESS_OURS = ("agentcli.mcp", "agentcli.tools.mcp", "agentcli.project_trust",
                  "agentcli.callbacks.otel", "agentcli.serve")
 

@@ -86,20 +86,58 @@ def test_the_process_ends_without_collecting_what_the_imports_built() -> None:
     # Shutdown would walk every object of the imports in its garbage collections (~40 ms of
     # a seed run): the entry point freezes them as the process ends, after the command's own
     # output, and the collector waits for 100k new objects while start-up builds its ~50k.
-    code = ("import gc, sys\nsys.argv = ['agent', 'tools', 'list']\n"
+    code = ("import atexit, gc, sys\nsys.argv = ['agent', 'tools', 'list']\n"
             "from agentcli.__main__ import main\n"
             "frozen_before = gc.get_freeze_count()\n"
             "runs = lambda: gc.get_stats()[0]['collections']\n"
             "runs_before = runs()\n"
-            "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-            "sys.stderr.write(f'\\nFROZEN {frozen_before} {gc.get_freeze_count()} {code} '\n"
-            "                 f'{gc.get_threshold()[0]} {runs() - runs_before}')")
+            "atexit.register(lambda: sys.stderr.write(\n"
+            "    f'\\nFROZEN {frozen_before} {gc.get_freeze_count()} '\n"
+            "    f'{gc.get_threshold()[0]} {runs() - runs_before}'))\n"
+            "main()\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, stdin=subprocess.DEVNULL)
-    assert "terminal" in out.stdout, out.stderr[-2000:]
-    before, after, exit_code, threshold, collections = out.stderr.rsplit("FROZEN ", 1)[1].split()
-    assert before == "0" and int(after) > 10_000 and exit_code in ("0", "None")
+    assert "terminal" in out.stdout and out.returncode == 0, out.stderr[-2000:]
+    before, after, threshold, collections = out.stderr.rsplit("FROZEN ", 1)[1].split()
+    assert before == "0" and int(after) > 10_000
     assert threshold == "100000" and collections == "0"
+
+
+# The entry point with an exit handler and, optionally, a (non-daemon) thread still writing
+# when the command is over.
+_ENDING = """
+import atexit, sys, threading, time
+atexit.register(lambda: print("HANDLER RAN"))
+if "--late-thread" in sys.argv:
+    sys.argv.remove("--late-thread")
+    def late():
+        time.sleep(0.3)
+        print("THREAD DONE")
+    threading.Thread(target=late).start()
+sys.argv = ["agent", *sys.argv[1:]]
+from agentcli.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("args", "status", "said"), [
+    (["tools", "list"], 0, "terminal"),
+    (["run", "q", "--tools", "no_such_tool"], 2, "no_such_tool"),  # a one-line error, status 2
+])
+def test_the_process_ends_itself_with_its_status_after_the_exit_handlers(
+        args: list[str], status: int, said: str) -> None:
+    proc = subprocess.run([sys.executable, "-c", _ENDING, *args], capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == status, proc.stderr[-2000:]
+    assert said in proc.stdout + proc.stderr
+    assert proc.stdout.rstrip().endswith("HANDLER RAN")  # exit handlers run, output flushed
+
+
+def test_a_thread_still_running_is_waited_for_as_the_interpreter_would() -> None:
+    proc = subprocess.run([sys.executable, "-c", _ENDING, "--late-thread", "tools", "list"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.rstrip().splitlines()[-2:] == ["THREAD DONE", "HANDLER RAN"]
 
 
 def test_the_agent_script_is_the_entry_point_that_ends_the_process() -> None:

@@ -223,3 +223,25 @@ def custom_resolve(names: list[str], warnings: list[str]) -> list[Tool]:
     from agentcli.tools.resolve import resolve_tools
 
     return resolve_tools(names, warnings=warnings)
+
+
+def test_the_plugin_precheck_reads_the_entry_points_files_on_the_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_may_have_plugins`` says maybe only where a distribution declares the group (or a
+    zip on the path hides what it declares): otherwise importlib.metadata stays unloaded."""
+    site = tmp_path / "site"
+    for name, text in (("other-1.0.dist-info", "[console_scripts]\nx = y:z\n"),
+                       ("noentry-2.0.dist-info", None), ("old-0.1.egg-info", "[pytest11]\n")):
+        (site / name).mkdir(parents=True)
+        if text is not None:
+            (site / name / "entry_points.txt").write_text(text)
+    (site / "metadata").mkdir()
+    (site / "metadata" / "entry_points.txt").write_text("[agentcli.tools]\n")
+    monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "gone"), "hook__path_hook__"])
+    assert not custom._may_have_plugins()
+    (site / "plug-0.1.egg-info").mkdir()
+    (site / "plug-0.1.egg-info" / "entry_points.txt").write_text("[agentcli.tools]\nt = m:f\n")
+    assert custom._may_have_plugins()
+    (tmp_path / "lib.zip").write_bytes(b"PK")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "lib.zip")])
+    assert custom._may_have_plugins()
