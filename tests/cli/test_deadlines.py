@@ -93,7 +93,7 @@ def test_terminal_subprocess_tree_is_killed(mock_server: Any, tmp_path: Path) ->
     stopped_at_deadline(proc)
     child = int(pidfile.read_text())
     with pytest.raises(ProcessLookupError):  # the background grandchild died with the group
-        _wait_gone(child)
+        _wait_gone(child, "sleep")
 
 
 def test_request_timeout_is_a_provider_error_not_a_deadline(mock_server: Any) -> None:
@@ -142,11 +142,22 @@ def _config(server: Any, text: str) -> Path:
     return path
 
 
-def _wait_gone(pid: int) -> None:
+def _wait_gone(pid: int, name: str | None = None) -> None:
+    """Raise ProcessLookupError once ``pid`` is gone: no such process, or (with ``name``) a
+    dead one not reaped yet (a zombie: its new parent reaps it when it will) or the number
+    taken by another program since."""
     import time
 
     for _ in range(50):  # the kill is sent before the run returns; reaping may lag a little
         os.kill(pid, 0)
+        if name is not None:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            comm, _, rest = stat.partition(" (")[2].rpartition(") ")
+            if rest.split()[0] == "Z" or comm != name:
+                raise ProcessLookupError(pid)
         time.sleep(0.1)
 
 
