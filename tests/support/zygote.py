@@ -448,20 +448,35 @@ def launch() -> None:
     ``python SCRIPT ARGS`` on this process's stdin/stdout/stderr, pass signals on, exit as it
     does."""
     path, script, *args = sys.argv[2:]
+    sigint_ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    # Signals are passed on from before the script exists: one that comes before its pid is
+    # known waits for it.
+    child: list[int] = []
+    early: list[int] = []
+
+    def pass_on(number: int, _frame: object) -> None:
+        if child:
+            os.kill(child[0], number)
+        else:
+            early.append(number)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, pass_on)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
     given = [fd for fd in (0, 1, 2) if _is_open(fd)]
     spec = {"script": script, "args": args, "env": dict(os.environ), "cwd": os.getcwd(),
             "targets": given, "new_session": False, "process_group": -1, "umask": -1,
-            "sigint_ignored": signal.getsignal(signal.SIGINT) is signal.SIG_IGN}
+            "sigint_ignored": sigint_ignored}
     body = pickle.dumps(spec)
     socket.send_fds(sock, [_HEADER.pack(len(body))], given)
     sock.sendall(body)
     reply, fds, _, _ = socket.recv_fds(sock, _STATUS.size, 1)
     pid, status_fd = _STATUS.unpack(reply)[0], fds[0]
     sock.close()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(sig, lambda number, _frame: os.kill(pid, number))
+    child.append(pid)
+    for number in early:
+        os.kill(pid, number)
     data = b""
     while len(data) < _STATUS.size:
         part = os.read(status_fd, _STATUS.size)
