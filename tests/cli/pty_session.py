@@ -46,6 +46,13 @@ class PtySession:
                     with self._lock:
                         self._raw += data
                 elif self.proc.poll() is not None:
+                    # its last lines may have come after the select above: take them too
+                    while select.select([self.master], [], [], 0)[0]:
+                        data = os.read(self.master, 65536)
+                        if not data:
+                            return
+                        with self._lock:
+                            self._raw += data
                     return
             except OSError:
                 return
