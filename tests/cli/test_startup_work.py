@@ -110,8 +110,17 @@ import atexit, sys, threading, time
 atexit.register(lambda: print("HANDLER RAN"))
 if "--late-thread" in sys.argv:
     sys.argv.remove("--late-thread")
-    def late():
-        time.sleep(0.3)
+    def late():  # still running when the command is over, whatever the machine's speed
+        main = threading.main_thread().ident
+        while True:
+            frame, names = sys._current_frames().get(main), set()
+            while frame is not None:
+                names.add(frame.f_code.co_name)
+                frame = frame.f_back
+            if names & {"_end", "_shutdown"}:  # agentcli ending it, or the interpreter
+                break
+            time.sleep(0.01)
+        time.sleep(0.2)
         print("THREAD DONE")
     threading.Thread(target=late).start()
 sys.argv = ["agent", *sys.argv[1:]]
