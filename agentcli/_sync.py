@@ -187,6 +187,8 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
     cancelled: list[bool] = []  # by a first Ctrl-C that raised nowhere
 
     def cancel() -> None:
+        if cancelled:
+            raise KeyboardInterrupt  # a second Ctrl-C
         cancelled.append(True)
         stop()
 
@@ -226,25 +228,24 @@ def iterate(agen: AsyncIterator[T], *, instead: str = "the async method") -> Ite
 
 @contextlib.contextmanager
 def _first_ctrl_c_cancels(cancel: Callable[[], None]) -> Iterator[None]:
-    """While the block runs on the main thread under Python's own SIGINT handler: the first
-    Ctrl-C calls ``cancel`` instead of raising; a second, or any after the block, raises."""
+    """While the block runs on the main thread under Python's own SIGINT handler, Ctrl-C
+    calls ``cancel`` instead of raising (``cancel`` may raise); after the block it raises."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield
         return
-    state = {"active": True, "pressed": False}
+    active = [True]
 
     def on_ctrl_c(signum: int, frame: object) -> None:
-        if not state["active"] or state["pressed"]:
+        if not active:
             raise KeyboardInterrupt
-        state["pressed"] = True
         cancel()
 
     signal.signal(signal.SIGINT, on_ctrl_c)
     try:
         yield
     finally:
-        state["active"] = False
+        active.clear()
         if signal.getsignal(signal.SIGINT) is on_ctrl_c:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 

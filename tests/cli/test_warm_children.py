@@ -75,7 +75,8 @@ def test_stdin_environment_and_directory_reach_a_warm_child(
                       input=b"from stdin\n", env=env, cwd=tmp_path)
     assert warm[0] == cold[0] == 0 and warm[2] == cold[2]
     warm_out, cold_out = json.loads(warm[1]), json.loads(cold[1])
-    assert warm_out.pop("elapsed_seconds") > 0 and cold_out.pop("elapsed_seconds") > 0
+    for out in (warm_out, cold_out):  # each run's own duration: the one field that may differ
+        assert isinstance(out.pop("elapsed_seconds"), float)
     assert warm_out == cold_out
     asked = [r.body["messages"][-1]["content"] for r in mock_server.requests]
     assert asked[0] == asked[1] and "from stdin" in asked[0] and "from the file" in asked[0]
