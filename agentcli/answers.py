@@ -40,10 +40,10 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Literal
 
 from agentcli import _json_repair
+from agentcli.records import record
 
 Reason = Literal["empty", "tool_call", "placeholder", "calculation", "question", "tool_text"]
 # Why a reply is not an answer, in plain English (the trace's notice).
@@ -57,7 +57,7 @@ REASON_WORDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Given:
     """What the run was given, against which a reply must add something."""
 
@@ -69,7 +69,7 @@ class Given:
     arithmetic: Callable[[str], str] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """The rule's decision: ``reason`` is None for an answer; ``text`` is the visible reply."""
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from agentcli.middleware import Approval
+from agentcli.records import record
 from agentcli.tools.base import Tool, ToolInput
 
 Choice = Literal["yes", "no", "always", "edit", "reject"]
 
 
-@dataclass(frozen=True)
+@record
 class UserChoice:
     """What the person chose: ``edit`` carries ``tool_input``, ``reject`` carries ``reason``."""
 

@@ -20,7 +20,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from agentcli import exit_codes
 from agentcli.callbacks.metrics import percentile
 from agentcli.errors import AgentCliError, ConfigError, ProviderError
 from agentcli.outcome import real_answer
+from agentcli.records import record
 from agentcli.redact import redact_data
 from agentcli.schema import LIMIT_REASONS
 from agentcli.structured import ResponseFormat
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+")
 
 
-@dataclass(frozen=True)
+@record
 class BatchItem:
     """One question to run (or a line that could not be read: ``problem`` says why)."""
 
@@ -49,7 +50,7 @@ class BatchItem:
     problem: str | None = None
 
 
-@dataclass
+@record(frozen=False)
 class BatchSummary:
     """What a batch did: counts, accuracy, steps, tokens, latency and stop reasons."""
 

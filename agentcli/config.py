@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from agentcli.config_values import Check
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
 from agentcli.paths import user_config_file
+from agentcli.records import record
 
 # What a project's .env may do with a setting (agentcli/project_trust.py applies it):
 # free: set it; trust: set it once the file is trusted (`agent trust`); never: ignored;
@@ -34,7 +35,7 @@ def _mcp_servers(value: object) -> object:
     return check_servers(value)
 
 
-@dataclass(frozen=True)
+@record
 class Field:
     """One setting: how to check it, its environment variable, a help line, and what a
     project's ``.env`` may do with that variable."""
@@ -58,7 +59,7 @@ CHAT_AGENT = "chat-conversational-react-description"  # `agent chat` when `agent
 MEMORY_KINDS = ("auto", "none", "buffer", "window", "tokens", "summary")  # --memory
 
 
-@dataclass(frozen=True)
+@record
 class Settings:
     """The effective settings of one command; each field is one row of the settings table.
 

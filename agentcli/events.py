@@ -22,9 +22,10 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from agentcli.records import record
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
@@ -41,7 +42,7 @@ ToolInput = str | dict[str, Any]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Start:
     """The first event of every run: what it was asked."""
 
@@ -53,7 +54,7 @@ class Start:
     kind: Literal["start"] = "start"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class RunError:
     """The run failed (a provider, config or our own error); it is raised after this."""
 
@@ -61,7 +62,7 @@ class RunError:
     kind: Literal["error"] = "error"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelStart:
     """A model request is about to be sent."""
 
@@ -81,7 +82,7 @@ def model_start(request: ChatRequest, model: BaseChatModel,
                       own(request.options) if callable(own) else {})
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelToken:
     """A streamed piece of the model's text."""
 
@@ -89,7 +90,7 @@ class ModelToken:
     kind: Literal["token"] = "token"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelEnd:
     """A model request completed; usage and cost come from here, nowhere else."""
 
@@ -101,7 +102,7 @@ class ModelEnd:
     kind: Literal["model_end"] = "model_end"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelError:
     """A model request failed."""
 
@@ -111,7 +112,7 @@ class ModelError:
     kind: Literal["model_error"] = "model_error"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ActionEvent:
     """The agent chose a tool."""
 
@@ -119,7 +120,7 @@ class ActionEvent:
     kind: Literal["action"] = "action"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ToolStart:
     """A tool is about to run with this input."""
 
@@ -129,7 +130,7 @@ class ToolStart:
     kind: Literal["tool_start"] = "tool_start"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ToolError:
     """A tool raised; the error text becomes its observation."""
 
@@ -139,7 +140,7 @@ class ToolError:
     kind: Literal["tool_error"] = "tool_error"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Observation:
     """A tool call ended: the step (action and what the model will read)."""
 
@@ -153,7 +154,7 @@ class Observation:
         return self.step.action
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class StateUpdate:
     """State updates applied after a step, in the order they were declared."""
 
@@ -161,7 +162,7 @@ class StateUpdate:
     kind: Literal["state_update"] = "state_update"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ParseError:
     """The model's reply could not be read; the step tells it what was wrong."""
 
@@ -169,7 +170,7 @@ class ParseError:
     kind: Literal["parse_error"] = "parse_error"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Notice:
     """Something worth showing that is not a step: retry, fallback, cache hit, approval."""
 
@@ -179,7 +180,7 @@ class Notice:
     kind: Literal["notice"] = "notice"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Limit:
     """A limit stopped the loop (``reason`` is the stop reason)."""
 
@@ -187,7 +188,7 @@ class Limit:
     kind: Literal["limit"] = "limit"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Finish:
     """The run's answer."""
 
@@ -200,7 +201,7 @@ class Finish:
         return self.finish.output
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class End:
     """The last event of every run; holds the result."""
 
@@ -222,7 +223,7 @@ _emitter: contextvars.ContextVar[Emitter | None] = contextvars.ContextVar(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ToolScope:
     """A tool call in progress: model requests made inside it are events of the run too."""
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from agentcli.records import record
 
 SCHEMA_VERSION = 4  # bump when the layout changes: existing files then run migrate() once
 
@@ -76,7 +77,7 @@ _LATE_COLUMNS = {"runs": {"meta": "TEXT"},
                  "sessions": {"memory_version": "INTEGER NOT NULL DEFAULT 0", "tools": "TEXT"}}
 
 
-@dataclass(frozen=True)
+@record
 class RunRecord:
     """One finished run as the log keeps it: every column of ``runs``, prepared by the caller
     (:func:`agentcli.outcome.run_record`) and not yet redacted (the store scrubs on write)."""

@@ -22,12 +22,13 @@ too (:class:`ObservationCap`, :class:`ApprovalGate`, :class:`Budget`), built fro
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentcli._sync import in_thread
 from agentcli.errors import ToolInputError
 from agentcli.events import Notice
+from agentcli.records import record
 from agentcli.schema import (
     AgentAction,
     ChatRequest,
@@ -55,7 +56,7 @@ class StopRun(Exception):
         self.reason = reason
 
 
-@dataclass
+@record(frozen=False)
 class RunInfo:
     """What middleware may read about the run in progress (counters, per-run memos)."""
 
@@ -69,7 +70,7 @@ class RunInfo:
     emit: Callable[[RunEvent], None] = lambda event: None
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallRequest:
     """One tool call on its way to the tool: what middleware sees and may replace."""
 
@@ -90,7 +91,7 @@ Handler = Callable[[ToolCallRequest], "ToolValue"]
 AsyncHandler = Callable[[ToolCallRequest], Awaitable["ToolValue"]]
 
 
-@dataclass(frozen=True)
+@record
 class ModelAsk:
     """A model request a middleware needs; the executor sends it and applies ``then(reply)``."""
 
@@ -168,7 +169,7 @@ class ObservationCap(AgentMiddleware):
         return value
 
 
-@dataclass(frozen=True)
+@record
 class Approval:
     """An approver's verdict on one dangerous call; ``tool_input`` replaces the input if set."""
 

@@ -7,15 +7,15 @@ unknown cost (``None``), never zero, so a budget cannot silently pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
+from agentcli.records import record
 from agentcli.schema import Usage
 
 
-@dataclass(frozen=True)
+@record
 class Price:
     """USD per 1M input and output tokens."""
 

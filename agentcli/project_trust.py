@@ -20,12 +20,13 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.config import FIELDS, OTHER_VARIABLES, TrustClass
 from agentcli.errors import ConfigError
 from agentcli.files import MAX_INPUT_FILE_BYTES
 from agentcli.project_files import find_env_file, read_project_file, set_trust, trust_state
+from agentcli.records import record
 from agentcli.tools.registry import registry
 
 _CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -121,7 +122,7 @@ def _tool_names(value: str) -> tuple[list[str], list[str], list[str]]:
     return safe, other, dangerous
 
 
-@dataclass
+@record(frozen=False)
 class ProjectEnv:
     """A project ``.env`` sorted by trust class (variables you set yourself left out)."""
 

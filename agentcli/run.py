@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.callbacks.manager import CallbackManager
@@ -18,6 +18,7 @@ from agentcli.events import RunEvent
 from agentcli.history import StepIndex
 from agentcli.middleware import AgentMiddleware, RunInfo
 from agentcli.pricing import cost_of
+from agentcli.records import record
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from agentcli.structured import ResponseFormat
 
 
-@dataclass(frozen=True)
+@record
 class CallModel:
     """Effect: send this request to the model; the driver answers with the ChatResult."""
 
@@ -45,7 +46,7 @@ class CallModel:
     agent: bool = True  # False for a middleware's own request (its tokens are not the answer)
 
 
-@dataclass(frozen=True)
+@record
 class RunTools:
     """Effect: run these actions; the driver answers with one outcome per action."""
 
@@ -53,13 +54,13 @@ class RunTools:
     state: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class RefreshTools:
     """Effect: ask the executor's ``tool_refresh`` (live MCP tool lists) off the event loop
     (it may wait for a server); the driver answers with (fresh tools or None, notices)."""
 
 
-@dataclass(frozen=True)
+@record
 class Compute:
     """Effect: CPU-bound work of the loop's own (an answer checked against its schema), done
     off the event loop so other runs on it go on; the driver answers with its value, or
@@ -77,7 +78,7 @@ Outcome = tuple["ToolOutcome | Command", ToolStatus]
 Effect = CallModel | RunTools | RefreshTools | Compute | RunEvent
 
 
-@dataclass
+@record(frozen=False)
 class Run:
     """One run in progress: state values, steps, counters and its event subscribers."""
 

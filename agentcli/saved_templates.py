@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text, write_atomic
 from agentcli.paths import config_dir
+from agentcli.records import record
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 KEYS = ("prompt", "system", "model", "options", "tools", "agent", "defaults")
@@ -37,7 +38,7 @@ def template_path(name: str, env: Mapping[str, str] | None = None) -> Path:
     return templates_dir(env) / f"{name}.yaml"
 
 
-@dataclass(frozen=True)
+@record
 class SavedTemplate:
     """One saved template; every field is optional."""
 

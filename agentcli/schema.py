@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from agentcli.records import record
 
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal[
@@ -36,7 +38,7 @@ def stop_words(reason: str) -> str:
     return STOP_WORDS.get(reason, reason.replace("_", " "))
 
 
-@dataclass(frozen=True)
+@record
 class AgentAction:
     """The model chose a tool; ``log`` is the raw text that produced the choice."""
 
@@ -47,7 +49,7 @@ class AgentAction:
     repaired: bool = False  # the agent rebuilt this call from text or broken JSON
 
 
-@dataclass(frozen=True)
+@record
 class AgentFinish:
     """The model is done; ``return_values["output"]`` is the answer."""
 
@@ -60,7 +62,7 @@ class AgentFinish:
         return str(self.return_values.get("output", ""))
 
 
-@dataclass(frozen=True)
+@record
 class AgentStep:
     """An action and what its tool returned."""
 
@@ -68,7 +70,7 @@ class AgentStep:
     observation: str
 
 
-@dataclass(frozen=True)
+@record
 class ToolCall:
     """A native tool call requested by the model."""
 
@@ -124,7 +126,7 @@ ToolStatus = Literal["ok", "error", "invalid", "denied"]
 PARSE_ERROR_TOOL = "_Exception"  # the "tool" of a step that corrected an unreadable reply
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ToolOutcome:
     """How one tool call ended: ``ok``, ``error``, ``invalid`` or ``denied``, and its text.
 
@@ -151,7 +153,7 @@ class ToolOutcome:
         return ToolOutcome(text, self.status, self.parts)
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     """One chat message; ``tool_calls`` on assistant turns, ``tool_call_id`` on tool results.
 
@@ -226,7 +228,7 @@ def assistant(content: str, tool_calls: tuple[ToolCall, ...] = ()) -> Message:
     return Message("assistant", content, tool_calls=tool_calls)
 
 
-@dataclass(frozen=True)
+@record
 class Usage:
     """Token counts reported by the provider (zeros when it reports none)."""
 
@@ -250,7 +252,7 @@ class Usage:
                 "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens}
 
 
-@dataclass(frozen=True)
+@record
 class ChatResult:
     """One model reply: text, native tool calls, finish reason and usage."""
 
@@ -274,7 +276,7 @@ class ChatResult:
         return [[Generation(self.text, message, {"finish_reason": self.finish_reason})]]
 
 
-@dataclass(frozen=True)
+@record
 class Generation:
     """One candidate reply in LangChain's shape: its text and its message."""
 
@@ -283,7 +285,7 @@ class Generation:
     generation_info: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ChatChunk:
     """One streamed delta: text and/or a fragment of a tool call."""
 
@@ -300,7 +302,7 @@ class ChatChunk:
 Decision = AgentFinish | AgentAction | list[AgentAction]
 
 
-@dataclass(frozen=True)
+@record
 class ChatRequest:
     """One model request: what every model call takes (the executor's, a tool's, a summary's)."""
 
@@ -324,7 +326,7 @@ class ChatRequest:
         return {**self.options, "response_schema": self.response_format}
 
 
-@dataclass(frozen=True, repr=False)
+@record(repr=False)
 class RunResult(dict[str, Any]):
     """What a run produced: the answer, the steps, usage and why it stopped.
 

@@ -14,7 +14,7 @@ kept), and the write is tried again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agents import agent_class
@@ -22,6 +22,7 @@ from agentcli.config import MEMORY_KINDS
 from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.memory import Memory, SummaryMemory, make_memory, restore
 from agentcli.outcome import recorded_answer, run_record
+from agentcli.records import record
 from agentcli.schema import RunResult
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def reads_memory(settings: Settings, agent: str) -> bool:
     return bool(agent_class(agent).uses_memory) and settings.memory != "none"
 
 
-@dataclass
+@record(frozen=False)
 class Conversation:
     """An open conversation: its store, name, memory and whether the agent reads it."""
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from agentcli.errors import ConfigError
+from agentcli.records import record
 from agentcli.schema import Message, ToolCall
 from agentcli.type_schema import best_error, json_type
 
@@ -35,7 +36,7 @@ class StateError(ConfigError):
     """A state value or update does not fit the schema; the message names the field."""
 
 
-@dataclass(frozen=True)
+@record
 class _Visibility:
     """Where a state field is visible: ``omit_input`` / ``omit_output``."""
 
@@ -67,7 +68,7 @@ def as_message(value: object) -> Message:
     )
 
 
-@dataclass(frozen=True)
+@record
 class Overwrite:
     """An update that replaces a reduced field instead of merging into it."""
 
@@ -97,7 +98,7 @@ _BASE_FIELDS = tuple(AgentState.__annotations__)
 _SIMPLE_TYPES = (str, int, float, bool, list, dict)  # checked; other types are taken as given
 
 
-@dataclass(frozen=True)
+@record
 class StateField:
     """One declared field: its type, reducer and visibility."""
 
@@ -139,7 +140,7 @@ def _unwrap(hint: object) -> tuple[object, list[object]]:
             return hint, meta
 
 
-@dataclass(frozen=True)
+@record
 class StateSchema:
     """The fields of a run's state, read once from a TypedDict (or YAML declarations)."""
 
@@ -253,7 +254,7 @@ class StateSchema:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     """What a tool returns to change the run's state instead of (or beside) text.
 

@@ -21,13 +21,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError, SessionConflictError
 from agentcli.log_schema import SCHEMA_VERSION, RunRecord, epoch, insert_steps, iso, migrate
 from agentcli.paths import data_dir
+from agentcli.records import record
 from agentcli.redact import Scrubber
 from agentcli.sqlite_wal import create_private, keep_wal_on_close
 
@@ -41,7 +41,7 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     return data_dir(env) / "agent.db"
 
 
-@dataclass(frozen=True)
+@record
 class SessionInfo:
     """One session's summary row."""
 

@@ -12,16 +12,16 @@ import dataclasses
 import json
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from agentcli.agents.parsers import ANSWER_VALUE, maybe_json
 from agentcli.errors import ConfigError, OutputParserError
+from agentcli.records import record
 from agentcli.schema import AgentFinish
 from agentcli.type_schema import best_error, schema_of
 
 
-@dataclass(frozen=True)
+@record
 class ResponseFormat:
     """The shape of a structured answer and how to build the value the caller gets."""
 

@@ -36,7 +36,6 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Protocol
 
 from agentcli import _json_repair
@@ -54,6 +53,7 @@ from agentcli.agents.action_text import (
 from agentcli.agents.prompts import load, placeholders
 from agentcli.answers import placeholder_key
 from agentcli.errors import OutputParserError
+from agentcli.records import record
 from agentcli.schema import AgentAction, AgentFinish
 
 __all__ = ["AgentOutputParser", "JsonBlobOutputParser", "ReActOutputParser", "maybe_json"]
@@ -98,7 +98,7 @@ _REACT_FORMAT = load("format_react").strip()
 _CHAT_FORMAT = load("format_chat").strip()
 
 
-@dataclass(frozen=True)
+@record
 class _Marker:
     kind: str  # final, input, action, thought, observation or question
     start: int  # where the previous section ends (the line start for a line-leading label)
@@ -107,7 +107,7 @@ class _Marker:
     open_bold: bool  # "**Action: x**": the bold closes at the end of the line
 
 
-@dataclass(frozen=True)
+@record
 class _Candidate:
     pos: int
     result: AgentAction | AgentFinish | None = None

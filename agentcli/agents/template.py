@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.agents.prompts import render, variables
+from agentcli.records import record
 
 
-@dataclass
+@record(frozen=False)
 class PromptTemplate:
     """A prompt with ``{name}`` variables, as ``create_react_agent`` takes it."""
 

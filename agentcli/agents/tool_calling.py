@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from agentcli import _json_repair
@@ -23,6 +22,7 @@ from agentcli.agents.base import Agent, chat_history
 from agentcli.agents.parsers import maybe_json
 from agentcli.agents.prompts import load
 from agentcli.errors import OutputParserError, ProviderError
+from agentcli.records import record
 from agentcli.schema import (
     AgentAction,
     AgentFinish,
@@ -42,7 +42,7 @@ TEXT_AGENT_HINT = "--agent chat-zero-shot-react-description"
 RESPOND_TOOL = "final_response"  # the tool a structured answer is given through
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallAction(AgentAction):
     """An action from a native tool call; ``turn`` groups the calls of one model reply."""
 

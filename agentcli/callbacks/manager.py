@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from agentcli.callbacks.base import BaseCallbackHandler, legacy_form
 from agentcli.callbacks.run_ids import CallIds
+from agentcli.records import record
 
 if TYPE_CHECKING:
     from agentcli.events import RunEvent
@@ -93,7 +94,7 @@ RUN_CONFIG_KEYS = ("callbacks", "tags", "metadata", "run_name", "run_id", "max_c
                    "recursion_limit", "configurable", "middleware")
 
 
-@dataclass(frozen=True)
+@record
 class RunConfig:
     """A run's own handlers, tags, metadata and name: ``invoke(q, config={...})``."""
 

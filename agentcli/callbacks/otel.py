@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -37,6 +37,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from agentcli.callbacks.base import BaseCallbackHandler
+from agentcli.records import record
 from agentcli.redact import redact
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ _OPTIONS = {  # request options recorded as gen_ai.request.* (never their values
 }
 
 
-@dataclass
+@record(frozen=False)
 class _Open:
     """A span in progress and, when it was made current, how to undo that."""
 
@@ -84,7 +85,7 @@ _TOKENS = [4.0 ** i for i in range(14)]  # 1, 4, 16 ... 67108864
 _CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id")  # LangSmith's thread keys
 
 
-@dataclass
+@record(frozen=False)
 class _RunSpans:
     """The open spans of one run."""
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import glob
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from agentcli.cli.question import MAX_STDIN_BYTES, read_text
 from agentcli.errors import AgentCliError, ConfigError
 from agentcli.files import read_small_text
+from agentcli.records import record
 from agentcli.tools.net import fetch
 from agentcli.tools.sandbox import bool_setting
 
@@ -29,7 +29,7 @@ _GLOB_CHARS = frozenset("*?[")
 _FIX = "pass smaller files, or fewer (the limit is for all fragments together)"
 
 
-@dataclass(frozen=True)
+@record
 class Fragment:
     """One piece of context: where it came from and its text."""
 

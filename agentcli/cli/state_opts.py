@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from agentcli.errors import ConfigError
 from agentcli.files import read_small_text
+from agentcli.records import record
 from agentcli.state import StateSchema
 
 
@@ -21,7 +22,7 @@ def _json_file(path: Path, flag: str) -> object:
         raise ConfigError(f"{flag} {path} is not valid JSON ({err}); fix the file") from None
 
 
-@dataclass(frozen=True)
+@record
 class RunInputs:
     """State fields and an answer schema given on the command line."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from agentcli import create
@@ -33,11 +33,12 @@ from agentcli.compat.providers import STREAMING
 from agentcli.executor import AgentExecutor as _Executor
 from agentcli.executor import Answer, Config, Inputs, one_input
 from agentcli.models.base import BaseChatModel
+from agentcli.records import record
 from agentcli.schema import AgentStep, Decision, RunResult
 from agentcli.tools.base import Tool
 
 
-@dataclass(frozen=True)
+@record
 class RunInfo:
     """What ``include_run_info=True`` adds: the run's id (its handlers' ``run_id``)."""
 

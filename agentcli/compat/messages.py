@@ -13,12 +13,13 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypedDict
 
 from agentcli.compat.callbacks import CallbackManagerForLLMRun
 from agentcli.models.base import BaseChatModel as _Model
 from agentcli.models.base import TokenSink
+from agentcli.records import record
 from agentcli.schema import ChatResult as _Result
 from agentcli.schema import Message, Role
 from agentcli.schema import ToolCall as _Call
@@ -85,14 +86,14 @@ class ToolMessage(metaclass=_ByRole):
     role = "tool"
 
 
-@dataclass
+@record(frozen=False)
 class ChatGeneration:
     """One generation: the model's message."""
 
     message: Message
 
 
-@dataclass
+@record(frozen=False)
 class ChatResult:
     """What a LangChain-style ``_generate`` returns."""
 

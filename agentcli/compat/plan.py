@@ -16,13 +16,14 @@ loop's own) instead of a language model.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, cast
 
 from agentcli._sync import in_thread
 from agentcli.agents.base import Agent
 from agentcli.errors import OutputParserError
 from agentcli.models.base import BaseChatModel, TokenSink
+from agentcli.records import record
 from agentcli.schema import (
     FORCE_STOP_MESSAGE,
     AgentAction,
@@ -63,7 +64,7 @@ class BaseMultiActionAgent(BaseSingleActionAgent):
     concurrently)."""
 
 
-@dataclass(frozen=True)
+@record
 class _PlanRequest(ChatRequest):
     """A step's request: the run state the plan reads."""
 
@@ -71,7 +72,7 @@ class _PlanRequest(ChatRequest):
     final: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class _Planned(ChatResult):
     """A step's reply: the plan's decision (its log as the text)."""
 

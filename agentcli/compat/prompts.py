@@ -7,7 +7,7 @@ message, each step its reply, ``observation_prefix`` and the result, then ``llm_
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar
 
 from agentcli.agents.base import final_instruction
@@ -16,6 +16,7 @@ from agentcli.agents.prompts import load, render, variables
 from agentcli.agents.template import PromptTemplate, fill
 from agentcli.agents.tool_calling import ToolCallAction
 from agentcli.errors import ConfigError
+from agentcli.records import record
 from agentcli.schema import AgentAction, AgentStep, Message, system, user
 
 # what leads the work so far in the human message (our wording of LangChain's sentence)
@@ -60,7 +61,7 @@ class _Logged(type):
         return type.__instancecheck__(cls, obj) or isinstance(obj, ToolCallAction)
 
 
-@dataclass(frozen=True)
+@record
 class AgentActionMessageLog(AgentAction, metaclass=_Logged):
     """An action with the messages that produced it (LangChain's name); ``message_log``. The
     tool-calling agent's actions are instances (``isinstance``) with their message."""
@@ -93,7 +94,7 @@ _ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant"
           "assistant": "assistant"}
 
 
-@dataclass
+@record(frozen=False)
 class ChatPromptTemplate:
     """A prompt of several messages, ``(role, template)`` each (``system``, ``human``, ``ai``).
 

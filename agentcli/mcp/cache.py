@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
 from agentcli.mcp.config import ServerConfig
 from agentcli.paths import data_dir
+from agentcli.records import record
 
 _VERSION = 1
 LOG_KEEP = 4 << 20  # bytes of a server's log before it is moved aside at its next start
 
 
-@dataclass(frozen=True)
+@record
 class ToolInfo:
     """One tool as a server lists it (the wire shape, minus SDK types)."""
 

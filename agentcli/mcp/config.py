@@ -12,13 +12,14 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Literal
 
 from agentcli.errors import ConfigError
 from agentcli.paths import MCP_PROJECT_FILE
 from agentcli.project_files import read_project_file
+from agentcli.records import record
 
 Transport = Literal["stdio", "http", "sse"]
 INSTALL_HINT = "pip install 'agentcli[mcp]'"
@@ -36,7 +37,7 @@ _NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _VAR = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
 
 
-@dataclass(frozen=True)
+@record
 class ServerConfig:
     """One MCP server: how to reach it, its timeouts and its danger overrides."""
 

@@ -10,7 +10,6 @@ import random
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -19,13 +18,14 @@ from agentcli import deadline as run_deadline
 from agentcli.errors import DeadlineExceeded, ProviderError
 from agentcli.models.structured import rejects_schema
 from agentcli.models.wire import Failure, parse_retry_after, server_message
+from agentcli.records import record
 from agentcli.redact import redact
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _SLACK = 0.05  # a socket timeout may fire a hair early; this close to the deadline is "at" it
 
 
-@dataclass(frozen=True)
+@record
 class _Limit:
     """When one attempt must be over (monotonic clock) and whether that is the run deadline."""
 

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,13 @@ from agentcli.files import write_atomic
 from agentcli.models.presets import CUSTOM, PRESETS
 from agentcli.models.structured import is_local_url
 from agentcli.paths import data_dir
+from agentcli.records import record
 
 CACHE_SECONDS = 24 * 3600
 TIMEOUT_SECONDS = 2.0
 
 
-@dataclass
+@record(frozen=False)
 class Endpoint:
     """One provider endpoint and what it reported (the key itself is never kept here)."""
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agentcli.errors import ProviderError
 from agentcli.models.base import BaseChatModel, TokenSink, cut_at_stop
+from agentcli.records import record
 from agentcli.schema import ChatRequest, ChatResult, Message, Usage
 
 Reply = str | ChatResult | BaseException
 ReplyFn = Callable[[list[Message]], Reply]
 
 
-@dataclass(frozen=True)
+@record
 class FakeRequest:
     """One request the fake model received."""
 

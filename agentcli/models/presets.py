@@ -10,12 +10,12 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import ConfigError
 from agentcli.models.structured import REFUSAL_STATUSES, is_local_url
+from agentcli.records import record
 
 if TYPE_CHECKING:
     from agentcli.models.openai_compat import OpenAICompatModel
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 CUSTOM = "custom"  # "custom/<model>" talks to any base_url given explicitly
 
 
-@dataclass(frozen=True)
+@record
 class Preset:
     """An OpenAI-compatible provider: where it lives and which variable holds its key."""
 

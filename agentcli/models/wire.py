@@ -10,13 +10,13 @@ import email.utils
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from agentcli.models.base import StopStream, cut_at_stop
 from agentcli.models.http_pool import finish_body
+from agentcli.records import record
 from agentcli.schema import ChatChunk, ChatResult, ToolCall, Usage
 
 _NOT_JSON = object()
@@ -31,7 +31,7 @@ def _parsed(data: str | bytes) -> Any:
         return _NOT_JSON
 
 
-@dataclass
+@record(frozen=False)
 class Failure(Exception):
     """One failed attempt: what to tell the user and whether trying again may help."""
 

@@ -11,12 +11,13 @@ nobody to ask, so a call is denied unless the profile's ``tool_policy`` allows t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.config import CHAT_AGENT, Settings, load_settings
 from agentcli.errors import ConfigError
+from agentcli.records import record
 from agentcli.runtime import build_executor, build_model
 from agentcli.session import reads_memory
 from agentcli.tools.resolve import check_names
@@ -31,7 +32,7 @@ DEFAULT_NAME = "agent"  # the model id of the configured agent (no profile named
 DEFAULT_DEADLINE = 300.0  # seconds per request when no max_execution_time is configured
 
 
-@dataclass
+@record(frozen=False)
 class ServedAgent:
     """One model id of the endpoint: its settings, model and executor."""
 

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from agentcli._sync import in_thread
 from agentcli.errors import AgentCliError, ProviderError
+from agentcli.records import record
 from agentcli.redact import redact
 from agentcli.serve.agents import ServedAgent
 from agentcli.serve.guard import Guard
@@ -49,7 +50,7 @@ from agentcli.structured import ResponseFormat
 MAX_BODY = 4 * 1024 * 1024  # bytes of one request
 
 
-@dataclass
+@record(frozen=False)
 class Service:
     """What every request shares: the agents by model id, the store, the environment, and
     where a line for the server's console goes (``say``)."""

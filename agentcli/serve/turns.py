@@ -15,7 +15,7 @@ import io
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli._sync import in_thread
@@ -25,6 +25,7 @@ from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken, Observation
 from agentcli.models.options import effective_options
 from agentcli.outcome import real_answer, stop_line
+from agentcli.records import record
 from agentcli.redact import redact
 from agentcli.schema import RunResult
 from agentcli.serve.answer import AnswerStream
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("agentcli.serve")
 
 
-@dataclass(frozen=True)
+@record
 class Turn:
     """A finished run as the endpoint answers it."""
 
@@ -62,7 +63,7 @@ def turn_of(result: RunResult, env: Mapping[str, str], *, structured: bool = Fal
     return Turn(result, stop_line(result) or "The run was interrupted.", "length")
 
 
-@dataclass(frozen=True)
+@record
 class Delta:
     """A piece of the answer, to stream the moment it arrives."""
 

@@ -11,8 +11,8 @@ import json
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from agentcli.records import record
 from agentcli.schema import Message, Usage, assistant, system, user
 
 SESSION_HEADER = "x-agent-session"  # names a saved conversation; nothing else does
@@ -41,7 +41,7 @@ class WireError(Exception):
         return error_body(str(self), type=self.type, code=self.code, param=self.param)
 
 
-@dataclass(frozen=True)
+@record
 class ChatCall:
     """One chat-completions request, as the agent will run it."""
 

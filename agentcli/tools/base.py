@@ -8,10 +8,11 @@ import re
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from agentcli.errors import ToolInputError
+from agentcli.records import record
 from agentcli.tools.arguments import STRING_SCHEMA, Schema, prepare
 from agentcli.tools.inject import Injection, fill, injections
 from agentcli.tools.naming import wire_name
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 ToolInput = str | dict[str, Any]  # the model's JSON: Any, as its readers index into it
 
-@dataclass(frozen=True)
+@record
 class ToolNeeds:
     """What a tool needs before it can load: an LLM, settings, an optional extra package."""
 
@@ -45,7 +46,7 @@ class ToolNeeds:
 ToolFactory = Callable[..., "Tool | list[Tool]"]  # called with llm= and the tool settings
 
 
-@dataclass(frozen=True)
+@record
 class ToolSpec:
     """How to build a tool by name, and what it needs (plain data the registry holds)."""
 
@@ -60,7 +61,7 @@ class ToolSpec:
     also_known_as: tuple[str, ...] = ()  # names users may try (the name the model sees)
 
 
-@dataclass(frozen=True)
+@record
 class Tool:
     """A callable the agent may use.
 

@@ -11,18 +11,19 @@ import importlib.util
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from types import ModuleType
 
 from agentcli.errors import ToolLoadError
+from agentcli.records import record
 from agentcli.tools.base import Tool
 from agentcli.tools.registry import ToolSpec, registry
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 
 
-@dataclass
+@record(frozen=False)
 class Plugins:
     """What the installed plugins give one catalog."""
 
@@ -91,11 +92,24 @@ def _may_have_plugins() -> bool:
 
     Reads the ``entry_points.txt`` files on ``sys.path`` directly, which costs far less than
     importing :mod:`importlib.metadata`; anything it cannot read (a zip on the path) counts as
-    a maybe, and then the real lookup decides.
+    a maybe, and then the real lookup decides. The answer is kept while no folder on the
+    path changes (installing a distribution adds its ``-info`` folder, which changes the
+    folder's mtime): a run builds its tool catalog twice, a chat on every ``/tools``.
     """
+    return _scan_for_plugins(tuple(_stamp(entry or ".") for entry in sys.path))
+
+
+def _stamp(folder: str) -> tuple[str, int]:
+    try:
+        return folder, os.stat(folder).st_mtime_ns
+    except OSError:
+        return folder, -1
+
+
+@functools.lru_cache(maxsize=1)
+def _scan_for_plugins(stamps: tuple[tuple[str, int], ...]) -> bool:
     section = f"[{ENTRY_POINT_GROUP}]".encode()  # ASCII: the same bytes in UTF-8 text
-    for entry in sys.path:
-        folder = entry or "."
+    for folder, _ in stamps:
         if os.path.isfile(folder):
             return True  # a zip archive: let importlib.metadata look inside
         try:  # os.scandir, not Path.glob: no pattern to compile and match, for every catalog

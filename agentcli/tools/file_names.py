@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.errors import ToolInputError
+from agentcli.records import record
 
 _SCAN_LIMIT = 5_000  # directory entries looked at: a huge tree is listed in part
 _SHOWN = 20  # names an error shows
@@ -27,7 +27,7 @@ _AFTER = r"(?![\w/\\-]|\.\w)"
 _HERE = re.compile(r"(?<![\w.])\./")
 
 
-@dataclass(frozen=True)
+@record
 class Listing:
     """The files under a root (relative POSIX paths, sorted) and whether the scan was cut."""
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from agentcli.errors import ToolInputError
+from agentcli.records import record
 
 
 class InjectedState:
@@ -32,7 +32,7 @@ class InjectedToolCallId:
     """Marks a tool parameter that receives the id of the current tool call."""
 
 
-@dataclass(frozen=True)
+@record
 class Injection:
     """One injected parameter: its name and what fills it."""
 

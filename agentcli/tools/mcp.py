@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from agentcli.mcp.cache import ToolInfo
 from agentcli.mcp.cache import cached_tools as cached
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.config import server_configs as parse
+from agentcli.records import record
 from agentcli.tools.base import Tool, ToolNeeds
 
 if TYPE_CHECKING:  # schema's ~90 dataclasses cost `agent tools list` ~5 ms (bench/trees.py)
@@ -162,7 +162,7 @@ def load_server_tools(
     return tools
 
 
-@dataclass(frozen=True)
+@record
 class MCPToolInfo:
     """What we remember of one MCP tool without its server running."""
 

@@ -8,12 +8,12 @@ import ipaddress
 import json
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from agentcli import deadline
 from agentcli.errors import DeadlineExceeded, ToolInputError, ToolLoadError
+from agentcli.records import record
 from agentcli.tools.base import Tool
 from agentcli.tools.sandbox import bool_setting, float_setting, int_setting
 
@@ -31,7 +31,7 @@ _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1:
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 
 
-@dataclass(frozen=True)
+@record
 class Response:
     """A fetched response: status, decoded text (maybe cut), and whether it was cut."""
 

@@ -14,12 +14,13 @@ import contextvars
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli.errors import ServerStartError, ToolLoadError
 from agentcli.paths import MCP_PROJECT_FILE
+from agentcli.records import record
 from agentcli.tools.base import Tool
 from agentcli.tools.custom import load_plugins, module_specs
 from agentcli.tools.naming import check_wire_names
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from agentcli.tools.base import Callbacks
 
 
-@dataclass
+@record(frozen=False)
 class Catalog:
     """Every tool name one command can use, without starting anything."""
 
@@ -143,7 +144,7 @@ def check_names(names: Iterable[str], settings: object = None) -> None:
             raise cat.unknown(name)
 
 
-@dataclass(frozen=True)
+@record
 class _Want:
     name: str
     group: str | None = None

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # package's modules, not the package's __init__, which is named on its own).
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("data", (  # frozen data, errors, events and the small services every layer uses
-        "agentcli", "agentcli.schema", "agentcli.errors", "agentcli.exit_codes",
+        "agentcli", "agentcli.records", "agentcli.schema", "agentcli.errors", "agentcli.exit_codes",
         "agentcli.events", "agentcli.type_schema", "agentcli.paths", "agentcli.redact",
         "agentcli.textsafe", "agentcli.yaml_loader", "agentcli.sqlite_wal", "agentcli.files",
         "agentcli.log_schema", "agentcli.deadline", "agentcli._sync", "agentcli.runnable",

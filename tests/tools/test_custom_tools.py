@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -245,3 +246,23 @@ def test_the_plugin_precheck_reads_the_entry_points_files_on_the_path(
     (tmp_path / "lib.zip").write_bytes(b"PK")
     monkeypatch.setattr(sys, "path", [str(tmp_path / "lib.zip")])
     assert custom._may_have_plugins()
+
+
+def test_the_plugin_precheck_reads_the_path_again_only_when_a_folder_on_it_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run builds its catalog twice and a chat on every /tools: the folders are read once,
+    and again when an install changed one of them."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.setattr(sys, "path", [str(site)])
+    scans: list[str] = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(custom.os, "scandir",
+                        lambda path: scans.append(path) or real_scandir(path))
+    assert not custom._may_have_plugins()
+    assert not custom._may_have_plugins()
+    assert scans == [str(site)]
+    (site / "plug-0.1.dist-info").mkdir()
+    (site / "plug-0.1.dist-info" / "entry_points.txt").write_text("[agentcli.tools]\nt = m:f\n")
+    assert custom._may_have_plugins()
+    assert scans == [str(site), str(site)]
