@@ -9,6 +9,14 @@ Each round runs, in rotating order, every checkout's ``agent run "What is 25% of
 model server (a Calculator call, then the answer), and the floor: ``python -c "import httpx,
 numexpr, typer, rich, ssl"`` with the first checkout's interpreter. Prints medians and the
 per-round ratios to the floor. Nothing is asserted.
+
+A second floor, ``floor+call``, is the same import plus the one thing any run must do with
+it: one ``httpx.AsyncClient`` request to the same mock under ``asyncio.run``, done as cheaply
+as agentcli does it (an ``http://`` client given a context without the CA bundle; OpenBLAS on
+one thread). ``import httpx``
+alone loads no transport: httpcore, h11, anyio's asyncio backend and asyncio itself come
+with the first async request, so the first floor does not contain them and no run can avoid
+them.
 """
 
 from __future__ import annotations
@@ -30,6 +38,17 @@ SEED = ["run", "What is 25% of 300?", "-m", "openai/mock-model"]
 ACTION = ('Thought: use the calculator\nAction:\n```\n{"action": "Calculator", '
           '"action_input": "300 * 0.25"}\n```\n')
 FLOOR = "import httpx, numexpr, typer, rich, ssl"
+FLOOR_CALL = """import os
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+""" + FLOOR + """, asyncio
+async def call():
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    async with httpx.AsyncClient(verify=context) as client:
+        body = {"model": "m", "messages": [{"role": "user", "content": "q"}]}
+        reply = await client.post(os.environ["OPENAI_BASE_URL"] + "/chat/completions", json=body)
+        reply.read()
+asyncio.run(call())
+"""
 
 
 def child(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
@@ -55,14 +74,18 @@ def main() -> None:
     server = MockOpenAIServer().start()
     env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-bench",
            "HOME": tempfile.mkdtemp()}
-    sides = [("floor", trees[0][1], [str(trees[0][1] / ".venv/bin/python"), "-c", FLOOR])]
+    python = str(trees[0][1] / ".venv/bin/python")
+    sides = [("floor", trees[0][1], [python, "-c", FLOOR]),
+             ("floor+call", trees[0][1], [python, "-c", FLOOR_CALL])]
     sides += [(name, root, [str(root / ".venv/bin/python"), "-m", "agentcli", *SEED])
               for name, root in trees]
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in sides}
     try:
         for r in range(args.rounds):
             for name, root, cmd in sides[r % len(sides):] + sides[:r % len(sides)]:
-                if name != "floor":
+                if name == "floor+call":
+                    server.add_reply("Final Answer: 75")
+                elif name != "floor":
                     server.add_reply(ACTION)
                     server.add_reply("Final Answer: 75")
                 results[name].append(child(cmd, root, env))
@@ -75,10 +98,12 @@ def main() -> None:
         for i, label in enumerate(("wall ms", "CPU ms", "peak MiB")):
             vals = [row[i] for row in results[name]]
             cols.append(f"{label} {statistics.median(vals):.1f} ({min(vals):.1f}-{max(vals):.1f})")
-            if name != "floor" and i < 2:
-                ratio = [row[i] / f[i] for row, f in zip(results[name], results["floor"],
+            for floor in ("floor", "floor+call"):
+                if name in ("floor", floor) or i == 2:
+                    continue
+                ratio = [row[i] / f[i] for row, f in zip(results[name], results[floor],
                                                          strict=True)]
-                cols.append(f"{label.split()[0]}/floor {statistics.median(ratio):.2f} "
+                cols.append(f"{label.split()[0]}/{floor} {statistics.median(ratio):.2f} "
                             f"(min {min(ratio):.2f})")
         print(f"  {name}: " + " | ".join(cols))
 
