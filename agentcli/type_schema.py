@@ -251,6 +251,22 @@ def plainly_valid(schema: object, value: object) -> bool:
         plainly_valid(sub, value[name]) for name, sub in props.items() if name in value)
 
 
+# The keywords :func:`plainly_valid` reads: checking a value against them (here or in
+# jsonschema) takes time linear in the value; ``pattern`` and the rest may not.
+_FLAT_KEYWORDS = _ANNOTATIONS | {"type", "enum", "required", "additionalProperties",
+                                 "properties"}
+
+
+def is_flat(schema: object) -> bool:
+    """Whether ``schema`` uses only the keywords the flat check reads, at every level: its
+    check is quick whatever the value, so it may run on an event loop (no pattern to backtrack
+    up to :data:`PATTERN_TIME_LIMIT`, no reference to follow)."""
+    if not isinstance(schema, Mapping) or not _FLAT_KEYWORDS.issuperset(schema):
+        return False
+    props = schema.get("properties", {})
+    return isinstance(props, Mapping) and all(is_flat(sub) for sub in props.values())
+
+
 def best_error(schema: Mapping[str, Any], value: object
                ) -> jsonschema.exceptions.ValidationError | None:
     """The most relevant validation error of ``value`` against ``schema``, or None; all its

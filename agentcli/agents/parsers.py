@@ -100,6 +100,8 @@ _CHAT_FORMAT = load("format_chat").strip()
 
 @record
 class _Marker:
+    """A section label found in a reply (Thought, Action, Final Answer, ...)."""
+
     kind: str  # final, input, action, thought, observation or question
     start: int  # where the previous section ends (the line start for a line-leading label)
     body: int  # where the text after the colon begins
@@ -109,6 +111,8 @@ class _Marker:
 
 @record
 class _Candidate:
+    """One way to read a reply: where it starts, and what it reads as."""
+
     pos: int
     result: AgentAction | AgentFinish | None = None
     problem: str = ""  # "code" (on the Action line), "input" (none given) or "placeholder"

@@ -16,7 +16,7 @@ from agentcli.records import record
 from agentcli.tools.arguments import STRING_SCHEMA, Schema, prepare
 from agentcli.tools.inject import Injection, fill, injections
 from agentcli.tools.naming import wire_name
-from agentcli.type_schema import json_type
+from agentcli.type_schema import is_flat, json_type
 
 if TYPE_CHECKING:
     from agentcli.callbacks.base import BaseCallbackHandler
@@ -134,9 +134,12 @@ class Tool:
         if self.coroutine is None:
             return await in_thread(lambda: self.invoke(tool_input, state=state, call_id=call_id))
         with self._reporting(tool_input, call_id) as told:
-            # the schema check is CPU-bound (a pattern may take up to its time limit): it runs
-            # off the event loop, which other runs share
-            prepared = await in_thread(lambda: self.prepare_input(tool_input))
+            # A schema with a pattern may take up to its time limit to check: that check runs
+            # off the event loop, which other runs share. A flat one is quick: no thread hop.
+            if is_flat(self.args_schema or STRING_SCHEMA):
+                prepared = self.prepare_input(tool_input)
+            else:
+                prepared = await in_thread(lambda: self.prepare_input(tool_input))
             pending = self._apply(self.coroutine, prepared, state, call_id)
             return told(_result(await cast("Awaitable[object]", pending)))
 

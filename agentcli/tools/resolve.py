@@ -146,6 +146,8 @@ def check_names(names: Iterable[str], settings: object = None) -> None:
 
 @record
 class _Want:
+    """One tool name asked for: a built-in or plugin tool, a group, or MCP tools."""
+
     name: str
     group: str | None = None
     server: str | None = None  # an MCP tool: which server

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Literal
 
 import pytest
@@ -76,3 +77,41 @@ def test_openai_schema() -> None:
     fn = shout.to_openai()["function"]
     assert fn["name"] == "shout"
     assert fn["parameters"]["required"] == ["input"]
+
+
+def test_an_async_tool_checks_a_flat_schema_on_its_loop_and_a_pattern_off_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pattern may take up to its time limit to check, so that check leaves the event loop
+    (other runs share it); a flat schema's check is quick and needs no thread hop."""
+    from agentcli.tools.base import Tool
+    from agentcli.type_schema import is_flat
+
+    async def echo(*args: object, **kwargs: object) -> str:
+        return repr([*args, *sorted(kwargs.items())])
+
+    where: list[str] = []
+    real = Tool.prepare_input
+
+    def watched(self: Tool, tool_input: object) -> object:
+        where.append(threading.current_thread().name)
+        return real(self, tool_input)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Tool, "prepare_input", watched)
+    flat = {"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}},
+            "required": ["n"]}
+    patterned = {"type": "object", "properties": {"code": {"type": "string",
+                                                           "pattern": "^[A-Z]+$"}}}
+    assert is_flat(flat) and not is_flat(patterned) and is_flat({"type": "string"})
+
+    async def both() -> list[str]:
+        loop_thread = threading.current_thread().name
+        got = [await Tool("flat", "d", coroutine=echo, args_schema=flat).ainvoke({"n": 2}),
+               await Tool("pat", "d", coroutine=echo, args_schema=patterned).ainvoke(
+                   {"code": "AB"}),
+               await Tool("text", "d", coroutine=echo).ainvoke("hello")]
+        assert got == ["[('n', 2)]", "[('code', 'AB')]", "['hello']"]
+        return [loop_thread]
+
+    loop_thread = asyncio.run(both())[0]
+    assert where[0] == loop_thread and where[2] == loop_thread
+    assert where[1] != loop_thread
