@@ -3,12 +3,15 @@ import (issue 40): CPU time (user + sys, from ``wait4``) is the steadier figure 
 machine.
 
     .venv/bin/python bench/seed_cpu.py [--rounds 15] [--tree old=/tmp/old] [--tree new=.]
+    .venv/bin/python bench/seed_cpu.py --instructions [--tree ...]   # once each, valgrind
 
 Each round runs, in rotating order, every checkout's ``agent run "What is 25% of 300?"``
 (stdout piped, its own venv and working directory, a fresh HOME) against the project's mock
 model server (a Calculator call, then the answer), and the floor: ``python -c "import httpx,
 numexpr, typer, rich, ssl"`` with the first checkout's interpreter. Prints medians and the
-per-round ratios to the floor. Nothing is asserted.
+per-round ratios to the floor. Nothing is asserted. ``--instructions`` runs every side once
+under valgrind's callgrind instead and prints the instructions each executed (millions), the
+figure machine load does not move: the one to compare two checkouts on a shared machine.
 
 A second floor, ``floor+call``, is the same import plus the one thing any run must do with
 it: one ``httpx.AsyncClient`` request to the same mock under ``asyncio.run``, done as cheaply
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -64,10 +68,33 @@ def child(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float,
     return wall, (usage.ru_utime + usage.ru_stime) * 1e3, usage.ru_maxrss / 1024
 
 
+def queue_replies(server: MockOpenAIServer, side: str) -> None:
+    """What the mock answers this side: a Calculator call and the answer for a seed run, one
+    reply for the floor's request, nothing for the import floor."""
+    if side == "floor+call":
+        server.add_reply("Final Answer: 75")
+    elif side != "floor":
+        server.add_reply(ACTION)
+        server.add_reply("Final Answer: 75")
+
+
+def instructions(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Millions of instructions ``cmd`` executed, counted by callgrind."""
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, check=False)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"{cmd} failed under valgrind: {proc.stderr[-1000:]}")
+    return int(found.group(1)) / 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=DIR")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each side's instructions once (valgrind) instead")
     args = parser.parse_args()
     trees = [(t.partition("=")[0], Path(t.partition("=")[2] or ".").resolve())
              for t in args.tree or ["new=."]]
@@ -79,15 +106,24 @@ def main() -> None:
              ("floor+call", trees[0][1], [python, "-c", FLOOR_CALL])]
     sides += [(name, root, [str(root / ".venv/bin/python"), "-m", "agentcli", *SEED])
               for name, root in trees]
+    if args.instructions:
+        try:
+            counts = {}
+            for name, root, cmd in sides:
+                queue_replies(server, name)
+                counts[name] = instructions(cmd, root, env)
+        finally:
+            server.stop()
+        print("instructions executed (millions), once each under callgrind:")
+        for name, count in counts.items():
+            print(f"  {name}: {count:.0f} | /floor {count / counts['floor']:.3f} | "
+                  f"/floor+call {count / counts['floor+call']:.3f}")
+        return
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in sides}
     try:
         for r in range(args.rounds):
             for name, root, cmd in sides[r % len(sides):] + sides[:r % len(sides)]:
-                if name == "floor+call":
-                    server.add_reply("Final Answer: 75")
-                elif name != "floor":
-                    server.add_reply(ACTION)
-                    server.add_reply("Final Answer: 75")
+                queue_replies(server, name)
                 results[name].append(child(cmd, root, env))
     finally:
         server.stop()
