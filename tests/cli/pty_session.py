@@ -79,6 +79,14 @@ class PtySession:
             time.sleep(0.05)
         raise AssertionError(f"{pattern!r} not seen in {timeout}s; output:\n{self.text[-3000:]}")
 
+    def finish(self, timeout: float = 60.0) -> int:
+        """Wait for the child to exit and for everything it printed to be read; its exit
+        code. (Matching the end of :attr:`text` right after the exit could miss the last
+        lines, still on their way from the pty to the reader.)"""
+        code = self.proc.wait(timeout=timeout)
+        self._reader.join(timeout=timeout)
+        return code
+
     def close(self) -> None:
         """Kill the child if it is still running and release the pty."""
         if self.proc.poll() is None:

@@ -74,8 +74,7 @@ def _run_on_pty(tmp_path: Path, answer: str, *flags: str) -> str:
     session = PtySession([sys.executable, "-m", "agentcli", "run", "-m", f"fake:{script}",
                           *flags, "What is 2*3*4?"], env=env, cwd=str(tmp_path))
     try:
-        session.proc.wait(timeout=60)
-        session.expect(r"\Z", timeout=5)
+        session.finish()
         return session.text
     finally:
         session.close()

@@ -218,8 +218,7 @@ def test_a_terminal_asks_once_showing_what_needs_trust(tmp_path: Path) -> None:
             if keys:
                 session.expect(r"Trust \S+\.env\? \[y/N\]")
                 session.send(keys)
-            code = session.proc.wait(timeout=60)
-            session.expect(r"\Z", timeout=5)
+            code = session.finish()
             return code, " ".join(session.text.split())
         finally:
             session.close()

@@ -1,12 +1,15 @@
-"""``record`` classes behave as the dataclasses they replace: equality, hashing, repr,
-freezing, slots and the dataclasses functions, checked side by side with ``dataclass``."""
+"""``record`` classes behave as the dataclasses they replace: construction, equality,
+hashing, repr, freezing, slots, pickling and the dataclasses functions, checked side by side
+with ``dataclass``."""
 
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import math
-from dataclasses import FrozenInstanceError, dataclass, field
+import pickle
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +137,106 @@ def test_every_dataclass_in_agentcli_is_declared_with_record() -> None:
                     if name == "dataclass":
                         offenders.append(f"{path.name}:{node.lineno} {node.name}")
     assert offenders == []
+
+
+def _built(cls: type, *args: Any, **kwargs: Any) -> object:
+    """What constructing ``cls`` gives: the instance's fields, or the error's type."""
+    try:
+        made = cls(*args, **kwargs)
+    except TypeError as err:
+        return ("TypeError", "argument" in str(err))
+    return {f.name: getattr(made, f.name) for f in dataclasses.fields(made)}
+
+
+def test_a_record_is_built_from_its_arguments_as_its_dataclass_is() -> None:
+    calls: list[str] = []
+
+    def body() -> type:
+        class Run:
+            """A run."""
+
+            question: str
+            step: int = 0
+            notes: list[str] = field(default_factory=list)
+            seen: int = field(default=7, init=False)
+            log: list[str] = field(default_factory=lambda: ["new"], init=False)
+            tag: str = field(default="t", kw_only=True)
+
+            def __post_init__(self) -> None:
+                calls.append(self.question)
+
+        return Run
+
+    plain, rec = dataclass(frozen=True)(body()), record(body())
+    cases: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        (("q",), {}), (("q", 3), {}), (("q", 3, ["n"]), {}), ((), {"question": "q"}),
+        (("q",), {"tag": "x", "notes": ["a"]}), ((), {}), (("q", 1, [], "extra"), {}),
+        (("q",), {"question": "again"}), (("q",), {"nope": 1}), (("q",), {"seen": 1}),
+        ((), {"step": 2}),
+    ]
+    for args, kwargs in cases:
+        assert _built(rec, *args, **kwargs) == _built(plain, *args, **kwargs), (args, kwargs)
+    calls.clear()
+    built = [case for case in cases if isinstance(_built(plain, *case[0], **case[1]), dict)]
+    by_dataclass, calls[:] = len(calls), []
+    for args, kwargs in built:
+        rec(*args, **kwargs)
+    assert len(calls) == by_dataclass == len(built) == 5  # __post_init__ once per instance
+    one, two = rec("q"), rec("q")
+    assert one.notes is not two.notes and one.log == ["new"] and one.log is not two.log
+    assert replace(one, step=5) == rec("q", 5)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'question'"):
+        rec()
+    with pytest.raises(TypeError, match="non-default argument 'late' follows default"):
+        @record
+        class Bad:
+            early: int = 0
+            late: int  # type: ignore[misc]
+
+
+def test_a_frozen_record_pickles_copies_and_takes_a_frozen_dataclass_subclass() -> None:
+    for slots in (False, True):
+        step = _STEPS[slots](name="a", size=2.0)
+        for again in (pickle.loads(pickle.dumps(step)), copy.copy(step), copy.deepcopy(step)):
+            assert again == step and again is not step
+            with pytest.raises(FrozenInstanceError):
+                again.size = 3.0  # type: ignore[misc]
+    assert _STEPS[True].__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+    @dataclass(frozen=True)
+    class Tagged(_STEPS[False]):  # type: ignore[misc,valid-type]
+        tag: str = ""
+
+    tagged = Tagged(name="a", tag="t")
+    assert tagged.tag == "t" and tagged.name == "a"
+    with pytest.raises(FrozenInstanceError):
+        tagged.tag = "u"
+
+    class Plain(_STEPS[False]):  # type: ignore[misc,valid-type]
+        def label(self) -> str:
+            self.cache = "kept"  # not a field: a plain subclass may add its own
+            return self.cache
+
+    plain = Plain(name="a")
+    assert plain.label() == "kept"
+    with pytest.raises(FrozenInstanceError):
+        plain.name = "b"
+
+
+@record
+class _FrozenStep:
+    """A step."""
+
+    name: str
+    size: float = 0.0
+
+
+@record(slots=True)
+class _FrozenSlotStep:
+    """A step, with slots."""
+
+    name: str
+    size: float = 0.0
+
+
+_STEPS: dict[bool, type] = {False: _FrozenStep, True: _FrozenSlotStep}

@@ -89,8 +89,7 @@ def on_terminal(*args: str, cwd: Path, keys: str = "") -> tuple[int, str]:
         if keys:
             session.expect(r"Trust the MCP servers in \S+\.mcp\.json\? \[y/N\]")
             session.send(keys)
-        code = session.proc.wait(timeout=60)
-        session.expect(r"\Z", timeout=5)
+        code = session.finish()
         return code, session.text
     finally:
         session.close()
