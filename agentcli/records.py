@@ -32,7 +32,10 @@ import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, FrozenInstanceError, dataclass, field
 from operator import attrgetter
-from typing import Any, TypeVar, cast, dataclass_transform, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, dataclass_transform, overload
+
+if TYPE_CHECKING:
+    import inspect
 
 _T = TypeVar("_T", bound=type)
 
@@ -125,6 +128,39 @@ def _init(self: Any, *args: object, **kwargs: object) -> None:
         self.__post_init__()
 
 
+class _Signature:
+    """A record class's ``__signature__`` (what ``help()`` and ``inspect.signature`` show: the
+    generated ``__init__``'s), built on first use."""
+
+    def __get__(self, obj: object, cls: type) -> inspect.Signature:
+        import inspect
+
+        plan: _Plan = getattr(cls, _PLAN)
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        empty = inspect.Parameter.empty
+        params = []
+        for name in plan.names:
+            kind = (inspect.Parameter.KEYWORD_ONLY if name in plan.keyword
+                    else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            default: object = empty
+            if name in plan.defaults:
+                value, made_by = plan.defaults[name]
+                default = _FACTORY if made_by else value
+            params.append(inspect.Parameter(name, kind, default=default,
+                                            annotation=fields[name].type))
+        return inspect.Signature(params, return_annotation=None)
+
+
+class _Factory:
+    """Shown as a default made by a factory, as dataclass shows it."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
 def _eq(self: Any, other: object) -> Any:  # a bool, or NotImplemented
     if other.__class__ is not self.__class__:
         return NotImplemented
@@ -185,6 +221,7 @@ def _make(cls: _T, frozen: bool, repr: bool, eq: bool, slots: bool) -> _T:
     body = cls.__dict__
     own = {name for name in ("__init__", "__repr__", "__eq__") if name in body}
     own_hash = _explicit_hash(body)
+    documented = bool(body.get("__doc__"))
     if frozen and ("__setattr__" in body or "__delattr__" in body):
         raise TypeError(f"a frozen record cannot define __setattr__ or __delattr__: "
                         f"{cls.__qualname__}")
@@ -196,6 +233,9 @@ def _make(cls: _T, frozen: bool, repr: bool, eq: bool, slots: bool) -> _T:
     setattr(made, _PLAN, _Plan(made))
     if "__init__" not in own:
         made.__init__ = _init
+        made.__signature__ = _Signature()
+        if not documented:  # dataclass's stand-in docstring: the class's signature
+            made.__doc__ = f"{made.__name__}{made.__signature__}".replace(" -> None", "")
     if repr and "__repr__" not in own:
         made.__repr__ = _repr
     if eq and "__eq__" not in own:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import inspect
 import math
 import pickle
 from dataclasses import FrozenInstanceError, dataclass, field, replace
@@ -185,6 +186,15 @@ def test_a_record_is_built_from_its_arguments_as_its_dataclass_is() -> None:
     one, two = rec("q"), rec("q")
     assert one.notes is not two.notes and one.log == ["new"] and one.log is not two.log
     assert replace(one, step=5) == rec("q", 5)
+    assert str(inspect.signature(rec)) == str(inspect.signature(plain))  # what help() shows
+
+    def undocumented() -> type:
+        class Point:
+            x: int
+            y: list[int] = field(default_factory=list)
+        return Point
+
+    assert record(undocumented()).__doc__ == dataclass(frozen=True)(undocumented()).__doc__
     with pytest.raises(TypeError, match="missing 1 required positional argument: 'question'"):
         rec()
     with pytest.raises(TypeError, match="non-default argument 'late' follows default"):
