@@ -37,6 +37,7 @@ class BufferMemory:
     """Every turn, verbatim."""
 
     kind: ClassVar[str] = "buffer"
+    calls_model: ClassVar[bool] = False  # add_turn may ask a model (synchronously)
 
     def __init__(self) -> None:
         self.clear()
@@ -135,6 +136,7 @@ class SummaryMemory:
     """
 
     kind: ClassVar[str] = "summary"
+    calls_model: ClassVar[bool] = True
 
     def __init__(self, llm: BaseChatModel | None) -> None:
         self.llm = llm
