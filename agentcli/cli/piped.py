@@ -60,14 +60,20 @@ class PipedLines:
 
 
 class _Turn:
-    """The turn being answered: its task, and what Ctrl-C did to it (each flag is set on the
-    reading thread and read on the portal)."""
+    """The turn being answered: its task, what Ctrl-C did to it (each flag is set on the
+    reading thread and read on the portal) and when it is over for the chat (its end, or
+    its drop)."""
 
-    def __init__(self) -> None:
+    def __init__(self, over: asyncio.Future[None]) -> None:
         self.task: asyncio.Task[None] | None = None
         self.cancelled = False
         self.dropped = False
-        self.gone = asyncio.Event()  # set on the portal when it is dropped
+        self.over = over
+
+    def end(self, *_: object) -> None:
+        """On the portal: the turn is over for the chat."""
+        if not self.over.done():
+            self.over.set_result(None)
 
 
 class _Answering:
@@ -89,15 +95,14 @@ class _Answering:
                 await self._answer(item.strip())
 
     async def _answer(self, question: str) -> None:
-        turn = _Turn()
+        turn = _Turn(asyncio.get_running_loop().create_future())
         turn.task = task = asyncio.ensure_future(
             self.repl.aask(question, lambda: turn.dropped))
+        task.add_done_callback(turn.end)
         self.turn = turn
-        gone = asyncio.ensure_future(turn.gone.wait())
         try:
-            await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+            await turn.over
         finally:
-            gone.cancel()
             self.turn = None
         if task.done() and not task.cancelled():
             task.result()  # our bug, if any, ends the chat as at the prompt
@@ -115,7 +120,7 @@ class _Answering:
             post(turn.task.cancel)
         else:
             turn.dropped = True
-            post(turn.gone.set)
+            post(turn.end)
 
 
 def answer_piped(repl: ChatRepl, lines: PipedLines) -> None:

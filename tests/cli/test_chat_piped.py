@@ -120,3 +120,51 @@ def test_summary_memory_folds_each_piped_turn(mock_server: Any, tmp_path: Path) 
     assert info is not None
     assert info.memory_state == {"kind": "summary",
                                  "summary": "The user is Ada; asked her name."}
+
+
+def test_a_second_ctrl_c_drops_a_turn_that_does_not_end(tmp_path: Path) -> None:
+    """A turn that goes on after its cancel is dropped by the next Ctrl-C: nothing more of it
+    is shown or kept, and the next question is answered."""
+    import asyncio
+    from io import StringIO
+
+    from rich.console import Console
+
+    from agentcli.cli.piped import PipedLines, answer_piped
+
+    asked: list[str] = []
+    ends: dict[str, bool] = {}  # question -> dropped() when its turn ended
+    cancels: list[str] = []
+    out = StringIO()
+
+    class Repl:  # the two things answer_piped asks of a ChatRepl for questions
+        console = Console(file=out, width=120)
+
+        def echo(self, text: str) -> None:
+            out.write(f"you> {text}\n")
+
+        async def aask(self, question: str, dropped: Callable[[], bool]) -> None:
+            asked.append(question)
+            try:
+                if question == "stuck":
+                    await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                cancels.append(question)
+                await asyncio.sleep(1)  # a run slow to wind down after its cancel
+            ends[question] = dropped()
+
+    def press_ctrl_c_twice() -> None:
+        _until(lambda: asked == ["stuck"], "the stuck turn")
+        os.kill(os.getpid(), signal.SIGINT)
+        _until(lambda: cancels == ["stuck"], "the cancel")
+        os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=press_ctrl_c_twice, daemon=True)
+    thread.start()
+    answer_piped(Repl(), PipedLines(StringIO("stuck\nnext\n")))  # type: ignore[arg-type]
+    thread.join()
+    assert asked == ["stuck", "next"]
+    assert out.getvalue().splitlines() == [
+        "you> stuck", "Cancelled; back at the prompt.", "you> next"]
+    _until(lambda: "stuck" in ends, "the dropped turn's end", seconds=10)
+    assert ends == {"next": False, "stuck": True}  # the dropped turn was told
