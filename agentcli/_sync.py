@@ -2,12 +2,14 @@
 
 Everything that runs a model, a tool or an MCP session is a coroutine; ``invoke``, ``stream``,
 ``generate``, MCP's sync calls and the CLI reach it through :func:`run_sync` (one coroutine) or
-:func:`iterate` (an async generator, one item at a time). Both hand the work to the process's
-one portal: an event loop on a daemon thread, started on first use and kept for the life of
-the process, so its pooled HTTP connections and MCP sessions outlive each call. (``asyncio.run``
-at the top of ``serve`` and ``batch`` is the only other loop owner.) anyio's blocking portal
-would do as well, but it cancels through cancel scopes: a run that catches its cancellation to
-hand back what it has would lose that result.
+:func:`iterate` (an async generator, one item at a time); :func:`start` and :func:`post` keep
+one coroutine at work there while the caller's thread does something else (``agent chat``
+reading a pipe). All hand the work to the process's one portal: an event loop on a daemon
+thread, started on first use and kept for the life of the process, so its pooled HTTP
+connections and MCP sessions outlive each call. (``asyncio.run`` at the top of ``serve`` and
+``batch`` is the only other loop owner.) anyio's blocking portal would do as well, but it
+cancels through cancel scopes: a run that catches its cancellation to hand back what it has
+would lose that result.
 
 A sync call from inside a running event loop is an error naming the async call to await
 instead: it would block that loop (a server's, say) until the call is over.
@@ -98,6 +100,20 @@ def _start(awaitable: Awaitable[T]) -> tuple[concurrent.futures.Future[T], Calla
 
     loop.call_soon_threadsafe(begin, context=contextvars.copy_context())
     return done, cancel
+
+
+def start(coro: Awaitable[T], *, instead: str = "the async method"
+          ) -> tuple[concurrent.futures.Future[T], Callable[[], None]]:
+    """Start ``coro`` on the portal without waiting for it: its future and how to cancel it.
+    For a front end that keeps feeding a coroutine already at work there (:func:`post`)
+    while its own thread does something else, such as reading the next line of input."""
+    check_no_running_loop(instead)
+    return _start(coro)
+
+
+def post(callback: Callable[..., object], *args: object) -> None:
+    """Call ``callback(*args)`` on the portal soon, from any thread."""
+    _portal().call_soon_threadsafe(callback, *args)
 
 
 def run_sync(coro: Awaitable[T], timeout: float | None = None, *,

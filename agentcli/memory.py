@@ -37,6 +37,7 @@ class BufferMemory:
     """Every turn, verbatim."""
 
     kind: ClassVar[str] = "buffer"
+    calls_model: ClassVar[bool] = False  # add_turn may ask a model (synchronously)
 
     def __init__(self) -> None:
         self.clear()
@@ -54,15 +55,20 @@ class BufferMemory:
         every turn, and each message keeps its wire form."""
         self.turns.append((question, answer))
         self._said += (user(question), assistant(answer))
+        self._saved.append([question, answer])
 
     def clear(self) -> None:
         """Forget every turn."""
         self.turns: list[tuple[str, str]] = []
         self._said: list[Message] = []
+        # Each turn as the JSON list a state holds, made once: a session's state is written
+        # after every turn, and rebuilding every earlier turn's list each time made a turn's
+        # cost grow with the session. States share these lists, never changed once made.
+        self._saved: list[list[str]] = []
 
     def to_state(self) -> dict[str, Any]:
         """The turns as JSON lists (every turn is kept, whatever the view)."""
-        return {"kind": self.kind, "turns": list(map(list, self.turns))}
+        return {"kind": self.kind, "turns": self._saved.copy()}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore the turns."""
@@ -130,6 +136,7 @@ class SummaryMemory:
     """
 
     kind: ClassVar[str] = "summary"
+    calls_model: ClassVar[bool] = True
 
     def __init__(self, llm: BaseChatModel | None) -> None:
         self.llm = llm

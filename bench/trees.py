@@ -21,6 +21,7 @@ sits above 1 and the median is further from 1 than the A/A row's.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -35,6 +36,8 @@ sys.path.insert(0, str(HERE))
 
 from run import SEED, Server, interleave, side, timed_child  # noqa: E402
 
+FLOOR = "floor"  # the bare httpx client of bench/floor.py, a side of its own in chat_floor
+
 
 class Tree:
     """One checkout: its label, directory and venv interpreter."""
@@ -45,6 +48,13 @@ class Tree:
         self.python = str(self.root / ".venv" / "bin" / "python")
         if not Path(self.python).exists():
             raise SystemExit(f"no venv at {self.python}")
+
+    @classmethod
+    def named(cls, name: str) -> Tree:
+        """A label only (the floor's column in :func:`row`)."""
+        tree = cls.__new__(cls)
+        tree.name, tree.root, tree.python = name, Path(name), ""
+        return tree
 
     def agent(self, *args: str) -> list[str]:
         """``python -m agentcli ARGS`` with this checkout's interpreter."""
@@ -166,25 +176,78 @@ def chat_cpu(n: int, trees: list[Tree], env: dict[str, str], server: Server,
     CPU of a 20-turn one) / ``turns``, each the child's user + sys from ``wait4``: the row
     that still reads on a loaded machine, where the server-side gaps of :func:`chat` do not."""
     server.mode("chat")
-
-    def cpu_ms(t: Tree, count: int) -> float:
-        data = tempfile.mkdtemp()
-        server.reset()
-        proc = subprocess.Popen(t.agent("chat", "-m", "openai/mock-model", "--session", "b"),
-                                cwd=t.root, env={**env, "XDG_DATA_HOME": data, "HOME": data},
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        assert proc.stdin is not None
-        proc.stdin.write("".join(f"question {i}\n" for i in range(count)).encode())
-        proc.stdin.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        if status != 0 or server.stats()["requests"] < count:
-            raise SystemExit(f"{t.name} chat failed ({status})")
-        return (usage.ru_utime + usage.ru_stime) * 1e3
-
-    vals = interleave(n, [lambda t=t: (cpu_ms(t, turns + 20) - cpu_ms(t, 20)) / turns
+    vals = interleave(n, [lambda t=t: (_chat_cpu_ms(t, env, server, turns + 20)
+                                       - _chat_cpu_ms(t, env, server, 20)) / turns
                           for t in trees])
     return [row(f"chat CPU per turn (turns 21-{turns + 20}, start-up out)", "ms", trees, vals)]
+
+
+def chat_floor(n: int, trees: list[Tree], env: dict[str, str], server: Server,
+               turns: int = 200) -> list[str]:
+    """Each checkout's `agent chat` beside the floor, in the same rounds: ``bench/floor.py``
+    replaying the request bodies the first checkout's chat sent (one bare httpx client, the
+    work no client can avoid). Per turn of a ``turns + 20``-question chat: the server-side gap
+    before it (the median) and the client CPU (a chat's with start-up out, as in
+    :func:`chat_cpu`; the floor's own count of its replay loop); each side / the floor, per
+    round."""
+    questions = "".join(f"question {i}\n" for i in range(turns + 20))
+    server.control("/_mode", {"mode": "chat", "delay": 0.0, "record": True})
+    server.reset()
+    data = tempfile.mkdtemp()
+    timed_child(trees[0].agent("chat", "-m", "openai/mock-model", "--session", "b"),
+                {**env, "XDG_DATA_HOME": data, "HOME": data}, stdin=questions, cwd=trees[0].root)
+    bodies = Path(tempfile.mkdtemp()) / "bodies.json"
+    bodies.write_text(json.dumps(server.control("/_bodies")))
+    server.control("/_mode", {"mode": "chat", "delay": 0.0, "record": False})
+    names = [FLOOR, *(t.name for t in trees)]
+    gaps: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+
+    def gap() -> float:
+        found = server.stats()["gaps"]
+        if len(found) < turns + 19:
+            raise SystemExit(f"{len(found) + 1} requests, expected {turns + 20}")
+        return statistics.median(found) * 1e3
+
+    def floor() -> float:
+        server.reset()
+        result = side(sys.executable, "floor.py", ["replay", server.base_url, str(bodies)], env)
+        gaps[FLOOR].append(gap())
+        cpu[FLOOR].append(result["cpu_s"] * 1e3 / (turns + 20))
+        return 0.0
+
+    def chat(t: Tree) -> float:
+        short = _chat_cpu_ms(t, env, server, 20)
+        whole = _chat_cpu_ms(t, env, server, turns + 20)  # its gaps are the ones kept
+        gaps[t.name].append(gap())
+        cpu[t.name].append((whole - short) / turns)
+        return 0.0
+
+    interleave(n, [floor, *(lambda t=t: chat(t) for t in trees)])
+    lines = []
+    for title, unit, values in ((f"chat per turn beside the floor, server-side gap ({turns + 20} "
+                                 "turns)", "ms", gaps),
+                                ("chat per turn beside the floor, client CPU", "ms", cpu)):
+        lines.append(row(title, unit, [Tree.named(name) for name in names],
+                         [values[name] for name in names]))
+    return lines
+
+
+def _chat_cpu_ms(t: Tree, env: dict[str, str], server: Server, count: int) -> float:
+    """User + sys CPU of one `agent chat` answering ``count`` piped questions."""
+    data = tempfile.mkdtemp()
+    server.reset()
+    proc = subprocess.Popen(t.agent("chat", "-m", "openai/mock-model", "--session", "b"),
+                            cwd=t.root, env={**env, "XDG_DATA_HOME": data, "HOME": data},
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None
+    proc.stdin.write("".join(f"question {i}\n" for i in range(count)).encode())
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0 or server.stats()["requests"] < count:
+        raise SystemExit(f"{t.name} chat failed ({status})")
+    return (usage.ru_utime + usage.ru_stime) * 1e3
 
 
 def logs(n: int, trees: list[Tree], env: dict[str, str], server: Server, runs: int = 100_000
@@ -228,7 +291,7 @@ def script(n: int, trees: list[Tree], command: str) -> None:
 
 
 SECTIONS: dict[str, Callable[..., list[str]]] = {"cold": cold, "steps": steps, "logs": logs,
-                                                "chatcpu": chat_cpu}
+                                                "chatcpu": chat_cpu, "chatfloor": chat_floor}
 
 
 def main() -> None:
@@ -238,7 +301,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=7, help="rounds per row")
     parser.add_argument("--turns", type=int, default=200, help="turns in the chat session")
     parser.add_argument("--only", default="cold,steps,chat",
-                        help="cold,steps,chat,chatcpu,logs ('' none)")
+                        help="cold,steps,chat,chatcpu,chatfloor,logs ('' none)")
     parser.add_argument("--script", action="append", default=[],
                         help="'NAME.py ARGS': run bench/NAME.py of each checkout, --pairs rounds")
     args = parser.parse_args()

@@ -8,10 +8,10 @@ import functools
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli import exit_codes
-from agentcli._sync import run_sync
+from agentcli._sync import in_thread, run_sync
 from agentcli.agents import DEFAULT_AGENT, agent_class
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.cli.approve import build_approver
@@ -90,22 +90,6 @@ def _key_bindings() -> KeyBindings:
 
 def _stdin_is_a_terminal() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
-
-
-def _piped_lines(stream: TextIO) -> Iterator[str]:
-    """Messages from a pipe, one per line; a trailing backslash joins the next line, as at
-    the prompt. Ends with EOFError, as Ctrl-D does."""
-    pending: list[str] = []
-    for line in stream:
-        line = line.rstrip("\r\n")
-        if line.endswith("\\"):
-            pending.append(line[:-1])
-            continue
-        yield "\n".join([*pending, line])
-        pending = []
-    if pending:
-        yield "\n".join(pending)
-    raise EOFError
 
 
 def _needs_opt_in(name: str, settings: Settings) -> bool:
@@ -315,44 +299,41 @@ class ChatRepl:
         return head[: max(0, width - 1)] + " "
 
     # -- one turn -------------------------------------------------------------------------
-    def _run(self, inputs: Mapping[str, object], timings: TimingsHandler) -> RunResult:
-        # The turn runs on the one portal loop: the first Ctrl-C cancels it (the executor
-        # ends the run as ``interrupted``), a second one is a KeyboardInterrupt. The result
-        # comes back through ``out``: a finished task that is repr'd would repr the session.
+    async def _arun(self, inputs: Mapping[str, object], timings: TimingsHandler) -> RunResult:
+        # The turn runs on the one portal loop: Ctrl-C cancels it there (the executor ends
+        # the run as ``interrupted``); see ask() and cli/piped.py for the second one.
         assert self.conversation is not None
         named = self.conversation.config(  # gen_ai.conversation.id; the memory's middleware
             metadata={"session_id": self.session})
-        out: list[RunResult] = []
+        result: RunResult | None = None
         self.printer.native = self.executor.agent.native_tools
         self.printer.given = self.executor.answer_given(str(inputs.get("input") or ""))
-
-        async def consume() -> None:
+        try:
             async for event in self.executor.astream(inputs, named, callbacks=[timings]):
                 if event.kind == "end":
-                    out.append(event.result)
-
-        try:
-            run_sync(consume(), instead="AgentExecutor.astream")
+                    result = event.result
         finally:
             self.spinner.stop()
-        assert out
-        return out[-1]
+        assert result is not None
+        return result
 
-    def ask(self, question: str) -> RunResult | None:
-        """Run one question with the memory, render it, and commit the finished turn."""
+    async def aask(self, question: str, dropped: Callable[[], bool] = lambda: False) -> None:
+        """Run one question with the memory, render it, and commit the finished turn, on
+        the portal; nothing is shown or kept of a turn ``dropped`` (a second Ctrl-C) by its
+        end."""
         conversation = self.conversation
         assert conversation is not None
         before = conversation.state()  # for /retry
         timings = TimingsHandler()  # each step's status and duration, as `agent run` logs
         try:
-            result = self._run(conversation.inputs(question), timings)
-        except KeyboardInterrupt:
-            note(self.console, "Cancelled; back at the prompt.")
-            return None
+            result = await self._arun(conversation.inputs(question), timings)
         except Exception as err:
-            self.console.print(f"error: {safe_line(redact(str(err)))}", style="bold red",
-                               markup=False, highlight=False, soft_wrap=True)
-            return None
+            if not dropped():
+                self.console.print(f"error: {safe_line(redact(str(err)))}", style="bold red",
+                                   markup=False, highlight=False, soft_wrap=True)
+            return
+        if dropped():
+            return
         if result.stop_reason == "interrupted":
             note(self.console, "Cancelled; back at the prompt (this turn was not saved).")
         else:
@@ -364,31 +345,48 @@ class ChatRepl:
                 render_answer(self.console, answer)
             self.tokens += result.usage.total_tokens
             self.last = (question, before)
+        save = functools.partial(
+            record_run, question, result, conversation,
+            model=self.llm.name if self.llm else None, agent=self.agent_name,
+            options=sent_options(self.settings), meta={"timings": timings.summary()},
+            on_memory_error=lambda err: warn(self.console,
+                                             f"memory could not record this turn: {err}"))
         try:  # another chat on this session may have written first: its turns are merged in
-            record_run(
-                question, result, conversation, model=self.llm.name if self.llm else None,
-                agent=self.agent_name, options=sent_options(self.settings),
-                meta={"timings": timings.summary()}, on_memory_error=lambda err: warn(
-                    self.console, f"memory could not record this turn: {err}"),
-            )
+            if conversation.memory.calls_model:  # (a summary of merged turns is a sync call)
+                await in_thread(save)
+            else:  # a commit on the loop: the turn's run is over, nothing else waits on it
+                save()
         except Exception as err:
             warn(self.console, f"could not save this turn: {err}")
-        return result
+
+    def ask(self, question: str) -> None:
+        """:meth:`aask` from the prompt's thread: the first Ctrl-C cancels the run, a second
+        one drops the turn and comes back to the prompt at once."""
+        dropped: list[bool] = []
+        try:
+            run_sync(self.aask(question, lambda: bool(dropped)), instead="ChatRepl.aask")
+        except KeyboardInterrupt:
+            dropped.append(True)
+            note(self.console, "Cancelled; back at the prompt.")
 
     # -- the loop -------------------------------------------------------------------------
     def loop(self) -> int:
         """Read, dispatch or run, repeat; Ctrl-D or /exit quits. Returns the exit code."""
-        read: Callable[[], str]
-        if self.input is None and not _stdin_is_a_terminal():
-            read = functools.partial(self._echoed, _piped_lines(sys.stdin))  # no prompt to draw
-        else:
-            read = functools.partial(PromptSession(
-                history=self.history, auto_suggest=AutoSuggestFromHistory(),
-                completer=SlashCompleter(self), complete_while_typing=True,
-                bottom_toolbar=self.toolbar if self.show_toolbar else None,
-                key_bindings=_key_bindings(), multiline=True, input=self.input,
-                output=self.output,
-            ).prompt, "you> ")
+        if self.input is None and not _stdin_is_a_terminal():  # no prompt to draw
+            from agentcli.cli.piped import PipedLines, answer_piped
+
+            try:
+                answer_piped(self, PipedLines(sys.stdin))
+            finally:
+                self.close()
+            return exit_codes.OK
+        read: Callable[[], str] = functools.partial(PromptSession(
+            history=self.history, auto_suggest=AutoSuggestFromHistory(),
+            completer=SlashCompleter(self), complete_while_typing=True,
+            bottom_toolbar=self.toolbar if self.show_toolbar else None,
+            key_bindings=_key_bindings(), multiline=True, input=self.input,
+            output=self.output,
+        ).prompt, "you> ")
         try:
             while True:  # Ctrl-C: the run (see _run), or the typed line
                 try:
@@ -408,13 +406,11 @@ class ChatRepl:
             self.close()
         return exit_codes.OK
 
-    def _echoed(self, lines: Iterator[str]) -> str:
-        """The next piped message, echoed as a transcript line (``you> ...``)."""
-        text = next(lines)
+    def echo(self, text: str) -> None:
+        """A piped message, echoed as a transcript line (``you> ...``)."""
         line = f"you> {safe_text(text)}"
         if not print_plain(self.console, line, emoji_codes=False, soft_wrap=True):
             self.console.print(Text(line), soft_wrap=True)
-        return text
 
     def close(self) -> None:
         """Release the model client and the database."""
