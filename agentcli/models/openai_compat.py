@@ -22,7 +22,7 @@ from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.events import notify
 from agentcli.models.attempts import Attempts, _Limit
 from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks
-from agentcli.models.http_pool import ack_now, loop_pool, running_pool
+from agentcli.models.http_pool import ack_now, loop_pool, running_pool, sent_hook
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
     choose_mechanism,
@@ -272,7 +272,8 @@ class OpenAICompatModel(Attempts, BaseChatModel):
         timeout = self._timeout_until(limit)
         if pooled is None:
             return client.build_request("POST", self.url, content=body,
-                                        headers=self._json_headers, timeout=timeout)
+                                        headers=self._json_headers, timeout=timeout,
+                                        extensions=sent_hook())
         defaults = client.headers.raw
         known = self._pool_headers
         if known is None or known[0] != defaults:
@@ -280,7 +281,7 @@ class OpenAICompatModel(Attempts, BaseChatModel):
             merged.update(self._json_headers)
             known = self._pool_headers = (defaults, merged)
         return httpx.Request("POST", self._wire_url, content=body, headers=known[1],
-                             extensions={"timeout": timeout.as_dict()})
+                             extensions={"timeout": timeout.as_dict(), **sent_hook()})
 
     # -- responses --------------------------------------------------------------------------
 

@@ -268,3 +268,35 @@ def test_a_bare_string_response_format_is_a_400_not_a_crash() -> None:
     with pytest.raises(WireError) as info:
         parse_chat(body, {})
     assert info.value.status == 400 and info.value.param == "response_format"
+
+
+def _events(served: Any) -> list[str]:
+    """The data lines of one streamed request, as sent (raw SSE)."""
+    with httpx.Client(timeout=60) as http, http.stream(
+            "POST", f"{served.url}/chat/completions", headers=served.auth,
+            json={"model": "agent", "stream": True, "messages": ASK}) as resp:
+        assert resp.status_code == 200
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        return [line[6:] for line in resp.iter_lines() if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("model", ["refuses", "unreachable"])
+def test_a_stream_opens_with_the_role_whatever_the_model_does(
+        serve: Any, mock_server: Any, model: str) -> None:
+    """The response starts once the run's model request is out (or the run has anything to
+    say): a model that refuses the request (sent) and one never reached (nothing sent) both
+    give the role chunk first, then the error, then [DONE]."""
+    extra: dict[str, str] = {"AGENT_MAX_RETRIES": "0"}
+    if model == "unreachable":
+        with socket.socket() as free:  # a port nothing listens on
+            free.bind(("127.0.0.1", 0))
+            extra["OPENAI_BASE_URL"] = f"http://127.0.0.1:{free.getsockname()[1]}/v1"
+    else:
+        mock_server.add_fault("status", status=400, message="no such model")
+    served = serve("--agent", "tool-calling", extra_env=extra)
+    events = _events(served)
+    assert [json.loads(e)["choices"][0]["delta"] for e in events[:1]] == [
+        {"role": "assistant", "content": ""}]
+    assert json.loads(events[1])["error"]["type"] == "provider_error"
+    assert events[2:] == ["[DONE]"]
+    assert len(mock_server.requests) == (model == "refuses")
