@@ -300,3 +300,20 @@ def test_a_stream_opens_with_the_role_whatever_the_model_does(
     assert json.loads(events[1])["error"]["type"] == "provider_error"
     assert events[2:] == ["[DONE]"]
     assert len(mock_server.requests) == (model == "refuses")
+
+
+def test_a_client_leaving_before_the_first_token_cancels_the_run(
+        serve: Any, mock_server: Any, tmp_path: Path) -> None:
+    served = serve("--agent", "tool-calling", "--log")
+    mock_server.add_fault("slow_first_byte", text="too late")  # the model thinks for 20 s
+    with httpx.Client(timeout=60) as http, http.stream(
+            "POST", f"{served.url}/chat/completions", headers=served.auth,
+            json={"model": "agent", "stream": True, "messages": ASK}) as resp:
+        assert resp.status_code == 200  # the response began: the model request is out
+        _wait_for(lambda: len(mock_server.requests) == 1)
+    # the client has gone before any token: its run is stopped, the server goes on
+    _wait_for(lambda: _runs(tmp_path) == [("hi", "interrupted")])
+    assert "disconnected before its answer" in served.wait_line("disconnected")
+    mock_server.add_reply("Still here.")
+    assert "".join(_contents(list(client(served).chat.completions.create(
+        model="agent", stream=True, messages=ASK)))) == "Still here."
