@@ -250,17 +250,16 @@ async def _stream(request: Request, service: Service, served: ServedAgent, call:
                   answer: ResponseFormat | None) -> AsyncIterator[str]:
     """The answer as chunks, each piece the moment the model writes it; the trace as SSE
     comments when asked for. Starlette cancels this (and so the run) when the client leaves."""
-    cid = new_id()
+    cid = ""
     # the role goes with the response's start, once the run's model request is out (or the
     # run has anything else to say): sent before, it would hold that request up
-    role = sse_data(chunk(cid, served.name, {"role": "assistant", "content": ""}))
     turn: Turn | None = None
     try:
         async for item in run_turn(served, call, service.store, service.env,
                                    log_runs=service.log_runs, answer=answer):
-            if role:
-                yield role
-                role = ""
+            if not cid:
+                cid = new_id()
+                yield sse_data(chunk(cid, served.name, {"role": "assistant", "content": ""}))
             if isinstance(item, Turn):
                 turn = item
             elif isinstance(item, Delta):
@@ -268,8 +267,8 @@ async def _stream(request: Request, service: Service, served: ServedAgent, call:
             elif isinstance(item, str):
                 yield sse_comment(f"{TRACE_FIELD} {item}")
     except Exception as err:
-        if role:
-            yield role
+        if not cid:
+            yield sse_data(chunk(new_id(), served.name, {"role": "assistant", "content": ""}))
         yield sse_data(_failure(err, service.env)[1])
         yield sse_data("[DONE]")
         return
