@@ -219,7 +219,26 @@ def _one_item(words: list[str], question: str) -> bool:
 
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
-    return any(set(words) <= set(tokens(t)) for t in texts if t)
+    return any(set(words) <= _token_set(t) for t in texts if t)
+
+
+@functools.lru_cache(maxsize=256)
+def _token_set(text: str) -> frozenset[str]:
+    """The tokens of a text the rule compares replies with (a run's question, tools' texts
+    and results are the same at every token it streams: tokenized once)."""
+    return frozenset(tokens(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _sorted(phrases: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(phrases))
+
+
+def _begins_one(key: str, phrases: frozenset[str]) -> bool:
+    """Some phrase begins with ``key`` (the sorted phrases that do follow it at once)."""
+    ordered = _sorted(phrases)
+    at = bisect.bisect_left(ordered, key)
+    return at < len(ordered) and ordered[at].startswith(key)
 
 
 # Where a tool call written as text could begin (streamed text is held back from there).
@@ -240,10 +259,10 @@ def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
         complete = prefix  # a word still arriving that only a new word can come of
     text = visible(complete)
     words = [w for w in tokens(_SCAFFOLD.sub(" ", text)) if w not in _LABEL_WORDS]
-    if not words or set(words) <= set(tokens(given.question)) or _ARITHMETIC.fullmatch(text):
+    if not words or set(words) <= _token_set(given.question) or _ARITHMETIC.fullmatch(text):
         return 0
     key = placeholder_key(text)
-    if any(p.startswith(key) for p in given.placeholders) or _within(words, given.tool_texts):
+    if _begins_one(key, given.placeholders) or _within(words, given.tool_texts):
         return 0
     start = _CALL_START.search(prefix)
     return start.start() if start else len(complete.rstrip())
@@ -255,7 +274,7 @@ def _new_whatever_follows(arriving: str, given: Given) -> bool:
     of a call written as text): whatever letters follow, it is a word none of them has. A
     number is not: more digits may make it the question's, or arithmetic."""
     word = arriving.casefold()
-    if not word.isalpha() or any(w.startswith(word) for w in tokens(given.question)):
+    if not word.isalpha() or any(w.startswith(word) for w in _token_set(given.question)):
         return False
     known = _known_words(given.tool_texts, given.placeholders)
     at = bisect.bisect_left(known, word)

@@ -112,8 +112,8 @@ class StateField:
     def check(self, value: object, where: str) -> None:
         """Refuse a value of the wrong simple type (str, int, float, bool, list, dict)."""
         base = typing.get_origin(self.type) or self.type
-        if value is None or base not in _SIMPLE_TYPES:
-            return
+        if value is None or base not in _SIMPLE_TYPES or type(value) is base:
+            return  # (a value of exactly the type: its JSON type matches, nothing to ask)
         if best_error(json_type(base), list(value) if isinstance(value, tuple) else value):
             raise StateError(
                 f"{where} {self.name!r} must be {getattr(base, '__name__', base)}, got "

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from agentcli.events import RunEvent
 
 
+# (tuples, built once: ``A | B`` in the check would build a union at every event)
+_MODEL_EVENTS = (ev.ModelStart, ev.ModelEnd, ev.ModelError, ev.ModelToken)
+_TOOL_EVENTS = (ev.ToolStart, ev.ToolError)
+
+
 class CallIds:
     """Names the call each event of one run belongs to: ``(its id, its parent's id)``."""
 
@@ -32,7 +37,7 @@ class CallIds:
     def of(self, event: RunEvent) -> tuple[str, str | None]:
         """The id of the call ``event`` belongs to and that call's parent's id."""
         with self._lock:
-            if isinstance(event, ev.ModelStart | ev.ModelEnd | ev.ModelError | ev.ModelToken):
+            if isinstance(event, _MODEL_EVENTS):
                 parent = getattr(event, "parent", None)
                 under = self._tools.get(parent, self.run_id) if parent else self.run_id
                 stack = self._models.setdefault(parent, [])
@@ -43,7 +48,7 @@ class CallIds:
                     return self.run_id, self.parent_run_id
                 own = stack[-1] if isinstance(event, ev.ModelToken) else stack.pop()
                 return own, under
-            if isinstance(event, ev.ToolStart | ev.ToolError):
+            if isinstance(event, _TOOL_EVENTS):
                 key = event.call_id or event.tool
                 if isinstance(event, ev.ToolStart):
                     self._tools[key] = uuid.uuid4().hex

@@ -25,7 +25,8 @@ import functools
 import socket
 import ssl
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextvars import ContextVar
 
 import httpx
 
@@ -165,6 +166,25 @@ async def loop_pool(https: bool) -> _LoopPool:
         pool = _loop_pools.setdefault(asyncio.get_running_loop(), {})[https] = _LoopPool(https)
         await pool.start()
     return pool
+
+
+# Told each time a model request of this context has been written out (``agent serve``'s
+# stream starts its response then, while the model works); None adds nothing to a request.
+request_sent: ContextVar[Callable[[], None] | None] = ContextVar("request_sent", default=None)
+
+
+def sent_hook() -> dict[str, object]:
+    """The request extension (httpcore's ``trace``) that tells :data:`request_sent`'s listener
+    when the request's body is out; none when nobody listens."""
+    told = request_sent.get()
+    if told is None:
+        return {}
+
+    async def trace(name: str, info: object) -> None:  # httpcore awaits it
+        if name.endswith("send_request_body.complete"):
+            told()
+
+    return {"trace": trace}
 
 
 def ack_now(resp: httpx.Response) -> None:

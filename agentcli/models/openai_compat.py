@@ -22,7 +22,7 @@ from agentcli.errors import ModelOutputError, ProviderError
 from agentcli.events import notify
 from agentcli.models.attempts import Attempts, _Limit
 from agentcli.models.base import BaseChatModel, TokenSink, assemble_chunks
-from agentcli.models.http_pool import ack_now, loop_pool, running_pool
+from agentcli.models.http_pool import ack_now, loop_pool, running_pool, sent_hook
 from agentcli.models.structured import (
     REFUSAL_STATUSES,
     choose_mechanism,
@@ -267,20 +267,26 @@ class OpenAICompatModel(Attempts, BaseChatModel):
     def _request(self, client: httpx.AsyncClient, body: bytes, limit: _Limit,
                  pooled: object) -> httpx.Request:
         """The POST for one attempt. On a pooled client (no base URL, cookies, parameters or
-        auth) it is built directly: the client's default headers with this model's over them,
-        merged once, not on every call. Someone else's client applies its own defaults."""
+        auth) it is built directly: ``Host``, the client's default headers and this model's
+        over them, merged once, not on every call, and the body's length (what httpx would
+        add, in its order). Someone else's client applies its own defaults."""
         timeout = self._timeout_until(limit)
         if pooled is None:
             return client.build_request("POST", self.url, content=body,
-                                        headers=self._json_headers, timeout=timeout)
+                                        headers=self._json_headers, timeout=timeout,
+                                        extensions=sent_hook())
         defaults = client.headers.raw
         known = self._pool_headers
         if known is None or known[0] != defaults:
-            merged = httpx.Headers(client.headers)
+            merged = httpx.Headers({"Host": self._wire_url.netloc.decode("ascii")})
+            merged.update(client.headers)
             merged.update(self._json_headers)
             known = self._pool_headers = (defaults, merged)
-        return httpx.Request("POST", self._wire_url, content=body, headers=known[1],
-                             extensions={"timeout": timeout.as_dict()})
+        headers = httpx.Headers(known[1])  # a copy: a list's copy
+        headers["Content-Length"] = str(len(body))
+        return httpx.Request("POST", self._wire_url, headers=headers,
+                             stream=httpx.ByteStream(body),
+                             extensions={"timeout": timeout.as_dict(), **sent_hook()})
 
     # -- responses --------------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 Framework-free: :func:`run_turn` is an async generator yielding the answer's pieces as the
 model writes them (:class:`Delta`, see :mod:`agentcli.serve.answer`), trace lines (the JSONL
-trace of ``--trace``, redacted) when asked for, then one :class:`Turn`. A session named by the
+trace of ``--trace``, redacted) when asked for, then one :class:`Turn`; a streamed call's
+first model request going out is :data:`UNDERWAY` (the moment its response can start
+without holding the request up). A session named by the
 ``X-Agent-Session`` header reuses :class:`agentcli.session.Conversation` (the memory
 ``agent chat --session`` keeps, under a namespace of its own); without one the client's
 messages are the conversation.
@@ -11,6 +13,7 @@ messages are the conversation.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import io
 import logging
 import threading
@@ -23,6 +26,7 @@ from agentcli.callbacks.base import BaseCallbackHandler
 from agentcli.callbacks.timings import TimingsHandler
 from agentcli.callbacks.trace import TraceHandler
 from agentcli.events import ModelEnd, ModelStart, ModelToken, Observation
+from agentcli.models.http_pool import request_sent
 from agentcli.models.options import effective_options
 from agentcli.outcome import real_answer, stop_line
 from agentcli.records import record
@@ -70,24 +74,40 @@ class Delta:
     text: str
 
 
+@record
+class Underway:
+    """A streamed call's first model request is out: its response may start now."""
+
+
+UNDERWAY = Underway()
+
+
 async def run_turn(
     served: ServedAgent, call: ChatCall, store: Store, env: Mapping[str, str],
     *, log_runs: bool, answer: ResponseFormat | None = None,
-) -> AsyncIterator[str | Delta | Turn]:
+) -> AsyncIterator[str | Delta | Underway | Turn]:
     """Run the call (its answer matching ``answer``, the request's ``response_format``: an
     input of the run on the agent's one executor); yield the answer's pieces the moment the
     model writes them (when ``call.stream``), each trace line (when ``call.want_trace``), then
-    the :class:`Turn`.
+    the :class:`Turn`. A streamed call also yields :data:`UNDERWAY` once, when its first
+    model request has been written (not at all when the run's model sends none over HTTP).
     Closing or cancelling this generator cancels the run (logged as interrupted)."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | Delta | None] = asyncio.Queue()
+    queue: asyncio.Queue[str | Delta | Underway | None] = asyncio.Queue()
     here = threading.get_ident()
+    underway = False
 
-    def put(item: str | Delta | None) -> None:
+    def put(item: str | Delta | Underway | None) -> None:
         if threading.get_ident() == here:  # an async model's token: no wake-up to send
             queue.put_nowait(item)
         else:  # a sync model's thread
             loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    def request_out() -> None:
+        nonlocal underway
+        if not underway:
+            underway = True
+            put(UNDERWAY)
 
     conversation = None if call.session is None else open_conversation(
         store, call.session, served.settings, agent=served.agent_type, llm=served.llm,
@@ -125,7 +145,10 @@ async def run_turn(
             await in_thread(lambda: _save(served, call, result, conversation, store, summary))
         return result
 
-    task = asyncio.ensure_future(drive())
+    context = contextvars.copy_context()  # the run's: told when its model request is out
+    if call.stream:
+        context.run(request_sent.set, request_out)
+    task = loop.create_task(drive(), context=context)
     try:
         while (item := await queue.get()) is not None:
             yield item

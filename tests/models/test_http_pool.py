@@ -197,3 +197,46 @@ def test_a_streamed_reply_is_acknowledged_as_soon_as_it_begins() -> None:
     assert model.generate([user("hi")], on_token=tokens.append).text == "ok"
     assert tokens == ["ok"]
     assert options == [(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)]
+
+
+def test_a_request_sent_listener_is_told_once_per_request_before_its_reply(
+    server: MockOpenAIServer,
+) -> None:
+    """``agent serve`` starts a stream's response when its model request is out: the
+    listener set in the context hears of each request once, after it was written and before
+    a byte of its reply was read; a context without one adds nothing to the request."""
+    server.set_responder(lambda body: {"text": "one two three"})
+    model = OpenAICompatModel("mock-model", base_url=server.base_url, api_key="k")
+    seen: list[str] = []
+
+    async def main() -> None:
+        assert (await model.agenerate([user("hi")], on_token=seen.append)).text == \
+            "one two three"
+        assert seen and "sent" not in seen  # nobody listening: nobody told
+        seen.clear()
+        http_pool.request_sent.set(lambda: seen.append("sent"))
+        for _ in range(2):
+            await model.agenerate([user("hi")], on_token=seen.append)
+            seen.append("end")
+        await model.agenerate([user("hi")])  # a whole reply too
+        seen.append("end")
+
+    asyncio.run(main())
+    replies = "".join(seen).split("end")[:-1]
+    assert len(replies) == 3
+    assert [r.startswith("sent") and r.count("sent") == 1 for r in replies] == [True] * 3
+    assert [r.removeprefix("sent") for r in replies] == ["one two three"] * 2 + [""]
+
+
+def test_no_listener_no_trace_extension() -> None:
+    extensions: list[dict[str, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        extensions.append(dict(request.extensions))
+        return httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]})
+
+    model = OpenAICompatModel("m", base_url="http://testserver/v1", api_key="k",
+                              async_client=httpx.AsyncClient(
+                                  transport=httpx.MockTransport(handler)))
+    assert model.generate([user("hi")]).text == "ok"
+    assert "trace" not in extensions[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
@@ -612,3 +612,38 @@ def test_a_reply_in_the_charset_its_server_declares_is_read_in_it() -> None:
     model, client = transport_model(handler)
     with client:
         assert model.generate(MESSAGES).text == "caf\u00e9"
+
+
+def test_a_token_is_handled_before_the_next_chunk_is_read() -> None:
+    """Whoever a token wakes (serve's stream, writing it to its client) runs before the
+    stream reads on: the next read is ~0.2 ms of httpx and httpcore, on the token's path."""
+    order: list[str] = []
+
+    class Chunks(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for i, word in enumerate(["one", " two", " three"]):
+                order.append(f"read {i}")
+                yield sse(delta(content=word), done=False)
+            yield sse(delta(finish_reason="stop"))
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              stream=Chunks())
+
+    model, client = transport_model(handler)
+
+    async def main() -> str:
+        woken: asyncio.Queue[str] = asyncio.Queue()
+
+        async def consumer() -> None:
+            while True:
+                order.append(f"sent {await woken.get()}")
+
+        task = asyncio.ensure_future(consumer())
+        result = await model.agenerate(MESSAGES, on_token=woken.put_nowait)
+        task.cancel()
+        return result.text
+
+    with client:
+        assert asyncio.run(main()) == "one two three"
+    assert order == ["read 0", "sent one", "read 1", "sent  two", "read 2", "sent  three"]

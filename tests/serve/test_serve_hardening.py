@@ -268,3 +268,52 @@ def test_a_bare_string_response_format_is_a_400_not_a_crash() -> None:
     with pytest.raises(WireError) as info:
         parse_chat(body, {})
     assert info.value.status == 400 and info.value.param == "response_format"
+
+
+def _events(served: Any) -> list[str]:
+    """The data lines of one streamed request, as sent (raw SSE)."""
+    with httpx.Client(timeout=60) as http, http.stream(
+            "POST", f"{served.url}/chat/completions", headers=served.auth,
+            json={"model": "agent", "stream": True, "messages": ASK}) as resp:
+        assert resp.status_code == 200
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        return [line[6:] for line in resp.iter_lines() if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("model", ["refuses", "unreachable"])
+def test_a_stream_opens_with_the_role_whatever_the_model_does(
+        serve: Any, mock_server: Any, model: str) -> None:
+    """The response starts once the run's model request is out (or the run has anything to
+    say): a model that refuses the request (sent) and one never reached (nothing sent) both
+    give the role chunk first, then the error, then [DONE]."""
+    extra: dict[str, str] = {"AGENT_MAX_RETRIES": "0"}
+    if model == "unreachable":
+        with socket.socket() as free:  # a port nothing listens on
+            free.bind(("127.0.0.1", 0))
+            extra["OPENAI_BASE_URL"] = f"http://127.0.0.1:{free.getsockname()[1]}/v1"
+    else:
+        mock_server.add_fault("status", status=400, message="no such model")
+    served = serve("--agent", "tool-calling", extra_env=extra)
+    events = _events(served)
+    assert [json.loads(e)["choices"][0]["delta"] for e in events[:1]] == [
+        {"role": "assistant", "content": ""}]
+    assert json.loads(events[1])["error"]["type"] == "provider_error"
+    assert events[2:] == ["[DONE]"]
+    assert len(mock_server.requests) == (model == "refuses")
+
+
+def test_a_client_leaving_before_the_first_token_cancels_the_run(
+        serve: Any, mock_server: Any, tmp_path: Path) -> None:
+    served = serve("--agent", "tool-calling", "--log")
+    mock_server.add_fault("slow_first_byte", text="too late")  # the model thinks for 20 s
+    with httpx.Client(timeout=60) as http, http.stream(
+            "POST", f"{served.url}/chat/completions", headers=served.auth,
+            json={"model": "agent", "stream": True, "messages": ASK}) as resp:
+        assert resp.status_code == 200  # the response began: the model request is out
+        _wait_for(lambda: len(mock_server.requests) == 1)
+    # the client has gone before any token: its run is stopped, the server goes on
+    _wait_for(lambda: _runs(tmp_path) == [("hi", "interrupted")])
+    assert "disconnected before its answer" in served.wait_line("disconnected")
+    mock_server.add_reply("Still here.")
+    assert "".join(_contents(list(client(served).chat.completions.create(
+        model="agent", stream=True, messages=ASK)))) == "Still here."
