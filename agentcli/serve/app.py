@@ -136,6 +136,8 @@ class _EventStream(StreamingResponse):
             # the client left: the stream ends here, as in Starlette; any other cancel goes on
             if not (gone.done() and not gone.cancelled()) or here.uncancel() > 0:
                 raise
+            if (failed := gone.exception()) is not None:  # the watcher broke, not the client
+                raise failed from None
         finally:
             over = True
             gone.cancel()
