@@ -1,14 +1,14 @@
 """``agent chat`` on a pipe: each question is answered on the portal while the next lines are
 read, so a turn hands nothing back to the reading thread.
 
-The reading thread (:func:`answer_piped`) reads a line, posts it to one coroutine at work on
-the portal (:class:`_Answering`), and reads on; that coroutine echoes each question, runs,
-renders and commits it (:meth:`ChatRepl.aask`, the prompt's own turn) one after the other, and
-waits for the next one with the portal free. A slash command waits until every question before
-it is answered, then runs on the reading thread as at the prompt. Ctrl-C on a pipe acts on the
-turn being answered: the first cancels its run (the turn is logged, not saved), a second drops
-it (nothing more is shown or kept of it) and the next question goes on; with no turn being
-answered it is ignored, as at an empty prompt.
+The reading thread (:func:`answer_piped`) reads a line, puts it in the inbox of one coroutine
+at work on the portal (:class:`_Answering`), and reads on; that coroutine echoes each line,
+runs, renders and commits each question (:meth:`ChatRepl.aask`, the prompt's own turn) one
+after the other, and waits for the next line with the portal free. A slash command waits
+until every question before it is answered, then runs on the reading thread as at the
+prompt. Ctrl-C on a pipe acts on the turn being answered: the first cancels its run (the turn
+is logged, not saved), a second drops it (nothing more is shown or kept of it) and the next
+question goes on; with no turn being answered it is ignored, as at an empty prompt.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from agentcli.cli.slash import EXIT, dispatch
 if TYPE_CHECKING:
     from agentcli.cli.repl import ChatRepl
 
-# What the reading thread posts: a line (echoed, and answered unless blank), a barrier
+# What the reading thread puts in the inbox: a line (echoed, and answered unless blank), a barrier
 # (resolved once everything before it is answered) or None (the end of the input).
 _Item = str | concurrent.futures.Future[None] | None
 
