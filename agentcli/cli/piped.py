@@ -157,9 +157,16 @@ def answer_piped(repl: ChatRepl, lines: PipedLines) -> None:
         answering.put(item)
 
     def wait(future: concurrent.futures.Future[None]) -> None:
+        """Until ``future`` is resolved, or the answering ended first (its error is the
+        chat's): a barrier it will never reach must not hang the chat."""
         while True:
             try:
-                return future.result()
+                concurrent.futures.wait([future, done],
+                                        return_when=concurrent.futures.FIRST_COMPLETED)
+                if future.done():
+                    return future.result()
+                done.result()
+                raise EOFError
             except KeyboardInterrupt:
                 answering.interrupt()
 

@@ -168,3 +168,36 @@ def test_a_second_ctrl_c_drops_a_turn_that_does_not_end(tmp_path: Path) -> None:
         "you> stuck", "Cancelled; back at the prompt.", "you> next"]
     _until(lambda: "stuck" in ends, "the dropped turn's end", seconds=10)
     assert ends == {"next": False, "stuck": True}  # the dropped turn was told
+
+
+def test_a_turn_that_fails_ends_the_chat_even_before_a_slash_command() -> None:
+    """A slash command waits for the answers before it; when the answering ended on an error
+    instead, that error is the chat's (it used to wait for the command's turn forever)."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from agentcli.cli.piped import PipedLines, answer_piped
+
+    class Repl:
+        console = Console(file=StringIO(), width=120)
+
+        def echo(self, text: str) -> None:
+            pass
+
+        async def aask(self, question: str, dropped: Callable[[], bool]) -> None:
+            raise RuntimeError(f"broken turn: {question}")
+
+    failed: list[BaseException] = []
+
+    def chat() -> None:
+        try:
+            answer_piped(Repl(), PipedLines(StringIO("q\n/help\n")))  # type: ignore[arg-type]
+        except BaseException as err:  # what ended it is the assertion
+            failed.append(err)
+
+    thread = threading.Thread(target=chat, daemon=True)
+    thread.start()
+    thread.join(60)  # a hang is the failure; the chat ends at once when it is fixed
+    assert not thread.is_alive(), "the chat waited forever for a turn that had failed"
+    assert [str(e) for e in failed] == ["broken turn: q"]
