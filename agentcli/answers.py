@@ -68,6 +68,30 @@ class Given:
     # the loaded Calculator's symbols for arithmetic (×, ÷, −, $, 1,000); None: ASCII only
     arithmetic: Callable[[str], str] | None = None
 
+    # What the rule reads at every streamed token, worked out once per Given (a run's stays
+    # the same between its steps) and gone with it, not kept in a process-wide cache.
+    @functools.cached_property
+    def question_tokens(self) -> frozenset[str]:
+        """The question's tokens."""
+        return frozenset(tokens(self.question))
+
+    @functools.cached_property
+    def tool_token_sets(self) -> tuple[frozenset[str], ...]:
+        """Each tool text's tokens."""
+        return tuple(frozenset(tokens(t)) for t in self.tool_texts if t)
+
+    @functools.cached_property
+    def known_words(self) -> tuple[str, ...]:
+        """The words of the tools' texts, of the placeholders and the labels, and
+        ``action``, sorted."""
+        words = {w for text in (*self.tool_texts, *self.placeholders) for w in tokens(text)}
+        return tuple(sorted(words | _LABEL_WORDS | {"action"}))
+
+    @functools.cached_property
+    def sorted_placeholders(self) -> tuple[str, ...]:
+        """The placeholder phrases, sorted (for a prefix search)."""
+        return tuple(sorted(self.placeholders))
+
 
 @record
 class Verdict:
@@ -219,24 +243,11 @@ def _one_item(words: list[str], question: str) -> bool:
 
 def _within(words: list[str], texts: Iterable[str]) -> bool:
     """Every token of the reply occurs in one of the texts."""
-    return any(set(words) <= _token_set(t) for t in texts if t)
+    return any(set(words) <= set(tokens(t)) for t in texts if t)
 
 
-@functools.lru_cache(maxsize=256)
-def _token_set(text: str) -> frozenset[str]:
-    """The tokens of a text the rule compares replies with (a run's question, tools' texts
-    and results are the same at every token it streams: tokenized once)."""
-    return frozenset(tokens(text))
-
-
-@functools.lru_cache(maxsize=32)
-def _sorted(phrases: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted(phrases))
-
-
-def _begins_one(key: str, phrases: frozenset[str]) -> bool:
-    """Some phrase begins with ``key`` (the sorted phrases that do follow it at once)."""
-    ordered = _sorted(phrases)
+def _begins_one(key: str, ordered: tuple[str, ...]) -> bool:
+    """Some of the sorted phrases begins with ``key`` (those that do follow it at once)."""
     at = bisect.bisect_left(ordered, key)
     return at < len(ordered) and ordered[at].startswith(key)
 
@@ -259,10 +270,11 @@ def settled(prefix: str, given: Given, *, whole: bool = False) -> int:
         complete = prefix  # a word still arriving that only a new word can come of
     text = visible(complete)
     words = [w for w in tokens(_SCAFFOLD.sub(" ", text)) if w not in _LABEL_WORDS]
-    if not words or set(words) <= _token_set(given.question) or _ARITHMETIC.fullmatch(text):
+    if not words or set(words) <= given.question_tokens or _ARITHMETIC.fullmatch(text):
         return 0
     key = placeholder_key(text)
-    if _begins_one(key, given.placeholders) or _within(words, given.tool_texts):
+    if _begins_one(key, given.sorted_placeholders) or any(
+            set(words) <= known for known in given.tool_token_sets):
         return 0
     start = _CALL_START.search(prefix)
     return start.start() if start else len(complete.rstrip())
@@ -274,19 +286,11 @@ def _new_whatever_follows(arriving: str, given: Given) -> bool:
     of a call written as text): whatever letters follow, it is a word none of them has. A
     number is not: more digits may make it the question's, or arithmetic."""
     word = arriving.casefold()
-    if not word.isalpha() or any(w.startswith(word) for w in _token_set(given.question)):
+    if not word.isalpha() or any(w.startswith(word) for w in given.question_tokens):
         return False
-    known = _known_words(given.tool_texts, given.placeholders)
+    known = given.known_words
     at = bisect.bisect_left(known, word)
     return not (at < len(known) and known[at].startswith(word))
-
-
-@functools.lru_cache(maxsize=32)
-def _known_words(texts: tuple[str, ...], placeholders: frozenset[str]) -> tuple[str, ...]:
-    """The words of the tools' texts, of the placeholders and the labels, and ``action``,
-    sorted (a run's are the same at every token it streams)."""
-    words = {w for text in (*texts, *placeholders) for w in tokens(text)}
-    return tuple(sorted(words | _LABEL_WORDS | {"action"}))
 
 
 def judge(reply: str, given: Given) -> Verdict:
